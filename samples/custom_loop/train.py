@@ -1,0 +1,71 @@
+"""A custom training loop with tf.GradientTape: a py_function in the pipeline, serial map, no prefetch.
+
+Run: python train.py [--steps N]
+"""
+
+import argparse
+
+import numpy as np
+import tensorflow as tf
+
+FEATURES = 128
+NUM_CLASSES = 10
+
+
+def normalize(features, label):
+    # Python-side normalization: runs under the GIL, one element at a time.
+    features = features.numpy()
+    features = (features - features.mean()) / (features.std() + 1e-6)
+    return features.astype(np.float32), label
+
+
+def tf_normalize(features, label):
+    features, label = tf.py_function(normalize, [features, label], [tf.float32, tf.int64])
+    features.set_shape((FEATURES,))
+    label.set_shape(())
+    return features, label
+
+
+def make_dataset(num_examples: int, batch_size: int):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(num_examples, FEATURES)).astype(np.float32)
+    y = rng.integers(0, NUM_CLASSES, size=(num_examples,))
+    ds = tf.data.Dataset.from_tensor_slices((x, y))
+    ds = ds.map(tf_normalize)
+    return ds.batch(batch_size)
+
+
+model = tf.keras.Sequential([
+    tf.keras.layers.Input(shape=(FEATURES,)),
+    tf.keras.layers.Dense(256, activation="relu"),
+    tf.keras.layers.Dense(NUM_CLASSES),
+])
+optimizer = tf.keras.optimizers.Adam(1e-3)
+loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+
+def train_step(features, labels):
+    with tf.GradientTape() as tape:
+        logits = model(features, training=True)
+        loss = loss_fn(labels, logits)
+    gradients = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+    return loss
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--batch-size", type=int, default=32)
+    args = parser.parse_args()
+    tf.random.set_seed(0)
+
+    dataset = make_dataset(args.steps * args.batch_size, args.batch_size)
+    for step, (features, labels) in enumerate(dataset):
+        loss = train_step(features, labels)
+        if step % 20 == 0:
+            print(f"step {step}: loss {float(loss):.4f}")
+
+
+if __name__ == "__main__":
+    main()
