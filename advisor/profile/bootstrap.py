@@ -1,0 +1,172 @@
+"""Runs the user's training script unmodified, with the profiler switched on around a window of steps.
+
+``capture()`` starts this file as a script in a child process: ``python bootstrap.py train.py ARGS``. It imports
+only the standard library and TensorFlow (never advisor), so it runs in whatever interpreter the user's command
+names. Its settings come in the ``ADVISOR_CAPTURE`` environment variable (JSON):
+
+``logdir``      where the capture goes (a standard ``<logdir>/plugins/profile/<run>/<host>.xplane.pb``)
+``warmup``      steps to run before profiling starts (tracing, autotuning and caches settle in them)
+``steps``       steps to profile
+``markers``     wrap each Keras ``fit`` batch in a ``train`` step marker (TraceMe ``step_num``, ``_r=1``)
+``remote``      profile through the profiler server (needed for the python tracer) instead of an in-process session
+``control``     directory the child and parent signal each other through (files ``ready``, ``done``, ``status``)
+
+Steps are counted by a Keras callback appended last to every ``fit`` call, or, outside ``fit``, by ``next()`` on a
+``tf.data`` iterator (a custom loop's ``for batch in dataset``).
+
+In-process mode (default) starts ``tf.profiler.experimental.start`` at step ``warmup`` and stops after exactly
+``steps`` steps: deterministic, no ports, no timing guesses. It cannot record Python frames: TF 2.21 drops the
+session options in-process (``python_tracer_level expects an i value``). Remote mode therefore starts the profiler
+server, writes ``ready`` with the warm-up step time, and leaves the (time-based) capture to the parent, which
+writes ``done`` when its trace returned; the child waits for ``done`` before exiting so the server outlives it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import runpy
+import sys
+import time
+
+CONFIG = json.loads(os.environ.pop("ADVISOR_CAPTURE"))
+CONTROL_DIR = CONFIG["control"]
+
+
+def _write_control(name: str, text: str) -> None:
+    tmp = os.path.join(CONTROL_DIR, name + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, os.path.join(CONTROL_DIR, name))
+
+
+class _Window:
+    """Counts training steps and switches the profiler on and off around the profiled window."""
+
+    def __init__(self) -> None:
+        self.step = 0  # steps completed so far, all epochs and fit calls together
+        self.step_started_at: float | None = None
+        self.warmup_step_ms: list[float] = []
+        self.profiling = False
+        self.finished = False
+        self.signalled_ready = False
+
+    def begin_step(self) -> None:
+        self.step_started_at = time.perf_counter()
+        if self.step == CONFIG["warmup"] and not self.profiling and not self.finished:
+            self._start()
+
+    def end_step(self) -> None:
+        if self.step_started_at is not None and self.step < CONFIG["warmup"]:
+            self.warmup_step_ms.append((time.perf_counter() - self.step_started_at) * 1000)
+        self.step += 1
+        if self.profiling and self.step >= CONFIG["warmup"] + CONFIG["steps"]:
+            self._stop(status="complete")
+
+    def _start(self) -> None:
+        import tensorflow as tf
+
+        if CONFIG["remote"]:
+            tf.profiler.experimental.server.start(CONFIG["port"])
+            # The median warm-up step (the first ones include tracing) sizes the parent's time-based capture.
+            times = sorted(self.warmup_step_ms[1:] or self.warmup_step_ms or [100.0])
+            _write_control("ready", json.dumps({"step_ms": times[len(times) // 2]}))
+            self.signalled_ready = True
+            self.finished = True  # the parent owns the capture window from here
+        else:
+            tf.profiler.experimental.start(CONFIG["logdir"])
+            self.profiling = True
+
+    def _stop(self, status: str) -> None:
+        import tensorflow as tf
+
+        tf.profiler.experimental.stop()
+        self.profiling = False
+        self.finished = True
+        _write_control("status", json.dumps({"status": status, "profiled_steps": self.step - CONFIG["warmup"]}))
+
+    def at_exit(self) -> None:
+        """A script that ends (or crashes) inside the window still leaves its partial capture behind."""
+        if self.profiling:
+            self._stop(status="partial")
+        if self.signalled_ready:
+            deadline = time.monotonic() + CONFIG["remote_wait_s"]
+            while not os.path.exists(os.path.join(CONTROL_DIR, "done")) and time.monotonic() < deadline:
+                time.sleep(0.05)
+
+
+WINDOW = _Window()
+atexit.register(WINDOW.at_exit)
+
+
+def _patch_keras_fit() -> None:
+    """Append a last callback to every ``fit`` call: it counts batches and, if asked, marks them as steps."""
+    try:
+        import keras
+        import tensorflow as tf
+    except ImportError:
+        return
+
+    class _StepWindowCallback(keras.callbacks.Callback):
+        def __init__(self) -> None:
+            super().__init__()
+            self._marker = None
+
+        def on_train_batch_begin(self, batch, logs=None):
+            WINDOW.begin_step()
+            if CONFIG["markers"]:
+                self._marker = tf.profiler.experimental.Trace("train", step_num=WINDOW.step, _r=1)
+                self._marker.__enter__()
+
+        def on_train_batch_end(self, batch, logs=None):
+            if self._marker is not None:
+                self._marker.__exit__(None, None, None)
+                self._marker = None
+            WINDOW.end_step()
+
+    original_fit = keras.Model.fit
+
+    def fit(self, *args, callbacks=None, **kwargs):
+        callbacks = list(callbacks or []) + [_StepWindowCallback()]
+        _in_fit[0] += 1
+        try:
+            return original_fit(self, *args, callbacks=callbacks, **kwargs)
+        finally:
+            _in_fit[0] -= 1
+
+    keras.Model.fit = fit
+
+    # Outside fit, a step is the time from one dataset iterator next() to the following one.
+    from tensorflow.python.data.ops import iterator_ops
+
+    original_next = iterator_ops.OwnedIterator.__next__
+
+    def __next__(self):
+        if _in_fit[0]:
+            return original_next(self)
+        if WINDOW.step_started_at is not None:
+            WINDOW.end_step()
+        WINDOW.begin_step()
+        return original_next(self)
+
+    iterator_ops.OwnedIterator.__next__ = __next__
+
+
+_in_fit = [0]
+
+
+def main() -> None:
+    _patch_keras_fit()
+    args = sys.argv[1:]
+    if args[0] == "-m":
+        sys.argv = args[1:]
+        runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = args
+        sys.path[0] = os.path.dirname(os.path.abspath(args[0]))
+        runpy.run_path(args[0], run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()

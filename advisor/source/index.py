@@ -1,0 +1,293 @@
+"""The source index: every relevant file of a repo parsed once, with the facts rules query.
+
+Each kept file is parsed once with libcst and visited once by a batch of collectors (calls, definitions, the
+tf.data dataflow). Rules never parse: they read :class:`SourceIndex` and the metadata it resolved.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Iterator
+
+import libcst as cst
+import networkx as nx
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedName, \
+    QualifiedNameProvider, QualifiedNameSource
+
+from ..model import Location
+from . import pipelines as pl
+from .names import canonical
+from .walk import SourceFile
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+_FILE_NOQA = re.compile(r"#\s*advisor:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
+                        re.IGNORECASE)
+ALL_CODES = frozenset({"*"})
+
+
+def _codes(match: re.Match) -> frozenset[str]:
+    codes = match.group("codes")
+    return frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else ALL_CODES
+
+
+@dataclass
+class ModuleInfo:
+    """One parsed file: its text, its tree (shared by all rules and codemods), and its resolved metadata."""
+
+    path: Path  # relative to the repo root
+    absolute: Path
+    code: str
+    wrapper: MetadataWrapper = field(repr=False)
+    encoding: str = "utf-8"
+    newline: str = "\n"
+
+    @property
+    def tree(self) -> cst.Module:
+        return self.wrapper.module
+
+    @property
+    def name(self) -> str:
+        """The dotted module name the file would be imported as from the repo root (``pkg/data.py`` -> ``pkg.data``)."""
+        parts = list(PurePosixPath(self.path.as_posix()).with_suffix("").parts)
+        if parts and parts[-1] == "__init__":
+            parts.pop()
+        return ".".join(parts)
+
+    @property
+    def package(self) -> str:
+        return self.name if self.path.name == "__init__.py" else self.name.rpartition(".")[0]
+
+    def absolute_name(self, qualified: QualifiedName) -> str:
+        """Resolve relative imports and names defined in this module to repo-absolute dotted names."""
+        name = qualified.name
+        if qualified.source == QualifiedNameSource.LOCAL:
+            return f"{self.name}.{name}" if self.name else name
+        if name.startswith("."):
+            dots = len(name) - len(name.lstrip("."))
+            base = self.package.split(".") if self.package else []
+            base = base[: len(base) - (dots - 1)] if dots > 1 else base
+            return ".".join([*base, name[dots:]]) if base else name[dots:]
+        return name
+
+    def function_key(self, class_names: list[str], function_name: str) -> str:
+        return ".".join(filter(None, [self.name, *class_names, function_name]))
+
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        return self.wrapper.resolve(PositionProvider)[node]
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.wrapper.resolve(ParentNodeProvider).get(node)
+
+    def qualified_names(self, node: cst.CSTNode) -> set[str]:
+        names = self.wrapper.resolve(QualifiedNameProvider).get(node, set())
+        return {canonical(self.absolute_name(q)) for q in names}
+
+    def location(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Location:
+        start = self.position(node)
+        end = self.position(end_node) if end_node is not None else start
+        return Location(self.path, start.start.line, start.start.column + 1, end.end.line, end.end.column + 1)
+
+    def node_code(self, node: cst.CSTNode) -> str:
+        return self.tree.code_for_node(node)
+
+    def line_text(self, line: int) -> str:
+        lines = self.code.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+@dataclass(frozen=True)
+class CallSite:
+    node: cst.Call
+    names: frozenset[str]  # canonical qualified names of the callee
+    module: ModuleInfo
+    function: "FunctionInfo | None"  # the innermost enclosing function
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    key: str  # "pkg.module.Class.method"
+    name: str
+    params: tuple[str, ...]
+    node: cst.FunctionDef
+    module: ModuleInfo
+    class_key: str | None
+    decorators: frozenset[str]  # canonical qualified names of the decorators
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    key: str
+    name: str
+    bases: frozenset[str]  # canonical qualified names of the base classes
+    node: cst.ClassDef
+    module: ModuleInfo
+
+
+class _DefinitionCollector(cst.BatchableCSTVisitor):
+    """Records calls, functions and classes with their canonical names and enclosing definitions."""
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ParentNodeProvider)
+
+    def __init__(self, module: ModuleInfo, index: "SourceIndex") -> None:
+        super().__init__()
+        self.module = module
+        self.index = index
+        self.classes: list[ClassInfo] = []
+        self.functions: list[FunctionInfo] = []
+
+    def _names(self, node: cst.CSTNode) -> frozenset[str]:
+        return frozenset(canonical(self.module.absolute_name(q)) for q in self.get_metadata(QualifiedNameProvider,
+                                                                                               node, set()))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        key = self.module.function_key([c.name for c in self.classes], node.name.value)
+        info = ClassInfo(key, node.name.value, frozenset().union(*(self._names(b.value) for b in node.bases)),
+                         node, self.module)
+        self.classes.append(info)
+        self.index.classes.append(info)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        params = tuple(p.name.value for p in (*node.params.posonly_params, *node.params.params,
+                                               *node.params.kwonly_params))
+        decorators = frozenset().union(*(self._names(d.decorator.func if isinstance(d.decorator, cst.Call)
+                                                     else d.decorator) for d in node.decorators))
+        class_key = self.classes[-1].key if self.classes and self._directly_in_class(node) else None
+        info = FunctionInfo(self.module.function_key([c.name for c in self.classes], node.name.value),
+                            node.name.value, params, node, self.module, class_key, decorators)
+        self.functions.append(info)
+        self.index.functions.append(info)
+
+    def _directly_in_class(self, node: cst.FunctionDef) -> bool:
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        grandparent = self.get_metadata(ParentNodeProvider, parent, None) if parent is not None else None
+        return isinstance(grandparent, cst.ClassDef)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.index.calls.append(CallSite(node, self._names(node.func), self.module,
+                                         self.functions[-1] if self.functions else None))
+
+
+class SourceIndex:
+    """Everything rules know about the repo's source: modules, calls, definitions and the tf.data dataflow graph."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.modules: list[ModuleInfo] = []
+        self.calls: list[CallSite] = []
+        self.functions: list[FunctionInfo] = []
+        self.classes: list[ClassInfo] = []
+        self.dataflow = nx.DiGraph()
+        self.warnings: list[str] = []
+        self.files_seen = 0
+        self._pending_calls: list = []
+        self._noqa: dict[Path, tuple[frozenset[str], dict[int, frozenset[str]]]] = {}
+
+    # -- building -----------------------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, root: Path, sources: Iterable[SourceFile], files_seen: int) -> "SourceIndex":
+        index = cls(root)
+        index.files_seen = files_seen
+        for source in sources:
+            index._add(source)
+        pl.link_calls(index.dataflow, index._pending_calls, index._functions_by_import_name())
+        return index
+
+    def _add(self, source: SourceFile) -> None:
+        try:
+            tree = cst.parse_module(source.data)
+        except cst.ParserSyntaxError as exc:
+            self.warnings.append(f"{source.path.as_posix()}:{exc.raw_line}: skipped, syntax error: {exc.message}")
+            return
+        except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
+            self.warnings.append(f"{source.path.as_posix()}: skipped, cannot decode: {exc}")
+            return
+        module = ModuleInfo(source.path, source.absolute, tree.code, MetadataWrapper(tree, unsafe_skip_copy=True),
+                            tree.encoding, tree.default_newline)
+        module.wrapper.visit_batched([_DefinitionCollector(module, self),
+                                      pl.PipelineCollector(module, self.dataflow, self._pending_calls)])
+        self.modules.append(module)
+        self._noqa[module.path] = self._read_noqa(module.code)
+
+    def _functions_by_import_name(self) -> dict[str, list[FunctionInfo]]:
+        """Every dotted name a function can be reached by from some module: ``pkg.data.f``, ``data.f`` and so on.
+
+        Repos are run from different roots (``src/``, the package folder itself), so each suffix of the module's
+        dotted path is a plausible import name.
+        """
+        by_name: dict[str, list[FunctionInfo]] = {}
+        for function in self.functions:
+            parts = function.key.split(".")
+            for start in range(len(parts) - 1):
+                by_name.setdefault(".".join(parts[start:]), []).append(function)
+        return by_name
+
+    @staticmethod
+    def _read_noqa(code: str) -> tuple[frozenset[str], dict[int, frozenset[str]]]:
+        file_codes: set[str] = set()
+        by_line: dict[int, frozenset[str]] = {}
+        for number, line in enumerate(code.splitlines(), start=1):
+            if "#" not in line or "noqa" not in line.lower():
+                continue
+            file_match = _FILE_NOQA.search(line)
+            if file_match:
+                file_codes |= _codes(file_match)
+                continue
+            match = _NOQA.search(line)
+            if match:
+                by_line[number] = _codes(match)
+        return frozenset(file_codes), by_line
+
+    # -- queries ------------------------------------------------------------------------------------------------
+    def pipelines(self) -> Iterator[pl.Pipeline]:
+        return pl.pipelines(self.dataflow)
+
+    def stages(self) -> Iterator[pl.Stage]:
+        """Every dataset source and transformation found, whether or not it reaches a sink."""
+        return (d["stage"] for _, d in self.dataflow.nodes(data=True) if d["kind"] == "stage")
+
+    def discarded_after(self, stage: pl.Stage) -> list[pl.Stage]:
+        return pl.discarded_successors(self.dataflow, stage.node)
+
+    def calls_to(self, *names: str) -> Iterator[CallSite]:
+        """Calls whose callee's canonical qualified name is one of ``names``."""
+        wanted = set(names)
+        return (c for c in self.calls if c.names & wanted)
+
+    def subclasses_of(self, *bases: str) -> Iterator[ClassInfo]:
+        """Classes of the repo deriving, directly or through other repo classes, from one of ``bases``."""
+        wanted = set(bases)
+        by_key = {c.key: c for c in self.classes}
+        for cls_info in self.classes:
+            seen: set[str] = set()
+            stack = [cls_info]
+            while stack:
+                current = stack.pop()
+                if current.bases & wanted:
+                    yield cls_info
+                    break
+                for base in current.bases:
+                    parent = by_key.get(base)
+                    if parent is not None and base not in seen:
+                        seen.add(base)
+                        stack.append(parent)
+
+    def methods_of(self, cls_info: ClassInfo) -> list[FunctionInfo]:
+        return [f for f in self.functions if f.class_key == cls_info.key]
+
+    def is_suppressed(self, path: Path, line: int, end_line: int, code: str) -> bool:
+        file_codes, by_line = self._noqa.get(path, (frozenset(), {}))
+        if self._matches(file_codes, code):
+            return True
+        return any(self._matches(by_line.get(n, frozenset()), code) for n in {line, end_line})
+
+    @staticmethod
+    def _matches(codes: frozenset[str], code: str) -> bool:
+        return codes == ALL_CODES or any(code.startswith(c) for c in codes)

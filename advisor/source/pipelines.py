@@ -1,0 +1,423 @@
+"""The dataflow of tf.data pipelines, as a networkx graph.
+
+Nodes are values: a dataset source call, a transformation call (``.map``), an opaque call whose result is used as
+a dataset (``make_dataset(...)``), a function parameter used as a dataset, a function's returned dataset, and
+sinks (``model.fit(ds)``, ``for batch in ds``). Edges say "flows into". The graph is built while each module is
+visited once (:class:`PipelineCollector`), then linked across functions and modules (:func:`link_calls`), and
+read by rules as :class:`Pipeline` paths from a source to a sink.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator, Mapping
+
+import libcst as cst
+import networkx as nx
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+from .names import canonical
+
+if TYPE_CHECKING:
+    from .index import FunctionInfo, ModuleInfo
+
+DATASET_SOURCES = frozenset({
+    "tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors",
+    "tensorflow.data.Dataset.from_generator", "tensorflow.data.Dataset.range", "tensorflow.data.Dataset.list_files",
+    "tensorflow.data.Dataset.zip", "tensorflow.data.Dataset.sample_from_datasets",
+    "tensorflow.data.Dataset.choose_from_datasets", "tensorflow.data.Dataset.load", "tensorflow.data.Dataset.counter",
+    "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset",
+    "tensorflow.data.experimental.make_csv_dataset", "tensorflow.data.experimental.CsvDataset",
+    "tensorflow.data.experimental.make_batched_features_dataset", "tensorflow.data.experimental.SqlDataset",
+    "keras.utils.image_dataset_from_directory", "keras.utils.text_dataset_from_directory",
+    "keras.utils.audio_dataset_from_directory", "keras.utils.timeseries_dataset_from_array",
+    "keras.preprocessing.image_dataset_from_directory", "keras.preprocessing.text_dataset_from_directory",
+    "tensorflow_datasets.load",
+})
+
+# Methods of tf.data.Dataset that return a dataset.
+DATASET_METHODS = frozenset({
+    "map", "interleave", "flat_map", "filter", "batch", "padded_batch", "ragged_batch", "unbatch", "rebatch",
+    "shuffle", "repeat", "cache", "prefetch", "take", "skip", "shard", "with_options", "apply", "window",
+    "enumerate", "concatenate", "zip", "snapshot", "bucket_by_sequence_length", "group_by_window", "scan",
+    "take_while", "unique", "ignore_errors", "assert_cardinality", "map_with_legacy_function", "sparse_batch",
+})
+# The subset no other common Python library has: enough to call an unknown receiver a dataset.
+DISTINCTIVE_METHODS = DATASET_METHODS - {
+    "map", "filter", "apply", "take", "skip", "zip", "concatenate", "repeat", "enumerate", "window", "unique",
+    "scan", "shard", "cache",
+}
+# Calls that wrap a dataset without adding a stage of the input pipeline.
+DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset", "distribute_datasets_from_function"})
+
+TRAIN_METHODS = {"fit": "train", "evaluate": "evaluate", "predict": "predict"}
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One dataset-producing call of a pipeline (a source or a transformation)."""
+
+    op: str  # "from_tensor_slices", "map", "prefetch", ...
+    is_source: bool
+    node: cst.Call
+    module: "ModuleInfo"
+    discarded: bool  # the call's result is thrown away (``ds.prefetch(2)`` as a statement)
+
+    @property
+    def anchor(self) -> cst.CSTNode:
+        """The node findings point at: the method name of ``ds.map(...)``, so the report names the ``.map(`` line."""
+        func = self.node.func
+        return func.attr if isinstance(func, cst.Attribute) else func
+
+
+@dataclass(frozen=True)
+class Sink:
+    """Where a pipeline is consumed."""
+
+    role: str  # "train", "validation", "evaluate", "predict", "loop", "iter", "distribute"
+    node: cst.CSTNode
+    module: "ModuleInfo"
+
+    @property
+    def is_training(self) -> bool:
+        return self.role in ("train", "loop", "iter", "distribute")
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """One path through the dataflow graph from where a dataset starts to where it is consumed."""
+
+    stages: tuple[Stage, ...]
+    sink: Sink
+    options: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def last_stage(self) -> Stage:
+        return self.stages[-1]
+
+    def ops(self) -> list[str]:
+        return [s.op for s in self.stages]
+
+    def runtime_optimization(self, name: str) -> bool | None:
+        """Whether tf.data's run-time rewrite ``name`` (``map_parallelization``, ``inject_prefetch``) is on.
+
+        True or False when the pipeline's ``tf.data.Options`` say so (``apply_default_optimizations = False``
+        turns the default rewrites off); None when the options leave TensorFlow's default in force.
+        """
+        explicit = self.options.get(f"experimental_optimization.{name}")
+        if isinstance(explicit, bool):
+            return explicit
+        if self.options.get("experimental_optimization.apply_default_optimizations") is False:
+            return False
+        return None
+
+
+# --- graph node keys -------------------------------------------------------------------------------------------
+# ("call", id(node))         a Call whose result is a value of interest (a dataset stage or an opaque call)
+# ("item", id(node), i)      element i of a call's tuple result (``train, val = make_datasets()``)
+# ("param", func_key, name)  a function parameter used as a dataset
+# ("return", func_key, i)    what a function returns (i is None, or the tuple position)
+# ("sink", id(node), role)   where a dataset is consumed
+
+
+@dataclass
+class _Scope:
+    func_key: str | None
+    params: tuple[str, ...] = ()
+    bindings: dict[str, tuple] = field(default_factory=dict)
+
+
+class PipelineCollector(cst.BatchableCSTVisitor):
+    """Adds one module's dataset values, transformations and sinks to the repo-wide graph."""
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider)
+
+    def __init__(self, module: "ModuleInfo", graph: nx.DiGraph, pending_calls: list) -> None:
+        super().__init__()
+        self.module = module
+        self.graph = graph
+        self.pending_calls = pending_calls
+        self.scopes: list[_Scope] = [_Scope(func_key=None)]
+        self.class_names: list[str] = []
+        # tf.data.Options objects: id(Options() call) -> {"experimental_optimization.map_parallelization": False}
+        self.options_settings: dict[int, dict[str, object]] = {}
+        self.discarded_calls: set[int] = set()
+
+    # -- helpers ------------------------------------------------------------------------------------------------
+    def qualified(self, node: cst.CSTNode) -> set[str]:
+        try:
+            names = self.get_metadata(QualifiedNameProvider, node)
+        except KeyError:
+            return set()
+        return {canonical(self.module.absolute_name(q)) for q in names}
+
+    def lookup(self, name: str) -> tuple | None:
+        for scope in (self.scopes[-1], self.scopes[0]):
+            if name in scope.bindings:
+                return scope.bindings[name]
+        if name in self.scopes[-1].params:
+            return ("param", self.scopes[-1].func_key, name)
+        return None
+
+    def value_of(self, expr: cst.BaseExpression) -> tuple | None:
+        """The graph key of the value an expression stands for, adding an opaque node if needed; None if unknown."""
+        if isinstance(expr, cst.Name):
+            key = self.lookup(expr.value)
+        elif isinstance(expr, cst.Call):
+            key = ("call", id(expr))
+        else:
+            return None
+        if key is None:
+            return None
+        if key not in self.graph:
+            if key[0] == "call":
+                self.graph.add_node(key, kind="opaque", node=expr, module=self.module)
+            else:
+                self.graph.add_node(key, kind=key[0])
+        return key
+
+    def add_stage(self, node: cst.Call, op: str, is_source: bool) -> tuple:
+        key = ("call", id(node))
+        self.graph.add_node(key, kind="stage", stage=Stage(op, is_source, node, self.module, False))
+        return key
+
+    # -- scopes -------------------------------------------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.class_names.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.class_names.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        key = self.module.function_key(self.class_names, node.name.value)
+        params = tuple(p.name.value for p in itertools.chain(node.params.posonly_params, node.params.params,
+                                                             node.params.kwonly_params))
+        self.scopes.append(_Scope(func_key=key, params=params))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    # -- values -------------------------------------------------------------------------------------------------
+    def leave_Call(self, original_node: cst.Call) -> None:
+        node = original_node
+        func = node.func
+        names = self.qualified(func)
+        if names & DATASET_SOURCES:
+            op = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
+                else "source"
+            self.add_stage(node, op, is_source=True)
+            return
+        if "tensorflow.data.Options" in names:
+            self.options_settings[id(node)] = {}
+            return
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in DATASET_METHODS:
+                receiver = self.value_of(func.value)
+                if receiver is not None and (self.graph.nodes[receiver]["kind"] != "opaque"
+                                             or method in DISTINCTIVE_METHODS or self._is_dataset(receiver)):
+                    key = self.add_stage(node, method, is_source=False)
+                    self.graph.add_edge(receiver, key)
+                    for arg in node.args:  # concatenate/zip: the other dataset flows in too
+                        other = self.value_of(arg.value) if isinstance(arg.value, cst.Name) else None
+                        if other is not None and self._is_dataset(other):
+                            self.graph.add_edge(other, key)
+                    return
+            if method in DISTRIBUTE_METHODS and node.args:
+                self._add_sink(node.args[0].value, node, "distribute")
+                return
+            if method in TRAIN_METHODS:
+                self._train_sinks(node, TRAIN_METHODS[method])
+                return
+        if names & {"builtins.iter"} and node.args:
+            self._add_sink(node.args[0].value, node, "iter")
+            return
+        if not any(n.startswith(("tensorflow.", "keras.", "builtins.", "numpy.")) for n in names):
+            self._record_possible_repo_call(node, names)
+
+    def _train_sinks(self, node: cst.Call, role: str) -> None:
+        positional = [a for a in node.args if a.keyword is None and a.star == ""]
+        keyword = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        data = keyword.get("x", positional[0].value if positional else None)
+        if data is not None:
+            self._add_sink(data, node, role)
+        if role == "train" and "validation_data" in keyword:
+            self._add_sink(keyword["validation_data"], node, "validation")
+
+    def _add_sink(self, expr: cst.BaseExpression, node: cst.CSTNode, role: str) -> None:
+        value = self.value_of(expr)
+        if value is None:
+            return
+        key = ("sink", id(node), role)
+        self.graph.add_node(key, kind="sink", sink=Sink(role, node, self.module))
+        self.graph.add_edge(value, key)
+
+    def _is_dataset(self, key: tuple) -> bool:
+        data = self.graph.nodes[key]
+        return data["kind"] == "stage" or any(self.graph.nodes[a]["kind"] == "stage"
+                                              for a in nx.ancestors(self.graph, key))
+
+    def _record_possible_repo_call(self, node: cst.Call, names: set[str]) -> None:
+        """Remember a call that may be to a function of this repo, with the values passed to it.
+
+        Whether the callee exists (and returns a dataset or takes one) is known only once every module has been
+        visited, so linking happens in :func:`link_calls`.
+        """
+        if not names:
+            return
+        arguments = []
+        for position, arg in enumerate(node.args):
+            if arg.star:
+                continue
+            value = self.lookup(arg.value.value) if isinstance(arg.value, cst.Name) else (
+                ("call", id(arg.value)) if isinstance(arg.value, cst.Call) else None)
+            if value is not None:
+                arguments.append((arg.keyword.value if arg.keyword else position, value))
+        self.pending_calls.append((node, names, arguments, self.module))
+
+    def visit_For(self, node: cst.For) -> None:
+        iterable = node.iter
+        if isinstance(iterable, cst.Call) and self.qualified(iterable.func) & {"builtins.enumerate", "builtins.zip"} \
+                and iterable.args:
+            iterable = iterable.args[0].value
+        self._add_sink(iterable, node, "loop")
+
+    # -- bindings -----------------------------------------------------------------------------------------------
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        value = original_node.value
+        for target in original_node.targets:
+            self._bind(target.target, value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if original_node.value is not None:
+            self._bind(original_node.target, original_node.value)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        bindings = self.scopes[-1].bindings
+        if isinstance(target, cst.Name):
+            key = self._key_of(value)
+            if key is not None:
+                bindings[target.value] = key
+            else:
+                bindings.pop(target.value, None)
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call):
+            for i, element in enumerate(target.elements):
+                if isinstance(element.value, cst.Name):
+                    item = ("item", id(value), i)
+                    bindings[element.value.value] = item
+                    self.graph.add_node(item, kind="item", node=value, module=self.module)
+        elif isinstance(target, cst.Attribute):
+            self._record_option(target, value)
+
+    def _key_of(self, value: cst.BaseExpression) -> tuple | None:
+        if isinstance(value, cst.Call):
+            return ("call", id(value))
+        if isinstance(value, cst.Name):
+            return self.lookup(value.value)
+        return None
+
+    def _record_option(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
+        """``options.experimental_optimization.map_parallelization = False`` -> a setting of that Options()."""
+        path = []
+        expr: cst.BaseExpression = target
+        while isinstance(expr, cst.Attribute):
+            path.append(expr.attr.value)
+            expr = expr.value
+        if not isinstance(expr, cst.Name):
+            return
+        key = self.lookup(expr.value)
+        if key is None or key[0] != "call" or key[1] not in self.options_settings:
+            return
+        literal: object = value.value if isinstance(value, cst.Name) and value.value in ("True", "False", "None") \
+            else None
+        if isinstance(value, cst.Integer):
+            literal = int(value.value)
+        setting = literal if not isinstance(literal, str) else {"True": True, "False": False, "None": None}[literal]
+        self.options_settings[key[1]][".".join(reversed(path))] = setting
+
+    def leave_Return(self, original_node: cst.Return) -> None:
+        func_key = self.scopes[-1].func_key
+        value = original_node.value
+        if func_key is None or value is None:
+            return
+        elements = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+        for i, element in enumerate(elements):
+            source = self.value_of(element)
+            if source is not None and self._is_dataset(source):
+                target = ("return", func_key, i if isinstance(value, cst.Tuple) else None)
+                self.graph.add_node(target, kind="return")
+                self.graph.add_edge(source, target)
+
+    def leave_Expr(self, original_node: cst.Expr) -> None:
+        """A dataset transformation used as a statement: its result is lost."""
+        call = original_node.value
+        key = ("call", id(call))
+        if isinstance(call, cst.Call) and self.graph.nodes.get(key, {}).get("kind") == "stage":
+            stage: Stage = self.graph.nodes[key]["stage"]
+            self.graph.nodes[key]["stage"] = Stage(stage.op, stage.is_source, stage.node, stage.module, True)
+
+    def _options_of(self, with_options_call: cst.Call) -> dict[str, object]:
+        if not with_options_call.args:
+            return {}
+        arg = with_options_call.args[0].value
+        key = self._key_of(arg)
+        if key is None or key[0] != "call":
+            return {}
+        return self.options_settings.get(key[1], {})
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        # Options are known only after the whole module is read (they are often set after with_options).
+        for key, data in list(self.graph.nodes(data=True)):
+            stage = data.get("stage")
+            if stage is not None and stage.module is self.module and stage.op == "with_options":
+                data["options"] = self._options_of(stage.node)
+
+
+def link_calls(graph: nx.DiGraph, pending_calls: list, functions: Mapping[str, list["FunctionInfo"]]) -> None:
+    """Connect calls to repo functions with what those functions return and take.
+
+    ``functions`` maps every name a function can be imported by (``pkg.data.make_dataset``,
+    ``data.make_dataset``) to the functions defined under that name.
+    """
+    for call, names, arguments, module in pending_calls:
+        callees = {info.key: info for name in names for info in functions.get(name, ())}
+        for callee in callees.values():
+            for ret in [n for n in graph.nodes if n[0] == "return" and n[1] == callee.key]:
+                target = ("call", id(call)) if ret[2] is None else ("item", id(call), ret[2])
+                if target not in graph:
+                    graph.add_node(target, kind="opaque" if ret[2] is None else "item", node=call, module=module)
+                graph.add_edge(ret, target)
+            for position_or_name, value in arguments:
+                name = callee.params[position_or_name] if isinstance(position_or_name, int) else position_or_name
+                param = ("param", callee.key, name)
+                if param in graph and value in graph:
+                    graph.add_edge(value, param)
+
+
+def pipelines(graph: nx.DiGraph) -> Iterator[Pipeline]:
+    """Every source-to-sink path that passes through at least one dataset stage."""
+    sinks = [n for n, d in graph.nodes(data=True) if d["kind"] == "sink"]
+    roots = [n for n in graph.nodes if graph.in_degree(n) == 0]
+    for sink_key in sinks:
+        ancestors = nx.ancestors(graph, sink_key)
+        for root in roots:
+            if root not in ancestors:
+                continue
+            for path in nx.all_simple_paths(graph, root, sink_key, cutoff=64):
+                stages = tuple(graph.nodes[n]["stage"] for n in path if graph.nodes[n]["kind"] == "stage")
+                if not stages:
+                    continue
+                options: dict[str, object] = {}
+                for n in path:
+                    options.update(graph.nodes[n].get("options", {}))
+                yield Pipeline(stages, graph.nodes[sink_key]["sink"], options)
+
+
+def discarded_successors(graph: nx.DiGraph, stage_node: cst.Call) -> list[Stage]:
+    """Stages applied to ``stage_node``'s dataset whose results were thrown away."""
+    key = ("call", id(stage_node))
+    if key not in graph:
+        return []
+    return [graph.nodes[s]["stage"] for s in graph.successors(key)
+            if graph.nodes[s]["kind"] == "stage" and graph.nodes[s]["stage"].discarded]

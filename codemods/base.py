@@ -1,0 +1,63 @@
+"""What the codemods share: finding their target by position, and spelling TensorFlow names the module's way."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+
+def anchor_of(call: cst.Call) -> cst.CSTNode:
+    """The node a finding points at for a call: the method name of ``x.map(...)``, or the called name."""
+    return call.func.attr if isinstance(call.func, cst.Attribute) else call.func
+
+
+class CallTargetCodemod(VisitorBasedCodemodCommand):
+    """A codemod that rewrites the one call whose anchor starts at ``line``:``column`` (1-based, as findings).
+
+    Targets are positions, not node objects, so a codemod runs the same on a module parsed from a fixture as on
+    the module the source index already holds.
+    """
+
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+
+    def __init__(self, context: CodemodContext, line: int, column: int) -> None:
+        super().__init__(context)
+        self.target = (line, column)
+        self.changed = False
+
+    def is_target(self, call: cst.Call) -> bool:
+        start = self.get_metadata(PositionProvider, anchor_of(call)).start
+        return (start.line, start.column + 1) == self.target
+
+    def rewrite(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        raise NotImplementedError
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if not self.changed and self.is_target(original_node):
+            self.changed = True
+            return self.rewrite(original_node, updated_node)
+        return updated_node
+
+    def tensorflow_attribute(self, dotted: str) -> cst.BaseExpression:
+        """``data.AUTOTUNE`` spelled with the module's own alias for tensorflow, importing it when missing."""
+        alias = self._tensorflow_alias()
+        if alias is None:
+            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            alias = "tf"
+        return cst.parse_expression(f"{alias}.{dotted}")
+
+    def _tensorflow_alias(self) -> str | None:
+        module = self.context.module
+        if module is None:
+            return None
+        for statement in module.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if cst.helpers.get_full_name_for_node(alias.name) == "tensorflow":
+                            return alias.asname.name.value if alias.asname else "tensorflow"
+        return None

@@ -1,0 +1,131 @@
+"""TFD002: ``Dataset.map`` / ``interleave`` without parallel calls."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from advisor.codemods.parallel_map import NUM_PARALLEL_CALLS_POSITION, AddNumParallelCalls, num_parallel_calls_arg
+from advisor.model import Confidence, Evidence, Finding
+from advisor.rule import Example, Rule, RuleContext
+from advisor.source.pipelines import Pipeline, Stage
+
+# A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
+SMALL_PARALLELISM = 2
+
+
+class SerialMap(Rule):
+    code = "TFD002"
+    name = "serial-map"
+    title = "Dataset map or interleave runs one element at a time"
+    rationale = (
+        "`Dataset.map(f)` and `Dataset.interleave(f)` without `num_parallel_calls` call `f` on one element at a "
+        "time on one core. With `num_parallel_calls=tf.data.AUTOTUNE` tf.data runs as many calls in parallel as "
+        "the CPU budget allows. TensorFlow 2.x parallelizes a stateless `map` at run time by default (the "
+        "`map_parallelization` optimization), but not a stateful one (random ops, `py_function`), and not when "
+        "the pipeline's options turn default optimizations off; a profile shows which happened."
+    )
+    fix = "Pass `num_parallel_calls=tf.data.AUTOTUNE`."
+    speedup_model = "input time divided by the effective parallelism, bounded by the capture's CPU budget."
+    valid = (
+        Example("""
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(10).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE)
+            """),
+        Example("""
+            import tensorflow as tf
+            AUTOTUNE = tf.data.experimental.AUTOTUNE
+            ds = tf.data.Dataset.range(10).map(lambda x: x + 1, AUTOTUNE)
+            """, note="AUTOTUNE passed positionally, through a constant"),
+        Example("""
+            import tensorflow as tf
+            options = tf.data.Options()
+            options.experimental_optimization.map_parallelization = True
+            ds = tf.data.Dataset.range(10).map(lambda x: x + 1).with_options(options)
+            for x in ds:
+                pass
+            """, note="options that ask the runtime to parallelize the map"),
+        Example("""
+            import pandas as pd
+            s = pd.Series([1, 2]).map(str)
+            """, note="not a dataset"),
+    )
+    invalid = (
+        Example("""
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(10).map(lambda x: x * 2)
+            """, line=2, fixed="""
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(10).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)
+            """),
+        Example("""
+            import tensorflow as tf
+            def make(files):
+                ds = tf.data.Dataset.from_tensor_slices(files)
+                return ds.interleave(tf.data.TFRecordDataset, cycle_length=4, num_parallel_calls=1)
+            """, line=4, fixed="""
+            import tensorflow as tf
+            def make(files):
+                ds = tf.data.Dataset.from_tensor_slices(files)
+                return ds.interleave(tf.data.TFRecordDataset, cycle_length=4, num_parallel_calls=tf.data.AUTOTUNE)
+            """, note="a small literal parallelism"),
+        Example("""
+            import tensorflow as tf
+            options = tf.data.Options()
+            options.experimental_optimization.apply_default_optimizations = False
+            ds = tf.data.Dataset.range(10).map(lambda x: x * 2).with_options(options)
+            for x in ds:
+                pass
+            """, line=4, fixed="""
+            import tensorflow as tf
+            options = tf.data.Options()
+            options.experimental_optimization.apply_default_optimizations = False
+            ds = tf.data.Dataset.range(10).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE).with_options(options)
+            for x in ds:
+                pass
+            """, note="default optimizations off: the map is serial at run time for sure"),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterable[Finding]:
+        pipelines_by_stage: dict[int, list[Pipeline]] = {}
+        for pipeline in ctx.index.pipelines():
+            for stage in pipeline.stages:
+                pipelines_by_stage.setdefault(id(stage.node), []).append(pipeline)
+        for stage in ctx.index.stages():
+            if stage.op not in NUM_PARALLEL_CALLS_POSITION:
+                continue
+            parallelism = num_parallel_calls_arg(stage.node, stage.op)
+            if parallelism is not None and not _is_small_literal(parallelism.value):
+                continue
+            finding = self._finding(stage, parallelism, pipelines_by_stage.get(id(stage.node), []))
+            if finding is not None:
+                yield finding
+
+    def _finding(self, stage: Stage, parallelism: cst.Arg | None,
+                 pipelines: list[Pipeline]) -> Finding | None:
+        settings = {p.runtime_optimization("map_parallelization") for p in pipelines}
+        if stage.op == "map" and parallelism is None and True in settings:
+            return None
+        if parallelism is not None:
+            stated = f"`num_parallel_calls={stage.module.node_code(parallelism.value)}`"
+            message = f"`.{stage.op}()` runs with {stated}: at most that many elements at a time."
+            confidence = Confidence.LIKELY
+        elif stage.op == "map" and False not in settings:
+            message = ("`.map()` has no `num_parallel_calls`, so it runs one element at a time unless TensorFlow "
+                       "parallelizes it at run time (it does for stateless functions by default; a profile "
+                       "would tell).")
+            confidence = Confidence.POSSIBLE
+        else:
+            message = f"`.{stage.op}()` has no `num_parallel_calls`, so it processes one element at a time."
+            confidence = Confidence.LIKELY
+        evidence = [Evidence("source", f"{stage.module.node_code(stage.node.func)}(...) without parallel calls")]
+        if False in settings:
+            evidence.append(Evidence("source", "the pipeline's tf.data options turn off run-time map parallelization"))
+        priority = 0 if any(p.sink.is_training for p in pipelines) else 1
+        return self.finding(stage.module, stage.anchor, message, confidence=confidence, evidence=evidence,
+                            codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
+
+
+def _is_small_literal(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.Integer) and 0 < int(value.value) <= SMALL_PARALLELISM
