@@ -16,7 +16,7 @@ from .errors import InputError
 from .model import Finding, FixRef, Patch
 from .rule import RuleContext, all_rules
 from .source.index import ModuleInfo, SourceIndex
-from .source.walk import relevant_sources
+from .source.walk import SourceFile, relevant_sources
 
 Progress = Callable[[str], None]
 
@@ -91,6 +91,14 @@ def run_rules(index: SourceIndex, settings: Settings, profile: Any = None) -> li
                 finding.patch = render_fix(modules[loc.path], finding.fix)
             findings.append(finding)
     return sorted(findings, key=Finding.sort_key)
+
+
+def analyze_texts(files: dict[str, str], settings: Settings | None = None, profile: Any = None) -> list[Finding]:
+    """Run the rules on in-memory files (path -> text): rule examples and tests use this."""
+    root = Path("/nonexistent-example-repo")
+    sources = [SourceFile(Path(path), root / path, text.encode()) for path, text in files.items()]
+    index = SourceIndex.build(root, sources, len(sources))
+    return run_rules(index, settings or Settings(), profile)
 
 
 def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None = None) -> Report:

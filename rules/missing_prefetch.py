@@ -64,6 +64,7 @@ class MissingPrefetch(Rule):
             """, line=4, fixed="""
             from tensorflow import data
             import tensorflow as tf
+
             ds = data.Dataset.range(100)
             ds = ds.prefetch(2)
             ds = ds.batch(8).prefetch(tf.data.AUTOTUNE)

@@ -14,14 +14,19 @@ def synthetic_images(count: int, seed: int = 0):
     return images, labels
 
 
+# Reproducible augmentation, as the TF data-augmentation tutorial recommends: one generator, a fresh seed per image.
+rng = tf.random.Generator.from_seed(123, alg="philox")
+
+
 def augment(image, label):
+    seed = rng.make_seeds(1)[:, 0]
     image = tf.image.convert_image_dtype(image, tf.float32)
     image = tf.image.resize(image, (IMAGE_SIZE + 16, IMAGE_SIZE + 16), method="bicubic")
-    image = tf.image.random_crop(image, (IMAGE_SIZE, IMAGE_SIZE, 3))
-    image = tf.image.random_flip_left_right(image)
-    image = tf.image.random_brightness(image, 0.2)
-    image = tf.image.random_contrast(image, 0.8, 1.2)
-    image = tf.image.random_saturation(image, 0.8, 1.2)
+    image = tf.image.stateless_random_crop(image, (IMAGE_SIZE, IMAGE_SIZE, 3), seed=seed)
+    image = tf.image.stateless_random_flip_left_right(image, seed=seed)
+    image = tf.image.stateless_random_brightness(image, 0.2, seed=seed)
+    image = tf.image.stateless_random_contrast(image, 0.8, 1.2, seed=seed)
+    image = tf.image.stateless_random_saturation(image, 0.8, 1.2, seed=seed)
     return image, label
 
 

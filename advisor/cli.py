@@ -1,0 +1,159 @@
+"""The ``advisor`` command line. Exit codes: 0 no findings, 1 findings, 2 usage or input error."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from . import __version__
+from .config import Settings, parse_selectors
+from .errors import InputError
+from .rule import all_rules, rule_by_code
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+FORMATS = ("text", "json")
+
+
+def _settings(select: str | None, ignore: str | None, show_all: bool = False) -> Settings:
+    codes = [r.code for r in all_rules()]
+    return Settings(select=parse_selectors(select, codes) or ("ALL",), ignore=parse_selectors(ignore, codes),
+                    show_all=show_all)
+
+
+def _emit(report, output_format: str, exit_zero: bool) -> None:
+    if output_format == "json":
+        click.echo(json.dumps(report.to_json(), indent=2))
+    else:
+        from .report.text import render_report
+
+        render_report(report, _console())
+    sys.exit(EXIT_CLEAN if exit_zero or not report.findings else EXIT_FINDINGS)
+
+
+def _console() -> Console:
+    # Logs and pipes get whole lines: wrapping would split file:line references and diffs.
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _status(message: str):
+    """A spinner on stderr while long work runs, only when a person is watching."""
+    console = Console(stderr=True)
+    if console.is_terminal:
+        return console.status(message)
+    from contextlib import nullcontext
+
+    return nullcontext()
+
+
+select_option = click.option("--select", help="Rule codes or prefixes to run, comma-separated (default ALL).")
+ignore_option = click.option("--ignore", help="Rule codes or prefixes to skip, comma-separated.")
+format_option = click.option("--format", "output_format", type=click.Choice(FORMATS), default="text",
+                             show_default=True)
+exit_zero_option = click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="advisor")
+def cli() -> None:
+    """Find what slows TensorFlow/Keras training, prove it with the profile, and patch the line."""
+
+
+@cli.command()
+@click.argument("repo", type=click.Path(path_type=Path))
+@click.argument("logdir", required=False, type=click.Path(path_type=Path))
+@click.option("--run", "run_name", help="Profile run to read (default: the newest).")
+@click.option("--show-all", is_flag=True, help="Also show findings the profile contradicts.")
+@select_option
+@ignore_option
+@format_option
+@exit_zero_option
+def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: bool, select: str | None,
+            ignore: str | None, output_format: str, exit_zero: bool) -> None:
+    """Analyze REPO's source, gated by the profile captures in LOGDIR when given."""
+    from .engine import analyze as run_analysis
+
+    settings = _settings(select, ignore, show_all)
+    with _status("Analyzing source" + (" and profile" if logdir else "")):
+        report = run_analysis(repo, logdir, settings, run=run_name)
+    _emit(report, output_format, exit_zero)
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@select_option
+@ignore_option
+@format_option
+@exit_zero_option
+def check(files: tuple[Path, ...], select: str | None, ignore: str | None, output_format: str,
+          exit_zero: bool) -> None:
+    """Static rules on FILES (for pre-commit hooks and CI)."""
+    from .engine import check as run_check
+
+    report = run_check(list(files), _settings(select, ignore))
+    _emit(report, output_format, exit_zero)
+
+
+@cli.command()
+@click.argument("code", required=False)
+@click.option("--format", "output_format", type=click.Choice(("text", "json")), default="text", show_default=True)
+def rules(code: str | None, output_format: str) -> None:
+    """List the rules, or explain rule CODE with its examples."""
+    from .report.rules_doc import render_rule, render_rule_list, rule_json
+
+    if code is None:
+        if output_format == "json":
+            click.echo(json.dumps([rule_json(r) for r in all_rules()], indent=2))
+        else:
+            render_rule_list(_console())
+        return
+    rule = rule_by_code(code)
+    if rule is None:
+        raise InputError(f"unknown rule {code!r} (see `advisor rules`)")
+    if output_format == "json":
+        click.echo(json.dumps(rule_json(rule), indent=2))
+    else:
+        render_rule(rule, _console())
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--warmup", default=5, show_default=True, help="Steps to run before capturing.")
+@click.option("--steps", default=20, show_default=True, help="Steps to capture.")
+@click.option("--python-tracer", is_flag=True, help="Record Python frames (callbacks show as file:line).")
+@click.option("--logdir", type=click.Path(path_type=Path), default=Path("advisor-profile"), show_default=True)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def profile(warmup: int, steps: int, python_tracer: bool, logdir: Path, command: tuple[str, ...]) -> None:
+    """Capture a profile of COMMAND (e.g. `-- python train.py`) without editing the script."""
+    from .profile.capture import capture
+
+    run_dir = capture(list(command), logdir, warmup=warmup, steps=steps, python_tracer=python_tracer)
+    click.echo(f"Profile written to {run_dir}")
+    click.echo(f"Next: advisor analyze . {logdir}")
+
+
+def main() -> None:
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("advisor: aborted", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_ERROR)
+    except InputError as exc:
+        click.echo(f"advisor: error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    except KeyboardInterrupt:
+        click.echo("advisor: interrupted", err=True)
+        sys.exit(EXIT_ERROR)
+    except Exception as exc:  # a bug of ours: one line for the user, the traceback on request
+        if os.environ.get("ADVISOR_DEBUG"):
+            raise
+        click.echo(f"advisor: internal error: {type(exc).__name__}: {exc} (set ADVISOR_DEBUG=1 for the traceback)",
+                   err=True)
+        sys.exit(EXIT_ERROR)

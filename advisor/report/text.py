@@ -1,0 +1,60 @@
+"""The human-readable report: profile summary, then ranked findings with evidence, expected speedup and patch."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.syntax import Syntax
+
+from ..engine import Report
+from ..model import Confidence, Finding
+
+CONFIDENCE_STYLE = {Confidence.CONFIRMED: "bold red", Confidence.LIKELY: "yellow", Confidence.POSSIBLE: "dim"}
+
+
+def render_finding(console: Console, finding: Finding, show_diff: bool) -> None:
+    style = CONFIDENCE_STYLE[finding.confidence]
+    console.print(f"[bold]{escape(finding.location.display)}[/]: [bold]{finding.code}[/] "
+                  f"[{style}]{finding.confidence.value}[/] {escape(finding.message)}", highlight=False)
+    for evidence in finding.evidence:
+        console.print(f"    [cyan]{evidence.kind}:[/] {escape(evidence.message)}", highlight=False)
+    if finding.speedup is not None:
+        s = finding.speedup
+        console.print(f"    [green]expected speedup:[/] {s.low:.2f}x-{s.high:.2f}x ({escape(s.basis)})",
+                      highlight=False)
+    patch = finding.patch
+    if patch is not None:
+        kind = "safe fix" if patch.applicability.value == "safe" else "unsafe fix"
+        console.print(f"    [magenta]{kind}[/] [{finding.id}]: {escape(patch.description)}", highlight=False)
+        if patch.why_unsafe:
+            console.print(f"    [magenta]why unsafe:[/] {escape(patch.why_unsafe)}", highlight=False)
+        if show_diff:
+            console.print(Syntax(patch.diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+    console.print()
+
+
+def render_report(report: Report, console: Console, show_diff: bool = True) -> None:
+    if report.profile is not None:
+        from ..profile import render_profile_summary
+
+        render_profile_summary(report.profile, console)
+        console.print()
+    for finding in report.findings:
+        render_finding(console, finding, show_diff)
+    for warning in report.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    console.print(summary_line(report), highlight=False)
+
+
+def summary_line(report: Report) -> str:
+    count = len(report.findings)
+    fixable = sum(1 for f in report.findings if f.patch is not None)
+    if report.files_seen == 0:
+        return "Nothing to analyze: no Python files found."
+    scope = (f"{report.files_analyzed} of {report.files_seen} Python files use TensorFlow or Keras"
+             if report.files_seen else "")
+    head = "No findings" if count == 0 else f"{count} finding{'s' * (count != 1)} ({fixable} with a fix)"
+    mode = ("profile-gated" if report.profile is not None
+            else "static analysis only: give a profile LOGDIR to confirm findings and size their speedups")
+    hidden = f"; {report.hidden} contradicted by the profile hidden (--show-all)" if report.hidden else ""
+    return f"{head}; {scope}; {mode}{hidden}."

@@ -1,0 +1,58 @@
+"""Every rule against its own examples: valid ones give no finding, invalid ones give one at the stated line,
+with exactly the stated fix, which parses and which a second run leaves alone."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from advisor.engine import analyze_texts
+from advisor.rule import Example, Rule, all_rules
+
+EXAMPLE_PATH = "example.py"
+
+
+def _cases(kind: str):
+    for rule in all_rules():
+        for number, example in enumerate(getattr(rule, kind)):
+            yield pytest.param(rule, example, id=f"{rule.code}-{kind}-{number}")
+
+
+def _findings(rule: type[Rule], example: Example, code: str):
+    files = {EXAMPLE_PATH: code, **{p: Example(t).source for p, t in example.files.items()}}
+    return [f for f in analyze_texts(files) if f.code == rule.code]
+
+
+def test_rules_are_discovered_with_unique_codes_and_names():
+    rules = all_rules()
+    assert len(rules) >= 2
+    assert len({r.code for r in rules}) == len(rules)
+    assert len({r.name for r in rules}) == len(rules)
+    for rule in rules:
+        assert rule.code[:3] in {"TFD", "TFH", "TFC"}, rule.code
+        assert rule.valid and rule.invalid, f"{rule.code} needs valid and invalid examples"
+        if rule.fix_applicability.value == "unsafe":
+            assert rule.why_unsafe, f"{rule.code} must say why its fix is unsafe"
+
+
+@pytest.mark.parametrize("rule,example", list(_cases("valid")))
+def test_valid_example_gives_no_finding(rule, example):
+    assert _findings(rule, example, example.source) == []
+
+
+@pytest.mark.parametrize("rule,example", list(_cases("invalid")))
+def test_invalid_example_is_reported_and_fixed(rule, example):
+    findings = [f for f in _findings(rule, example, example.source) if f.location.path.as_posix() == EXAMPLE_PATH]
+    assert [f.location.line for f in findings] == [example.line]
+    finding = findings[0]
+    if example.fixed_source is None:
+        assert finding.patch is None
+        return
+    assert finding.patch is not None
+    assert finding.patch.applicability == rule.fix_applicability
+    assert finding.patch.new_code == example.fixed_source
+    cst.parse_module(finding.patch.new_code)
+    # Idempotent: the fixed file has no finding of this rule at that place any more.
+    again = [f for f in _findings(rule, example, finding.patch.new_code)
+             if f.location.path.as_posix() == EXAMPLE_PATH and f.location.line == example.line]
+    assert again == []
