@@ -1,0 +1,59 @@
+"""A per-user cache of what advisor read from a capture, so that loading the same capture again is near-instant.
+
+Entries are keyed by the captures' content (SHA-256), the converter's version and advisor's cache format, so an
+edited capture or an upgraded converter never hits a stale entry. The directory is ``$ADVISOR_CACHE_DIR`` if set,
+else ``$XDG_CACHE_HOME/advisor`` or ``~/.cache/advisor`` (the platformdirs convention on Linux), plus ``profile/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# Bump when what is cached (convert.convert / trace.read_trace_facts output) changes shape.
+CACHE_FORMAT = 1
+_CHUNK = 1 << 20
+
+
+def cache_dir() -> Path:
+    if os.environ.get("ADVISOR_CACHE_DIR"):
+        return Path(os.environ["ADVISOR_CACHE_DIR"]) / "profile"
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "advisor" / "profile"
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def cache_key(digests: list[str], converter_version: str) -> str:
+    text = json.dumps({"format": CACHE_FORMAT, "converter": converter_version, "captures": digests})
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load(key: str) -> dict[str, Any] | None:
+    """The cached entry, or None (also for an unreadable entry: it is simply recomputed and overwritten)."""
+    try:
+        return json.loads((cache_dir() / f"{key}.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def store(key: str, entry: dict[str, Any]) -> None:
+    """Write atomically; a cache that cannot be written (read-only home) only costs speed, never a failure."""
+    directory = cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=directory, suffix=".tmp", delete=False) as f:
+            json.dump(entry, f)
+        os.replace(f.name, directory / f"{key}.json")
+    except OSError:
+        pass
