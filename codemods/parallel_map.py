@@ -38,9 +38,12 @@ class AddNumParallelCalls(CallTargetCodemod):
         )
         if not updated.args:
             return updated.with_changes(args=[new_arg])
-        last = updated.args[-1]
+        *previous, last = updated.args
         if isinstance(last.comma, cst.Comma):
-            # A trailing comma (often one argument per line): the new argument takes the same layout.
-            return updated.with_changes(args=[*updated.args, new_arg.with_changes(comma=last.comma)])
-        return updated.with_changes(args=[*updated.args[:-1], last.with_changes(comma=cst.Comma(
+            # A trailing comma means one argument per line: the new argument goes last with that comma (the
+            # line break before ")"), and the old last argument takes the separator used between arguments.
+            separator = previous[-1].comma if previous else cst.Comma(whitespace_after=updated.whitespace_before_args)
+            return updated.with_changes(args=[*previous, last.with_changes(comma=separator),
+                                              new_arg.with_changes(comma=last.comma)])
+        return updated.with_changes(args=[*previous, last.with_changes(comma=cst.Comma(
             whitespace_after=cst.SimpleWhitespace(" "))), new_arg])
