@@ -82,6 +82,8 @@ class ModuleInfo:
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         names = self.wrapper.resolve(QualifiedNameProvider).get(node, set())
+        if callable(names):  # libcst computes qualified names lazily: a LazyValue until called
+            names = names()
         return {canonical(self.absolute_name(q)) for q in names}
 
     def location(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Location:
@@ -114,6 +116,15 @@ class FunctionInfo:
     module: ModuleInfo
     class_key: str | None
     decorators: frozenset[str]  # canonical qualified names of the decorators
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A module-level name bound exactly once, by a plain ``NAME = value`` statement."""
+
+    name: str
+    value: cst.BaseExpression
+    module: ModuleInfo
 
 
 @dataclass(frozen=True)
@@ -189,6 +200,8 @@ class SourceIndex:
         self.files_seen = 0
         self._pending_calls: list = []
         self._noqa: dict[Path, tuple[frozenset[str], dict[int, frozenset[str]]]] = {}
+        self._by_import_name: dict[str, list[FunctionInfo]] | None = None
+        self._constants: dict[Path, dict[str, Constant]] = {}
 
     # -- building -----------------------------------------------------------------------------------------------
     @classmethod
@@ -282,6 +295,27 @@ class SourceIndex:
     def methods_of(self, cls_info: ClassInfo) -> list[FunctionInfo]:
         return [f for f in self.functions if f.class_key == cls_info.key]
 
+    def functions_named(self, *names: str) -> list[FunctionInfo]:
+        """Repo functions that one of these canonical dotted names (a callee's, a decorator's) may refer to."""
+        if self._by_import_name is None:
+            self._by_import_name = self._functions_by_import_name()
+        found = {id(f): f for name in names for f in self._by_import_name.get(name, ())}
+        return list(found.values())
+
+    def constant(self, module: ModuleInfo, name: cst.Name) -> Constant | None:
+        """The module-level constant ``name`` stands for, in its own module or imported from another repo module."""
+        for qualified in module.qualified_names(name):
+            owner_name, _, attribute = qualified.rpartition(".")
+            for owner in self.modules:
+                # A suffix match, as for functions: the repo may be run from a folder above its packages.
+                if owner.name == owner_name or owner.name.endswith("." + owner_name):
+                    if owner.path not in self._constants:
+                        self._constants[owner.path] = _module_constants(owner)
+                    found = self._constants[owner.path].get(attribute)
+                    if found is not None:
+                        return found
+        return None
+
     def is_suppressed(self, path: Path, line: int, end_line: int, code: str) -> bool:
         file_codes, by_line = self._noqa.get(path, (frozenset(), {}))
         if self._matches(file_codes, code):
@@ -291,3 +325,20 @@ class SourceIndex:
     @staticmethod
     def _matches(codes: frozenset[str], code: str) -> bool:
         return codes == ALL_CODES or any(code.startswith(c) for c in codes)
+
+def _module_constants(module: ModuleInfo) -> dict[str, Constant]:
+    """Names bound exactly once at the top level of ``module``, by ``NAME = value``; rebinding disqualifies a name."""
+    bound: dict[str, list[cst.BaseExpression | None]] = {}
+    for statement in module.tree.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        single = len(small.targets) == 1
+                        bound.setdefault(target.target.value, []).append(small.value if single else None)
+            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and isinstance(small.target, cst.Name):
+                bound.setdefault(small.target.value, []).append(None)
+    return {name: Constant(name, values[0], module) for name, values in bound.items()
+            if len(values) == 1 and values[0] is not None}
