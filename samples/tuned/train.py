@@ -1,4 +1,4 @@
-"""The input-bound sample done right: parallel augmentation, prefetching, a compiled model.
+"""The input-bound sample done right: vectorized parallel augmentation (batch first, then map), prefetching.
 
 Run: python train.py [--epochs N] [--steps N]
 """
@@ -15,9 +15,10 @@ AUTOTUNE = tf.data.AUTOTUNE
 
 
 def augment(image, label):
+    # Runs on a whole batch: one op call per batch instead of one per image (tf.data guide: "vectorize").
     image = tf.image.convert_image_dtype(image, tf.float32)
     image = tf.image.resize(image, (IMAGE_SIZE + 16, IMAGE_SIZE + 16), method="bicubic")
-    image = tf.image.random_crop(image, (IMAGE_SIZE, IMAGE_SIZE, 3))
+    image = tf.image.random_crop(image, (tf.shape(image)[0], IMAGE_SIZE, IMAGE_SIZE, 3))
     image = tf.image.random_flip_left_right(image)
     image = tf.image.random_brightness(image, 0.2)
     image = tf.image.random_contrast(image, 0.8, 1.2)
@@ -29,8 +30,8 @@ def make_dataset(images, labels, batch_size):
     return (
         tf.data.Dataset.from_tensor_slices((images, labels))
         .shuffle(1024, seed=0)
-        .map(augment, num_parallel_calls=AUTOTUNE)
         .batch(batch_size)
+        .map(augment, num_parallel_calls=AUTOTUNE)
         .prefetch(AUTOTUNE)
     )
 
