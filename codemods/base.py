@@ -13,7 +13,33 @@ def anchor_of(call: cst.Call) -> cst.CSTNode:
     return call.func.attr if isinstance(call.func, cst.Attribute) else call.func
 
 
-class CallTargetCodemod(VisitorBasedCodemodCommand):
+class TensorflowCodemod(VisitorBasedCodemodCommand):
+    """A codemod that may write TensorFlow names, spelled the way the module imports tensorflow."""
+
+    def tensorflow_attribute(self, dotted: str) -> cst.BaseExpression:
+        """``data.AUTOTUNE`` spelled with the module's own alias for tensorflow, importing it when missing."""
+        alias = self._tensorflow_alias()
+        if alias is None:
+            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            alias = "tf"
+        return cst.parse_expression(f"{alias}.{dotted}")
+
+    def _tensorflow_alias(self) -> str | None:
+        module = self.context.module
+        if module is None:
+            return None
+        for statement in module.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if cst.helpers.get_full_name_for_node(alias.name) == "tensorflow":
+                            return alias.asname.name.value if alias.asname else "tensorflow"
+        return None
+
+
+class CallTargetCodemod(TensorflowCodemod):
     """A codemod that rewrites the one call whose anchor starts at ``line``:``column`` (1-based, as findings).
 
     Targets are positions, not node objects, so a codemod runs the same on a module parsed from a fixture as on
@@ -39,25 +65,3 @@ class CallTargetCodemod(VisitorBasedCodemodCommand):
             self.changed = True
             return self.rewrite(original_node, updated_node)
         return updated_node
-
-    def tensorflow_attribute(self, dotted: str) -> cst.BaseExpression:
-        """``data.AUTOTUNE`` spelled with the module's own alias for tensorflow, importing it when missing."""
-        alias = self._tensorflow_alias()
-        if alias is None:
-            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
-            alias = "tf"
-        return cst.parse_expression(f"{alias}.{dotted}")
-
-    def _tensorflow_alias(self) -> str | None:
-        module = self.context.module
-        if module is None:
-            return None
-        for statement in module.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            for small in statement.body:
-                if isinstance(small, cst.Import):
-                    for alias in small.names:
-                        if cst.helpers.get_full_name_for_node(alias.name) == "tensorflow":
-                            return alias.asname.name.value if alias.asname else "tensorflow"
-        return None

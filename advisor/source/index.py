@@ -21,6 +21,7 @@ from . import pipelines as pl
 from .names import canonical
 from .walk import SourceFile
 
+TF_FUNCTION = "tensorflow.function"
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*advisor:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
                         re.IGNORECASE)
@@ -79,6 +80,18 @@ class ModuleInfo:
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.wrapper.resolve(ParentNodeProvider).get(node)
+
+    def enclosing_loop(self, node: cst.CSTNode) -> cst.For | cst.While | None:
+        """The innermost ``for``/``while`` whose body runs ``node`` once per iteration, in ``node``'s own scope.
+
+        A definition (function, lambda, class) between the two ends the search: its body runs when it is called.
+        """
+        child, parent = node, self.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
+                return parent
+            child, parent = parent, self.parent(parent)
+        return None
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         names = self.wrapper.resolve(QualifiedNameProvider).get(node, set())
@@ -302,6 +315,32 @@ class SourceIndex:
         found = {id(f): f for name in names for f in self._by_import_name.get(name, ())}
         return list(found.values())
 
+    def calls_of(self, function: FunctionInfo) -> list[CallSite]:
+        """Calls of a repo function by name, from any module (``train_step(x)``, ``helpers.train_step(x)``)."""
+        return [c for c in self.calls if any(f is function for f in self.functions_named(*c.names))]
+
+    def function_of(self, node: cst.FunctionDef) -> FunctionInfo | None:
+        return next((f for f in self.functions if f.node is node), None)
+
+    def is_compiled(self, function: FunctionInfo) -> bool:
+        """Whether ``function`` runs as a TensorFlow graph rather than eagerly from Python.
+
+        It does when decorated with ``tf.function``, when the repo wraps it (``step = tf.function(train_step)``), and
+        when it is defined inside a function that does (it is traced with it).
+        """
+        if TF_FUNCTION in function.decorators:
+            return True
+        for wrapper in self.calls_to(TF_FUNCTION):
+            argument = wrapper.node.args[0].value if wrapper.node.args else None
+            if isinstance(argument, (cst.Name, cst.Attribute)) and \
+                    any(f is function for f in self.functions_named(*wrapper.module.qualified_names(argument))):
+                return True
+        outer = function.module.parent(function.node)
+        while outer is not None and not isinstance(outer, cst.FunctionDef):
+            outer = function.module.parent(outer)
+        enclosing = self.function_of(outer) if outer is not None else None
+        return enclosing is not None and self.is_compiled(enclosing)
+
     def constant(self, module: ModuleInfo, name: cst.Name) -> Constant | None:
         """The module-level constant ``name`` stands for, in its own module or imported from another repo module."""
         for qualified in module.qualified_names(name):
@@ -325,6 +364,7 @@ class SourceIndex:
     @staticmethod
     def _matches(codes: frozenset[str], code: str) -> bool:
         return codes == ALL_CODES or any(code.startswith(c) for c in codes)
+
 
 def _module_constants(module: ModuleInfo) -> dict[str, Constant]:
     """Names bound exactly once at the top level of ``module``, by ``NAME = value``; rebinding disqualifies a name."""

@@ -1,0 +1,79 @@
+"""Compile a Python function with ``tf.function``, or make its ``tf.function`` retrace less."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod import CodemodContext
+from libcst.metadata import PositionProvider, QualifiedNameProvider
+
+from .base import TensorflowCodemod
+
+TF_FUNCTION = "tensorflow.function"
+EXISTING_FLAG = m.Arg(keyword=m.Name("reduce_retracing"))
+
+
+class FunctionTargetCodemod(TensorflowCodemod):
+    """A codemod that rewrites the one ``def`` whose name starts at ``line``:``column`` (1-based, as findings)."""
+
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+
+    def __init__(self, context: CodemodContext, line: int, column: int) -> None:
+        super().__init__(context)
+        self.target = (line, column)
+
+    def rewrite(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        raise NotImplementedError
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        start = self.get_metadata(PositionProvider, original_node.name).start
+        if (start.line, start.column + 1) == self.target:
+            return self.rewrite(original_node, updated_node)
+        return updated_node
+
+    def tf_function_decorator(self, function: cst.FunctionDef) -> cst.Decorator | None:
+        """``@tf.function`` or ``@tf.function(...)`` among the function's decorators, however tensorflow is imported."""
+        for decorator in function.decorators:
+            expression = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            names = self.get_metadata(QualifiedNameProvider, expression, set())
+            if any(q.name == TF_FUNCTION for q in names):
+                return decorator
+        return None
+
+
+class AddTfFunction(FunctionTargetCodemod):
+    DESCRIPTION = "Compile a training step with @tf.function."
+
+    def rewrite(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        if self.tf_function_decorator(original) is not None:
+            return updated
+        # Outermost, so that it compiles whatever the other decorators make of the function.
+        decorator = cst.Decorator(self.tensorflow_attribute("function"))
+        return updated.with_changes(decorators=[decorator, *updated.decorators])
+
+
+class ReduceRetracing(FunctionTargetCodemod):
+    DESCRIPTION = "Pass reduce_retracing=True to the function's tf.function decorator."
+
+    def rewrite(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        found = self.tf_function_decorator(original)
+        if found is None:
+            return updated
+        index = original.decorators.index(found)
+        decorator = updated.decorators[index]
+        flag = cst.Arg(cst.Name("True"), keyword=cst.Name("reduce_retracing"),
+                       equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+        call = decorator.decorator
+        if not isinstance(call, cst.Call):
+            call = cst.Call(func=call, args=[flag])
+        elif any(m.matches(arg, EXISTING_FLAG) for arg in call.args):
+            call = call.with_changes(args=[flag.with_changes(comma=arg.comma) if m.matches(arg, EXISTING_FLAG)
+                                           else arg for arg in call.args])
+        elif call.args:
+            last = call.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            call = call.with_changes(args=[*call.args[:-1], last, flag])
+        else:
+            call = call.with_changes(args=[flag])
+        decorators = list(updated.decorators)
+        decorators[index] = decorator.with_changes(decorator=call)
+        return updated.with_changes(decorators=decorators)
