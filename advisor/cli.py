@@ -17,7 +17,7 @@ from .rule import all_rules, rule_by_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "sarif", "github", "markdown", "html")
 
 
 def _settings(select: str | None, ignore: str | None, show_all: bool = False) -> Settings:
@@ -26,13 +26,19 @@ def _settings(select: str | None, ignore: str | None, show_all: bool = False) ->
                     show_all=show_all)
 
 
-def _emit(report, output_format: str, exit_zero: bool) -> None:
-    if output_format == "json":
-        click.echo(json.dumps(report.to_json(), indent=2))
-    else:
+def _emit(report, output_format: str, exit_zero: bool, output: Path | None = None) -> None:
+    if output_format == "text" and output is None:
         from .report.text import render_report
 
-        render_report(report, _console())
+        render_report(report, _console())  # straight to the terminal: colour when it is one
+    else:
+        from .report.formats import render, write_atomic
+
+        rendered = render(report, output_format)
+        if output is None:
+            click.echo(rendered, nl=False)
+        else:
+            write_atomic(output, rendered)
     sys.exit(EXIT_CLEAN if exit_zero or not report.findings else EXIT_FINDINGS)
 
 
@@ -56,6 +62,8 @@ ignore_option = click.option("--ignore", help="Rule codes or prefixes to skip, c
 format_option = click.option("--format", "output_format", type=click.Choice(FORMATS), default="text",
                              show_default=True)
 exit_zero_option = click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+output_option = click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+                             help="Write the report to this file instead of stdout.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -72,16 +80,17 @@ def cli() -> None:
 @select_option
 @ignore_option
 @format_option
+@output_option
 @exit_zero_option
 def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: bool, select: str | None,
-            ignore: str | None, output_format: str, exit_zero: bool) -> None:
+            ignore: str | None, output_format: str, output: Path | None, exit_zero: bool) -> None:
     """Analyze REPO's source, gated by the profile captures in LOGDIR when given."""
     from .engine import analyze as run_analysis
 
     settings = _settings(select, ignore, show_all)
     with _status("Analyzing source" + (" and profile" if logdir else "")):
         report = run_analysis(repo, logdir, settings, run=run_name)
-    _emit(report, output_format, exit_zero)
+    _emit(report, output_format, exit_zero, output)
 
 
 @cli.command()
@@ -89,26 +98,30 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
 @select_option
 @ignore_option
 @format_option
+@output_option
 @exit_zero_option
 def check(files: tuple[Path, ...], select: str | None, ignore: str | None, output_format: str,
-          exit_zero: bool) -> None:
+          output: Path | None, exit_zero: bool) -> None:
     """Static rules on FILES (for pre-commit hooks and CI)."""
     from .engine import check as run_check
 
     report = run_check(list(files), _settings(select, ignore))
-    _emit(report, output_format, exit_zero)
+    _emit(report, output_format, exit_zero, output)
 
 
 @cli.command()
 @click.argument("code", required=False)
-@click.option("--format", "output_format", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(("text", "json", "markdown")), default="text",
+              show_default=True)
 def rules(code: str | None, output_format: str) -> None:
-    """List the rules, or explain rule CODE with its examples."""
-    from .report.rules_doc import render_rule, render_rule_list, rule_json
+    """List the rules, or explain rule CODE with its examples (markdown: the reference docs/rules.md holds)."""
+    from .report.rules_doc import render_rule, render_rule_list, render_rules_markdown, rule_json
 
     if code is None:
         if output_format == "json":
             click.echo(json.dumps([rule_json(r) for r in all_rules()], indent=2))
+        elif output_format == "markdown":
+            click.echo(render_rules_markdown(all_rules()), nl=False)
         else:
             render_rule_list(_console())
         return
@@ -117,6 +130,8 @@ def rules(code: str | None, output_format: str) -> None:
         raise InputError(f"unknown rule {code!r} (see `advisor rules`)")
     if output_format == "json":
         click.echo(json.dumps(rule_json(rule), indent=2))
+    elif output_format == "markdown":
+        click.echo(render_rules_markdown([rule]), nl=False)
     else:
         render_rule(rule, _console())
 

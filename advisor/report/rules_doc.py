@@ -1,8 +1,11 @@
-"""Rule documentation, generated from each rule's own metadata and examples."""
+"""Rule documentation, generated from each rule's own metadata and examples.
+
+:func:`rule_json` is the one reading of a rule; the text, JSON and Markdown renderings all start from it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from rich.console import Console
 from rich.markup import escape
@@ -30,28 +33,39 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
 
 def render_rule_list(console: Console) -> None:
     table = Table("code", "name", "fix", "title", box=None, pad_edge=False)
-    for rule in all_rules():
-        fix = rule.fix_applicability.value if rule.fix else "-"
-        table.add_row(rule.code, rule.name, fix, escape(rule.title))
+    for rule in map(rule_json, all_rules()):
+        table.add_row(rule["code"], rule["name"], rule["fix_applicability"] or "-", escape(rule["title"]))
     console.print(table)
 
 
-def render_rule(rule: type[Rule], console: Console) -> None:
-    console.print(f"[bold]{rule.code} {rule.name}[/]: {escape(rule.title)}\n")
-    console.print(escape(rule.rationale) + "\n")
-    if rule.fix:
-        console.print(f"[bold]Fix ({rule.fix_applicability.value}):[/] {escape(rule.fix)}")
-        if rule.why_unsafe:
-            console.print(f"[bold]Why unsafe:[/] {escape(rule.why_unsafe)}")
-    if rule.speedup_model:
-        console.print(f"[bold]Expected speedup:[/] {escape(rule.speedup_model)}")
-    for title, examples in (("Reported", rule.invalid), ("Accepted", rule.valid)):
+def _code(source: str) -> Syntax:
+    return Syntax(source.rstrip("\n"), "python", theme="ansi_dark", background_color="default")
+
+
+def render_rule(rule_class: type[Rule], console: Console) -> None:
+    rule = rule_json(rule_class)
+    console.print(f"[bold]{rule['code']} {rule['name']}[/]: {escape(rule['title'])}\n")
+    console.print(escape(rule["rationale"]) + "\n")
+    if rule["fix"]:
+        console.print(f"[bold]Fix ({rule['fix_applicability']}):[/] {escape(rule['fix'])}")
+        if rule["why_unsafe"]:
+            console.print(f"[bold]Why unsafe:[/] {escape(rule['why_unsafe'])}")
+    if rule["speedup_model"]:
+        console.print(f"[bold]Expected speedup:[/] {escape(rule['speedup_model'])}")
+    for title, examples in (("Reported", rule["invalid"]), ("Accepted", rule["valid"])):
         for example in examples:
-            note = f" ({escape(example.note)})" if example.note else ""
+            note = f" ({escape(example['note'])})" if example["note"] else ""
             console.print(f"\n[bold]{title}[/]{note}:")
-            console.print(Syntax(example.source.rstrip("\n"), "python", theme="ansi_dark",
-                                 background_color="default"))
-            if example.fixed_source is not None:
+            console.print(_code(example["code"]))
+            if example.get("fixed") is not None:
                 console.print("[bold]Fixed:[/]")
-                console.print(Syntax(example.fixed_source.rstrip("\n"), "python", theme="ansi_dark",
-                                     background_color="default"))
+                console.print(_code(example["fixed"]))
+
+
+def render_rules_markdown(rules: Iterable[type[Rule]]) -> str:
+    """The rules reference (docs/rules.md is this, for all rules)."""
+    from .markdown import code_block, markdown_text
+    from .view import make_environment
+
+    env = make_environment(False, md=markdown_text, code_block=code_block)
+    return env.get_template("rules.md.j2").render(rules=[rule_json(r) for r in rules])

@@ -1,0 +1,40 @@
+"""Reports of real analyses for the format tests: the samples/ repo, and a temp repo whose source holds markup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from advisor.config import Settings
+from advisor.engine import Report, analyze
+
+from report_helpers import MARKUP_SOURCE, REPO_ROOT, ConstructedProfile, constructed_profile_json
+
+
+@pytest.fixture(scope="session")
+def samples_report() -> Report:
+    report = analyze(REPO_ROOT / "samples", None, Settings())
+    assert report.findings, "the samples repo should give findings"
+    return report
+
+
+@pytest.fixture(scope="session")
+def markup_repo(tmp_path_factory) -> Path:
+    repo = tmp_path_factory.mktemp("markup repo")
+    (repo / "train.py").write_text(MARKUP_SOURCE)
+    return repo
+
+
+@pytest.fixture
+def markup_report(markup_repo: Path) -> Report:
+    report = analyze(markup_repo, None, Settings())
+    assert any(f.location.line == 3 for f in report.findings)
+    return report
+
+
+@pytest.fixture
+def profiled_report(markup_repo: Path) -> Report:
+    report = analyze(markup_repo, None, Settings())
+    report.profile = ConstructedProfile(constructed_profile_json())
+    return report
