@@ -20,6 +20,7 @@ from typing import Any, Iterator
 # Always needed. On captures with a device plane, DEVICE_TOOLS too (they are empty on CPU-only captures).
 HOST_TOOLS = ("overview_page", "input_pipeline_analyzer", "framework_op_stats", "memory_profile")
 DEVICE_TOOLS = ("kernel_stats", "op_profile")
+PER_HOST_TOOLS = frozenset({"memory_profile"})  # it refuses more than one XSpace; it runs once per host
 TOP_OPS_KEPT = 25  # framework_op_stats rows kept (by self time); the rest never reach a report
 
 
@@ -64,11 +65,15 @@ def _run_tools(captures: list[Path], tools: tuple[str, ...]) -> dict[str, Any]:
             shutil.copyfile(capture, copy)
             copies.append(str(copy))
         for tool in tools:
-            raw, ok = _pywrap_profiler_plugin.xspace_to_tools_data(copies, tool, {})
-            if not ok:
-                text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
-                raise ConversionError(text.strip() or f"{tool} conversion failed")
-            outputs[tool] = json.loads(raw) if raw else None
+            inputs = [[copy] for copy in copies] if tool in PER_HOST_TOOLS else [copies]
+            results = []
+            for paths in inputs:
+                raw, ok = _pywrap_profiler_plugin.xspace_to_tools_data(paths, tool, {})
+                if not ok:
+                    text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+                    raise ConversionError(text.strip() or f"{tool} conversion failed")
+                results.append(json.loads(raw) if raw else None)
+            outputs[tool] = results if tool in PER_HOST_TOOLS else results[0]
     return outputs
 
 
@@ -136,13 +141,15 @@ def _op_facts(op_stats: list[dict[str, Any]] | dict[str, Any] | None) -> dict[st
     return {"top": top, "total_self_us": totals}
 
 
-def _memory_facts(memory: dict[str, Any] | None) -> dict[str, Any]:
-    """memory_profile: the peak bytes in use per allocator (e.g. ``mklcpu``, ``GPU_0_bfc``)."""
-    allocators = (memory or {}).get("memoryProfilePerAllocator", {})
-    return {
-        name: int(profile.get("profileSummary", {}).get("peakStats", {}).get("peakBytesInUse", 0))
-        for name, profile in allocators.items()
-    }
+def _memory_facts(per_host: list[dict[str, Any] | None]) -> dict[str, int]:
+    """memory_profile (one output per host): the peak bytes in use per allocator (e.g. ``mklcpu``,
+    ``GPU_0_bfc``), the highest over hosts."""
+    peaks: dict[str, int] = {}
+    for memory in per_host:
+        for name, profile in (memory or {}).get("memoryProfilePerAllocator", {}).items():
+            peak = int(profile.get("profileSummary", {}).get("peakStats", {}).get("peakBytesInUse", 0))
+            peaks[name] = max(peaks.get(name, 0), peak)
+    return peaks
 
 
 def _kernel_facts(kernels: dict[str, Any] | None) -> list[dict[str, Any]]:
