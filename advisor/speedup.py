@@ -27,6 +27,10 @@ TYPICAL = {
     "padded_shape": (1.0, 1.15),
     "tf_function": (1.5, 4.0),
     "steps_per_execution": (1.0, 2.0),
+    # A per-step device-to-host copy stalls the host until the step ends; it costs most on asynchronous devices.
+    "host_sync": (1.0, 1.3),
+    # Each retrace re-runs the Python function and rebuilds the graph; per-step retracing dominates small steps.
+    "retracing": (1.0, 3.0),
 }
 
 

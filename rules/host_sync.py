@@ -1,0 +1,299 @@
+"""TFH004: a tensor's value read on the host in every step of a training loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+import libcst as cst
+import libcst.matchers as m
+
+from advisor import speedup
+from advisor.codemods.step_interval import LOG_EVERY, GuardWithStepInterval
+from advisor.model import Applicability, Confidence, Evidence, Finding
+from advisor.rule import Example, Rule, RuleContext
+from advisor.rules.eager_train_step import GRADIENT_TAPE, per_batch_calls, training_steps
+from advisor.source.index import ModuleInfo, SourceIndex
+
+VALUE_CONVERSIONS = ("float", "int", "bool")
+TENSOR_APIS = ("tensorflow.", "keras.")
+ASYNC_DEVICES = frozenset({"GPU", "TPU"})
+SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+@dataclass
+class TrainingLoop:
+    """A Python loop that runs a training step per iteration, and the names that hold its tensors."""
+
+    module: ModuleInfo
+    node: cst.For | cst.While
+    tensors: set[str] = field(default_factory=set)
+    step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
+
+    @property
+    def counter(self) -> str | None:
+        """The step counter of ``for step in range(n)`` / ``for step, batch in enumerate(ds)``, if any."""
+        loop = self.node
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+            return None
+        if m.matches(loop.iter.func, m.Name("range")) and isinstance(loop.target, cst.Name):
+            return loop.target.value
+        if m.matches(loop.iter.func, m.Name("enumerate")) and m.matches(loop.target, m.Tuple(
+                elements=[m.Element(m.Name()), m.ZeroOrMore()])):
+            return loop.target.elements[0].value.value
+        return None
+
+
+def training_loops(index: SourceIndex) -> Iterator[TrainingLoop]:
+    """Loops that call a training step eagerly per iteration, or open a GradientTape in their own body."""
+    loops: dict[int, TrainingLoop] = {}
+    for function in training_steps(index):
+        for call in per_batch_calls(index, function):
+            loop = call.module.enclosing_loop(call.node)
+            loops.setdefault(id(loop), TrainingLoop(call.module, loop)).step_names.update(call.names)
+    for call in index.calls_to(GRADIENT_TAPE):
+        loop = call.module.enclosing_loop(call.node)
+        if loop is not None and not (call.function is not None and index.is_compiled(call.function)):
+            loops.setdefault(id(loop), TrainingLoop(call.module, loop))
+    for loop in loops.values():
+        loop.node.body.visit(_TensorNames(loop))
+        yield loop
+
+
+class _InScope(m.MatcherDecoratableVisitor):
+    """Visits a loop body without entering the definitions in it (their bodies do not run per iteration)."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+class _TensorNames(_InScope):
+    """Names bound to tensors in the loop: results of the step, of TensorFlow/Keras calls, and of the forward pass
+    inside a GradientTape."""
+
+    def __init__(self, loop: TrainingLoop) -> None:
+        super().__init__()
+        self.loop = loop
+        self.taped = 0
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in self.loop.module.qualified_names(item.item.func)
+               for item in node.items):
+            self.taped += 1
+
+    def leave_With(self, original_node: cst.With) -> None:
+        if any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in self.loop.module.qualified_names(item.item.func)
+               for item in original_node.items):
+            self.taped -= 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not (self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value)):
+            return
+        for target in node.targets:
+            self.loop.tensors.update(n.value for n in m.findall(target.target, m.Name()))
+
+    def _returns_tensors(self, call: cst.Call) -> bool:
+        names = self.loop.module.qualified_names(call.func)
+        return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
+
+
+@dataclass(frozen=True)
+class Sync:
+    node: cst.CSTNode
+    statement: cst.CSTNode
+    kind: str  # "conversion", "print", "branch"
+
+
+class _Syncs(_InScope):
+    """Host reads of tensor values in a loop body: ``.numpy()``, ``float(t)``, ``print(t)``, ``if t:``."""
+
+    def __init__(self, loop: TrainingLoop) -> None:
+        super().__init__()
+        self.loop = loop
+        self.found: list[Sync] = []
+        self.statement: cst.CSTNode | None = None
+
+    def _mentions_tensor(self, node: cst.CSTNode) -> bool:
+        return any(n.value in self.loop.tensors for n in m.findall(node, m.Name()))
+
+    def _add(self, node: cst.CSTNode, kind: str) -> None:
+        # One finding per statement: `print(float(loss))` is one sync.
+        if not any(s.statement is self.statement for s in self.found):
+            self.found.append(Sync(node, self.statement, kind))
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def visit_If(self, node: cst.If) -> None:
+        self.statement = node
+        if self._mentions_tensor(node.test):
+            self._add(node.test, "branch")
+
+    @m.visit(m.Call(func=m.Attribute(attr=m.Name("numpy")), args=[]))
+    def numpy_call(self, node: cst.Call) -> None:
+        self._add(node, "conversion")
+
+    @m.visit(m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)) | m.Name("print")))
+    def builtin_call(self, node: cst.Call) -> None:
+        if self._mentions_tensor(node) and not m.findall(node, m.Attribute(attr=m.Name("shape"))):
+            self._add(node, "print" if node.func.value == "print" else "conversion")
+
+
+class HostSync(Rule):
+    code = "TFH004"
+    name = "host-sync"
+    title = "Tensor value read on the host every training step"
+    rationale = (
+        "`.numpy()`, `float(t)`, `int(t)`, `print(t)` and `if t:` need the tensor's value on the host, so Python "
+        "waits for the step that computes it to finish and copies the result back. Done every step, this stops "
+        "the host from queuing the next step while the device works: on a GPU or TPU the device idles between "
+        "steps. Reading values every N steps, or accumulating them in a metric, keeps the pipeline full."
+    )
+    fix = f"Run the statement only every {LOG_EVERY} steps (`if step % {LOG_EVERY} == 0:`)."
+    fix_applicability = Applicability.UNSAFE
+    why_unsafe = ("The statement then runs on one step in N: what it prints or records covers fewer steps, and code "
+                  "after it must not rely on its result.")
+    speedup_model = ("the share of step time the host spends waiting for the device (breakdown); without a profile, "
+                     "the typical range of removing a per-step sync.")
+    valid = (
+        Example("""
+            import tensorflow as tf
+
+            for step, (x, y) in enumerate(dataset):
+                loss = train_step(x, y)
+                if step % 100 == 0:
+                    print(float(loss))
+            """, note="not a training step (no tape here or in train_step): not a training loop"),
+        Example("""
+            import tensorflow as tf
+
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                return loss
+
+            for step, (x, y) in enumerate(dataset):
+                loss = train_step(x, y)
+                if step % 100 == 0:
+                    print(f"step {step}: {float(loss):.3f}")
+            print(float(loss))
+            """, note="guarded by a step interval; the last print runs once"),
+        Example("""
+            import tensorflow as tf
+
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                return loss
+
+            for x, y in dataset:
+                train_step(x, y)
+                print(x.shape[0], learning_rate)
+            """, note="static shapes and Python values need no sync"),
+    )
+    invalid = (
+        Example("""
+            import tensorflow as tf
+
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                return loss
+
+            for step, (x, y) in enumerate(dataset):
+                loss = train_step(x, y)
+                print(f"step {step}: loss {float(loss):.4f}")
+            """, line=11, fixed="""
+            import tensorflow as tf
+
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                return loss
+
+            for step, (x, y) in enumerate(dataset):
+                loss = train_step(x, y)
+                if step % 100 == 0:
+                    print(f"step {step}: loss {float(loss):.4f}")
+            """),
+        Example("""
+            import tensorflow as tf
+
+            history = []
+            for x, y in dataset:
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                history.append(loss.numpy())
+            """, line=8, note="a step written inline; its result is kept, so guarding it is no mechanical fix"),
+        Example("""
+            import tensorflow as tf
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                return loss
+
+            while True:
+                loss = train_step(*next(iterator))
+                if loss < 0.01:
+                    break
+            """, line=12, note="early stopping on the loss value: a branch that reads the tensor"),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterable[Finding]:
+        for loop in training_loops(ctx.index):
+            syncs = _Syncs(loop)
+            loop.node.body.visit(syncs)
+            for sync in syncs.found:
+                if not self._guarded(loop, sync):
+                    yield self._finding(ctx, loop, sync)
+
+    @staticmethod
+    def _guarded(loop: TrainingLoop, sync: Sync) -> bool:
+        """Inside an ``if`` on the step counter (``if step % 100 == 0``): it runs on some steps only."""
+        module, node = loop.module, sync.statement
+        parent = module.parent(node)
+        while parent is not None and parent is not loop.node:
+            if isinstance(parent, cst.If) and node is not parent.test and not any(
+                    n.value in loop.tensors for n in m.findall(parent.test, m.Name())) and (
+                    m.findall(parent.test, m.Modulo()) or (loop.counter is not None and any(
+                        n.value == loop.counter for n in m.findall(parent.test, m.Name())))):
+                return True
+            node, parent = parent, module.parent(parent)
+        return False
+
+    def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync) -> Finding:
+        module = loop.module
+        code = module.node_code(sync.node)
+        loop_at = module.location(loop.node).display
+        reads = {"branch": f"branches on a tensor value (`{code}`)", "print": f"prints a tensor value (`{code}`)",
+                 "conversion": f"copies a tensor value to Python (`{code}`)"}[sync.kind]
+        message = (f"The training loop at {loop_at} {reads} every step: the host waits for the step to finish "
+                   f"before it can start the next one.")
+        evidence = [Evidence("source", f"runs once per iteration of the loop at {loop_at}, under no step interval")]
+        confidence = Confidence.POSSIBLE
+        hardware = getattr(getattr(ctx.profile, "hardware", None), "type", None)
+        if hardware in ASYNC_DEVICES:
+            confidence = Confidence.LIKELY
+            evidence.append(Evidence("profile", f"the capture ran on {hardware}, which runs steps asynchronously "
+                                                "unless the host reads a value"))
+        # Only a print can be thinned out safely enough to offer: other statements keep their result for later.
+        mechanical = isinstance(sync.statement, cst.SimpleStatementLine) and sync.kind == "print" and \
+            loop.counter is not None and m.matches(sync.statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
+        return self.finding(module, sync.node, message, confidence=confidence, evidence=evidence,
+                            speedup=speedup.typical("host_sync"),
+                            codemod=GuardWithStepInterval if mechanical else None,
+                            fix_args={"counter": loop.counter} if mechanical else None)
