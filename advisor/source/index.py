@@ -341,20 +341,6 @@ class SourceIndex:
         enclosing = self.function_of(outer) if outer is not None else None
         return enclosing is not None and self.is_compiled(enclosing)
 
-    def constant(self, module: ModuleInfo, name: cst.Name) -> Constant | None:
-        """The module-level constant ``name`` stands for, in its own module or imported from another repo module."""
-        for qualified in module.qualified_names(name):
-            owner_name, _, attribute = qualified.rpartition(".")
-            for owner in self.modules:
-                # A suffix match, as for functions: the repo may be run from a folder above its packages.
-                if owner.name == owner_name or owner.name.endswith("." + owner_name):
-                    if owner.path not in self._constants:
-                        self._constants[owner.path] = _module_constants(owner)
-                    found = self._constants[owner.path].get(attribute)
-                    if found is not None:
-                        return found
-        return None
-
     def constant(self, module: ModuleInfo, name: cst.Name | cst.Attribute) -> Constant | None:
         """The module-level constant ``name`` (``UNITS``, ``config.UNITS``) stands for, in its own module or in
         another repo module."""
