@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 
 from . import __version__
-from .config import Settings, parse_selectors
+from .config import Settings, load_settings
 from .errors import InputError
 from .rule import all_rules, rule_by_code
 
@@ -20,10 +20,28 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS = ("text", "json", "sarif", "github", "markdown", "html")
 
 
-def _settings(select: str | None, ignore: str | None, show_all: bool = False) -> Settings:
-    codes = [r.code for r in all_rules()]
-    return Settings(select=parse_selectors(select, codes) or ("ALL",), ignore=parse_selectors(ignore, codes),
-                    show_all=show_all)
+def _settings(start: Path, select: str | None, ignore: str | None, show_all: bool = False) -> Settings:
+    """[tool.advisor] of the nearest pyproject.toml from ``start``, overridden by the command-line options."""
+    return load_settings(start, [r.code for r in all_rules()], select=select, ignore=ignore, show_all=show_all)
+
+
+def _save_analysis(report, settings: Settings, logdir: Path | None, run: str | None, options: dict) -> None:
+    """Keep the analysis for `advisor apply`; a repo we cannot write to only loses that."""
+    from .state import save_analysis
+
+    try:
+        save_analysis(report, settings.state_file, logdir, run, options)
+    except OSError as exc:
+        click.echo(f"advisor: warning: analysis not saved for `advisor apply`: {exc}", err=True)
+
+
+def _exit_after_fix(changed: bool, exit_zero: bool, emit) -> None:
+    """Run ``emit`` (which exits 1 on findings, else 0), failing the run also when --fix changed files: the
+    pre-commit fix hook's contract."""
+    try:
+        emit()
+    except SystemExit as done:
+        sys.exit(EXIT_FINDINGS if changed and not exit_zero else done.code)
 
 
 def _emit(report, output_format: str, exit_zero: bool, output: Path | None = None) -> None:
@@ -62,6 +80,8 @@ ignore_option = click.option("--ignore", help="Rule codes or prefixes to skip, c
 format_option = click.option("--format", "output_format", type=click.Choice(FORMATS), default="text",
                              show_default=True)
 exit_zero_option = click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+fix_option = click.option("--fix", is_flag=True,
+                          help="Apply the safe fixes, then report what remains (exit 1 when files changed).")
 output_option = click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
                              help="Write the report to this file instead of stdout.")
 
@@ -82,15 +102,21 @@ def cli() -> None:
 @format_option
 @output_option
 @exit_zero_option
+@fix_option
 def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: bool, select: str | None,
-            ignore: str | None, output_format: str, output: Path | None, exit_zero: bool) -> None:
+            ignore: str | None, fix: bool, output_format: str, output: Path | None, exit_zero: bool) -> None:
     """Analyze REPO's source, gated by the profile captures in LOGDIR when given."""
+    from .apply import fix_report
     from .engine import analyze as run_analysis
 
-    settings = _settings(select, ignore, show_all)
+    settings = _settings(repo, select, ignore, show_all)
     with _status("Analyzing source" + (" and profile" if logdir else "")):
         report = run_analysis(repo, logdir, settings, run=run_name)
-    _emit(report, output_format, exit_zero, output)
+    changed = False
+    if fix:
+        report, changed = fix_report(report, lambda: run_analysis(repo, logdir, settings, run=run_name))
+    _save_analysis(report, settings, logdir, run_name, {"select": select, "ignore": ignore, "show_all": show_all})
+    _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output))
 
 
 @cli.command()
@@ -100,13 +126,42 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
 @format_option
 @output_option
 @exit_zero_option
-def check(files: tuple[Path, ...], select: str | None, ignore: str | None, output_format: str,
-          output: Path | None, exit_zero: bool) -> None:
+@fix_option
+@click.option("--no-cache", is_flag=True, help="Check again even when the files were checked before.")
+def check(files: tuple[Path, ...], select: str | None, ignore: str | None, fix: bool, no_cache: bool,
+          output_format: str, output: Path | None, exit_zero: bool) -> None:
     """Static rules on FILES (for pre-commit hooks and CI)."""
-    from .engine import check as run_check
+    from .apply import fix_report
+    from .cache import cached_check
 
-    report = run_check(list(files), _settings(select, ignore))
-    _emit(report, output_format, exit_zero, output)
+    settings = _settings(Path.cwd(), select, ignore)
+    report = cached_check(list(files), settings, use_cache=not no_cache)
+    changed = False
+    if fix:
+        report, changed = fix_report(report, lambda: cached_check(list(files), settings, use_cache=not no_cache))
+    _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output))
+
+
+@cli.command()
+@click.argument("ids", nargs=-1)
+@click.option("--all", "apply_all", is_flag=True, help="Apply every safe fix of the saved analysis.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour (each says why).")
+@click.option("--diff", "diff_only", is_flag=True, help="Print the combined diff; change nothing.")
+@click.option("--dry-run", is_flag=True, help="List the fixes that would be applied; change nothing.")
+@click.option("--interactive", "-i", is_flag=True, help="Show each fix and ask before applying it.")
+@click.option("--reanalyze", is_flag=True, help="Analyze again first (same profile and options).")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="The analysed repository.")
+def apply(ids: tuple[str, ...], apply_all: bool, unsafe_fixes: bool, diff_only: bool, dry_run: bool,
+          interactive: bool, reanalyze: bool, repo: Path) -> None:
+    """Apply fixes IDS (or --all) from the last `advisor analyze` of the repo (.advisor/last.json)."""
+    from .apply import run_apply
+
+    if diff_only and dry_run:
+        raise click.UsageError("--diff and --dry-run exclude each other")
+    mode = "diff" if diff_only else "dry-run" if dry_run else "write"
+    sys.exit(run_apply(repo, list(ids), apply_all=apply_all, unsafe_fixes=unsafe_fixes, mode=mode,
+                       interactive=interactive, reanalyze=reanalyze))
 
 
 @cli.command()

@@ -17,6 +17,7 @@ from .model import Finding, FixRef, Patch
 from .rule import RuleContext, all_rules
 from .source.index import ModuleInfo, SourceIndex
 from .source.walk import SourceFile, relevant_sources
+from .state import content_hash
 
 Progress = Callable[[str], None]
 
@@ -32,6 +33,8 @@ class Report:
     files_seen: int = 0
     files_analyzed: int = 0
     hidden: int = 0  # findings the profile contradicts, left out unless --show-all
+    # repo-relative posix path -> content hash of the text analysed: `apply` refuses files changed since
+    file_hashes: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +76,10 @@ def build_index(root: Path, paths: list[Path] | None = None) -> SourceIndex:
     return SourceIndex.build(root, sources, files_seen)
 
 
+def file_hashes(index: SourceIndex) -> dict[str, str]:
+    return {m.path.as_posix(): content_hash(m.tree.bytes) for m in index.modules}
+
+
 def run_rules(index: SourceIndex, settings: Settings, profile: Any = None) -> list[Finding]:
     """Run every selected rule, drop suppressed and duplicate findings, attach patches, rank."""
     context = RuleContext(index, profile, settings)
@@ -85,6 +92,9 @@ def run_rules(index: SourceIndex, settings: Settings, profile: Any = None) -> li
         for finding in rule_class().check(context):
             loc = finding.location
             if finding.id in seen or index.is_suppressed(loc.path, loc.line, loc.end_line, finding.code):
+                continue
+            if not (settings.is_selected_for(index.root / loc.path, finding.code)
+                    and settings.meets_thresholds(finding)):
                 continue
             seen.add(finding.id)
             if finding.fix is not None:
@@ -116,7 +126,8 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         warnings.extend(profile.warnings)
     index = build_index(repo)
     findings = run_rules(index, settings, profile)
-    return Report(repo, findings, profile, warnings + index.warnings, index.files_seen, len(index.modules))
+    return Report(repo, findings, profile, warnings + index.warnings, index.files_seen, len(index.modules),
+                  file_hashes=file_hashes(index))
 
 
 def check(files: list[Path], settings: Settings) -> Report:
@@ -133,4 +144,5 @@ def check(files: list[Path], settings: Settings) -> Report:
             raise InputError(f"{file}: outside the current directory {root}") from None
     python_files = [p for p in relative if p.suffix == ".py"]
     index = build_index(root.resolve(), python_files)
-    return Report(root, run_rules(index, settings), None, index.warnings, index.files_seen, len(index.modules))
+    return Report(root, run_rules(index, settings), None, index.warnings, index.files_seen, len(index.modules),
+                  file_hashes=file_hashes(index))

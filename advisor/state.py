@@ -1,0 +1,210 @@
+"""What outlives one run: the saved analysis ``apply`` works from (``.advisor/last.json``), and the plumbing it shares
+with the check cache: findings as JSON and back, content hashes, atomic writes.
+
+The saved analysis holds everything ``apply`` needs without analysing again: each finding with its span and its
+fix as a codemod reference (``"advisor.codemods.parallel_map:AddNumParallelCalls"`` + keyword arguments), and the
+content hash of every file the analysis read, so a file edited since is refused instead of patched blindly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from libcst.codemod import Codemod
+
+from . import __version__
+from .errors import InputError
+from .model import Applicability, Confidence, Evidence, Finding, FixRef, Location, Patch, SpeedupEstimate
+
+if TYPE_CHECKING:
+    from .engine import Report
+
+STATE_FORMAT = 1
+# Codemods are imported by the name stored in the state file; only advisor's own may be named, so a crafted
+# last.json cannot make ``apply`` import arbitrary code.
+CODEMOD_PACKAGE = "advisor."
+
+OPEN, APPLIED, OUTDATED = "open", "applied", "outdated"
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` in one step: readers see the old file or the new one, never a partial one.
+
+    The temporary file sits in the same folder so ``os.replace`` is a rename on one file system. ``mode``: the
+    permission bits to keep (mkstemp makes 0600); None: what a new file would get.
+    """
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, _default_mode() if mode is None else mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+# -- findings as JSON -----------------------------------------------------------------------------------------
+
+
+def codemod_name(codemod: type) -> str:
+    return f"{codemod.__module__}:{codemod.__qualname__}"
+
+
+def load_codemod(name: str) -> type:
+    module_name, _, class_name = name.partition(":")
+    if not module_name.startswith(CODEMOD_PACKAGE) or not class_name:
+        raise ValueError(f"codemod {name!r} is not one of advisor's")
+    codemod = getattr(importlib.import_module(module_name), class_name, None)
+    if not (isinstance(codemod, type) and issubclass(codemod, Codemod)):
+        raise ValueError(f"{name!r} is not a codemod")
+    return codemod
+
+
+def finding_to_dict(finding: Finding) -> dict[str, Any]:
+    """The report's JSON of a finding plus what restoring it needs: the full span, and the fix as a codemod
+    reference with the rendered patch."""
+    data = finding.to_json()
+    data["end_column"] = finding.location.end_column
+    data["priority"] = finding.priority
+    if finding.fix is not None and finding.patch is not None:
+        data["fix"].update(codemod=codemod_name(finding.fix.codemod), args=dict(finding.fix.args),
+                           new_code=finding.patch.new_code)
+    return data
+
+
+def finding_from_dict(data: dict[str, Any]) -> Finding:
+    location = Location(Path(data["path"]), data["line"], data["column"], data["end_line"], data["end_column"])
+    speedup = SpeedupEstimate(**data["speedup"]) if data["speedup"] else None
+    fix = patch = None
+    if data["fix"]:
+        fix_data = data["fix"]
+        applicability = Applicability(fix_data["applicability"])
+        fix = FixRef(load_codemod(fix_data["codemod"]), fix_data["args"], fix_data["description"], applicability,
+                     fix_data["why_unsafe"])
+        patch = Patch(fix_data["description"], applicability, fix_data["why_unsafe"], fix_data["diff"],
+                      fix_data["new_code"])
+    return Finding(data["code"], data["name"], location, data["message"], Confidence(data["confidence"]),
+                   [Evidence(**e) for e in data["evidence"]], speedup, fix, patch, priority=data["priority"])
+
+
+# -- the saved analysis ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class SavedAnalysis:
+    """``last.json``: one analysis of a repo, and which of its fixes ``apply`` has applied since."""
+
+    path: Path  # the state file itself
+    repo: Path  # resolved
+    version: str
+    created: str
+    logdir: Path | None  # the profile it was gated by, so --reanalyze can do the same analysis again
+    run: str | None
+    options: dict[str, Any]  # the command-line options of that analysis (select, ignore, show_all)
+    files: dict[str, str]  # repo-relative posix path -> content hash of the text analysed
+    findings: list[Finding]
+    status: dict[str, str] = field(default_factory=dict)  # finding id -> OPEN / APPLIED / OUTDATED
+
+    def status_of(self, finding: Finding) -> str:
+        return self.status.get(finding.id, OPEN)
+
+    def record_apply(self, applied: list[Finding], rewritten: set[str]) -> None:
+        """Mark ``applied`` fixes done, and the other open fixes of the ``rewritten`` files outdated: their
+        positions refer to the text before this apply."""
+        for finding in applied:
+            self.status[finding.id] = APPLIED
+        for finding in self.findings:
+            if finding.location.path.as_posix() in rewritten and self.status_of(finding) == OPEN:
+                self.status[finding.id] = OUTDATED
+        self.save()
+
+    def save(self) -> None:
+        document = {
+            "format": STATE_FORMAT,
+            "tool": "advisor",
+            "version": self.version,
+            "created": self.created,
+            "repo": str(self.repo),
+            "logdir": str(self.logdir) if self.logdir is not None else None,
+            "run": self.run,
+            "options": self.options,
+            "files": self.files,
+            "findings": [{**finding_to_dict(f), "status": self.status_of(f)} for f in self.findings],
+        }
+        if not self.path.parent.is_dir():
+            self.path.parent.mkdir(parents=True)
+            # The folder is advisor's own: keep it out of the user's commits.
+            (self.path.parent / ".gitignore").write_text("*\n", encoding="utf-8")
+        write_atomically(self.path, json.dumps(document, indent=1).encode())
+
+
+def state_path(repo: Path, state_file: Path) -> Path:
+    return state_file if state_file.is_absolute() else repo / state_file
+
+
+def save_analysis(report: "Report", state_file: Path, logdir: Path | None, run: str | None,
+                  options: dict[str, Any]) -> SavedAnalysis:
+    saved = SavedAnalysis(
+        path=state_path(report.repo, state_file), repo=report.repo.resolve(), version=__version__,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        logdir=logdir.resolve() if logdir is not None else None, run=run, options=options,
+        files=dict(report.file_hashes), findings=list(report.findings))
+    saved.save()
+    return saved
+
+
+def load_analysis(repo: Path, state_file: Path) -> SavedAnalysis:
+    """The saved analysis of ``repo``; any reason it cannot be used is an :class:`InputError` saying what to do."""
+    path = state_path(repo, state_file)
+    redo = f"run `advisor analyze {repo}` (or `advisor apply --reanalyze`)"
+    try:
+        document = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"no saved analysis at {path}: {redo} first") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: unreadable saved analysis ({exc}): {redo}") from None
+    if not isinstance(document, dict) or document.get("tool") != "advisor" or document.get("format") != STATE_FORMAT:
+        raise InputError(f"{path}: not a saved analysis of this advisor: {redo}")
+    if document["version"] != __version__:
+        raise InputError(f"{path} was saved by advisor {document['version']}, this is {__version__}: {redo}")
+    if Path(document["repo"]) != repo.resolve():
+        raise InputError(f"{path} is the analysis of {document['repo']}, not of {repo.resolve()}: {redo}")
+    try:
+        findings = [finding_from_dict(f) for f in document["findings"]]
+        logdir = document["logdir"]
+        return SavedAnalysis(path, repo.resolve(), document["version"], document["created"],
+                             Path(logdir) if logdir else None, document["run"], document["options"],
+                             document["files"], findings,
+                             {f.id: entry["status"] for f, entry in zip(findings, document["findings"])})
+    except (KeyError, TypeError, ValueError, ImportError) as exc:
+        raise InputError(f"{path}: damaged saved analysis ({type(exc).__name__}: {exc}): {redo}") from None
+
+
+def previous_analysis_options(repo: Path, state_file: Path) -> tuple[Path | None, str | None, dict[str, Any]]:
+    """The profile and options of the last analysis, for doing it again; nothing when there is none usable."""
+    try:
+        saved = load_analysis(repo, state_file)
+    except InputError:
+        return None, None, {}
+    return saved.logdir, saved.run, saved.options
