@@ -134,7 +134,9 @@ class PaddedShape(Rule):
         hardware = target_hardware(ctx)
         if hardware == "cpu":
             return
-        multiple = MULTIPLE.get(hardware, DEFAULT_MULTIPLE)
+        # The configured multiple (settings.shape_multiple) wins; the config module lands with shape_multiple_for.
+        multiple_for = getattr(ctx.settings, "shape_multiple_for", None)
+        multiple = multiple_for(hardware) if multiple_for else MULTIPLE.get(hardware, DEFAULT_MULTIPLE)
         by_literal: dict[int, list[Size]] = {}
         excluded: set[int] = set()
         for size in _sizes(ctx.index):

@@ -1,0 +1,65 @@
+"""`--format` and `--output` through the command line: every format to stdout or to a file, written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from advisor.cli import FORMATS, cli
+
+from report_helpers import REPO_ROOT
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout
+
+
+@pytest.mark.parametrize("output_format", FORMATS)
+def test_each_format_to_stdout_and_to_a_file_is_the_same_report(output_format, tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO_ROOT)  # stable paths in the GitHub annotations
+    code, stdout = run("analyze", "samples/input_bound", "--format", output_format)
+    assert code == 1, "findings still exit 1"
+    target = tmp_path / f"report.{output_format}"
+    code, nothing = run("analyze", "samples/input_bound", "--format", output_format, "--output", str(target))
+    assert (code, nothing) == (1, "")
+    assert target.read_text() == stdout
+    assert os.listdir(tmp_path) == [target.name], "no temporary file left behind"
+    if output_format == "text":
+        assert "\x1b[" not in stdout and "TFD001" in stdout
+    if output_format in ("json", "sarif"):
+        json.loads(stdout)
+
+
+def test_output_replaces_a_file_keeping_its_mode(tmp_path, monkeypatch):
+    target = tmp_path / "report.sarif"
+    target.write_text("old")
+    target.chmod(0o640)
+    code, _ = run("analyze", str(REPO_ROOT / "samples" / "input_bound"), "--format", "sarif", "--output", str(target),
+                  "--exit-zero")
+    assert code == 0
+    assert json.loads(target.read_text())["version"] == "2.1.0"
+    assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_check_writes_its_report_too(markup_repo, tmp_path, monkeypatch):
+    monkeypatch.chdir(markup_repo)
+    target = tmp_path / "check.md"
+    code, _ = run("check", "train.py", "--format", "markdown", "--output", str(target))
+    assert code == 1
+    assert "`train.py:3:" in target.read_text()
+
+
+def test_output_into_a_missing_directory_is_an_input_error(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "advisor", "analyze", str(REPO_ROOT / "samples" / "input_bound"), "--format",
+                             "json", "--output", str(tmp_path / "missing" / "r.json")],
+                            capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.startswith("advisor: error:") and "does not exist" in result.stderr
+    assert not (tmp_path / "missing").exists()
