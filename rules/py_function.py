@@ -147,8 +147,14 @@ class PyFunction(Rule):
             confidence = Confidence.CONFIRMED if context is not None else Confidence.LIKELY
             evidence.append(Evidence("profile", f"Python-function ops (EagerPyFunc/PyFunc) take {share:.1%} of "
                                                 "the step time", {"share": share}))
-            estimate = speedup.bounded_by_share(share, "Python-function ops",
-                                                "the GIL serializes them: only TensorFlow ops recover it")
+            input_pct = profile_value(ctx.profile, "breakdown_pct.input")
+            if context is not None and context.in_dataset and input_pct is not None and input_pct / 100.0 < share:
+                # tf.data runs the map beside the step: only the time the step waits for input can be saved.
+                estimate = speedup.bounded_by_share(input_pct / 100.0, "input wait", "Python-function ops "
+                                                    f"{share:.0%} of step, under the GIL; only TensorFlow ops help")
+            else:
+                estimate = speedup.bounded_by_share(share, "Python-function ops",
+                                                    "the GIL serializes them: only TensorFlow ops recover it")
         elif share is not None:
             # The capture lists its top ops and no Python-function op among them: the time goes elsewhere.
             confidence = Confidence.POSSIBLE
