@@ -3,13 +3,13 @@
 # draws its charts (nothing in the report needs a network or JavaScript, so a plain file:// load must suffice).
 #
 # Usage: scripts/screenshot_report.sh [REPORT.html] [OUT.png]
-#   REPORT.html  an existing report; default: render one with scripts/demo_report.py (samples/ plus a
-#                constructed profile, so the charts have data) into a temporary directory
+#   REPORT.html  an existing report; default: the report of samples/input_bound with its committed capture
+#                (samples/profiles/input_bound), so the charts have real data
 #   OUT.png      default: report.png in the current directory
 # Needs chromium (Debian: apt-get install -y chromium); CHROMIUM=/path/to/browser overrides the binary.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -17,7 +17,9 @@ report="${1:-}"
 out="${2:-report.png}"
 if [[ -z "$report" ]]; then
     report="$work/report.html"
-    python "$here/demo_report.py" "$report"
+    # --exit-zero: findings are what the sample is for, not a failure of this script.
+    advisor analyze "$root/samples/input_bound" "$root/samples/profiles/input_bound" --format html \
+        --output "$report" --exit-zero
 fi
 
 browser="${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}"

@@ -33,6 +33,15 @@ def markup_report(markup_repo: Path) -> Report:
     return report
 
 
+@pytest.fixture(scope="session")
+def captured_report() -> Report:
+    """samples/input_bound with its committed capture: the real ProfileFindings, not a stand-in."""
+    capture = REPO_ROOT / "samples" / "profiles" / "input_bound"
+    if not capture.is_dir():
+        pytest.skip(f"no committed capture at {capture}")
+    return analyze(REPO_ROOT / "samples" / "input_bound", capture, Settings())
+
+
 @pytest.fixture
 def profiled_report(markup_repo: Path) -> Report:
     report = analyze(markup_repo, None, Settings())

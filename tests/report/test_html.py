@@ -75,6 +75,18 @@ def test_profile_is_drawn_as_inline_svg(profiled_report):
     assert "Map" in text and "does not prefetch" in text
 
 
+def test_a_real_capture_is_drawn(captured_report):
+    profile = captured_report.profile.to_json()
+    page = Page(render_html(captured_report))
+    assert page.element("breakdown-chart") and page.element("iterator-chart")
+    text = "".join(page.text)
+    input_share = profile["breakdown_pct"]["input"]
+    assert f"Input: {input_share:.1f}%" in text
+    assert f"{profile['steps']['count']}" in text
+    for iterator in profile["input_pipeline"]["iterators"]:
+        assert iterator["name"] in text  # in the bar's <title>, in full
+
+
 def test_the_page_is_self_contained(profiled_report):
     page = Page(render_html(profiled_report))
     assert page.named("script") == [] and page.named("link") == [] and page.named("img") == []

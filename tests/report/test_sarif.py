@@ -53,6 +53,12 @@ def test_profiled_report_validates_and_carries_the_profile(profiled_report, vali
     assert log["runs"][0]["properties"]["profile"] == constructed_profile_json()
 
 
+def test_report_with_a_real_capture_validates(captured_report, validator):
+    log = json.loads(render_sarif(captured_report))
+    assert list(validator.iter_errors(log)) == []
+    assert log["runs"][0]["properties"]["profile"] == captured_report.profile.to_json()
+
+
 def test_rules_and_results_use_the_stable_rule_codes(samples_report):
     run = json.loads(render_sarif(samples_report))["runs"][0]
     rules = run["tool"]["driver"]["rules"]
