@@ -61,13 +61,15 @@ def make_capture(steps: int, logdir: Path) -> Path:
     from advisor.profile.capture import capture
 
     os.chdir(REPO / "samples" / "input_bound")
-    with open(os.devnull, "w") as quiet:
-        saved = os.dup(2)
+    with open(os.devnull, "w") as quiet:  # the training script's progress bar and TF's logs
+        saved = [os.dup(1), os.dup(2)]
+        os.dup2(quiet.fileno(), 1)
         os.dup2(quiet.fileno(), 2)
         try:
             run = capture([sys.executable, "train.py", "--steps", str(steps + 12)], logdir, 10, steps, False)
         finally:
-            os.dup2(saved, 2)
+            for fd, copy in zip((1, 2), saved):
+                os.dup2(copy, fd)
     (found,) = run.glob("*.xplane.pb")
     return found
 

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 PYTHON_THREAD = "python"
+# Everything read here happens on the python thread or on tf.data's iterator threads; the compute and Eigen thread
+# pools hold most of a capture's events and none of these, so they are not walked at all.
+TF_DATA_THREAD_PREFIXES = ("tf_data_iterator_get_next", "tf_data_iterator_resource")
 KERAS_STEP_FUNCTIONS = ("multi_step_on_iterator", "one_step_on_iterator")
 GET_NEXT = "IteratorGetNextOp::DoCompute"
 ITERATOR_PREFIX = "Iterator::"
@@ -56,6 +59,8 @@ def read_trace_facts(xspace: Any) -> dict[str, Any]:
         step_num_ids = {key for key, name in stat_names.items() if name == "step_num"}
         for line in plane.lines:
             on_python = line.name == PYTHON_THREAD
+            if not on_python and not line.name.startswith(TF_DATA_THREAD_PREFIXES):
+                continue
             base_ps = line.timestamp_ns * 1000
             for event in line.events:
                 name = event_names.get(event.metadata_id, "")
