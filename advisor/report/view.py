@@ -40,8 +40,6 @@ def finding_view(finding: Finding) -> dict[str, Any]:
     """The finding's JSON contract plus the fields every format displays the same way."""
     data = finding.to_json()
     data["where"] = finding.location.display
-    data["end_column"] = finding.location.end_column
-    data["severity"] = severity(finding.confidence)
     data["speedup_text"] = speedup_text(finding.speedup)
     return data
 
