@@ -80,12 +80,16 @@ def file_hashes(index: SourceIndex) -> dict[str, str]:
     return {m.path.as_posix(): content_hash(m.tree.bytes) for m in index.modules}
 
 
-def run_rules(index: SourceIndex, settings: Settings, profile: Any = None) -> list[Finding]:
-    """Run every selected rule, drop suppressed and duplicate findings, attach patches, rank."""
+def run_rules(index: SourceIndex, settings: Settings, profile: Any = None) -> tuple[list[Finding], int]:
+    """Run every selected rule, drop suppressed and duplicate findings, attach patches, rank.
+
+    Returns the findings and how many the profile contradicted and were hidden (shown with ``show_all``).
+    """
     context = RuleContext(index, profile, settings)
     modules = {m.path: m for m in index.modules}
     seen: set[str] = set()
     findings: list[Finding] = []
+    hidden = 0
     for rule_class in all_rules():
         if not settings.is_selected(rule_class.code):
             continue
@@ -97,10 +101,13 @@ def run_rules(index: SourceIndex, settings: Settings, profile: Any = None) -> li
                     and settings.meets_thresholds(finding)):
                 continue
             seen.add(finding.id)
+            if finding.contradicted and not settings.show_all:
+                hidden += 1
+                continue
             if finding.fix is not None:
                 finding.patch = render_fix(modules[loc.path], finding.fix)
             findings.append(finding)
-    return sorted(findings, key=Finding.sort_key)
+    return sorted(findings, key=Finding.sort_key), hidden
 
 
 def analyze_texts(files: dict[str, str], settings: Settings | None = None, profile: Any = None) -> list[Finding]:
@@ -108,7 +115,7 @@ def analyze_texts(files: dict[str, str], settings: Settings | None = None, profi
     root = Path("/nonexistent-example-repo")
     sources = [SourceFile(Path(path), root / path, text.encode()) for path, text in files.items()]
     index = SourceIndex.build(root, sources, len(sources))
-    return run_rules(index, settings or Settings(), profile)
+    return run_rules(index, settings or Settings(), profile)[0]
 
 
 def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None = None) -> Report:
@@ -125,9 +132,9 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         profile = load_profile(logdir, run=run)
         warnings.extend(profile.warnings)
     index = build_index(repo)
-    findings = run_rules(index, settings, profile)
+    findings, hidden = run_rules(index, settings, profile)
     return Report(repo, findings, profile, warnings + index.warnings, index.files_seen, len(index.modules),
-                  file_hashes=file_hashes(index))
+                  hidden=hidden, file_hashes=file_hashes(index))
 
 
 def check(files: list[Path], settings: Settings) -> Report:
@@ -144,5 +151,6 @@ def check(files: list[Path], settings: Settings) -> Report:
             raise InputError(f"{file}: outside the current directory {root}") from None
     python_files = [p for p in relative if p.suffix == ".py"]
     index = build_index(root.resolve(), python_files)
-    return Report(root, run_rules(index, settings), None, index.warnings, index.files_seen, len(index.modules),
+    findings, _ = run_rules(index, settings)  # no profile: nothing can be contradicted
+    return Report(root, findings, None, index.warnings, index.files_seen, len(index.modules),
                   file_hashes=file_hashes(index))

@@ -36,9 +36,14 @@ class Applicability(str, enum.Enum):
     UNSAFE = "unsafe"
 
 
+# Evidence kinds: what the source shows, what the profile shows, and what the profile shows against a finding.
+SOURCE, PROFILE, CONTRADICTION = "source", "profile", "contradiction"
+
+
 @dataclass(frozen=True)
 class Evidence:
-    """One fact behind a finding: where it comes from (``source`` or ``profile``) and what it says."""
+    """One fact behind a finding: where it comes from (:data:`SOURCE`, :data:`PROFILE`, or
+    :data:`CONTRADICTION` when the profile speaks against it) and what it says."""
 
     kind: str
     message: str
@@ -131,6 +136,11 @@ class Finding:
     patch: Patch | None = None
     # Ordering hint inside one confidence level: validation pipelines matter less than training ones, etc.
     priority: int = 0
+
+    @property
+    def contradicted(self) -> bool:
+        """The profile contradicts this finding: it is hidden unless the user asks for everything."""
+        return any(e.kind == CONTRADICTION for e in self.evidence)
 
     @property
     def id(self) -> str:

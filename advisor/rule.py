@@ -13,13 +13,15 @@ import inspect
 import pkgutil
 import textwrap
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
 
 import libcst as cst
 
+from .linking import PipelineMatch, match_pipelines
 from .model import Applicability, Confidence, Evidence, Finding, FixRef, SpeedupEstimate
 from .source.index import ModuleInfo, SourceIndex
+from .source.pipelines import Pipeline, Stage
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -55,6 +57,29 @@ class RuleContext:
     index: SourceIndex
     profile: Any  # advisor.profile.ProfileFindings | None
     settings: "Settings"
+
+    @cached_property
+    def pipeline_matches(self) -> list[PipelineMatch]:
+        """The repo's tf.data pipelines matched to the runtime iterator chains of the capture."""
+        if self.profile is None:
+            return []
+        return match_pipelines(self.index.pipelines(), self.profile.input_pipeline.iterators)
+
+    def runtime_iterator(self, stage: Stage) -> tuple[Any, PipelineMatch] | None:
+        """The runtime iterator that ran ``stage`` in the capture, with the match it came from (best first)."""
+        found = [(m.iterator_of[id(stage.node)], m) for m in self.pipeline_matches if id(stage.node) in m.iterator_of]
+        return max(found, key=lambda pair: pair[1].score) if found else None
+
+    def runtime_chain(self, pipeline: Pipeline) -> PipelineMatch | None:
+        """The runtime chain that ran ``pipeline``, if the capture shows it."""
+        stage_ids = tuple(id(s.node) for s in pipeline.stages)
+        found = [m for m in self.pipeline_matches if tuple(id(s.node) for s in m.pipeline.stages) == stage_ids]
+        return max(found, key=lambda m: m.score) if found else None
+
+    @property
+    def input_share(self) -> float | None:
+        """The share of step time spent waiting for input (0..1), from the profile."""
+        return self.profile.breakdown_pct.get("input", 0.0) / 100 if self.profile is not None else None
 
 
 class Rule:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from advisor.model import Confidence, Evidence, Finding
+from advisor.model import CONTRADICTION, PROFILE, Confidence, Evidence, Finding, SpeedupEstimate
+from advisor.speedup import input_overlap, typical
 from advisor.rule import Example, Rule, RuleContext
 from advisor.source.pipelines import DISTRIBUTE_METHODS, Pipeline
 from advisor.codemods.append_prefetch import AppendPrefetch
@@ -118,7 +119,40 @@ class MissingPrefetch(Rule):
         else:
             confidence = Confidence.POSSIBLE
             runtime = "TensorFlow may inject a prefetch at run time; a profile would tell"
+        speedup = typical("prefetch")
+        if ctx.profile is not None:
+            confidence, runtime, speedup = self._profile_verdict(ctx, pipeline, evidence, confidence, runtime,
+                                                                 speedup)
         message = (f"The {sink.role} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next batch "
                    f"is prepared only after each step ({runtime}).")
         return self.finding(last.module, last.anchor, message, confidence=confidence, evidence=evidence,
-                            codemod=AppendPrefetch, priority=ROLE_PRIORITY[sink.role], end_node=last.node)
+                            speedup=speedup, codemod=AppendPrefetch, priority=ROLE_PRIORITY[sink.role],
+                            end_node=last.node)
+
+    @staticmethod
+    def _profile_verdict(ctx: RuleContext, pipeline: Pipeline, evidence: list[Evidence], confidence: Confidence,
+                         runtime: str, speedup: SpeedupEstimate):
+        """Confirm, size or contradict the static finding with the capture: does a prefetch run? Is the step
+        waiting for input?"""
+        match = ctx.runtime_chain(pipeline)
+        if match is None:
+            evidence.append(Evidence(PROFILE, "this pipeline does not appear in the capture's tf.data iterators"))
+            return confidence, runtime, speedup
+        chain = " <- ".join(it.stage for it in reversed(match.chain.iterators))
+        evidence.append(Evidence(PROFILE, f"runs as {chain}", {"iterators": [it.name for it in match.chain.iterators]}))
+        if match.candidates > 1:
+            evidence.append(Evidence(PROFILE, f"{match.candidates} pipelines of the repo match this runtime chain "
+                                              "equally well; this one is ranked first"))
+        if match.chain.has_prefetch:
+            evidence.append(Evidence(CONTRADICTION, "a Prefetch iterator runs at run time (TensorFlow injected it): "
+                                                    "an explicit prefetch would change nothing"))
+            return Confidence.POSSIBLE, "TensorFlow already injects one at run time", None
+        bottleneck = ctx.profile.bottleneck
+        evidence.append(Evidence(PROFILE, f"no Prefetch iterator ran; the step waits for input "
+                                          f"{bottleneck.input_pct:.1f}% of the time ({bottleneck.input_class})",
+                                 {"input_pct": bottleneck.input_pct}))
+        if bottleneck.input_class == "low":
+            evidence.append(Evidence(CONTRADICTION, "the run is not input-bound: overlapping input would save "
+                                                    "little"))
+            return Confidence.POSSIBLE, "but the run is not input-bound", None
+        return Confidence.CONFIRMED, "the capture shows no prefetch at run time", input_overlap(ctx.input_share)

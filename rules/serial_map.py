@@ -7,7 +7,9 @@ from typing import Iterable
 import libcst as cst
 
 from advisor.codemods.parallel_map import NUM_PARALLEL_CALLS_POSITION, AddNumParallelCalls, num_parallel_calls_arg
-from advisor.model import Confidence, Evidence, Finding
+from advisor.linking import PARALLEL_STAGES
+from advisor.model import CONTRADICTION, PROFILE, SOURCE, Confidence, Evidence, Finding, SpeedupEstimate
+from advisor.speedup import parallel_stage, typical
 from advisor.rule import Example, Rule, RuleContext
 from advisor.source.pipelines import Pipeline, Stage
 
@@ -98,11 +100,11 @@ class SerialMap(Rule):
             parallelism = num_parallel_calls_arg(stage.node, stage.op)
             if parallelism is not None and not _is_small_literal(parallelism.value):
                 continue
-            finding = self._finding(stage, parallelism, pipelines_by_stage.get(id(stage.node), []))
+            finding = self._finding(ctx, stage, parallelism, pipelines_by_stage.get(id(stage.node), []))
             if finding is not None:
                 yield finding
 
-    def _finding(self, stage: Stage, parallelism: cst.Arg | None,
+    def _finding(self, ctx: RuleContext, stage: Stage, parallelism: cst.Arg | None,
                  pipelines: list[Pipeline]) -> Finding | None:
         settings = {p.runtime_optimization("map_parallelization") for p in pipelines}
         if stage.op == "map" and parallelism is None and True in settings:
@@ -119,12 +121,53 @@ class SerialMap(Rule):
         else:
             message = f"`.{stage.op}()` has no `num_parallel_calls`, so it processes one element at a time."
             confidence = Confidence.LIKELY
-        evidence = [Evidence("source", f"{stage.module.node_code(stage.node.func)}(...) without parallel calls")]
+        function = stage.module.node_code(stage.node.args[0].value) if stage.node.args else ""
+        evidence = [Evidence(SOURCE, f"`.{stage.op}({function})` without parallel calls")]
         if False in settings:
-            evidence.append(Evidence("source", "the pipeline's tf.data options turn off run-time map parallelization"))
+            evidence.append(Evidence(SOURCE, "the pipeline's tf.data options turn off run-time map parallelization"))
+        speedup = typical("parallel_map")
+        if ctx.profile is not None:
+            confidence, speedup = self._profile_verdict(ctx, stage, evidence, confidence)
         priority = 0 if any(p.sink.is_training for p in pipelines) else 1
         return self.finding(stage.module, stage.anchor, message, confidence=confidence, evidence=evidence,
-                            codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
+                            speedup=speedup, codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
+
+    @staticmethod
+    def _profile_verdict(ctx: RuleContext, stage: Stage, evidence: list[Evidence],
+                         confidence: Confidence) -> tuple[Confidence, SpeedupEstimate | None]:
+        """Did the stage run serially, and did the step wait for it? Size the gain from its share of the step."""
+        found = ctx.runtime_iterator(stage)
+        if found is None:
+            evidence.append(Evidence(PROFILE, "this stage does not appear in the capture's tf.data iterators"))
+            return confidence, typical("parallel_map")
+        iterator, match = found
+        profile = ctx.profile
+        capture_ms = profile.steps.count * profile.steps.step_time_ms.avg
+        stage_share = min(iterator.self_time_ms / capture_ms, 1.0) if capture_ms else 0.0
+        evidence.append(Evidence(PROFILE, f"runs as {iterator.name} ({iterator.dataset}): parallelism "
+                                          f"{iterator.parallelism}, autotune {iterator.autotune}, "
+                                          f"{iterator.self_time_ms:.0f} ms self time = {stage_share:.0%} of "
+                                          f"{profile.steps.count} steps",
+                                 {"iterator": iterator.name, "parallelism": iterator.parallelism,
+                                  "self_time_ms": iterator.self_time_ms, "stage_share": round(stage_share, 4)}))
+        if match.candidates > 1:
+            evidence.append(Evidence(PROFILE, f"{match.candidates} pipelines of the repo match this runtime chain "
+                                              "equally well; this one is ranked first"))
+        serial = iterator.parallelism == 1 or iterator.stage not in PARALLEL_STAGES
+        if not serial:
+            evidence.append(Evidence(CONTRADICTION, f"TensorFlow already runs it in parallel ({iterator.stage}, "
+                                                    f"parallelism {iterator.parallelism})"))
+            return Confidence.POSSIBLE, None
+        bottleneck = profile.bottleneck
+        evidence.append(Evidence(PROFILE, f"the step waits for input {bottleneck.input_pct:.1f}% of the time "
+                                          f"({bottleneck.input_class})", {"input_pct": bottleneck.input_pct}))
+        if bottleneck.input_class == "low":
+            evidence.append(Evidence(CONTRADICTION, "the run is not input-bound: a faster map would not shorten "
+                                                    "the step"))
+            return Confidence.POSSIBLE, None
+        cpu_budget = profile.input_pipeline.cpu_budget or iterator.parallelism or 1
+        return Confidence.CONFIRMED, parallel_stage(stage_share, iterator.parallelism or 1, cpu_budget,
+                                                    ctx.input_share)
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:

@@ -98,6 +98,7 @@ class InputPipeline:
     iterators: list[Iterator]
     has_prefetch: bool
     dominant_stage: str | None
+    cpu_budget: int | None = None  # cores tf.data may use (the root iterator's stat): bounds useful parallelism
 
 
 @dataclass(frozen=True)
@@ -333,6 +334,7 @@ def _input_pipeline(converted: list[dict[str, Any]], runtime_stats: dict[str, di
         iterators=iterators,
         has_prefetch=any(it.stage in PREFETCH_STAGES for it in iterators),
         dominant_stage=stages[0].stage if stages else None,
+        cpu_budget=next((stats["cpu_budget"] for stats in runtime_stats.values() if stats.get("cpu_budget")), None),
     )
 
 

@@ -212,6 +212,7 @@ class SourceIndex:
         self.warnings: list[str] = []
         self.files_seen = 0
         self._pending_calls: list = []
+        self._pipelines: list[pl.Pipeline] | None = None
         self._noqa: dict[Path, tuple[frozenset[str], dict[int, frozenset[str]]]] = {}
         self._by_import_name: dict[str, list[FunctionInfo]] | None = None
         self._constants: dict[Path, dict[str, Constant]] = {}
@@ -272,8 +273,11 @@ class SourceIndex:
         return frozenset(file_codes), by_line
 
     # -- queries ------------------------------------------------------------------------------------------------
-    def pipelines(self) -> Iterator[pl.Pipeline]:
-        return pl.pipelines(self.dataflow)
+    def pipelines(self) -> list[pl.Pipeline]:
+        """Every source-to-sink pipeline path (computed once: the graph does not change after the build)."""
+        if self._pipelines is None:
+            self._pipelines = list(pl.pipelines(self.dataflow))
+        return self._pipelines
 
     def stages(self) -> Iterator[pl.Stage]:
         """Every dataset source and transformation found, whether or not it reaches a sink."""
