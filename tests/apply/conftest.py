@@ -11,6 +11,8 @@ import pytest
 from advisor import cli
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+# Whatever runs of advisor left in the samples (a saved analysis, caches) is not part of them.
+NOT_SOURCES = shutil.ignore_patterns(".advisor", "__pycache__")
 
 
 @dataclass
@@ -43,7 +45,7 @@ def advisor(monkeypatch, capsys, tmp_path):
 def repo(tmp_path) -> Path:
     """A copy of the input-bound sample: data.py gets a TFD002 and a TFD001 fix."""
     root = tmp_path / "repo"
-    shutil.copytree(SAMPLES / "input_bound", root)
+    shutil.copytree(SAMPLES / "input_bound", root, ignore=NOT_SOURCES)
     return root
 
 
