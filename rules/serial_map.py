@@ -127,19 +127,23 @@ class SerialMap(Rule):
             evidence.append(Evidence(SOURCE, "the pipeline's tf.data options turn off run-time map parallelization"))
         speedup = typical("parallel_map")
         if ctx.profile is not None:
-            confidence, speedup = self._profile_verdict(ctx, stage, evidence, confidence)
+            confidence, speedup, runtime_message = self._profile_verdict(ctx, stage, evidence, confidence)
+            message = runtime_message or message
         priority = 0 if any(p.sink.is_training for p in pipelines) else 1
         return self.finding(stage.module, stage.anchor, message, confidence=confidence, evidence=evidence,
                             speedup=speedup, codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
 
     @staticmethod
     def _profile_verdict(ctx: RuleContext, stage: Stage, evidence: list[Evidence],
-                         confidence: Confidence) -> tuple[Confidence, SpeedupEstimate | None]:
-        """Did the stage run serially, and did the step wait for it? Size the gain from its share of the step."""
+                         confidence: Confidence) -> tuple[Confidence, SpeedupEstimate | None, str | None]:
+        """Did the stage run serially, and did the step wait for it? Size the gain from its share of the step.
+
+        Returns the confidence, the speedup, and the message when the capture settles what the source could not.
+        """
         found = ctx.runtime_iterator(stage)
         if found is None:
             evidence.append(Evidence(PROFILE, "this stage does not appear in the capture's tf.data iterators"))
-            return confidence, typical("parallel_map")
+            return confidence, typical("parallel_map"), None
         iterator, match = found
         profile = ctx.profile
         capture_ms = profile.steps.count * profile.steps.step_time_ms.avg
@@ -157,17 +161,19 @@ class SerialMap(Rule):
         if not serial:
             evidence.append(Evidence(CONTRADICTION, f"TensorFlow already runs it in parallel ({iterator.stage}, "
                                                     f"parallelism {iterator.parallelism})"))
-            return Confidence.POSSIBLE, None
+            return Confidence.POSSIBLE, None, None
         bottleneck = profile.bottleneck
         evidence.append(Evidence(PROFILE, f"the step waits for input {bottleneck.input_pct:.1f}% of the time "
                                           f"({bottleneck.input_class})", {"input_pct": bottleneck.input_pct}))
         if bottleneck.input_class == "low":
             evidence.append(Evidence(CONTRADICTION, "the run is not input-bound: a faster map would not shorten "
                                                     "the step"))
-            return Confidence.POSSIBLE, None
+            return Confidence.POSSIBLE, None, None
         cpu_budget = profile.input_pipeline.cpu_budget or iterator.parallelism or 1
-        return Confidence.CONFIRMED, parallel_stage(stage_share, iterator.parallelism or 1, cpu_budget,
-                                                    ctx.input_share)
+        message = (f"`.{stage.op}()` ran one element at a time in the capture ({iterator.stage}, parallelism "
+                   f"{iterator.parallelism or 1}) while the step waited for input: run it with parallel calls.")
+        return (Confidence.CONFIRMED, parallel_stage(stage_share, iterator.parallelism or 1, cpu_budget,
+                                                     ctx.input_share), message)
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:
