@@ -193,7 +193,8 @@ def split_by_safety(findings: list[Finding], unsafe_fixes: bool) -> tuple[list[F
 
 
 def describe(finding: Finding) -> str:
-    return f"{finding.code} [{finding.id}] {finding.location.display}: {finding.patch.description}"
+    # Descriptions are sentences; a reason may follow after a colon, so the full stop goes.
+    return f"{finding.code} [{finding.id}] {finding.location.display}: {finding.patch.description.rstrip('.')}"
 
 
 def report_results(results: list[FileResult], *, show_diff: bool, verb: str | None) -> int:
