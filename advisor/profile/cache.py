@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 # Bump when what is cached (convert.convert / trace.read_trace_facts output) changes shape.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 _CHUNK = 1 << 20
 
 

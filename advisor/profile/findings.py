@@ -137,6 +137,35 @@ class HostGaps:
 
 
 @dataclass(frozen=True)
+class Eager:
+    """Ops dispatched one at a time from Python, per recovered step (raw trace of the python thread; the
+    converters' eager columns read 0 on these captures). ``ops_per_step``: ``EagerExecute`` events (an eager train
+    step dispatches hundreds, a compiled one about two: the function and the input's GetNext);
+    ``dispatch_ms_per_step``: time in the dispatch calls (``TFE_Py_FastPathExecute_C``, ``TFE_Py_ExecuteCancelable``),
+    kernels included; ``kernel_ms_per_step``: time in kernels (``EagerKernelExecute``; a compiled function's whole
+    graph runs in one); ``share_pct``: the share of step time the python thread spends outside kernels (Python, op
+    dispatch, and in Keras the gap between steps): the most that compiling the step can remove."""
+
+    ops_per_step: float
+    dispatch_ms_per_step: float
+    kernel_ms_per_step: float
+    share_pct: float
+
+
+@dataclass(frozen=True)
+class TracedFunction:
+    """A ``tf.function`` called in the capture: ``function`` (the Python function's name, e.g. ``train_step``),
+    ``calls``, ``traces`` (calls that traced a new graph), ``tracing_ms`` (time building graphs in those calls) and
+    ``total_traces`` (its traces since the program started, the ones before the capture included)."""
+
+    function: str
+    calls: int
+    traces: int
+    tracing_ms: float
+    total_traces: int
+
+
+@dataclass(frozen=True)
 class Memory:
     """``peak_bytes``: the highest peak in use of any allocator; ``by_allocator``: each allocator's peak."""
 
@@ -174,8 +203,10 @@ class ProfileFindings:
     ``hosts``: the host captures used; ``breakdown_pct``: step time by ``input``, ``host_compute``,
     ``device_compute``, ``kernel_launch``, ``compile``, ``outside_step`` (host gaps between steps), ``other``,
     summing to about 100; ``breakdown_source`` says whether it came from the converter or the trace.
-    ``host_gaps``: None for custom loops; ``device``: None without a device; ``warnings``: skipped captures,
-    several hosts, and the like."""
+    ``host_gaps``: None for custom loops; ``eager``: eager op dispatch per step; ``tracing``: the tf.functions
+    called, most tracing time first; ``device``: None without a device; ``warnings``: skipped captures, several
+    hosts, and the like. Device-to-host copies per step are not reported: CPU-only captures have none (tensors
+    already live in host memory), so only a GPU capture could show them."""
 
     path: str
     run: str
@@ -188,6 +219,8 @@ class ProfileFindings:
     input_pipeline: InputPipeline
     top_ops: list[Op]
     host_gaps: HostGaps | None
+    eager: Eager
+    tracing: list[TracedFunction]
     memory: Memory
     device: Device | None
     warnings: list[str] = field(default_factory=list)
@@ -247,6 +280,8 @@ def build_findings(path: Path, run: str, hosts: list[str], tools: dict[str, Any]
         top_ops=_top_ops(tools["ops"]),
         host_gaps=HostGaps(gaps["avg_ms"], gaps["share_pct"], [PythonFrame(**f) for f in gaps["frames"]])
         if gaps else None,
+        eager=Eager(**trace_facts["eager"]),
+        tracing=[TracedFunction(**f) for f in trace_facts["tracing"]],
         memory=Memory(peak_bytes=max(memory.values(), default=0), by_allocator=memory),
         device=_device(tools, breakdown) if trace_facts["device_planes"] else None,
         warnings=warnings,

@@ -28,6 +28,10 @@ CAPTURES = {
     "slow_callback_python_tracer": ("slow_callback", True, True),
     "tuned": ("tuned", False, False),
     "tuned_markers": ("tuned", True, False),
+    # Custom loops (no step markers): a step dispatched op by op, its compiled twin, and a step that retraces.
+    "eager_loop": ("eager_loop", False, False),
+    "eager_loop_tuned": ("eager_loop_tuned", False, False),
+    "retracing": ("retracing", False, False),
 }
 
 

@@ -105,6 +105,38 @@ def test_python_tracer_frames_show_the_callback_in_host_gaps():
     assert frames["time sleep"].total_ms >= 5 * frames["time sleep"].count * 0.9
 
 
+def test_an_eager_step_dispatches_hundreds_of_ops_and_its_compiled_twin_two():
+    eager, compiled = load_sample("eager_loop"), load_sample("eager_loop_tuned")
+    assert (eager.steps.kind, compiled.steps.kind) == ("loop", "loop")
+    assert eager.eager.ops_per_step > 100  # each op of forward pass, gradient and Adam update, one at a time
+    assert compiled.eager.ops_per_step <= 3  # the function and the input's GetNext
+    assert eager.eager.share_pct > 70
+    assert eager.eager.dispatch_ms_per_step > 2 * eager.eager.kernel_ms_per_step
+    assert compiled.eager.share_pct < eager.eager.share_pct - 20
+    assert eager.tracing == []
+    (step,) = compiled.tracing
+    assert (step.function, step.traces) == ("train_step", 0)  # traced during the warm-up, before the capture
+    assert step.calls >= compiled.steps.count and step.total_traces >= 1
+
+
+def test_a_step_called_with_a_python_counter_traces_on_every_call():
+    findings = load_sample("retracing")
+    (step,) = [f for f in findings.tracing if f.function == "train_step"]
+    assert step.calls >= 15 and step.traces == step.calls
+    assert step.total_traces > step.traces  # the warm-up steps traced too
+    captured_ms = findings.steps.count * findings.steps.step_time_ms.avg
+    assert step.tracing_ms > 0.3 * captured_ms
+
+
+def test_keras_steps_are_one_traced_function_called_per_step():
+    findings = load_sample("tuned")
+    (step,) = findings.tracing
+    assert (step.function, step.traces) == ("multi_step_on_iterator", 0)
+    assert step.calls >= findings.steps.count
+    assert findings.eager.ops_per_step < 10
+    assert findings.eager.share_pct < 30  # the compiled step's kernel fills it
+
+
 def test_memory_and_hardware_and_identity():
     findings = load_sample("input_bound_markers")
     assert findings.memory.peak_bytes > 1_000_000
@@ -117,7 +149,7 @@ def test_to_json_is_plain_json_with_the_documented_keys():
     data = load_sample("input_bound").to_json()
     json.dumps(data)
     assert set(data) >= {"path", "run", "hosts", "hardware", "steps", "breakdown_pct", "bottleneck",
-                         "input_pipeline", "top_ops", "host_gaps", "memory", "device", "warnings"}
+                         "input_pipeline", "top_ops", "host_gaps", "eager", "tracing", "memory", "device", "warnings"}
     assert data["steps"]["source"] == "trace"
     assert set(data["steps"]["step_time_ms"]) == {"avg", "stddev", "min", "max"}
     assert data["bottleneck"]["input_class"] == "high"
