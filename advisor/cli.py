@@ -206,6 +206,65 @@ def profile(warmup: int, steps: int, python_tracer: bool, logdir: Path, command:
     click.echo(f"Next: advisor analyze . {logdir}")
 
 
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("ids_and_command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[ID...] -- COMMAND...")
+@click.option("--all", "verify_all", is_flag=True, help="Verify every safe fix of the saved analysis together.")
+@click.option("--unsafe-fixes", is_flag=True, help="Include the fixes that may change behaviour.")
+@click.option("--steps", default=20, show_default=True, help="Steps measured per run, after the warm-up.")
+@click.option("--warmup", default=5, show_default=True, help="Steps run and discarded first in each run.")
+@click.option("--repeats", default=5, show_default=True, help="Rounds of paired runs (original, patched).")
+@click.option("--rtol", type=float, default=None,
+              help="Largest relative per-step loss difference accepted (default: see advisor.verify.DEFAULT_RTOL).")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path),
+              help="The analysed repository (default: the nearest folder above the script with a saved analysis).")
+@click.option("--format", "output_format", type=click.Choice(("text", "json")), default="text", show_default=True)
+def verify(ids_and_command: tuple[str, ...], verify_all: bool, unsafe_fixes: bool, steps: int, warmup: int,
+           repeats: int, rtol: float | None, repo: Path | None, output_format: str) -> None:
+    """Measure fixes IDS (or --all) of the saved analysis on COMMAND (`-- python train.py ARGS`): the original and
+    the patched program run alternately in temporary copies, never in your tree. Exit 1 when the patched program
+    fails or its losses diverge."""
+    from .report.text import verification_line
+    from .verify import DEFAULT_RTOL, default_repo, run_verify
+
+    # Click drops the "--" separator: what follows the ids is the command, which starts with its interpreter.
+    split = next((i for i, arg in enumerate(ids_and_command) if "python" in Path(arg).name), None)
+    if split is None:
+        raise click.UsageError("give the training command after --, e.g. `advisor verify --all -- python train.py`")
+    ids, command = list(ids_and_command[:split]), list(ids_and_command[split:])
+    if not (ids or verify_all):
+        raise click.UsageError("name the fixes to verify by id (shown by `advisor analyze`), or pass --all")
+
+    def progress(run) -> None:
+        click.echo(f"round {run.round + 1}/{repeats} {run.variant}: {run.median_ms:.1f} ms/step "
+                   f"(median of {len(run.step_ms)} steps)", err=True)
+
+    result = run_verify(repo or default_repo(command), ids, command, unsafe_fixes=unsafe_fixes, steps=steps,
+                        warmup=warmup, repeats=repeats, rtol=DEFAULT_RTOL if rtol is None else rtol,
+                        progress=progress)
+    document = result.to_json()
+    if output_format == "json":
+        click.echo(json.dumps(document, indent=2))
+    else:
+        for finding in result.patches:
+            click.echo(f"{finding.code} [{finding.id}] {finding.location.display}: {finding.patch.description}")
+        for skipped in result.skipped:
+            click.echo(f"not applied: {skipped}")
+        click.echo(verification_line(document))
+        if result.error:
+            click.echo(f"the patched program failed:\n{result.error}")
+        if result.unsafe:
+            click.echo(f"unsafe fixes in this set ({', '.join(f.id for f in result.unsafe)}): they may change what "
+                       f"the model learns; the loss comparison above is the check that they did not")
+        if result.max_rel_loss_diff is not None:
+            click.echo(f"largest relative loss difference {result.max_rel_loss_diff:.2e} (tolerance "
+                       f"{result.rtol:g})" + "".join(f", {k} {v:.2e}" for k, v in sorted(result.metric_diffs.items())))
+        else:
+            click.echo("losses not compared: the program logs none (only Keras fit logs per-step losses)")
+        cores, load = result.machine["cores"], result.machine["load_avg_1m"]
+        click.echo(f"machine: {cores} cores, load average {load} when done; ratios of alternating runs only")
+    sys.exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
+
+
 def main() -> None:
     try:
         cli.main(standalone_mode=False)

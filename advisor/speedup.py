@@ -10,6 +10,8 @@ All shares are fractions of the average step time (0..1).
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from .model import SpeedupEstimate
 
 # How much of the ideal gain a fix realizes at the low end of the range. Measured on 2-core CPU runs of the
@@ -115,3 +117,29 @@ def padded_dimension(size: int, multiple: int, compute_share: float = 1.0) -> Sp
     saved = _clamp_share(compute_share) * (1.0 - utilization)
     return _range(saved, f"{size} padded to {padded}: utilization {utilization:.0%} of the padded dimension, "
                          f"affected ops {compute_share:.0%} of step")
+
+
+def combine(estimates: Iterable[tuple[str, SpeedupEstimate]]) -> SpeedupEstimate:
+    """The expected speedup of several fixes applied together. Each estimate comes with the part of the step its
+    fix shortens (e.g. "input wait", "host time", "device compute").
+
+    Speedups are not multiplied: that would count time twice. The rule works in saved shares of the original step
+    (``s = 1 - 1/speedup``):
+
+    - fixes on the same part compete for the same time. Prefetch hides the input wait behind compute; a parallel
+      map shortens that same wait, and once the wait is hidden a faster map saves nothing more. Each model's high
+      end already removes all of the part it can reach, so a part saves the largest saving among its fixes, at
+      both ends of the range (together they realize at least what the best one does alone).
+    - fixes on different parts save disjoint time, so the parts' savings add (Amdahl over disjoint parts).
+    """
+    best: dict[str, tuple[float, float]] = {}
+    for part, estimate in estimates:
+        low, high = best.get(part, (0.0, 0.0))
+        best[part] = (max(low, 1.0 - 1.0 / estimate.low), max(high, 1.0 - 1.0 / estimate.high))
+    if not best:
+        raise ValueError("combine() needs at least one estimate")
+    saved_low = _clamp_share(sum(low for low, _ in best.values()))
+    saved_high = _clamp_share(sum(high for _, high in best.values()))
+    parts = ", ".join(f"{part} saves {low:.0%}-{high:.0%}" for part, (low, high) in best.items())
+    return SpeedupEstimate(1.0 / (1.0 - saved_low), 1.0 / (1.0 - saved_high),
+                           f"combined: the best fix per part of the step, parts added ({parts} of the step)")

@@ -125,6 +125,8 @@ class SavedAnalysis:
     files: dict[str, str]  # repo-relative posix path -> content hash of the text analysed
     findings: list[Finding]
     status: dict[str, str] = field(default_factory=dict)  # finding id -> OPEN / APPLIED / OUTDATED
+    # `advisor verify` results (advisor.verify.Verification.to_json()), one per patch set, oldest first.
+    verifications: list[dict[str, Any]] = field(default_factory=list)
 
     def status_of(self, finding: Finding) -> str:
         return self.status.get(finding.id, OPEN)
@@ -139,6 +141,16 @@ class SavedAnalysis:
                 self.status[finding.id] = OUTDATED
         self.save()
 
+    def record_verification(self, verification: dict[str, Any]) -> None:
+        """Keep ``verification``, replacing an earlier one of the same patch set."""
+        patches = set(verification["patches"])
+        self.verifications = [v for v in self.verifications if set(v["patches"]) != patches] + [verification]
+        self.save()
+
+    def verification_of(self, finding_id: str) -> dict[str, Any] | None:
+        """The latest verification whose patch set includes the finding."""
+        return next((v for v in reversed(self.verifications) if finding_id in v["patches"]), None)
+
     def save(self) -> None:
         document = {
             "format": STATE_FORMAT,
@@ -151,6 +163,7 @@ class SavedAnalysis:
             "options": self.options,
             "files": self.files,
             "findings": [{**finding_to_dict(f), "status": self.status_of(f)} for f in self.findings],
+            "verifications": self.verifications,
         }
         if not self.path.parent.is_dir():
             self.path.parent.mkdir(parents=True)
@@ -165,13 +178,27 @@ def state_path(repo: Path, state_file: Path) -> Path:
 
 def save_analysis(report: "Report", state_file: Path, logdir: Path | None, run: str | None,
                   options: dict[str, Any]) -> SavedAnalysis:
+    path = state_path(report.repo, state_file)
     saved = SavedAnalysis(
-        path=state_path(report.repo, state_file), repo=report.repo.resolve(), version=__version__,
+        path=path, repo=report.repo.resolve(), version=__version__,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         logdir=logdir.resolve() if logdir is not None else None, run=run, options=options,
-        files=dict(report.file_hashes), findings=list(report.findings))
+        files=dict(report.file_hashes), findings=list(report.findings),
+        verifications=_verifications_still_valid(path, report))
     saved.save()
     return saved
+
+
+def _verifications_still_valid(path: Path, report: "Report") -> list[dict[str, Any]]:
+    """The previous analysis' verifications whose fixes are still found in files that have not changed since they
+    were measured: analysing the same code again keeps them, editing it drops them."""
+    try:
+        previous = json.loads(path.read_bytes()).get("verifications", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    ids = {f.id for f in report.findings}
+    return [v for v in previous if isinstance(v, dict) and set(v.get("patches", ())) <= ids
+            and all(report.file_hashes.get(name) == digest for name, digest in v.get("files", {}).items())]
 
 
 def load_analysis(repo: Path, state_file: Path) -> SavedAnalysis:
@@ -196,7 +223,8 @@ def load_analysis(repo: Path, state_file: Path) -> SavedAnalysis:
         return SavedAnalysis(path, repo.resolve(), document["version"], document["created"],
                              Path(logdir) if logdir else None, document["run"], document["options"],
                              document["files"], findings,
-                             {f.id: entry["status"] for f, entry in zip(findings, document["findings"])})
+                             {f.id: entry["status"] for f, entry in zip(findings, document["findings"])},
+                             document.get("verifications", []))
     except (KeyError, TypeError, ValueError, ImportError) as exc:
         raise InputError(f"{path}: damaged saved analysis ({type(exc).__name__}: {exc}): {redo}") from None
 

@@ -10,6 +10,11 @@ names. Its settings come in the ``ADVISOR_CAPTURE`` environment variable (JSON):
 ``markers``     wrap each Keras ``fit`` batch in a ``train`` step marker (TraceMe ``step_num``, ``_r=1``)
 ``remote``      profile through the profiler server (needed for the python tracer) instead of an in-process session
 ``control``     directory the child and parent signal each other through (files ``ready``, ``done``, ``status``)
+``measure``     optional: a JSON file path. Measure mode (``advisor verify``) profiles nothing: it records each step's
+                wall time and the losses and metrics Keras logs, writes them to this file, and ends the script
+                cleanly after ``warmup + steps`` steps, so a long training run is measured in seconds
+``seed``        measure mode: seed Python, NumPy and TensorFlow before the script runs (a script that seeds itself
+                overrides it), so an original and a patched run draw the same random numbers
 
 Steps are counted by a Keras callback appended last to every ``fit`` call, or, outside ``fit``, by ``next()`` on a
 ``tf.data`` iterator (a custom loop's ``for batch in dataset``).
@@ -31,7 +36,7 @@ import sys
 import time
 
 CONFIG = json.loads(os.environ.pop("ADVISOR_CAPTURE"))
-CONTROL_DIR = CONFIG["control"]
+CONTROL_DIR = CONFIG.get("control")  # measure mode signals nothing
 
 
 def _write_control(name: str, text: str) -> None:
@@ -57,7 +62,7 @@ class _Window:
         if self.step == CONFIG["warmup"] and not self.profiling and not self.finished:
             self._start()
 
-    def end_step(self) -> None:
+    def end_step(self, logs: dict | None = None) -> None:  # noqa: ARG002 - the Keras logs matter to _Measurement
         if self.step_started_at is not None and self.step < CONFIG["warmup"]:
             self.warmup_step_ms.append((time.perf_counter() - self.step_started_at) * 1000)
         self.step += 1
@@ -96,7 +101,61 @@ class _Window:
                 time.sleep(0.05)
 
 
-WINDOW = _Window()
+class _MeasureDone(SystemExit):
+    """Ends the script after the measured steps: SystemExit unwinds through its ``finally`` blocks and exits 0."""
+
+
+class _Measurement:
+    """Measure mode: a step's time is the time between consecutive step ends, so it covers the input wait, the
+    step itself and every callback; the first step's time starts at its beginning."""
+
+    def __init__(self) -> None:
+        self.step = 0
+        self.step_started_at: float | None = None
+        self.step_ends: list[float] = []
+        self.logs: list[dict[str, float]] = []  # one entry per step whose Keras logs were seen
+        self.written = False
+
+    def begin_step(self) -> None:
+        self.step_started_at = time.perf_counter()
+        if not self.step_ends:
+            self.step_ends.append(self.step_started_at)
+
+    def end_step(self, logs: dict | None = None) -> None:
+        self.step_ends.append(time.perf_counter())
+        if logs is not None:
+            self.logs.append({k: float(v) for k, v in logs.items() if _is_number(v)})
+        self.step += 1
+        if self.step >= CONFIG["warmup"] + CONFIG["steps"]:
+            self._write(complete=True)
+            raise _MeasureDone(0)
+
+    def _write(self, complete: bool) -> None:
+        if self.written:
+            return
+        self.written = True
+        ends = self.step_ends
+        result = {"complete": complete, "warmup": CONFIG["warmup"],
+                  "step_ms": [(b - a) * 1000 for a, b in zip(ends, ends[1:])], "logs": self.logs}
+        tmp = CONFIG["measure"] + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(result, f)
+        os.replace(tmp, CONFIG["measure"])
+
+    def at_exit(self) -> None:
+        self._write(complete=False)  # the script ended (or crashed) before the last measured step
+
+
+def _is_number(value) -> bool:
+    try:
+        float(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+MEASURE = bool(CONFIG.get("measure"))
+WINDOW = _Measurement() if MEASURE else _Window()
 atexit.register(WINDOW.at_exit)
 
 
@@ -123,7 +182,7 @@ def _patch_keras_fit() -> None:
             if self._marker is not None:
                 self._marker.__exit__(None, None, None)
                 self._marker = None
-            WINDOW.end_step()
+            WINDOW.end_step(logs or {})
 
     original_fit = keras.Model.fit
 
@@ -156,8 +215,22 @@ def _patch_keras_fit() -> None:
 _in_fit = [0]
 
 
+def _seed(seed: int) -> None:
+    """Python's, NumPy's and TensorFlow's global seeds, all set by Keras' one call."""
+    try:
+        import keras
+    except ImportError:
+        import random
+
+        random.seed(seed)
+        return
+    keras.utils.set_random_seed(seed)
+
+
 def main() -> None:
     _patch_keras_fit()
+    if MEASURE:
+        _seed(CONFIG["seed"])
     args = sys.argv[1:]
     if args[0] == "-m":
         sys.argv = args[1:]

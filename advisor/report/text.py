@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable, Mapping
+
 from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
@@ -12,7 +14,25 @@ from ..model import Confidence, Finding
 CONFIDENCE_STYLE = {Confidence.CONFIRMED: "bold red", Confidence.LIKELY: "yellow", Confidence.POSSIBLE: "dim"}
 
 
-def render_finding(console: Console, finding: Finding, show_diff: bool) -> None:
+def verification_line(verification: Mapping[str, Any]) -> str:
+    """``advisor verify``'s result in one line: "predicted 1.22x-1.43x, measured 1.62x (...)"."""
+    patches = ", ".join(verification["patches"])
+    predicted = verification.get("predicted")
+    head = f"predicted {predicted['low']:.2f}x-{predicted['high']:.2f}x, " if predicted else ""
+    if verification.get("error"):
+        return f"{head}verification FAILED with fixes [{patches}]: {verification['error'].splitlines()[-1]}"
+    m = verification["measured_speedup"]
+    where = "" if verification.get("inside") is None else (
+        ", inside the predicted range" if verification["inside"] else ", OUTSIDE the predicted range")
+    parity = verification.get("parity") or {}
+    losses = ("" if parity.get("ok") is None else "; losses match" if parity["ok"]
+              else f"; LOSSES DIVERGE (max relative difference {parity['max_rel_loss_diff']:.2%})")
+    return (f"{head}measured {m['median']:.2f}x ({m['min']:.2f}x-{m['max']:.2f}x over "
+            f"{verification['repeats']} paired runs) with fixes [{patches}]{where}{losses}")
+
+
+def render_finding(console: Console, finding: Finding, show_diff: bool,
+                   verification: Mapping[str, Any] | None = None) -> None:
     style = CONFIDENCE_STYLE[finding.confidence]
     console.print(f"[bold]{escape(finding.location.display)}[/]: [bold]{finding.code}[/] "
                   f"[{style}]{finding.confidence.value}[/] {escape(finding.message)}", highlight=False)
@@ -22,6 +42,8 @@ def render_finding(console: Console, finding: Finding, show_diff: bool) -> None:
         s = finding.speedup
         console.print(f"    [green]expected speedup:[/] {s.low:.2f}x-{s.high:.2f}x ({escape(s.basis)})",
                       highlight=False)
+    if verification is not None:
+        console.print(f"    [green]verified:[/] {escape(verification_line(verification))}", highlight=False)
     patch = finding.patch
     if patch is not None:
         kind = "safe fix" if patch.applicability.value == "safe" else "unsafe fix"
@@ -33,14 +55,16 @@ def render_finding(console: Console, finding: Finding, show_diff: bool) -> None:
     console.print()
 
 
-def render_report(report: Report, console: Console, show_diff: bool = True) -> None:
+def render_report(report: Report, console: Console, show_diff: bool = True,
+                  verification_of: Callable[[str], Mapping[str, Any] | None] = lambda finding_id: None) -> None:
+    """``verification_of``: a finding id's latest `advisor verify` result (SavedAnalysis.verification_of)."""
     if report.profile is not None:
         from ..profile import render_profile_summary
 
         render_profile_summary(report.profile, console)
         console.print()
     for finding in report.findings:
-        render_finding(console, finding, show_diff)
+        render_finding(console, finding, show_diff, verification_of(finding.id))
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     console.print(summary_line(report), highlight=False)
