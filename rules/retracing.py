@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import libcst as cst
 import libcst.matchers as m
@@ -10,7 +10,7 @@ import libcst.matchers as m
 from advisor import speedup
 from advisor.codemods.tensor_argument import PassTensor
 from advisor.codemods.tf_function import ReduceRetracing
-from advisor.model import Applicability, Confidence, Evidence, Finding
+from advisor.model import CONTRADICTION, PROFILE, Applicability, Confidence, Evidence, Finding, SpeedupEstimate
 from advisor.rule import Example, Rule, RuleContext
 from advisor.rules.host_sync import TrainingLoop
 from advisor.source.index import TF_FUNCTION, CallSite, FunctionInfo, ModuleInfo, SourceIndex
@@ -39,7 +39,9 @@ class Retracing(Rule):
     fix_applicability = Applicability.UNSAFE
     why_unsafe = ("Inside the function a tensor argument is no longer a Python number (Python `if`s on it become "
                   "graph conditionals); a generalized shape hides static dimensions from the code that reads them.")
-    speedup_model = "typical range of removing retraces (time spent tracing per step, once a profile reports it)."
+    speedup_model = ("the function's tracing time as a share of the captured steps is the most removing its "
+                     "retraces saves; confirmed when the capture shows it traced more than once. Without a profile, "
+                     "the typical range of removing retraces.")
     valid = (
         Example("""
             import tensorflow as tf
@@ -137,27 +139,39 @@ class Retracing(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         index = ctx.index
-        yield from self._created_per_iteration(index)
+        yield from self._created_per_iteration(ctx)
         for function in index.functions:
             if not index.is_compiled(function):
                 continue
             for call in index.calls_of(function):
                 loop = call.module.enclosing_loop(call.node)
                 if loop is not None:
-                    yield from self._scalar_arguments(call, TrainingLoop(call.module, loop))
-            yield from self._varying_shapes(index, function)
+                    yield from self._scalar_arguments(ctx, function, call, TrainingLoop(call.module, loop))
+            yield from self._varying_shapes(ctx, function)
 
-    def _created_per_iteration(self, index: SourceIndex) -> Iterator[Finding]:
-        """``tf.function`` objects created in a loop body, or in a function the loop calls per iteration."""
-        created: list[tuple[cst.CSTNode, ModuleInfo, str]] = [
-            (call.node, call.module, "`tf.function(...)` is called") for call in index.calls_to(TF_FUNCTION)]
-        created += [(f.node.name, f.module, f"`{f.name}` is defined with `@tf.function`")
+    def _report(self, ctx: RuleContext, function_name: str | None, module: ModuleInfo, node: cst.CSTNode,
+                message: str, confidence: Confidence, evidence: list[Evidence], **fix: Any) -> Finding:
+        """A finding about the tf.function compiling ``function_name`` (None when unknown), sized by the capture."""
+        estimate: SpeedupEstimate | None = speedup.typical("retracing")
+        if ctx.profile is not None and function_name is not None:
+            confidence, estimate = _profile_verdict(ctx.profile, function_name, evidence, confidence, estimate)
+        return self.finding(module, node, message, confidence=confidence, evidence=evidence, speedup=estimate, **fix)
+
+
+    def _created_per_iteration(self, ctx: RuleContext) -> Iterator[Finding]:
+        """``tf.function`` objects created in a loop body, or in a function the loop calls per iteration, with the
+        name of the Python function they compile (None for a lambda or an expression)."""
+        index = ctx.index
+        created: list[tuple[cst.CSTNode, ModuleInfo, str, str | None]] = [
+            (call.node, call.module, "`tf.function(...)` is called", _compiled_name(call.node))
+            for call in index.calls_to(TF_FUNCTION)]
+        created += [(f.node.name, f.module, f"`{f.name}` is defined with `@tf.function`", f.name)
                     for f in index.functions if TF_FUNCTION in f.decorators]
-        for node, module, what in created:
+        for node, module, what, function_name in created:
             loop = module.enclosing_loop(node)
             if loop is not None:
-                yield self._per_iteration(module, node, f"{what} inside the loop at "
-                                                        f"{module.location(loop).display}")
+                yield self._per_iteration(ctx, function_name, module, node,
+                                          f"{what} inside the loop at {module.location(loop).display}")
                 continue
             outer = self._enclosing_function(index, module, node)
             if outer is None or index.is_compiled(outer):
@@ -165,8 +179,8 @@ class Retracing(Rule):
             per_batch = [c for c in index.calls_of(outer) if c.module.enclosing_loop(c.node) is not None]
             if per_batch:
                 where = per_batch[0].module.location(per_batch[0].node).display
-                yield self._per_iteration(module, node, f"{what} inside `{outer.name}`, which a loop calls per "
-                                                        f"iteration at {where}")
+                yield self._per_iteration(ctx, function_name, module, node,
+                                          f"{what} inside `{outer.name}`, which a loop calls per iteration at {where}")
 
     @staticmethod
     def _enclosing_function(index: SourceIndex, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
@@ -177,13 +191,15 @@ class Retracing(Rule):
             parent = module.parent(parent)
         return index.function_of(parent) if parent is not None else None
 
-    def _per_iteration(self, module: ModuleInfo, node: cst.CSTNode, where: str) -> Finding:
+    def _per_iteration(self, ctx: RuleContext, function_name: str | None, module: ModuleInfo, node: cst.CSTNode,
+                       where: str) -> Finding:
         message = (f"{where}: every iteration makes a new `tf.function`, which traces its Python into a new graph "
                    f"before it runs. Create it once, outside the loop, and call it in the loop.")
-        return self.finding(module, node, message, confidence=Confidence.LIKELY,
-                            evidence=[Evidence("source", where)], speedup=speedup.typical("retracing"))
+        return self._report(ctx, function_name, module, node, message, Confidence.LIKELY,
+                            [Evidence("source", where)])
 
-    def _scalar_arguments(self, call: CallSite, loop: TrainingLoop) -> Iterator[Finding]:
+    def _scalar_arguments(self, ctx: RuleContext, function: FunctionInfo, call: CallSite,
+                          loop: TrainingLoop) -> Iterator[Finding]:
         """Arguments built from the loop's Python step counter: a new value, hence a new trace, every step."""
         counter = loop.counter
         if counter is None:
@@ -195,14 +211,15 @@ class Retracing(Rule):
             start = call.module.location(anchor)
             message = (f"`{call.module.node_code(arg.value)}` is the loop's Python step counter: `tf.function` "
                        f"traces a new graph for every new Python value, so this call retraces every step.")
-            yield self.finding(call.module, arg.value, message, confidence=Confidence.LIKELY,
-                               evidence=[Evidence("source", f"`{counter}` counts the iterations of the loop at "
-                                                            f"{call.module.location(loop.node).display}")],
-                               speedup=speedup.typical("retracing"), codemod=PassTensor,
+            yield self._report(ctx, function.name, call.module, arg.value, message, Confidence.LIKELY,
+                               [Evidence("source", f"`{counter}` counts the iterations of the loop at "
+                                                   f"{call.module.location(loop.node).display}")],
+                               codemod=PassTensor,
                                fix_args={"line": start.line, "column": start.column, "argument": position})
 
-    def _varying_shapes(self, index: SourceIndex, function: FunctionInfo) -> Iterator[Finding]:
+    def _varying_shapes(self, ctx: RuleContext, function: FunctionInfo) -> Iterator[Finding]:
         """Batches of changing shape fed to a compiled function whose decorator does not relax shapes."""
+        index = ctx.index
         decorator = next((d.decorator for d in function.node.decorators if TF_FUNCTION in function.module
                           .qualified_names(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)),
                          None)
@@ -229,9 +246,41 @@ class Retracing(Rule):
         confidence = min((c for c, _ in causes), key=lambda c: c.rank)
         message = (f"`{function.name}` is a `tf.function` fed batches of varying shape, so it traces a new graph "
                    f"for each shape; `reduce_retracing=True` lets it trace one graph with a generalized shape.")
-        yield self.finding(function.module, function.node.name, message, confidence=confidence,
-                           evidence=[Evidence("source", text) for _, text in dict.fromkeys(causes)],
-                           speedup=speedup.typical("retracing"), codemod=ReduceRetracing)
+        yield self._report(ctx, function.name, function.module, function.node.name, message, confidence,
+                           [Evidence("source", text) for _, text in dict.fromkeys(causes)], codemod=ReduceRetracing)
+
+
+def _profile_verdict(profile: Any, function_name: str, evidence: list[Evidence], confidence: Confidence,
+                     estimate: SpeedupEstimate | None) -> tuple[Confidence, SpeedupEstimate | None]:
+    """Confirm or contradict a finding with the capture's traces of the function, known by its Python name.
+
+    Only traces inside the capture count: a step that builds its optimizer's variables on the first call traces
+    twice at the start (``total_traces`` 2) and never again."""
+    traced = next((f for f in profile.tracing if f.function == function_name), None)
+    if traced is None:
+        evidence.append(Evidence(PROFILE, f"`{function_name}` is not called in the capture"))
+        return confidence, estimate
+    captured_ms = profile.steps.count * profile.steps.step_time_ms.avg
+    share = traced.tracing_ms / captured_ms if captured_ms else 0.0
+    evidence.append(Evidence(
+        PROFILE, f"`{function_name}` traced {traced.traces} times in {traced.calls} calls during the capture, "
+                 f"building graphs for {traced.tracing_ms:.0f} ms ({share:.0%} of the captured steps' time); "
+                 f"{traced.total_traces} traces since the program started",
+        {"function": function_name, "traces": traced.traces, "calls": traced.calls,
+         "tracing_ms": traced.tracing_ms, "total_traces": traced.total_traces, "tracing_share": share}))
+    if traced.traces > 1:
+        return Confidence.CONFIRMED, speedup.bounded_by_share(share, "tracing")
+    if traced.traces == 0 and traced.calls > 1:
+        evidence.append(Evidence(CONTRADICTION, f"all {traced.calls} captured calls of `{function_name}` reused a "
+                                                "graph traced earlier"))
+        return Confidence.POSSIBLE, None
+    return confidence, estimate
+
+
+def _compiled_name(call: cst.Call) -> str | None:
+    """The Python function ``tf.function(f)`` compiles, by name: the capture names its calls after it."""
+    first = call.args[0].value if call.args and call.args[0].keyword is None else None
+    return first.value if isinstance(first, cst.Name) else None
 
 
 def _drops_remainder(batch: cst.Call) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from profile_fixtures import PROFILES, capture_file
+from profile_fixtures import capture_file
 
 
 def pytest_configure(config: pytest.Config) -> None:
