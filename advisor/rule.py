@@ -33,6 +33,8 @@ class Example:
 
     For invalid examples, ``line`` is where the finding must point, and ``fixed`` is the file after its fix
     (``None`` when the rule offers no fix for it). ``files`` adds other modules of the example repo, by path.
+    ``profile``: a committed capture (path from the repository root, e.g. ``samples/profiles/slow_callback``) the
+    example is analysed with, for rules that need one to report.
     """
 
     code: str
@@ -40,6 +42,7 @@ class Example:
     fixed: str | None = None
     files: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
+    profile: str | None = None
 
     @property
     def source(self) -> str:

@@ -3,13 +3,18 @@ with exactly the stated fix, which parses and which a second run leaves alone.""
 
 from __future__ import annotations
 
+from functools import cache
+from pathlib import Path
+
 import libcst as cst
 import pytest
 
 from advisor.engine import analyze_texts
+from advisor.profile import load_profile
 from advisor.rule import Example, Rule, all_rules
 
 EXAMPLE_PATH = "example.py"
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _cases(kind: str):
@@ -18,9 +23,15 @@ def _cases(kind: str):
             yield pytest.param(rule, example, id=f"{rule.code}-{kind}-{number}")
 
 
+@cache
+def _profile(path: str):
+    return load_profile(REPO / path)
+
+
 def _findings(rule: type[Rule], example: Example, code: str):
     files = {EXAMPLE_PATH: code, **{p: Example(t).source for p, t in example.files.items()}}
-    return [f for f in analyze_texts(files) if f.code == rule.code]
+    profile = _profile(example.profile) if example.profile else None
+    return [f for f in analyze_texts(files, profile=profile) if f.code == rule.code]
 
 
 def test_rules_are_discovered_with_unique_codes_and_names():

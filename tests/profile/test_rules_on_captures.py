@@ -61,3 +61,22 @@ def test_the_compiled_twin_has_neither_finding():
     report = analyze(SAMPLES / "eager_loop_tuned", PROFILES / "eager_loop_tuned", Settings(select=("TFH002", "TFH003")))
     assert report.findings == [] and report.hidden == 0
     assert Path(report.profile.path).name == "eager_loop_tuned"
+
+
+def test_steps_per_execution_is_reported_only_with_a_capture_of_fit_that_spends_its_time_between_steps():
+    fixture = Path(__file__).parents[1] / "rules" / "fixtures" / "TFH005" / "model_module"
+    assert analyze(fixture, None, Settings(select=("TFH005",))).findings == []
+    assert analyze(fixture, PROFILES / "tuned", Settings(select=("TFH005",))).findings == []
+    (finding,) = analyze(fixture, PROFILES / "slow_callback", Settings(select=("TFH005",))).findings
+    assert (finding.location.path.as_posix(), finding.location.line) == ("models.py", 10)
+    assert finding.confidence == Confidence.CONFIRMED
+    assert "steps_per_execution=56,\n    )" in finding.patch.new_code
+
+
+def test_steps_per_execution_on_the_slow_callback_sample_is_sized_from_its_gap():
+    (finding,) = _analyze("slow_callback", "slow_callback", "TFH005").findings
+    assert finding.location.line == _line_of("slow_callback", "    model.compile(")
+    (measured,) = [e for e in finding.evidence if e.kind == PROFILE]
+    assert measured.data["gap_share_pct"] > 40 and measured.data["steps_per_execution"] > 10
+    assert finding.speedup.high > 2  # most of the gap goes
+    assert "x (1 - 1/" in finding.speedup.basis
