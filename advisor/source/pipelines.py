@@ -380,16 +380,25 @@ def link_calls(graph: nx.DiGraph, pending_calls: list, functions: Mapping[str, l
     ``functions`` maps every name a function can be imported by (``pkg.data.make_dataset``,
     ``data.make_dataset``) to the functions defined under that name.
     """
+    returns_by_function: dict[str, list[tuple]] = {}
+    for node in graph.nodes:
+        if node[0] == "return":
+            returns_by_function.setdefault(node[1], []).append(node)
     for call, names, arguments, module in pending_calls:
         callees = {info.key: info for name in names for info in functions.get(name, ())}
         for callee in callees.values():
-            for ret in [n for n in graph.nodes if n[0] == "return" and n[1] == callee.key]:
+            for ret in returns_by_function.get(callee.key, ()):
                 target = ("call", id(call)) if ret[2] is None else ("item", id(call), ret[2])
                 if target not in graph:
                     graph.add_node(target, kind="opaque" if ret[2] is None else "item", node=call, module=module)
                 graph.add_edge(ret, target)
             for position_or_name, value in arguments:
-                name = callee.params[position_or_name] if isinstance(position_or_name, int) else position_or_name
+                if isinstance(position_or_name, int):
+                    if position_or_name >= len(callee.params):  # into *args: no named parameter to follow
+                        continue
+                    name = callee.params[position_or_name]
+                else:
+                    name = position_or_name
                 param = ("param", callee.key, name)
                 if param in graph and value in graph:
                     graph.add_edge(value, param)
