@@ -1,5 +1,5 @@
 """The text summary of a profile, printed above the findings: what was read, steps, breakdown, bottleneck,
-top iterators and ops. Rich decides about colour: none when the console is not a terminal."""
+eager dispatch and tracing, top iterators and ops. Rich decides about colour: none when the console is not a terminal."""
 
 from __future__ import annotations
 
@@ -27,6 +27,13 @@ def render_profile_summary(findings: ProfileFindings, console: Console) -> None:
     if findings.host_gaps:
         console.print(f"Host gaps between steps: {findings.host_gaps.avg_ms:.1f} ms avg "
                       f"({findings.host_gaps.share_pct:.1f}% of wall time)")
+    eager = findings.eager
+    console.print(f"Eager dispatch: {eager.ops_per_step:.0f} ops per step from Python; {eager.share_pct:.0f}% of the "
+                  f"step outside kernels")
+    traced = [f for f in findings.tracing if f.traces]
+    if traced:
+        console.print("Traced during the capture: " + ", ".join(
+            f"{f.function} {f.traces}x in {f.calls} calls ({f.tracing_ms:.0f} ms)" for f in traced))
 
     pipeline = findings.input_pipeline
     if pipeline.iterators:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from rich.console import Console
 
-from advisor.profile import discovery, trace
+from advisor.profile import discovery, render_profile_summary, trace
 from advisor.profile.loader import _trace_facts
 from profile_fixtures import capture_file, load_sample
 
@@ -164,3 +165,11 @@ def test_newest_run_is_the_default_and_runs_can_be_picked(copied_capture, tmp_pa
     logdir = tmp_path / "logdir"
     assert discovery.find_run(logdir).name == "9999_01_01_00_00_00"
     assert discovery.find_run(logdir, run=older.parent.name).directory == older.parent
+
+
+def test_the_summary_shows_eager_dispatch_and_the_functions_traced_in_the_capture():
+    console = Console(record=True, width=200)
+    render_profile_summary(load_sample("retracing"), console)
+    text = console.export_text()
+    assert "Eager dispatch: 2 ops per step from Python" in text
+    assert "Traced during the capture: train_step 20x in 20 calls" in text
