@@ -1,5 +1,6 @@
 """The text summary of a profile, printed above the findings: what was read, steps, breakdown, bottleneck,
-eager dispatch and tracing, top iterators and ops. Rich decides about colour: none when the console is not a terminal."""
+eager dispatch and tracing, top iterators and ops. Rich decides about colour: none when the console is not a
+terminal."""
 
 from __future__ import annotations
 
