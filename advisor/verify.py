@@ -141,8 +141,8 @@ def run_verify(repo: Path, ids: list[str], command: list[str], *, unsafe_fixes: 
     with tempfile.TemporaryDirectory(prefix="advisor-verify-") as scratch:
         copies = {name: Path(scratch) / name / repo.name for name in (ORIGINAL, PATCHED)}
         for copy in copies.values():
-            shutil.copytree(repo, copy, symlinks=True, ignore=COPY_IGNORE)
-        applied, skipped = _apply(copies[PATCHED], chosen, saved)
+            copy_repo(repo, copy)
+        applied, skipped = apply_in_copy(copies[PATCHED], chosen, saved.files)
         verification = Verification(applied, predicted_speedup(applied), repeats, rtol=rtol, skipped=skipped,
                                     files={p: saved.files[p] for p in {f.location.path.as_posix() for f in applied}})
         variants = [Variant(name, *relocate(command, Path.cwd(), repo, copy)) for name, copy in copies.items()]
@@ -163,8 +163,14 @@ def run_verify(repo: Path, ids: list[str], command: list[str], *, unsafe_fixes: 
     return verification
 
 
-def _apply(root: Path, chosen: list[Finding], saved: SavedAnalysis) -> tuple[list[Finding], list[str]]:
-    results = apply_fixes(root, chosen, saved.files)
+def copy_repo(repo: Path, destination: Path) -> None:
+    shutil.copytree(repo, destination, symlinks=True, ignore=COPY_IGNORE)
+
+
+def apply_in_copy(root: Path, chosen: list[Finding], hashes: dict[str, str]) -> tuple[list[Finding], list[str]]:
+    """Apply ``chosen`` fixes in ``root``, a copy of the analysed repo (``hashes``: its files as analysed).
+    Returns the fixes applied and why others were skipped."""
+    results = apply_fixes(root, chosen, hashes)
     refused = [f"{r.path.as_posix()}: {r.error}" for r in results if r.error]
     if refused:  # the copy is the user's tree: its files no longer match the analysis
         raise InputError("cannot apply the fixes: " + "; ".join(refused))
