@@ -11,8 +11,8 @@ names. Its settings come in the ``ADVISOR_CAPTURE`` environment variable (JSON):
 ``remote``      profile through the profiler server (needed for the python tracer) instead of an in-process session
 ``control``     directory the child and parent signal each other through (files ``ready``, ``done``, ``status``)
 ``measure``     optional: a JSON file path. Measure mode (``advisor verify``) profiles nothing: it records each step's
-                wall time and the losses and metrics Keras logs, writes them to this file, and ends the script
-                cleanly after ``warmup + steps`` steps, so a long training run is measured in seconds
+                wall time and the losses and metrics Keras logs, writes them to this file, and ends the process
+                (exit code 0) after ``warmup + steps`` steps, so a long training run is measured in seconds
 ``seed``        measure mode: seed Python, NumPy and TensorFlow before the script runs (a script that seeds itself
                 overrides it), so an original and a patched run draw the same random numbers
 
@@ -101,10 +101,6 @@ class _Window:
                 time.sleep(0.05)
 
 
-class _MeasureDone(SystemExit):
-    """Ends the script after the measured steps: SystemExit unwinds through its ``finally`` blocks and exits 0."""
-
-
 class _Measurement:
     """Measure mode: a step's time is the time between consecutive step ends, so it covers the input wait, the
     step itself and every callback; the first step's time starts at its beginning."""
@@ -128,7 +124,12 @@ class _Measurement:
         self.step += 1
         if self.step >= CONFIG["warmup"] + CONFIG["steps"]:
             self._write(complete=True)
-            raise _MeasureDone(0)
+            # Exit at once. Unwinding with SystemExit would be gentler, but interpreter shutdown deadlocks while
+            # tf.data threads still run Python (numpy_function / py_function maps hold or wait for the GIL), and
+            # nothing the script would still do matters to the measurement.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
 
     def _write(self, complete: bool) -> None:
         if self.written:
