@@ -1,61 +1,12 @@
-"""A tiny Keras training repo, analysed (statically) so its saved analysis holds fixes to verify."""
+"""Fixtures: tiny analysed repos (see verify_helpers)."""
 
 from __future__ import annotations
 
-import hashlib
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-TRAIN = '''
-import numpy as np
-import tensorflow as tf
-from tensorflow import keras
-
-
-def scale(features, label):
-    return features * 0.5, label
-
-
-def make_dataset():
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(512, 16)).astype(np.float32)
-    y = rng.integers(0, 4, size=(512,))
-    ds = tf.data.Dataset.from_tensor_slices((x, y))
-    ds = ds.map(scale)
-    return ds.batch(16)
-{guard}
-
-model = keras.Sequential([keras.Input(shape=(16,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(4)])
-model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-model.fit(make_dataset(), epochs=1, verbose=0)
-'''
-# Makes the patched program fail: it refuses to run once advisor's prefetch fix is in its source.
-GUARD = '''
-
-import inspect
-if "prefetch" in inspect.getsource(make_dataset):
-    raise RuntimeError("this pipeline must not prefetch")
-'''
-
-
-def snapshot(root: Path) -> dict[str, str]:
-    """Every file under ``root`` but advisor's own state, by content hash."""
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and ".advisor" not in p.parts}
-
-
-def make_repo(root: Path, guard: str = "") -> Path:
-    root.mkdir()
-    (root / "train.py").write_text(textwrap.dedent(TRAIN).format(guard=guard))
-    analysed = subprocess.run([sys.executable, "-m", "advisor", "analyze", str(root), "--format", "json"],
-                              capture_output=True, text=True)
-    assert analysed.returncode == 1, analysed.stderr  # findings
-    assert (root / ".advisor" / "last.json").is_file()
-    return root
+from verify_helpers import GUARD, make_repo
 
 
 @pytest.fixture

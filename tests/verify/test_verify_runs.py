@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from advisor.config import DEFAULT_STATE_FILE
-from conftest import snapshot
+from verify_helpers import snapshot
 
 pytest.importorskip("tensorflow")
 
