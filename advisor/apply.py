@@ -24,7 +24,6 @@ import click
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext, SkipFile
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
-from libcst.metadata import MetadataWrapper
 
 from .config import load_settings
 from .engine import unified_diff
@@ -139,8 +138,7 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
         result.error = "changed since the analysis; not changed (run `advisor apply --reanalyze`)"
         return result
     tree = cst.parse_module(data)  # it parsed when analysed, and it has not changed
-    module = ModuleInfo(path, absolute, tree.code, MetadataWrapper(tree, unsafe_skip_copy=True), tree.encoding,
-                        tree.default_newline)
+    module = ModuleInfo.of(path, absolute, tree)
     new_code, result.applied, result.skipped = compose(module, findings)
     if not result.applied:
         return result

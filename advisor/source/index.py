@@ -13,12 +13,11 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 import networkx as nx
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedName, \
-    QualifiedNameProvider, QualifiedNameSource
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from ..model import Location
 from . import pipelines as pl
-from .names import canonical
+from .names import ModuleNames
 from .walk import SourceFile
 
 TF_FUNCTION = "tensorflow.function"
@@ -41,8 +40,15 @@ class ModuleInfo:
     absolute: Path
     code: str
     wrapper: MetadataWrapper = field(repr=False)
+    names: ModuleNames = field(repr=False)
     encoding: str = "utf-8"
     newline: str = "\n"
+
+    @classmethod
+    def of(cls, path: Path, absolute: Path, tree: cst.Module) -> "ModuleInfo":
+        """Wrap a freshly parsed tree (the wrapper may share it: nobody else holds it)."""
+        return cls(path, absolute, tree.code, MetadataWrapper(tree, unsafe_skip_copy=True),
+                   ModuleNames.of(tree, *_module_and_package(path)), tree.encoding, tree.default_newline)
 
     @property
     def tree(self) -> cst.Module:
@@ -51,26 +57,11 @@ class ModuleInfo:
     @property
     def name(self) -> str:
         """The dotted module name the file would be imported as from the repo root (``pkg/data.py`` -> ``pkg.data``)."""
-        parts = list(PurePosixPath(self.path.as_posix()).with_suffix("").parts)
-        if parts and parts[-1] == "__init__":
-            parts.pop()
-        return ".".join(parts)
+        return self.names.module_name
 
     @property
     def package(self) -> str:
-        return self.name if self.path.name == "__init__.py" else self.name.rpartition(".")[0]
-
-    def absolute_name(self, qualified: QualifiedName) -> str:
-        """Resolve relative imports and names defined in this module to repo-absolute dotted names."""
-        name = qualified.name
-        if qualified.source == QualifiedNameSource.LOCAL:
-            return f"{self.name}.{name}" if self.name else name
-        if name.startswith("."):
-            dots = len(name) - len(name.lstrip("."))
-            base = self.package.split(".") if self.package else []
-            base = base[: len(base) - (dots - 1)] if dots > 1 else base
-            return ".".join([*base, name[dots:]]) if base else name[dots:]
-        return name
+        return self.names.package
 
     def function_key(self, class_names: list[str], function_name: str) -> str:
         return ".".join(filter(None, [self.name, *class_names, function_name]))
@@ -93,11 +84,9 @@ class ModuleInfo:
             child, parent = parent, self.parent(parent)
         return None
 
-    def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        names = self.wrapper.resolve(QualifiedNameProvider).get(node, set())
-        if callable(names):  # libcst computes qualified names lazily: a LazyValue until called
-            names = names()
-        return {canonical(self.absolute_name(q)) for q in names}
+    def qualified_names(self, node: cst.CSTNode) -> frozenset[str]:
+        """Canonical dotted names that ``node`` (a Name or Attribute) refers to, through the module's imports."""
+        return self.names.resolve(node)
 
     def location(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Location:
         start = self.position(node)
@@ -110,6 +99,15 @@ class ModuleInfo:
     def line_text(self, line: int) -> str:
         lines = self.code.splitlines()
         return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _module_and_package(path: Path) -> tuple[str, str]:
+    """``pkg/data.py`` -> (``pkg.data``, ``pkg``); ``pkg/__init__.py`` -> (``pkg``, ``pkg``)."""
+    parts = list(PurePosixPath(path.as_posix()).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+        return ".".join(parts), ".".join(parts)
+    return ".".join(parts), ".".join(parts[:-1])
 
 
 @dataclass(frozen=True)
@@ -152,47 +150,43 @@ class ClassInfo:
 class _DefinitionCollector(cst.BatchableCSTVisitor):
     """Records calls, functions and classes with their canonical names and enclosing definitions."""
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ParentNodeProvider)
-
     def __init__(self, module: ModuleInfo, index: "SourceIndex") -> None:
         super().__init__()
         self.module = module
         self.index = index
         self.classes: list[ClassInfo] = []
         self.functions: list[FunctionInfo] = []
-
-    def _names(self, node: cst.CSTNode) -> frozenset[str]:
-        return frozenset(canonical(self.module.absolute_name(q)) for q in self.get_metadata(QualifiedNameProvider,
-                                                                                               node, set()))
+        self.scopes: list[cst.CSTNode] = []  # enclosing classes and functions, innermost last
+        self._names = module.names.resolve
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         key = self.module.function_key([c.name for c in self.classes], node.name.value)
         info = ClassInfo(key, node.name.value, frozenset().union(*(self._names(b.value) for b in node.bases)),
                          node, self.module)
         self.classes.append(info)
+        self.scopes.append(node)
         self.index.classes.append(info)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.classes.pop()
+        self.scopes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         params = tuple(p.name.value for p in (*node.params.posonly_params, *node.params.params,
                                                *node.params.kwonly_params))
         decorators = frozenset().union(*(self._names(d.decorator.func if isinstance(d.decorator, cst.Call)
                                                      else d.decorator) for d in node.decorators))
-        class_key = self.classes[-1].key if self.classes and self._directly_in_class(node) else None
+        directly_in_class = bool(self.scopes) and isinstance(self.scopes[-1], cst.ClassDef)
+        class_key = self.classes[-1].key if directly_in_class else None
         info = FunctionInfo(self.module.function_key([c.name for c in self.classes], node.name.value),
                             node.name.value, params, node, self.module, class_key, decorators)
         self.functions.append(info)
+        self.scopes.append(node)
         self.index.functions.append(info)
-
-    def _directly_in_class(self, node: cst.FunctionDef) -> bool:
-        parent = self.get_metadata(ParentNodeProvider, node, None)
-        grandparent = self.get_metadata(ParentNodeProvider, parent, None) if parent is not None else None
-        return isinstance(grandparent, cst.ClassDef)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.functions.pop()
+        self.scopes.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
         self.index.calls.append(CallSite(node, self._names(node.func), self.module,
@@ -236,8 +230,7 @@ class SourceIndex:
         except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
             self.warnings.append(f"{source.path.as_posix()}: skipped, cannot decode: {exc}")
             return
-        module = ModuleInfo(source.path, source.absolute, tree.code, MetadataWrapper(tree, unsafe_skip_copy=True),
-                            tree.encoding, tree.default_newline)
+        module = ModuleInfo.of(source.path, source.absolute, tree)
         module.wrapper.visit_batched([_DefinitionCollector(module, self),
                                       pl.PipelineCollector(module, self.dataflow, self._pending_calls)])
         self.modules.append(module)

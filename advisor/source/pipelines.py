@@ -15,9 +15,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping
 
 import libcst as cst
 import networkx as nx
-from libcst.metadata import PositionProvider, QualifiedNameProvider
 
-from .names import canonical
 
 if TYPE_CHECKING:
     from .index import FunctionInfo, ModuleInfo
@@ -131,8 +129,6 @@ class _Scope:
 class PipelineCollector(cst.BatchableCSTVisitor):
     """Adds one module's dataset values, transformations and sinks to the repo-wide graph."""
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider)
-
     def __init__(self, module: "ModuleInfo", graph: nx.DiGraph, pending_calls: list) -> None:
         super().__init__()
         self.module = module
@@ -145,12 +141,8 @@ class PipelineCollector(cst.BatchableCSTVisitor):
         self.discarded_calls: set[int] = set()
 
     # -- helpers ------------------------------------------------------------------------------------------------
-    def qualified(self, node: cst.CSTNode) -> set[str]:
-        try:
-            names = self.get_metadata(QualifiedNameProvider, node)
-        except KeyError:
-            return set()
-        return {canonical(self.module.absolute_name(q)) for q in names}
+    def qualified(self, node: cst.CSTNode) -> frozenset[str]:
+        return self.module.names.resolve(node)
 
     def lookup(self, name: str) -> tuple | None:
         for scope in (self.scopes[-1], self.scopes[0]):
