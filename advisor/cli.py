@@ -215,11 +215,12 @@ def profile(warmup: int, steps: int, python_tracer: bool, logdir: Path, command:
 @click.option("--repeats", default=5, show_default=True, help="Rounds of paired runs (original, patched).")
 @click.option("--rtol", type=float, default=None,
               help="Largest relative per-step loss difference accepted (default: see advisor.verify.DEFAULT_RTOL).")
+@click.option("--timeout", default=600.0, show_default=True, help="Seconds one run may take before it counts as failed.")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path),
               help="The analysed repository (default: the nearest folder above the script with a saved analysis).")
 @click.option("--format", "output_format", type=click.Choice(("text", "json")), default="text", show_default=True)
 def verify(ids_and_command: tuple[str, ...], verify_all: bool, unsafe_fixes: bool, steps: int, warmup: int,
-           repeats: int, rtol: float | None, repo: Path | None, output_format: str) -> None:
+           repeats: int, rtol: float | None, timeout: float, repo: Path | None, output_format: str) -> None:
     """Measure fixes IDS (or --all) of the saved analysis on COMMAND (`-- python train.py ARGS`): the original and
     the patched program run alternately in temporary copies, never in your tree. Exit 1 when the patched program
     fails or its losses diverge."""
@@ -240,7 +241,7 @@ def verify(ids_and_command: tuple[str, ...], verify_all: bool, unsafe_fixes: boo
 
     result = run_verify(repo or default_repo(command), ids, command, unsafe_fixes=unsafe_fixes, steps=steps,
                         warmup=warmup, repeats=repeats, rtol=DEFAULT_RTOL if rtol is None else rtol,
-                        progress=progress)
+                        timeout_s=timeout, progress=progress)
     document = result.to_json()
     if output_format == "json":
         click.echo(json.dumps(document, indent=2))
@@ -249,6 +250,8 @@ def verify(ids_and_command: tuple[str, ...], verify_all: bool, unsafe_fixes: boo
             click.echo(f"{finding.code} [{finding.id}] {finding.location.display}: {finding.patch.description}")
         for skipped in result.skipped:
             click.echo(f"not applied: {skipped}")
+        for held_back in result.held_back:
+            click.echo(f"not verified (unsafe; pass --unsafe-fixes): {held_back}")
         click.echo(verification_line(document))
         if result.error:
             click.echo(f"the patched program failed:\n{result.error}")
@@ -261,7 +264,8 @@ def verify(ids_and_command: tuple[str, ...], verify_all: bool, unsafe_fixes: boo
         else:
             click.echo("losses not compared: the program logs none (only Keras fit logs per-step losses)")
         cores, load = result.machine["cores"], result.machine["load_avg_1m"]
-        click.echo(f"machine: {cores} cores, load average {load} when done; ratios of alternating runs only")
+        click.echo(f"machine: {cores} cores, 1-minute load average {load} at the end; ratios of alternating "
+                   f"runs only")
     sys.exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
 
 

@@ -58,7 +58,7 @@ class Run:
     variant: str
     round: int
     step_ms: list[float]
-    logs: list[dict[str, float]]
+    logs: list[dict[str, float]]  # {"step": batch index, "loss": ..., metric: ...}
     complete: bool  # False: the script ended before warmup + steps steps
 
     @property
@@ -108,9 +108,11 @@ def run_once(variant: Variant, *, warmup: int, steps: int, seed: int, round_numb
     measured = result["step_ms"][warmup:]
     if not measured:
         raise RunFailed(variant.name, f"the script ran {len(result['step_ms'])} steps, none after the {warmup} "
-                                      f"warm-up steps (in Keras fit or a tf.data loop)")
-    # Logs are per step too, but only Keras fit has them; a custom loop has none.
-    return Run(variant.name, round_number, measured, result["logs"][warmup:], result["complete"])
+                                      f"warm-up steps (in Keras fit or a tf.data loop; with steps_per_execution, "
+                                      f"the first execution's batches are all warm-up)")
+    # Only Keras fit logs losses; a custom loop has none.
+    return Run(variant.name, round_number, measured, [e for e in result["logs"] if e["step"] >= warmup],
+               result["complete"])
 
 
 def paired_runs(variants: list[Variant], *, repeats: int, warmup: int, steps: int, seed: int = 0,
@@ -139,10 +141,15 @@ def speedup(runs: list[Run], baseline: str, variant: str) -> Spread:
 
 
 def max_relative_difference(a: list[dict[str, float]], b: list[dict[str, float]]) -> dict[str, float]:
-    """Per logged quantity (loss, each metric): the largest relative difference over the steps both logged."""
+    """Per logged quantity (loss, each metric): the largest relative difference over the steps both logged
+    (entries carry their batch index as "step": steps_per_execution logs only some batches)."""
     worst: dict[str, float] = {}
-    for left, right in zip(a, b):
-        for key in left.keys() & right.keys():
+    right_by_step = {entry["step"]: entry for entry in b}
+    for left in a:
+        right = right_by_step.get(left["step"])
+        if right is None:
+            continue
+        for key in (left.keys() & right.keys()) - {"step"}:
             x, y = left[key], right[key]
             difference = abs(x - y) / max(abs(x), abs(y), REL_FLOOR)
             worst[key] = max(worst.get(key, 0.0), difference)

@@ -52,8 +52,9 @@ class Verification:
     runs: list[Run] = field(default_factory=list)
     error: str | None = None  # the patched script failed: the end of its output
     skipped: list[str] = field(default_factory=list)  # fixes that could not be applied, and why
+    held_back: list[str] = field(default_factory=list)  # unsafe fixes left out of --all without --unsafe-fixes
     files: dict[str, str] = field(default_factory=dict)  # the patched files' content hashes as analysed
-    machine: dict[str, Any] = field(default_factory=machine)
+    machine: dict[str, Any] = field(default_factory=dict)  # taken when the runs end: the load they ran under
 
     @property
     def inside(self) -> bool | None:
@@ -84,6 +85,7 @@ class Verification:
             "unsafe": [f.id for f in self.unsafe],
             "error": self.error,
             "skipped": self.skipped,
+            "held_back": self.held_back,
             "repeats": self.repeats,
             "files": self.files,
             "machine": self.machine,
@@ -137,13 +139,14 @@ def run_verify(repo: Path, ids: list[str], command: list[str], *, unsafe_fixes: 
         raise InputError(f"--steps and --repeats must be >= 1 and --warmup >= 0, got {steps}, {repeats}, {warmup}")
     repo = repo.resolve()
     saved = load_analysis(repo, load_settings(repo, [r.code for r in all_rules()]).state_file)
-    chosen, _ = choose(saved, ids, unsafe_fixes=unsafe_fixes)
+    chosen, held_back = choose(saved, ids, unsafe_fixes=unsafe_fixes)
     with tempfile.TemporaryDirectory(prefix="advisor-verify-") as scratch:
         copies = {name: Path(scratch) / name / repo.name for name in (ORIGINAL, PATCHED)}
         for copy in copies.values():
             copy_repo(repo, copy)
         applied, skipped = apply_in_copy(copies[PATCHED], chosen, saved.files)
         verification = Verification(applied, predicted_speedup(applied), repeats, rtol=rtol, skipped=skipped,
+                                    held_back=[describe(f) for f in held_back],
                                     files={p: saved.files[p] for p in {f.location.path.as_posix() for f in applied}})
         variants = [Variant(name, *relocate(command, Path.cwd(), repo, copy)) for name, copy in copies.items()]
         try:
@@ -154,6 +157,7 @@ def run_verify(repo: Path, ids: list[str], command: list[str], *, unsafe_fixes: 
                 raise InputError(f"the original script fails, so there is nothing to compare: "
                                  f"{failure.message}") from None
             verification.error = failure.message
+        verification.machine = machine()
     if verification.error is None:
         verification.measured = speedup(verification.runs, ORIGINAL, PATCHED)
         differences = log_differences(verification.runs, ORIGINAL, PATCHED)

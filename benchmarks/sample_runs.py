@@ -8,8 +8,10 @@ Nothing in samples/ is written: captures, copies and patched files live in a tem
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,8 +62,9 @@ def measure_sample(name: str, args: argparse.Namespace, *, with_expert: bool) ->
         # Enough steps for the capture window and for the measured runs, whatever the script's default.
         length = ["--steps", str(max(CAPTURE_WARMUP + CAPTURE_STEPS, args.warmup + args.steps) + 5)]
         logdir = root / "profile"
-        capture([sys.executable, str(copies[ORIGINAL] / "train.py"), *length], logdir, CAPTURE_WARMUP,
-                CAPTURE_STEPS, python_tracer=False)
+        with _stdout_to_stderr():
+            capture([sys.executable, str(copies[ORIGINAL] / "train.py"), *length], logdir, CAPTURE_WARMUP,
+                    CAPTURE_STEPS, python_tracer=False)
         report = analyze(copies[PATCHED], logdir, Settings())
         fixable = [f for f in report.findings if f.patch is not None]
         applied, _ = apply_in_copy(copies[PATCHED], fixable, report.file_hashes) if fixable else ([], [])
@@ -70,6 +73,19 @@ def measure_sample(name: str, args: argparse.Namespace, *, with_expert: bool) ->
                            progress=lambda run: print(f"#   {name} round {run.round + 1} {run.variant}: "
                                                       f"{run.median_ms:.1f} ms/step", file=sys.stderr))
     return SampleResult(name, [f"{f.code} [{f.id}]" for f in applied], predicted_speedup(applied), runs)
+
+
+@contextmanager
+def _stdout_to_stderr():
+    """The captured script inherits our stdout and prints Keras' progress bar on it; stdout is for the figures."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def machine_line() -> str:

@@ -62,7 +62,7 @@ class _Window:
         if self.step == CONFIG["warmup"] and not self.profiling and not self.finished:
             self._start()
 
-    def end_step(self, logs: dict | None = None) -> None:  # noqa: ARG002 - the Keras logs matter to _Measurement
+    def end_step(self, logs: dict | None = None, batches: int = 1) -> None:  # noqa: ARG002 - for _Measurement
         if self.step_started_at is not None and self.step < CONFIG["warmup"]:
             self.warmup_step_ms.append((time.perf_counter() - self.step_started_at) * 1000)
         self.step += 1
@@ -103,25 +103,32 @@ class _Window:
 
 class _Measurement:
     """Measure mode: a step's time is the time between consecutive step ends, so it covers the input wait, the
-    step itself and every callback; the first step's time starts at its beginning."""
+    step itself and every callback; the first step's time starts at its beginning.
+
+    A step is one batch. Keras with ``steps_per_execution=k`` calls the batch callbacks once per k batches; such a
+    call counts as k steps of a k-th of its time each, and its logs belong to its last batch."""
 
     def __init__(self) -> None:
-        self.step = 0
+        self.step = 0  # batches completed
         self.step_started_at: float | None = None
-        self.step_ends: list[float] = []
-        self.logs: list[dict[str, float]] = []  # one entry per step whose Keras logs were seen
+        self.last_end: float | None = None
+        self.step_ms: list[float] = []
+        self.logs: list[dict[str, float]] = []  # {"step": batch index, loss and metrics} per callback call
         self.written = False
 
     def begin_step(self) -> None:
         self.step_started_at = time.perf_counter()
-        if not self.step_ends:
-            self.step_ends.append(self.step_started_at)
+        if self.last_end is None:
+            self.last_end = self.step_started_at
 
-    def end_step(self, logs: dict | None = None) -> None:
-        self.step_ends.append(time.perf_counter())
+    def end_step(self, logs: dict | None = None, batches: int = 1) -> None:
+        now = time.perf_counter()
+        self.step_ms.extend([(now - self.last_end) * 1000 / batches] * batches)
+        self.last_end = now
         if logs is not None:
-            self.logs.append({k: float(v) for k, v in logs.items() if _is_number(v)})
-        self.step += 1
+            self.logs.append({"step": self.step + batches - 1,
+                              **{k: float(v) for k, v in logs.items() if _is_number(v)}})
+        self.step += batches
         if self.step >= CONFIG["warmup"] + CONFIG["steps"]:
             self._write(complete=True)
             # Exit at once. Unwinding with SystemExit would be gentler, but interpreter shutdown deadlocks while
@@ -135,9 +142,7 @@ class _Measurement:
         if self.written:
             return
         self.written = True
-        ends = self.step_ends
-        result = {"complete": complete, "warmup": CONFIG["warmup"],
-                  "step_ms": [(b - a) * 1000 for a, b in zip(ends, ends[1:])], "logs": self.logs}
+        result = {"complete": complete, "warmup": CONFIG["warmup"], "step_ms": self.step_ms, "logs": self.logs}
         tmp = CONFIG["measure"] + ".tmp"
         with open(tmp, "w") as f:
             json.dump(result, f)
@@ -172,8 +177,10 @@ def _patch_keras_fit() -> None:
         def __init__(self) -> None:
             super().__init__()
             self._marker = None
+            self._first_batch = 0
 
         def on_train_batch_begin(self, batch, logs=None):
+            self._first_batch = batch  # with steps_per_execution, one call spans several batches
             WINDOW.begin_step()
             if CONFIG["markers"]:
                 self._marker = tf.profiler.experimental.Trace("train", step_num=WINDOW.step, _r=1)
@@ -183,7 +190,7 @@ def _patch_keras_fit() -> None:
             if self._marker is not None:
                 self._marker.__exit__(None, None, None)
                 self._marker = None
-            WINDOW.end_step(logs or {})
+            WINDOW.end_step(logs or {}, batches=batch - self._first_batch + 1)
 
     original_fit = keras.Model.fit
 

@@ -25,7 +25,8 @@ def test_fixes_on_different_parts_add_their_savings():
 
 
 def _run(variant: str, round_number: int, ms: float, losses: list[float]) -> Run:
-    return Run(variant, round_number, [ms, ms * 1.1, ms * 0.9], [{"loss": x, "accuracy": 0.5} for x in losses], True)
+    logs = [{"step": step, "loss": x, "accuracy": 0.5} for step, x in enumerate(losses)]
+    return Run(variant, round_number, [ms, ms * 1.1, ms * 0.9], logs, True)
 
 
 def test_speedup_is_taken_per_round_then_summarized():
@@ -40,7 +41,10 @@ def test_loss_parity_takes_the_largest_relative_difference_per_quantity():
     runs = [_run("original", 0, 10, [2.0, 1.0, 0.5]), _run("patched", 0, 10, [2.0, 1.1, 0.5])]
     differences = log_differences(runs, "original", "patched")
     assert differences == pytest.approx({"loss": 0.1 / 1.1, "accuracy": 0.0})
-    assert max_relative_difference([{"loss": 0.0}], [{"loss": 0.0}]) == {"loss": 0.0}
+    assert max_relative_difference([{"step": 3, "loss": 0.0}], [{"step": 3, "loss": 0.0}]) == {"loss": 0.0}
+    # steps_per_execution logs only every k-th batch: only the batches both logged are compared.
+    assert max_relative_difference([{"step": 1, "loss": 1.0}, {"step": 3, "loss": 1.0}],
+                                   [{"step": 3, "loss": 1.1}]) == pytest.approx({"loss": 0.1 / 1.1})
 
 
 def test_paths_into_the_repo_follow_the_copy(tmp_path):
