@@ -139,10 +139,13 @@ class PaddedShape(Rule):
         multiple = multiple_for(hardware) if multiple_for else MULTIPLE.get(hardware, DEFAULT_MULTIPLE)
         by_literal: dict[int, list[Size]] = {}
         excluded: set[int] = set()
-        for size in _sizes(ctx.index):
+        sizes = list(_sizes(ctx.index))
+        off_multiple = {id(s.literal) for s in sizes if s.value >= multiple and s.value % multiple}
+        # Only sizes whose literal is off the multiple need the (costlier) output-layer test.
+        for size in (s for s in sizes if id(s.literal) in off_multiple):
             if _is_data_sized(ctx.index, size):
                 excluded.add(id(size.literal))
-            elif size.value >= multiple and size.value % multiple:
+            else:
                 by_literal.setdefault(id(size.literal), []).append(size)
         for key, sizes in by_literal.items():
             # A constant that also sizes an output layer is the class count: rounding it would change the data.

@@ -127,6 +127,7 @@ class FunctionInfo:
     module: ModuleInfo
     class_key: str | None
     decorators: frozenset[str]  # canonical qualified names of the decorators
+    outer: "FunctionInfo | None" = field(default=None, repr=False)  # the function this one is defined in
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,8 @@ class _DefinitionCollector(cst.BatchableCSTVisitor):
         directly_in_class = bool(self.scopes) and isinstance(self.scopes[-1], cst.ClassDef)
         class_key = self.classes[-1].key if directly_in_class else None
         info = FunctionInfo(self.module.function_key([c.name for c in self.classes], node.name.value),
-                            node.name.value, params, node, self.module, class_key, decorators)
+                            node.name.value, params, node, self.module, class_key, decorators,
+                            self.functions[-1] if self.functions else None)
         self.functions.append(info)
         self.scopes.append(node)
         self.index.functions.append(info)
@@ -332,11 +334,7 @@ class SourceIndex:
             if isinstance(argument, (cst.Name, cst.Attribute)) and \
                     any(f is function for f in self.functions_named(*wrapper.module.qualified_names(argument))):
                 return True
-        outer = function.module.parent(function.node)
-        while outer is not None and not isinstance(outer, cst.FunctionDef):
-            outer = function.module.parent(outer)
-        enclosing = self.function_of(outer) if outer is not None else None
-        return enclosing is not None and self.is_compiled(enclosing)
+        return function.outer is not None and self.is_compiled(function.outer)
 
     def constant(self, module: ModuleInfo, name: cst.Name | cst.Attribute) -> Constant | None:
         """The module-level constant ``name`` (``UNITS``, ``config.UNITS``) stands for, in its own module or in
