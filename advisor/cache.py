@@ -1,10 +1,12 @@
-"""The per-user cache of ``advisor check`` results, so a pre-commit hook on unchanged files costs no parsing.
+"""The per-user cache of ``advisor check`` and ``advisor analyze`` results: unchanged files cost no parsing.
 
-An entry is the result of checking one set of files, keyed by their paths and content hashes, the tool and the
-settings. The key covers the whole set, not each file: rules follow datasets across modules (a pipeline built in
-``data.py`` and consumed in ``train.py``), so one file's findings depend on which other files were checked with it.
+An entry is the result of one run over a set of files, keyed by their paths and content hashes, the tool, the
+settings and the run's context (the working directory for ``check``; the repo and the profile for ``analyze``).
+The key covers the whole set, not each file: rules follow datasets across modules (a pipeline built in
+``data.py`` and consumed in ``train.py``), so one file's findings depend on which other files were read with it.
 
-Layout: ``<cache root>/check/<key[:2]>/<key>.json``; the profile cache shares the root under ``profiles/``.
+Layout: ``<cache root>/<kind>/<key[:2]>/<key>.json`` with kind ``check`` or ``analyze``; the profile cache shares
+the root under ``profile/``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .state import finding_from_dict, finding_to_dict, write_atomically
@@ -50,16 +52,15 @@ def _tool_fingerprint() -> str:
     return digest.hexdigest()
 
 
-class CheckCache:
-    def __init__(self, root: Path) -> None:
-        self.folder = root / "check"
+class ResultCache:
+    def __init__(self, root: Path, kind: str) -> None:
+        self.folder = root / kind
 
     @staticmethod
-    def key(files: dict[str, bytes], settings: "Settings") -> str:
-        """``files``: path as given to check (relative to the current directory) -> content."""
-        # The current directory too: findings name files relative to it.
+    def key(files: dict[str, bytes], settings: "Settings", context: str) -> str:
+        """``files``: path as reported -> content; ``context``: what else the findings depend on."""
         digest = hashlib.sha256(f"{CACHE_FORMAT}\n{_tool_fingerprint()}\n{settings.fingerprint()}\n"
-                                f"{Path.cwd().resolve()}\n".encode())
+                                f"{context}\n".encode())
         for path in sorted(files):
             digest.update(f"{path}\0{hashlib.sha256(files[path]).hexdigest()}\n".encode())
         return digest.hexdigest()
@@ -67,21 +68,22 @@ class CheckCache:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
-    def load(self, key: str, root: Path) -> "Report | None":
+    def load(self, key: str, root: Path, profile: Any = None) -> "Report | None":
         """The cached report, or None on a miss or an entry that cannot be read (it is rebuilt)."""
         from .engine import Report
 
         try:
             entry = json.loads(self._path(key).read_bytes())
-            return Report(root, [finding_from_dict(f) for f in entry["findings"]], None, entry["warnings"],
-                          entry["files_seen"], entry["files_analyzed"], file_hashes=entry["file_hashes"])
+            return Report(root, [finding_from_dict(f) for f in entry["findings"]], profile, entry["warnings"],
+                          entry["files_seen"], entry["files_analyzed"], hidden=entry["hidden"],
+                          file_hashes=entry["file_hashes"])
         except (OSError, ValueError, KeyError, TypeError, ImportError):
             return None
 
     def store(self, key: str, report: "Report") -> None:
         """Save ``report``; a cache that cannot be written only makes the next run slower."""
         entry = {"findings": [finding_to_dict(f) for f in report.findings], "warnings": report.warnings,
-                 "files_seen": report.files_seen, "files_analyzed": report.files_analyzed,
+                 "files_seen": report.files_seen, "files_analyzed": report.files_analyzed, "hidden": report.hidden,
                  "file_hashes": report.file_hashes}
         path = self._path(key)
         try:
@@ -101,8 +103,9 @@ def cached_check(files: list[Path], settings: "Settings", use_cache: bool = True
         contents = {file.as_posix(): file.read_bytes() for file in files}
     except OSError:
         return check(files, settings)  # let check report the missing file
-    cache = CheckCache(cache_root(settings.cache_dir))
-    key = cache.key(contents, settings)
+    cache = ResultCache(cache_root(settings.cache_dir), "check")
+    # The working directory is part of the key: findings name files relative to it.
+    key = cache.key(contents, settings, str(Path.cwd().resolve()))
     report = cache.load(key, Path.cwd())
     if report is None:
         report = check(files, settings)

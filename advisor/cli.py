@@ -86,6 +86,10 @@ output_option = click.option("--output", "-o", type=click.Path(dir_okay=False, p
                              help="Write the report to this file instead of stdout.")
 
 
+no_cache_option = click.option("--no-cache", is_flag=True,
+                               help="Analyze again even when the same files were analyzed before.")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="advisor")
 def cli() -> None:
@@ -103,18 +107,21 @@ def cli() -> None:
 @output_option
 @exit_zero_option
 @fix_option
+@no_cache_option
 def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: bool, select: str | None,
-            ignore: str | None, fix: bool, output_format: str, output: Path | None, exit_zero: bool) -> None:
+            ignore: str | None, fix: bool, no_cache: bool, output_format: str, output: Path | None,
+            exit_zero: bool) -> None:
     """Analyze REPO's source, gated by the profile captures in LOGDIR when given."""
     from .apply import fix_report
     from .engine import analyze as run_analysis
 
     settings = _settings(repo, select, ignore, show_all)
     with _status("Analyzing source" + (" and profile" if logdir else "")):
-        report = run_analysis(repo, logdir, settings, run=run_name)
+        report = run_analysis(repo, logdir, settings, run=run_name, use_cache=not no_cache)
     changed = False
     if fix:
-        report, changed = fix_report(report, lambda: run_analysis(repo, logdir, settings, run=run_name))
+        report, changed = fix_report(report, lambda: run_analysis(repo, logdir, settings, run=run_name,
+                                                                  use_cache=not no_cache))
     _save_analysis(report, settings, logdir, run_name, {"select": select, "ignore": ignore, "show_all": show_all})
     _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output))
 
@@ -127,7 +134,7 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
 @output_option
 @exit_zero_option
 @fix_option
-@click.option("--no-cache", is_flag=True, help="Check again even when the files were checked before.")
+@no_cache_option
 def check(files: tuple[Path, ...], select: str | None, ignore: str | None, fix: bool, no_cache: bool,
           output_format: str, output: Path | None, exit_zero: bool) -> None:
     """Static rules on FILES (for pre-commit hooks and CI)."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -118,7 +120,9 @@ def analyze_texts(files: dict[str, str], settings: Settings | None = None, profi
     return run_rules(index, settings or Settings(), profile)[0]
 
 
-def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None = None) -> Report:
+def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None = None,
+            use_cache: bool = True) -> Report:
+    """Analyze a repo, through the per-user result cache unless ``use_cache`` is off."""
     if not repo.exists():
         raise InputError(f"{repo}: no such directory")
     if not repo.is_dir():
@@ -131,10 +135,26 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
 
         profile = load_profile(logdir, run=run)
         warnings.extend(profile.warnings)
-    index = build_index(repo)
+    sources, files_seen = relevant_sources(repo)
+    cache, key = None, ""
+    if use_cache:
+        from .cache import ResultCache, cache_root
+
+        cache = ResultCache(cache_root(settings.cache_dir), "analyze")
+        profile_digest = hashlib.sha256(json.dumps(profile.to_json(), sort_keys=True).encode()).hexdigest() \
+            if profile is not None else "static"
+        key = cache.key({s.path.as_posix(): s.data for s in sources}, settings,
+                        f"{repo.resolve()}\n{files_seen}\n{profile_digest}")
+        cached = cache.load(key, repo, profile)
+        if cached is not None:
+            return cached
+    index = SourceIndex.build(repo, sources, files_seen)
     findings, hidden = run_rules(index, settings, profile)
-    return Report(repo, findings, profile, warnings + index.warnings, index.files_seen, len(index.modules),
-                  hidden=hidden, file_hashes=file_hashes(index))
+    report = Report(repo, findings, profile, warnings + index.warnings, index.files_seen, len(index.modules),
+                    hidden=hidden, file_hashes=file_hashes(index))
+    if cache is not None:
+        cache.store(key, report)
+    return report
 
 
 def check(files: list[Path], settings: Settings) -> Report:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from advisor import engine
-from advisor.cache import CheckCache, cache_root, cached_check
+from advisor.cache import ResultCache, cache_root, cached_check
 from advisor.config import Settings, find_pyproject, load_settings, parse_selectors
 from advisor.errors import InputError
 from advisor.model import Confidence
@@ -148,10 +148,10 @@ def test_check_cache_hits_on_same_content_and_settings_only(monkeypatch, tmp_pat
     second = cached_check(files, settings)
     assert [(f.id, f.patch.diff) for f in second.findings] == [(f.id, f.patch.diff) for f in first.findings]
     assert second.file_hashes == first.file_hashes
-    key = CheckCache.key({"src/data.py": (root / "src/data.py").read_bytes()}, settings)
+    key = ResultCache.key({"src/data.py": (root / "src/data.py").read_bytes()}, settings, "context")
     with pytest.raises(AssertionError):  # other settings: a miss
         cached_check(files, load_settings(root, CODES, select="TFD001"))
     (root / "src/data.py").write_text((root / "src/data.py").read_text() + "# changed\n")
     with pytest.raises(AssertionError):  # other content: a miss
         cached_check(files, settings)
-    assert key != CheckCache.key({"src/data.py": (root / "src/data.py").read_bytes()}, settings)
+    assert key != ResultCache.key({"src/data.py": (root / "src/data.py").read_bytes()}, settings, "context")
