@@ -138,7 +138,7 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
         result.error = "changed since the analysis; not changed (run `advisor apply --reanalyze`)"
         return result
     tree = cst.parse_module(data)  # it parsed when analysed, and it has not changed
-    module = ModuleInfo.of(path, absolute, tree)
+    module = ModuleInfo.of(path, absolute, tree, data)
     new_code, result.applied, result.skipped = compose(module, findings)
     if not result.applied:
         return result

@@ -18,6 +18,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, Posi
 from ..model import Location
 from . import pipelines as pl
 from .names import ModuleNames
+from .visitors import CollectorVisitor
 from .walk import SourceFile
 
 TF_FUNCTION = "tensorflow.function"
@@ -45,9 +46,12 @@ class ModuleInfo:
     newline: str = "\n"
 
     @classmethod
-    def of(cls, path: Path, absolute: Path, tree: cst.Module) -> "ModuleInfo":
-        """Wrap a freshly parsed tree (the wrapper may share it: nobody else holds it)."""
-        return cls(path, absolute, tree.code, MetadataWrapper(tree, unsafe_skip_copy=True),
+    def of(cls, path: Path, absolute: Path, tree: cst.Module, data: bytes) -> "ModuleInfo":
+        """Wrap a tree freshly parsed from ``data`` (the wrapper may share it: nobody else holds it).
+
+        libcst reproduces its input exactly, so the text is the decoded input: no code generation needed.
+        """
+        return cls(path, absolute, data.decode(tree.encoding), MetadataWrapper(tree, unsafe_skip_copy=True),
                    ModuleNames.of(tree, *_module_and_package(path)), tree.encoding, tree.default_newline)
 
     @property
@@ -148,7 +152,7 @@ class ClassInfo:
     module: ModuleInfo
 
 
-class _DefinitionCollector(cst.BatchableCSTVisitor):
+class _DefinitionCollector(CollectorVisitor):
     """Records calls, functions and classes with their canonical names and enclosing definitions."""
 
     def __init__(self, module: ModuleInfo, index: "SourceIndex") -> None:
@@ -232,7 +236,7 @@ class SourceIndex:
         except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
             self.warnings.append(f"{source.path.as_posix()}: skipped, cannot decode: {exc}")
             return
-        module = ModuleInfo.of(source.path, source.absolute, tree)
+        module = ModuleInfo.of(source.path, source.absolute, tree, source.data)
         module.wrapper.visit_batched([_DefinitionCollector(module, self),
                                       pl.PipelineCollector(module, self.dataflow, self._pending_calls)])
         self.modules.append(module)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Iterator, Mapping
 import libcst as cst
 import networkx as nx
 
+from .visitors import CollectorVisitor
+
 
 if TYPE_CHECKING:
     from .index import FunctionInfo, ModuleInfo
@@ -126,7 +128,7 @@ class _Scope:
     bindings: dict[str, tuple] = field(default_factory=dict)
 
 
-class PipelineCollector(cst.BatchableCSTVisitor):
+class PipelineCollector(CollectorVisitor):
     """Adds one module's dataset values, transformations and sinks to the repo-wide graph."""
 
     def __init__(self, module: "ModuleInfo", graph: nx.DiGraph, pending_calls: list) -> None:
