@@ -5,7 +5,9 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import PositionProvider
+
+from advisor.source.names import ModuleNames
 
 
 def anchor_of(call: cst.Call) -> cst.CSTNode:
@@ -16,27 +18,20 @@ def anchor_of(call: cst.Call) -> cst.CSTNode:
 class TensorflowCodemod(VisitorBasedCodemodCommand):
     """A codemod that may write TensorFlow names, spelled the way the module imports tensorflow."""
 
+    @property
+    def module_names(self) -> ModuleNames:
+        """The module's imports, to resolve and spell names as the index does (no scope analysis needed)."""
+        if getattr(self, "_module_names", None) is None:
+            self._module_names = ModuleNames.of(self.context.module, "", "")
+        return self._module_names
+
     def tensorflow_attribute(self, dotted: str) -> cst.BaseExpression:
         """``data.AUTOTUNE`` spelled with the module's own alias for tensorflow, importing it when missing."""
-        alias = self._tensorflow_alias()
+        alias = next((name for name, target in self.module_names.aliases.items() if target == "tensorflow"), None)
         if alias is None:
             AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
             alias = "tf"
         return cst.parse_expression(f"{alias}.{dotted}")
-
-    def _tensorflow_alias(self) -> str | None:
-        module = self.context.module
-        if module is None:
-            return None
-        for statement in module.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            for small in statement.body:
-                if isinstance(small, cst.Import):
-                    for alias in small.names:
-                        if cst.helpers.get_full_name_for_node(alias.name) == "tensorflow":
-                            return alias.asname.name.value if alias.asname else "tensorflow"
-        return None
 
 
 class CallTargetCodemod(TensorflowCodemod):
@@ -46,7 +41,7 @@ class CallTargetCodemod(TensorflowCodemod):
     the module the source index already holds.
     """
 
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, context: CodemodContext, line: int, column: int) -> None:
         super().__init__(context)

@@ -5,18 +5,18 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
-from libcst.metadata import PositionProvider, QualifiedNameProvider
+from libcst.metadata import PositionProvider
 
 from .base import TensorflowCodemod
 
-TF_FUNCTION = "tensorflow.function"
+from advisor.source.index import TF_FUNCTION
 EXISTING_FLAG = m.Arg(keyword=m.Name("reduce_retracing"))
 
 
 class FunctionTargetCodemod(TensorflowCodemod):
     """A codemod that rewrites the one ``def`` whose name starts at ``line``:``column`` (1-based, as findings)."""
 
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider)
+    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, context: CodemodContext, line: int, column: int) -> None:
         super().__init__(context)
@@ -35,8 +35,7 @@ class FunctionTargetCodemod(TensorflowCodemod):
         """``@tf.function`` or ``@tf.function(...)`` among the function's decorators, however tensorflow is imported."""
         for decorator in function.decorators:
             expression = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-            names = self.get_metadata(QualifiedNameProvider, expression, set())
-            if any(q.name == TF_FUNCTION for q in names):
+            if TF_FUNCTION in self.module_names.resolve(expression):
                 return decorator
         return None
 
