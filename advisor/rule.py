@@ -80,6 +80,16 @@ class RuleContext:
         return max(found, key=lambda m: m.score) if found else None
 
     @property
+    def target_device(self) -> str | None:
+        """"cpu", "gpu" or "tpu": the configured target first (a CPU capture may be a dry run of GPU training),
+        else what the capture ran on; None when neither says."""
+        if self.settings.target_device:
+            return self.settings.target_device.lower()
+        if self.profile is None:
+            return None
+        return {"CPU_ONLY": "cpu", "CPU": "cpu", "GPU": "gpu", "TPU": "tpu"}.get(self.profile.hardware.type.upper())
+
+    @property
     def input_share(self) -> float | None:
         """The share of step time spent waiting for input (0..1), from the profile."""
         return self.profile.breakdown_pct.get("input", 0.0) / 100 if self.profile is not None else None

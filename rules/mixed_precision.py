@@ -14,7 +14,6 @@ from advisor.model import Applicability, Confidence, Evidence, Finding, SpeedupE
 from advisor.rule import Example, Rule, RuleContext
 from advisor.source.index import CallSite, ModuleInfo, SourceIndex
 
-from ._profile import profile_value, target_hardware
 
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
 MIXED_PRECISION_APIS = frozenset({
@@ -123,7 +122,7 @@ class MixedPrecision(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        hardware = target_hardware(ctx)
+        hardware = ctx.target_device
         index = ctx.index
         if hardware == "cpu" or _uses_mixed_precision(index) or not _trains(index):
             return
@@ -206,14 +205,12 @@ def _start(module: ModuleInfo, node: cst.CSTNode) -> tuple[int, int]:
 def _verdict(profile: object, hardware: str | None
              ) -> tuple[Confidence | None, SpeedupEstimate | None, list[Evidence]]:
     """Confidence, speedup and evidence from the capture's device data; None confidence: do not report."""
-    device = profile_value(profile, "device")
+    device = profile.device if profile is not None else None
     if device is None:
         # No device capture: a static run, or a target device given without a capture of it.
         return Confidence.POSSIBLE, speedup.typical("mixed_precision"), []
-    compute_pct = profile_value(device, "compute_share_pct") or 0.0
-    sixteen_pct = profile_value(device, "compute_16bit_pct")
-    eligible = profile_value(device, "tensor_core_eligible_ops") or 0
-    used = profile_value(device, "tensor_core_used_ops") or 0
+    compute_pct, sixteen_pct = device.compute_share_pct, device.compute_16bit_pct
+    eligible, used = device.tensor_core_eligible_ops, device.tensor_core_used_ops
     evidence = [Evidence("profile", f"device compute is {compute_pct:.0f}% of the step; "
                                     f"{eligible} tensor-core-eligible ops, {used} using tensor cores"
                                     + (f"; {sixteen_pct:.0f}% of device compute in 16-bit ops"

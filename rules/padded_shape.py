@@ -15,7 +15,6 @@ from advisor.model import Applicability, Confidence, Evidence, Finding
 from advisor.rule import Example, Rule, RuleContext
 from advisor.source.index import ModuleInfo, SourceIndex
 
-from ._profile import profile_value, target_hardware
 
 # The argument that sizes each layer's matmul or convolution output.
 LAYER_SIZE_ARGUMENT = {
@@ -131,7 +130,7 @@ class PaddedShape(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        hardware = target_hardware(ctx)
+        hardware = ctx.target_device
         if hardware == "cpu":
             return
         # The configured multiple (settings.shape_multiple) wins; the config module lands with shape_multiple_for.
@@ -158,7 +157,8 @@ class PaddedShape(Rule):
         uses = ", ".join(f"{s.what} at {s.site_module.location(s.site).display}" for s in sizes)
         written = f"`{first.constant} = {first.value}`" if first.constant else f"{first.value}"
         evidence = [Evidence("source", f"{written} sizes {uses}")]
-        device_share = profile_value(ctx.profile, "device.compute_share_pct")
+        device = ctx.profile.device if ctx.profile is not None else None
+        device_share = device.compute_share_pct if device is not None else None
         if hardware is None:
             confidence = Confidence.POSSIBLE
             target = f"a multiple of {multiple} (GPU tensor cores; 128 on TPUs)"

@@ -15,7 +15,6 @@ from advisor.model import Confidence, Evidence, Finding
 from advisor.rule import Example, Rule, RuleContext
 from advisor.source.index import CallSite, FunctionInfo, SourceIndex
 
-from ._profile import profile_value
 
 LEGACY = frozenset({"tensorflow.py_func", "tensorflow.compat.v1.py_func"})
 PY_FUNCTIONS = LEGACY | {
@@ -30,7 +29,6 @@ KERAS_TRACED = {"keras.Model": ("train_step", "test_step", "predict_step", "call
                 "keras.models.Model": ("train_step", "test_step", "predict_step", "call"),
                 "keras.layers.Layer": ("call",), "keras.Layer": ("call",)}
 # Op types the profiler gives the Python-function kernels: EagerPyFunc (py_function), PyFunc (numpy_function).
-PY_FUNC_OPS = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
 
 
 @dataclass(frozen=True)
@@ -147,10 +145,10 @@ class PyFunction(Rule):
             confidence = Confidence.CONFIRMED if context is not None else Confidence.LIKELY
             evidence.append(Evidence("profile", f"Python-function ops (EagerPyFunc/PyFunc) take {share:.1%} of "
                                                 "the step time", {"share": share}))
-            input_pct = profile_value(ctx.profile, "breakdown_pct.input")
-            if context is not None and context.in_dataset and input_pct is not None and input_pct / 100.0 < share:
+            input_share = ctx.input_share
+            if context is not None and context.in_dataset and input_share is not None and input_share < share:
                 # tf.data runs the map beside the step: only the time the step waits for input can be saved.
-                estimate = speedup.bounded_by_share(input_pct / 100.0, "input wait", "Python-function ops "
+                estimate = speedup.bounded_by_share(input_share, "input wait", "Python-function ops "
                                                     f"{share:.0%} of step, under the GIL; only TensorFlow ops help")
             else:
                 estimate = speedup.bounded_by_share(share, "Python-function ops",
@@ -250,9 +248,6 @@ def _function_argument(call: cst.Call, keyword: str) -> cst.BaseExpression | Non
 
 def _py_func_share(profile: object) -> float | None:
     """The share of step time (0..1) the capture's Python-function ops take; None when the profile lists no ops."""
-    top_ops = profile_value(profile, "top_ops")
-    if top_ops is None:
+    if profile is None:
         return None
-    share_pct = sum(profile_value(op, "share_pct") or 0.0 for op in top_ops
-                    if profile_value(op, "is_py_func") or profile_value(op, "op_type") in PY_FUNC_OPS)
-    return share_pct / 100.0
+    return sum(op.share_pct for op in profile.top_ops if op.is_py_func) / 100.0

@@ -14,7 +14,6 @@ from advisor.model import Applicability, Confidence, Evidence, Finding, SpeedupE
 from advisor.rule import Example, Rule, RuleContext
 from advisor.source.index import CallSite, FunctionInfo, ModuleInfo
 
-from ._profile import profile_value
 
 BATCH_HOOKS = frozenset({
     "on_train_batch_begin", "on_train_batch_end", "on_batch_begin", "on_batch_end",
@@ -227,9 +226,8 @@ def _costs(calls: list[CallSite], hook: FunctionInfo) -> dict[str, cst.CSTNode]:
 
 def _host_gap(profile: object) -> tuple[float, float] | None:
     """(average ms, share of the step 0..1) of the host gaps between steps, when the capture measured them."""
-    avg_ms = profile_value(profile, "host_gaps.avg_ms")
-    share_pct = profile_value(profile, "host_gaps.share_pct")
-    return (avg_ms, share_pct / 100.0) if avg_ms is not None and share_pct is not None else None
+    gaps = profile.host_gaps if profile is not None else None
+    return (gaps.avg_ms, gaps.share_pct / 100.0) if gaps is not None else None
 
 
 def _every_n(gap_share: float) -> int:
@@ -242,14 +240,14 @@ def _frames_of(profile: object, hook: FunctionInfo) -> list[dict]:
     same function name, a line inside the definition (the tracer names the ``def`` line, or a decorator's)."""
     position = hook.module.position(hook.node)
     matched = []
-    for frame in profile_value(profile, "host_gaps.frames") or ():
-        name = str(profile_value(frame, "frame") or "").lstrip("$")
+    frames = profile.host_gaps.frames if profile is not None and profile.host_gaps is not None else ()
+    for frame in frames:
+        name = frame.frame.lstrip("$")
         where, _, function = name.partition(" ")
         filename, _, line = where.rpartition(":")
         if function == hook.name and filename.rsplit("/", 1)[-1] == hook.module.path.name and line.isdigit() \
                 and position.start.line <= int(line) <= position.end.line:
-            matched.append({"frame": name, "total_ms": profile_value(frame, "total_ms") or 0.0,
-                            "count": profile_value(frame, "count") or 0})
+            matched.append({"frame": name, "total_ms": frame.total_ms, "count": frame.count})
     return matched
 
 
