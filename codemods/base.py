@@ -34,8 +34,8 @@ class TensorflowCodemod(VisitorBasedCodemodCommand):
         return cst.parse_expression(f"{alias}.{dotted}")
 
 
-class CallTargetCodemod(TensorflowCodemod):
-    """A codemod that rewrites the one call whose anchor starts at ``line``:``column`` (1-based, as findings).
+class PositionTargetCodemod(TensorflowCodemod):
+    """A codemod aimed at a finding's position, ``line``:``column`` (1-based, as findings report them).
 
     Targets are positions, not node objects, so a codemod runs the same on a module parsed from a fixture as on
     the module the source index already holds.
@@ -46,11 +46,21 @@ class CallTargetCodemod(TensorflowCodemod):
     def __init__(self, context: CodemodContext, line: int, column: int) -> None:
         super().__init__(context)
         self.target = (line, column)
+
+    def starts_at_target(self, node: cst.CSTNode) -> bool:
+        start = self.get_metadata(PositionProvider, node).start
+        return (start.line, start.column + 1) == self.target
+
+
+class CallTargetCodemod(PositionTargetCodemod):
+    """Rewrites the one call whose anchor (see :func:`anchor_of`) starts at the target."""
+
+    def __init__(self, context: CodemodContext, line: int, column: int) -> None:
+        super().__init__(context, line, column)
         self.changed = False
 
     def is_target(self, call: cst.Call) -> bool:
-        start = self.get_metadata(PositionProvider, anchor_of(call)).start
-        return (start.line, start.column + 1) == self.target
+        return self.starts_at_target(anchor_of(call))
 
     def rewrite(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         raise NotImplementedError
@@ -58,5 +68,17 @@ class CallTargetCodemod(TensorflowCodemod):
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         if not self.changed and self.is_target(original_node):
             self.changed = True
+            return self.rewrite(original_node, updated_node)
+        return updated_node
+
+
+class FunctionTargetCodemod(PositionTargetCodemod):
+    """Rewrites the one ``def`` whose name starts at the target."""
+
+    def rewrite(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        raise NotImplementedError
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        if self.starts_at_target(original_node.name):
             return self.rewrite(original_node, updated_node)
         return updated_node

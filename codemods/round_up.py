@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
-from libcst.metadata import PositionProvider
+from libcst.codemod import CodemodContext
+
+from .base import PositionTargetCodemod
 
 
 def round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
-class RoundUpLiteral(VisitorBasedCodemodCommand):
+class RoundUpLiteral(PositionTargetCodemod):
     """Replace the integer literal starting at ``line``:``column`` (1-based) by the next multiple of ``multiple``."""
 
     DESCRIPTION = "Round a size up to the hardware's preferred multiple."
-    METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, context: CodemodContext, line: int, column: int, multiple: int) -> None:
-        super().__init__(context)
-        self.target = (line, column)
+        super().__init__(context, line, column)
         self.multiple = multiple
 
     def leave_Integer(self, original_node: cst.Integer, updated_node: cst.Integer) -> cst.Integer:
-        start = self.get_metadata(PositionProvider, original_node).start
-        if (start.line, start.column + 1) != self.target:
+        if not self.starts_at_target(original_node):
             return updated_node
         return updated_node.with_changes(value=str(round_up(int(original_node.evaluated_value), self.multiple)))

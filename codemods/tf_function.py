@@ -4,32 +4,16 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import CodemodContext
-from libcst.metadata import PositionProvider
-
-from .base import TensorflowCodemod
 
 from advisor.source.index import TF_FUNCTION
+
+from .base import FunctionTargetCodemod
+
 EXISTING_FLAG = m.Arg(keyword=m.Name("reduce_retracing"))
 
 
-class FunctionTargetCodemod(TensorflowCodemod):
-    """A codemod that rewrites the one ``def`` whose name starts at ``line``:``column`` (1-based, as findings)."""
-
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, context: CodemodContext, line: int, column: int) -> None:
-        super().__init__(context)
-        self.target = (line, column)
-
-    def rewrite(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
-        raise NotImplementedError
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
-        start = self.get_metadata(PositionProvider, original_node.name).start
-        if (start.line, start.column + 1) == self.target:
-            return self.rewrite(original_node, updated_node)
-        return updated_node
+class CompiledFunctionCodemod(FunctionTargetCodemod):
+    """Rewrites a ``def`` with respect to its ``tf.function`` decorator."""
 
     def tf_function_decorator(self, function: cst.FunctionDef) -> cst.Decorator | None:
         """``@tf.function`` or ``@tf.function(...)`` among the function's decorators, however tensorflow is imported."""
@@ -40,7 +24,7 @@ class FunctionTargetCodemod(TensorflowCodemod):
         return None
 
 
-class AddTfFunction(FunctionTargetCodemod):
+class AddTfFunction(CompiledFunctionCodemod):
     DESCRIPTION = "Compile a training step with @tf.function."
 
     def rewrite(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -51,7 +35,7 @@ class AddTfFunction(FunctionTargetCodemod):
         return updated.with_changes(decorators=[decorator, *updated.decorators])
 
 
-class ReduceRetracing(FunctionTargetCodemod):
+class ReduceRetracing(CompiledFunctionCodemod):
     DESCRIPTION = "Pass reduce_retracing=True to the function's tf.function decorator."
 
     def rewrite(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
