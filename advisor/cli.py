@@ -222,7 +222,8 @@ def profile(warmup: int, steps: int, python_tracer: bool, logdir: Path, command:
 @click.option("--repeats", default=5, show_default=True, help="Rounds of paired runs (original, patched).")
 @click.option("--rtol", type=float, default=None,
               help="Largest relative per-step loss difference accepted (default: see advisor.verify.DEFAULT_RTOL).")
-@click.option("--timeout", default=600.0, show_default=True, help="Seconds one run may take before it counts as failed.")
+@click.option("--timeout", default=600.0, show_default=True,
+              help="Seconds one run may take before it counts as failed.")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path),
               help="The analysed repository (default: the nearest folder above the script with a saved analysis).")
 @click.option("--format", "output_format", type=click.Choice(("text", "json")), default="text", show_default=True)

@@ -27,10 +27,10 @@ def test_verify_all_measures_compares_losses_and_leaves_the_tree_alone(repo, tmp
     assert snapshot(repo) == before
     assert set(result) >= {"patches", "measured_speedup", "predicted", "inside", "parity", "runs"}
     assert len(result["patches"]) >= 2  # the serial map and the missing prefetch
-    assert result["measured_speedup"]["min"] <= result["measured_speedup"]["median"] <= result["measured_speedup"]["max"]
+    measured = result["measured_speedup"]
+    assert measured["min"] <= measured["median"] <= measured["max"]
     assert result["predicted"]["low"] <= result["predicted"]["high"]
-    assert result["inside"] is (result["predicted"]["low"] <= result["measured_speedup"]["median"]
-                                <= result["predicted"]["high"])
+    assert result["inside"] is (result["predicted"]["low"] <= measured["median"] <= result["predicted"]["high"])
     # Same seeds, same data, same order: the losses of the two versions agree.
     assert result["parity"]["ok"] is True
     assert result["parity"]["max_rel_loss_diff"] < 1e-4
