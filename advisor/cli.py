@@ -25,14 +25,16 @@ def _settings(start: Path, select: str | None, ignore: str | None, show_all: boo
     return load_settings(start, [r.code for r in all_rules()], select=select, ignore=ignore, show_all=show_all)
 
 
-def _save_analysis(report, settings: Settings, logdir: Path | None, run: str | None, options: dict) -> None:
-    """Keep the analysis for `advisor apply`; a repo we cannot write to only loses that."""
+def _save_analysis(report, settings: Settings, logdir: Path | None, run: str | None, options: dict):
+    """Keep the analysis for `advisor apply` (and the verifications of unchanged findings); a repo we cannot
+    write to only loses that. Returns the saved analysis, or None."""
     from .state import save_analysis
 
     try:
-        save_analysis(report, settings.state_file, logdir, run, options)
+        return save_analysis(report, settings.state_file, logdir, run, options)
     except OSError as exc:
         click.echo(f"advisor: warning: analysis not saved for `advisor apply`: {exc}", err=True)
+        return None
 
 
 def _exit_after_fix(changed: bool, exit_zero: bool, emit) -> None:
@@ -44,11 +46,15 @@ def _exit_after_fix(changed: bool, exit_zero: bool, emit) -> None:
         sys.exit(EXIT_FINDINGS if changed and not exit_zero else done.code)
 
 
-def _emit(report, output_format: str, exit_zero: bool, output: Path | None = None) -> None:
+def _emit(report, output_format: str, exit_zero: bool, output: Path | None = None, saved=None) -> None:
+    """Print or write the report; ``saved``: the saved analysis, whose verifications the text report shows."""
     if output_format == "text" and output is None:
         from .report.text import render_report
 
-        render_report(report, _console())  # straight to the terminal: colour when it is one
+        if saved is not None:  # straight to the terminal: colour when it is one
+            render_report(report, _console(), verification_of=saved.verification_of)
+        else:
+            render_report(report, _console())
     else:
         from .report.formats import render, write_atomic
 
@@ -122,8 +128,9 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
     if fix:
         report, changed = fix_report(report, lambda: run_analysis(repo, logdir, settings, run=run_name,
                                                                   use_cache=not no_cache))
-    _save_analysis(report, settings, logdir, run_name, {"select": select, "ignore": ignore, "show_all": show_all})
-    _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output))
+    saved = _save_analysis(report, settings, logdir, run_name,
+                           {"select": select, "ignore": ignore, "show_all": show_all})
+    _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output, saved))
 
 
 @cli.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from advisor.model import CONTRADICTION, PROFILE, Confidence, Evidence, Finding, SpeedupEstimate
-from advisor.speedup import input_overlap, typical
+from advisor.speedup import input_overlap, on_shared_cores, typical
 from advisor.rule import Example, Rule, RuleContext
 from advisor.source.pipelines import DISTRIBUTE_METHODS, Pipeline
 from advisor.codemods.append_prefetch import AppendPrefetch
@@ -155,4 +155,5 @@ class MissingPrefetch(Rule):
             evidence.append(Evidence(CONTRADICTION, "the run is not input-bound: overlapping input would save "
                                                     "little"))
             return Confidence.POSSIBLE, "but the run is not input-bound", None
-        return Confidence.CONFIRMED, "the capture shows no prefetch at run time", input_overlap(ctx.input_share)
+        return (Confidence.CONFIRMED, "the capture shows no prefetch at run time",
+                on_shared_cores(input_overlap(ctx.input_share), ctx.target_device == "cpu"))

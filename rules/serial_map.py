@@ -9,7 +9,7 @@ import libcst as cst
 from advisor.codemods.parallel_map import NUM_PARALLEL_CALLS_POSITION, AddNumParallelCalls, num_parallel_calls_arg
 from advisor.linking import PARALLEL_STAGES
 from advisor.model import CONTRADICTION, PROFILE, SOURCE, Confidence, Evidence, Finding, SpeedupEstimate
-from advisor.speedup import parallel_stage, typical
+from advisor.speedup import on_shared_cores, parallel_stage, typical
 from advisor.rule import Example, Rule, RuleContext
 from advisor.source.pipelines import Pipeline, Stage
 
@@ -172,8 +172,8 @@ class SerialMap(Rule):
         cpu_budget = profile.input_pipeline.cpu_budget or iterator.parallelism or 1
         message = (f"`.{stage.op}()` ran one element at a time in the capture ({iterator.stage}, parallelism "
                    f"{iterator.parallelism or 1}) while the step waited for input: run it with parallel calls.")
-        return (Confidence.CONFIRMED, parallel_stage(stage_share, iterator.parallelism or 1, cpu_budget,
-                                                     ctx.input_share), message)
+        estimate = parallel_stage(stage_share, iterator.parallelism or 1, cpu_budget, ctx.input_share)
+        return Confidence.CONFIRMED, on_shared_cores(estimate, ctx.target_device == "cpu"), message
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:
