@@ -46,15 +46,11 @@ def _exit_after_fix(changed: bool, exit_zero: bool, emit) -> None:
         sys.exit(EXIT_FINDINGS if changed and not exit_zero else done.code)
 
 
-def _emit(report, output_format: str, exit_zero: bool, output: Path | None = None, saved=None) -> None:
-    """Print or write the report; ``saved``: the saved analysis, whose verifications the text report shows."""
+def _emit(report, output_format: str, exit_zero: bool, output: Path | None = None) -> None:
     if output_format == "text" and output is None:
         from .report.text import render_report
 
-        if saved is not None:  # straight to the terminal: colour when it is one
-            render_report(report, _console(), verification_of=saved.verification_of)
-        else:
-            render_report(report, _console())
+        render_report(report, _console())  # straight to the terminal: colour when it is one
     else:
         from .report.formats import render, write_atomic
 
@@ -130,7 +126,9 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
                                                                   use_cache=not no_cache))
     saved = _save_analysis(report, settings, logdir, run_name,
                            {"select": select, "ignore": ignore, "show_all": show_all})
-    _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output, saved))
+    if saved is not None:  # measurements of earlier `advisor verify` runs on these same findings
+        report.verifications = {f.id: v for f in report.findings if (v := saved.verification_of(f.id))}
+    _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output))
 
 
 @cli.command()

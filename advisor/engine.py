@@ -37,6 +37,8 @@ class Report:
     hidden: int = 0  # findings the profile contradicts, left out unless --show-all
     # repo-relative posix path -> content hash of the text analysed: `apply` refuses files changed since
     file_hashes: dict[str, str] = field(default_factory=dict)
+    # finding id -> the latest `advisor verify` measurement of it (kept in the saved analysis)
+    verifications: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from rich.console import Console
 from rich.markup import escape
@@ -55,16 +55,14 @@ def render_finding(console: Console, finding: Finding, show_diff: bool,
     console.print()
 
 
-def render_report(report: Report, console: Console, show_diff: bool = True,
-                  verification_of: Callable[[str], Mapping[str, Any] | None] = lambda finding_id: None) -> None:
-    """``verification_of``: a finding id's latest `advisor verify` result (SavedAnalysis.verification_of)."""
+def render_report(report: Report, console: Console, show_diff: bool = True) -> None:
     if report.profile is not None:
         from ..profile import render_profile_summary
 
         render_profile_summary(report.profile, console)
         console.print()
     for finding in report.findings:
-        render_finding(console, finding, show_diff, verification_of(finding.id))
+        render_finding(console, finding, show_diff, report.verifications.get(finding.id))
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     console.print(summary_line(report), highlight=False)
