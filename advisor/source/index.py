@@ -213,6 +213,7 @@ class SourceIndex:
         self.files_seen = 0
         self._pending_calls: list = []
         self._pipelines: list[pl.Pipeline] | None = None
+        self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._noqa: dict[Path, tuple[frozenset[str], dict[int, frozenset[str]]]] = {}
         self._by_import_name: dict[str, list[FunctionInfo]] | None = None
         self._constants: dict[Path, dict[str, Constant]] = {}
@@ -285,10 +286,17 @@ class SourceIndex:
     def discarded_after(self, stage: pl.Stage) -> list[pl.Stage]:
         return pl.discarded_successors(self.dataflow, stage.node)
 
-    def calls_to(self, *names: str) -> Iterator[CallSite]:
-        """Calls whose callee's canonical qualified name is one of ``names``."""
-        wanted = set(names)
-        return (c for c in self.calls if c.names & wanted)
+    def calls_to(self, *names: str) -> list[CallSite]:
+        """Calls whose callee's canonical qualified name is one of ``names``, in source order."""
+        if self._calls_by_name is None:  # rules ask per function and per layer: index the calls once
+            self._calls_by_name = {}
+            for call in self.calls:
+                for name in call.names:
+                    self._calls_by_name.setdefault(name, []).append(call)
+        if len(names) == 1:
+            return self._calls_by_name.get(names[0], [])
+        found = {id(c): c for name in names for c in self._calls_by_name.get(name, ())}
+        return [c for c in self.calls if id(c) in found] if found else []
 
     def subclasses_of(self, *bases: str) -> Iterator[ClassInfo]:
         """Classes of the repo deriving, directly or through other repo classes, from one of ``bases``."""
