@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -43,7 +43,6 @@ class Settings:
     config_dir: Path | None = None
     state_file: Path = DEFAULT_STATE_FILE  # relative to the analysed repo unless absolute
     cache_dir: Path | None = None  # None: the per-user default (advisor.cache.cache_root)
-    extra: dict = field(default_factory=dict)
 
     def is_selected(self, code: str) -> bool:
         return _matches(self.select, code) and not _matches(self.ignore, code)

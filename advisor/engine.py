@@ -7,7 +7,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile
@@ -21,7 +21,6 @@ from .source.index import ModuleInfo, SourceIndex
 from .source.walk import SourceFile, relevant_sources
 from .state import content_hash
 
-Progress = Callable[[str], None]
 
 
 @dataclass

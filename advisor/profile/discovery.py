@@ -23,10 +23,6 @@ class RunFiles:
     directory: Path
     hosts: tuple[Path, ...]
 
-    @property
-    def host_names(self) -> list[str]:
-        return [p.name[: -len(XPLANE_SUFFIX)] for p in self.hosts]
-
 
 def find_run(path: Path, run: str | None = None) -> RunFiles:
     """The run to analyse under ``path``: ``run`` by name, else the newest. Raises InputError naming ``path``."""

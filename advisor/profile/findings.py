@@ -21,7 +21,6 @@ OTHER_HIGH_PCT, OTHER_MODERATE_PCT = 15.0, 3.0
 PY_FUNC_OP_TYPES = frozenset({"EagerPyFunc", "PyFunc", "PyFuncStateless"})
 PREFETCH_STAGES = frozenset({"Prefetch"})
 TOP_OPS_SHOWN = 10
-BREAKDOWN_KEYS = ("input", "host_compute", "device_compute", "kernel_launch", "compile", "outside_step", "other")
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,6 @@ class PipelineCollector(CollectorVisitor):
         self.class_names: list[str] = []
         # tf.data.Options objects: id(Options() call) -> {"experimental_optimization.map_parallelization": False}
         self.options_settings: dict[int, dict[str, object]] = {}
-        self.discarded_calls: set[int] = set()
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def qualified(self, node: cst.CSTNode) -> frozenset[str]:

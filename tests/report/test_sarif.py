@@ -11,7 +11,7 @@ from advisor.engine import unified_diff
 from advisor.report.sarif import FINGERPRINT, diff_changes, render_sarif
 from advisor.rule import all_rules
 
-from report_helpers import SARIF_SCHEMA, ConstructedProfile, constructed_profile_json
+from report_helpers import SARIF_SCHEMA, constructed_profile_json
 
 
 def apply_replacements(text: str, replacements: list[dict]) -> str:
