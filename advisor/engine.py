@@ -61,7 +61,7 @@ def unified_diff(path: Path, old: str, new: str) -> str:
 
 def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
     """Run a rule's codemod on the module the index already parsed; None if it changes nothing."""
-    context = CodemodContext(filename=str(module.absolute), full_module_name=module.name)
+    context = CodemodContext(filename=str(module.absolute), full_module_name=module.name, wrapper=module.wrapper)
     try:
         new_tree = fix.codemod(context, **fix.args).transform_module(module.tree)
     except SkipFile:

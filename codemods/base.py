@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor
@@ -17,6 +20,21 @@ def anchor_of(call: cst.Call) -> cst.CSTNode:
 
 class TensorflowCodemod(VisitorBasedCodemodCommand):
     """A codemod that may write TensorFlow names, spelled the way the module imports tensorflow."""
+
+    @contextmanager
+    def _handle_metadata_reference(self, module: cst.Module) -> Iterator[cst.Module]:
+        """Run on the source index's own wrapper when given it (``CodemodContext(wrapper=...)``).
+
+        libcst would deep-copy the tree and resolve positions again for every fix, several passes over the file
+        each; the index has resolved them already, and a transformer never mutates the tree it reads.
+        """
+        shared = self.context.wrapper
+        if shared is None or shared.module is not module:
+            with super()._handle_metadata_reference(module) as own:
+                yield own
+            return
+        with self.resolve(shared):
+            yield module
 
     @property
     def module_names(self) -> ModuleNames:

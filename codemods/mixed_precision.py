@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import PositionProvider
 
-from .base import anchor_of
+from .base import TensorflowCodemod, anchor_of
 
-class EnableMixedPrecision(VisitorBasedCodemodCommand):
+class EnableMixedPrecision(TensorflowCodemod):
     """Insert ``keras.mixed_precision.set_global_policy(policy)`` before the statement holding the call anchored at
     ``line``:``column``; with ``output_layer`` (a call's anchor position), give that layer ``dtype="float32"``.
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod import CodemodContext
 from libcst.metadata import PositionProvider
+
+from .base import TensorflowCodemod
 
 # Often enough to follow training, rarely enough that the syncs stop mattering.
 LOG_EVERY = 100
 
 
-class GuardWithStepInterval(VisitorBasedCodemodCommand):
+class GuardWithStepInterval(TensorflowCodemod):
     """Wrap the simple statement that contains ``line``:``column`` in ``if <counter> % <every> == 0:``."""
 
     DESCRIPTION = "Run a per-step host sync only every N steps."
