@@ -39,8 +39,10 @@ def test_analyze_problem_sample_reports_findings_with_patches(problem_repo: Path
     assert "static analysis only" in result.stdout
 
 
-def test_analyze_tuned_sample_is_clean():
-    result = advisor("analyze", str(SAMPLES / "tuned"))
+def test_analyze_tuned_sample_is_clean(tmp_path: Path):
+    tuned = tmp_path / "tuned"
+    shutil.copytree(SAMPLES / "tuned", tuned, ignore=shutil.ignore_patterns(".advisor"))
+    result = advisor("analyze", str(tuned))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "No findings" in result.stdout
 

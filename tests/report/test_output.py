@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -20,27 +22,37 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.stdout
 
 
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """A copy of the input-bound sample: `analyze` saves its analysis into the repo it reads."""
+    copy = tmp_path / "samples" / "input_bound"
+    shutil.copytree(REPO_ROOT / "samples" / "input_bound", copy, ignore=shutil.ignore_patterns(".advisor"))
+    return copy
+
+
 @pytest.mark.parametrize("output_format", FORMATS)
-def test_each_format_to_stdout_and_to_a_file_is_the_same_report(output_format, tmp_path, monkeypatch):
-    monkeypatch.chdir(REPO_ROOT)  # stable paths in the GitHub annotations
+def test_each_format_to_stdout_and_to_a_file_is_the_same_report(output_format, sample, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # stable paths in the GitHub annotations
     code, stdout = run("analyze", "samples/input_bound", "--format", output_format)
     assert code == 1, "findings still exit 1"
-    target = tmp_path / f"report.{output_format}"
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    target = reports / f"report.{output_format}"
     code, nothing = run("analyze", "samples/input_bound", "--format", output_format, "--output", str(target))
     assert (code, nothing) == (1, "")
     assert target.read_text() == stdout
-    assert os.listdir(tmp_path) == [target.name], "no temporary file left behind"
+    assert os.listdir(reports) == [target.name], "no temporary file left behind"
     if output_format == "text":
         assert "\x1b[" not in stdout and "TFD001" in stdout
     if output_format in ("json", "sarif"):
         json.loads(stdout)
 
 
-def test_output_replaces_a_file_keeping_its_mode(tmp_path, monkeypatch):
+def test_output_replaces_a_file_keeping_its_mode(sample, tmp_path, monkeypatch):
     target = tmp_path / "report.sarif"
     target.write_text("old")
     target.chmod(0o640)
-    code, _ = run("analyze", str(REPO_ROOT / "samples" / "input_bound"), "--format", "sarif", "--output", str(target),
+    code, _ = run("analyze", str(sample), "--format", "sarif", "--output", str(target),
                   "--exit-zero")
     assert code == 0
     assert json.loads(target.read_text())["version"] == "2.1.0"
@@ -55,8 +67,8 @@ def test_check_writes_its_report_too(markup_repo, tmp_path, monkeypatch):
     assert "`train.py:3:" in target.read_text()
 
 
-def test_output_into_a_missing_directory_is_an_input_error(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "advisor", "analyze", str(REPO_ROOT / "samples" / "input_bound"), "--format",
+def test_output_into_a_missing_directory_is_an_input_error(sample, tmp_path):
+    result = subprocess.run([sys.executable, "-m", "advisor", "analyze", str(sample), "--format",
                              "json", "--output", str(tmp_path / "missing" / "r.json")],
                             capture_output=True, text=True)
     assert result.returncode == 2
