@@ -149,8 +149,10 @@ class Finding:
         return hashlib.sha1(key.encode()).hexdigest()[:8]
 
     def sort_key(self) -> tuple:
-        gain = -(self.speedup.midpoint if self.speedup else 1.0)
-        return (self.confidence.rank, self.priority, gain, self.location.path.as_posix(), self.location.line,
+        """Surest first, then by the gain the finding can promise: the low end of its range, not the midpoint,
+        which would favour wide speculative ranges over certain ones. Equal promises keep source order."""
+        promised = -(self.speedup.low if self.speedup else 1.0)
+        return (self.confidence.rank, self.priority, promised, self.location.path.as_posix(), self.location.line,
                 self.code)
 
     def to_json(self) -> dict[str, Any]:
