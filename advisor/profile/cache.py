@@ -27,10 +27,29 @@ def cache_dir() -> Path:
 
 
 def file_digest(path: Path) -> str:
+    """The SHA-256 of a capture, remembered by path, size and modification time.
+
+    Hashing a capture of hundreds of MB takes longer than the whole cached load should; a file whose size and
+    mtime are unchanged is taken to be unchanged (what make and git's index assume too).
+    """
+    info = path.stat()
+    stamp = f"{path.resolve()}\0{info.st_size}\0{info.st_mtime_ns}"
+    remembered = cache_dir() / "digests" / f"{hashlib.sha256(stamp.encode()).hexdigest()}.txt"
+    try:
+        return remembered.read_text().strip()
+    except OSError:
+        pass
     digest = hashlib.sha256()
     with path.open("rb") as f:
         while chunk := f.read(_CHUNK):
             digest.update(chunk)
+    try:  # atomically: a torn digest would miss the cache forever
+        remembered.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=remembered.parent, suffix=".tmp", delete=False) as f:
+            f.write(digest.hexdigest())
+        os.replace(f.name, remembered)
+    except OSError:
+        pass  # only costs speed next time
     return digest.hexdigest()
 
 
