@@ -18,7 +18,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, Posi
 from ..model import Location
 from . import pipelines as pl
 from .names import ModuleNames
-from .visitors import CollectorVisitor
+from .visitors import CollectorVisitor, parameter_names
 from .walk import SourceFile
 
 TF_FUNCTION = "tensorflow.function"
@@ -177,8 +177,7 @@ class _DefinitionCollector(CollectorVisitor):
         self.scopes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        params = tuple(p.name.value for p in (*node.params.posonly_params, *node.params.params,
-                                               *node.params.kwonly_params))
+        params = parameter_names(node)
         decorators = frozenset().union(*(self._names(d.decorator.func if isinstance(d.decorator, cst.Call)
                                                      else d.decorator) for d in node.decorators))
         directly_in_class = bool(self.scopes) and isinstance(self.scopes[-1], cst.ClassDef)

@@ -9,14 +9,13 @@ read by rules as :class:`Pipeline` paths from a source to a sink.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Mapping
 
 import libcst as cst
 import networkx as nx
 
-from .visitors import CollectorVisitor
+from .visitors import CollectorVisitor, parameter_names
 
 
 if TYPE_CHECKING:
@@ -184,8 +183,7 @@ class PipelineCollector(CollectorVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         key = self.module.function_key(self.class_names, node.name.value)
-        params = tuple(p.name.value for p in itertools.chain(node.params.posonly_params, node.params.params,
-                                                             node.params.kwonly_params))
+        params = parameter_names(node)
         self.scopes.append(_Scope(func_key=key, params=params))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:

@@ -1,4 +1,4 @@
-"""A batchable visitor whose method table is computed once per class, not once per file."""
+"""What the source collectors share: a batchable visitor base, and reading a function's parameters."""
 
 from __future__ import annotations
 
@@ -21,3 +21,9 @@ class CollectorVisitor(cst.BatchableCSTVisitor):
 
     def get_visitors(self) -> Mapping[str, object]:
         return {name: getattr(self, name) for name in self._visitor_method_names()}
+
+
+def parameter_names(function: cst.FunctionDef) -> tuple[str, ...]:
+    """Names of the parameters a call can bind by position or keyword, in order (``*args``/``**kw`` excluded)."""
+    params = function.params
+    return tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
