@@ -210,7 +210,7 @@ def rules(code: str | None, output_format: str) -> None:
 @click.option("--logdir", type=click.Path(path_type=Path), default=Path("advisor-profile"), show_default=True)
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def profile(warmup: int, steps: int, python_tracer: bool, logdir: Path, command: tuple[str, ...]) -> None:
-    """Capture a profile of COMMAND (e.g. `-- python train.py`) without editing the script."""
+    """Capture a profile of an unmodified script: `advisor profile -- python train.py ARGS`."""
     from .profile.capture import capture
 
     run_dir = capture(list(command), logdir, warmup=warmup, steps=steps, python_tracer=python_tracer)
