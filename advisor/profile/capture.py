@@ -44,6 +44,8 @@ def capture(command: list[str], logdir: Path, warmup: int, steps: int, python_tr
         raise InputError(f"advisor profile runs a Python training script, e.g. `-- python train.py`; got {command!r}")
     if warmup < 0 or steps < 1:
         raise InputError(f"--warmup must be >= 0 and --steps >= 1, got {warmup} and {steps}")
+    if command[1] != "-m" and not Path(command[1]).is_file():  # before paying for TensorFlow's import
+        raise InputError(f"{command[1]}: no such script")
     logdir = logdir.resolve()
     runs_dir = logdir / "plugins" / "profile"
     runs_before = set(runs_dir.iterdir()) if runs_dir.is_dir() else set()

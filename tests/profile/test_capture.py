@@ -40,3 +40,10 @@ def test_a_crashing_script_is_an_input_error_with_its_last_line(tmp_path):
 def test_a_non_python_command_is_refused(tmp_path):
     with pytest.raises(InputError, match="Python training script"):
         capture(["bash", "train.sh"], tmp_path, warmup=1, steps=2, python_tracer=False)
+
+
+def test_a_missing_script_is_refused_before_starting_python(tmp_path):
+    with pytest.raises(InputError, match="train.py: no such script"):
+        capture([sys.executable, str(tmp_path / "train.py")], tmp_path / "logdir", warmup=1, steps=2,
+                python_tracer=False)
+    assert not (tmp_path / "logdir").exists()
