@@ -1,18 +1,19 @@
 """A per-user cache of what advisor read from a capture, so that loading the same capture again is near-instant.
 
 Entries are keyed by the captures' content (SHA-256), the converter's version and advisor's cache format, so an
-edited capture or an upgraded converter never hits a stale entry. The directory is ``$ADVISOR_CACHE_DIR`` if set,
-else ``$XDG_CACHE_HOME/advisor`` or ``~/.cache/advisor`` (the platformdirs convention on Linux), plus ``profile/``.
+edited capture or an upgraded converter never hits a stale entry. The directory is ``profile/`` under the
+per-user cache root (:func:`advisor.cache.cache_root`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from advisor.cache import cache_root
+from advisor.state import write_atomically
 
 # Bump when what is cached (convert.convert / trace.read_trace_facts output) changes shape.
 CACHE_FORMAT = 2
@@ -20,10 +21,7 @@ _CHUNK = 1 << 20
 
 
 def cache_dir() -> Path:
-    if os.environ.get("ADVISOR_CACHE_DIR"):
-        return Path(os.environ["ADVISOR_CACHE_DIR"]) / "profile"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "advisor" / "profile"
+    return cache_root() / "profile"
 
 
 def file_digest(path: Path) -> str:
@@ -45,9 +43,7 @@ def file_digest(path: Path) -> str:
             digest.update(chunk)
     try:  # atomically: a torn digest would miss the cache forever
         remembered.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=remembered.parent, suffix=".tmp", delete=False) as f:
-            f.write(digest.hexdigest())
-        os.replace(f.name, remembered)
+        write_atomically(remembered, digest.hexdigest().encode())
     except OSError:
         pass  # only costs speed next time
     return digest.hexdigest()
@@ -71,8 +67,6 @@ def store(key: str, entry: dict[str, Any]) -> None:
     directory = cache_dir()
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=directory, suffix=".tmp", delete=False) as f:
-            json.dump(entry, f)
-        os.replace(f.name, directory / f"{key}.json")
+        write_atomically(directory / f"{key}.json", json.dumps(entry).encode())
     except OSError:
         pass

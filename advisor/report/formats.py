@@ -5,14 +5,13 @@ from __future__ import annotations
 import importlib
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from rich.console import Console
 
 from ..engine import Report
 from ..errors import InputError
+from ..state import write_atomically
 
 # Format name -> (module, function); modules load on use, so a plain text run never imports jinja2.
 RENDERERS = {
@@ -46,24 +45,12 @@ def render_json(report: Report) -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same directory and a rename: a CI step or a
-    browser reading the file sees the old report or the new one, never a truncated one."""
+    browser reading the file sees the old report or the new one, never a truncated one. An existing report keeps
+    its permission bits."""
     directory = path.parent
     if not directory.is_dir():
         raise InputError(f"{path}: directory {directory} does not exist")
     if path.is_dir():
         raise InputError(f"{path}: is a directory")
-    # mkstemp creates the file 0600; the report should get the mode a plain open() would give it.
-    umask = os.umask(0)
-    os.umask(umask)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask
-    fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    write_atomically(path, text.encode("utf-8"), mode)
