@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .source.pipelines import DISTRIBUTE_METHODS, Pipeline, Stage
+from .source.pipelines import PASS_THROUGH_OPS, Pipeline, Stage
 
 # Runtime iterator stage -> the source operations it runs, in source order.
 RUNTIME_OPS: dict[str, tuple[str, ...]] = {
@@ -31,7 +31,7 @@ RUNTIME_OPS: dict[str, tuple[str, ...]] = {
 # Runtime stages that run their function on several elements at once when parallelism > 1.
 PARALLEL_STAGES = frozenset({"ParallelMap", "ParallelMapV2", "MapAndBatch", "ParallelInterleave",
                              "ParallelInterleaveV4", "ParallelBatch", "ParallelFilter"})
-NOT_ALIGNED = frozenset({"prefetch", "with_options"}) | DISTRIBUTE_METHODS
+NOT_ALIGNED = PASS_THROUGH_OPS | {"prefetch"}
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,9 @@ from typing import Iterable
 from advisor.model import CONTRADICTION, PROFILE, Confidence, Evidence, Finding, SpeedupEstimate
 from advisor.speedup import input_overlap, on_shared_cores, typical
 from advisor.rule import Example, Rule, RuleContext
-from advisor.source.pipelines import DISTRIBUTE_METHODS, Pipeline
+from advisor.source.pipelines import PASS_THROUGH_OPS, Pipeline
 from advisor.codemods.append_prefetch import AppendPrefetch
 
-# Stages that change no data and so may follow the prefetch.
-TRANSPARENT_OPS = frozenset({"with_options"}) | DISTRIBUTE_METHODS
 ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "validation": 1, "evaluate": 2, "predict": 2}
 
 
@@ -88,7 +86,7 @@ class MissingPrefetch(Rule):
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         best: dict[int, Pipeline] = {}
         for pipeline in ctx.index.pipelines():
-            stages = [s for s in pipeline.stages if s.op not in TRANSPARENT_OPS]
+            stages = [s for s in pipeline.stages if s.op not in PASS_THROUGH_OPS]
             if not stages or stages[-1].op == "prefetch":
                 continue
             key = id(stages[-1].node)
@@ -98,7 +96,7 @@ class MissingPrefetch(Rule):
             yield self._finding(ctx, pipeline)
 
     def _finding(self, ctx: RuleContext, pipeline: Pipeline) -> Finding:
-        last = [s for s in pipeline.stages if s.op not in TRANSPARENT_OPS][-1]
+        last = [s for s in pipeline.stages if s.op not in PASS_THROUGH_OPS][-1]
         sink = pipeline.sink
         sink_location = sink.module.location(sink.node).display
         evidence = [Evidence("source", f"consumed by {sink.role} at {sink_location}; stages: "

@@ -49,6 +49,8 @@ DISTINCTIVE_METHODS = DATASET_METHODS - {
 }
 # Calls that wrap a dataset without adding a stage of the input pipeline.
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset", "distribute_datasets_from_function"})
+# Operations that change no element of the data: they add no stage of work.
+PASS_THROUGH_OPS = frozenset({"with_options"}) | DISTRIBUTE_METHODS
 
 TRAIN_METHODS = {"fit": "train", "evaluate": "evaluate", "predict": "predict"}
 
