@@ -134,7 +134,7 @@ class StepsPerExecution(Rule):
                               "steps_per_execution": steps})]
         message = (f"`compile` runs one batch per call, and the capture shows the host spending {gaps.share_pct:.0f}% "
                    f"of the run between steps: `steps_per_execution={steps}` pays that once every {steps} batches. "
-                   "If a per-batch callback makes the gap (TFH001), throttling it keeps the callback's meaning.")
+                   "If a per-batch callback makes the gap, throttling that callback instead keeps its meaning.")
         return self.finding(call.module, call.node.func.attr, message, confidence=Confidence.CONFIRMED,
                             evidence=evidence, speedup=speedup.throttle(share, steps),
                             codemod=SetStepsPerExecution, fix_args={"steps": steps})
