@@ -22,7 +22,7 @@ from .config import DEFAULT_STATE_FILE, load_settings
 from .errors import InputError
 from .measure import RunFailed, Run, Spread, Variant, log_differences, machine, paired_runs, speedup
 from .model import Applicability, Finding, SpeedupEstimate
-from .rule import all_rules
+from .catalogue import all_rules
 from .speedup import combine
 from .state import OPEN, SavedAnalysis, load_analysis
 
