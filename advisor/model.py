@@ -62,6 +62,9 @@ class EvidenceKind(str, enum.Enum):
     PROFILE = "profile"
     CONTRADICTION = "contradiction"
 
+    def __str__(self) -> str:  # reports print the kind as users read it: "profile", not "EvidenceKind.PROFILE"
+        return self.value
+
 
 @dataclass(frozen=True)
 class Evidence:
