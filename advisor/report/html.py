@@ -12,8 +12,8 @@ from markupsafe import Markup, escape
 
 from .. import __version__
 from ..model import Report
-from .text import summary_line
 from ..profile.facts import Iterator
+from .text import summary_line
 from .view import Segment, finding_view, make_environment, profile_view, source_snippet
 
 # Okabe-Ito colours (distinguishable with colour-blindness), each with the text colour that reads on it.

@@ -14,9 +14,8 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..model import Report
-from ..model import Finding, Patch
 from ..catalogue import all_rules
+from ..model import Finding, Patch, Report
 from ..rule import Rule
 from .view import severity
 

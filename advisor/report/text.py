@@ -8,8 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 
-from ..model import Report
-from ..model import Confidence, Finding
+from ..model import Confidence, Finding, Report
 
 CONFIDENCE_STYLE = {Confidence.CONFIRMED: "bold red", Confidence.LIKELY: "yellow", Confidence.POSSIBLE: "dim"}
 
