@@ -119,5 +119,6 @@ class PyFunction(Rule):
         verdict = ctx.verdicts.python_function_ops(context is not None, context is not None and context.in_dataset,
                                                    static)
         return self.finding(module, anchor(site.node), " ".join(parts), verdict,
+                            reach=ctx.queries.reach(module, site.node),
                             codemod=PyFuncToNumpyFunction if legacy else None,
                             priority=0 if context is not None else 1, end_node=site.node)

@@ -141,8 +141,10 @@ class SerialMap(Rule):
         if verdict.note is not None:
             message = f"`.{stage.op}()` {verdict.note}: run it with parallel calls."
         priority = 0 if any(p.sink.is_training for p in pipelines) else 1
-        return self.finding(stage.module, stage.anchor, message, verdict, codemod=AddNumParallelCalls,
-                            priority=priority, end_node=stage.node)
+        reaches = [ctx.queries.reach(p.sink.module, p.sink.node) for p in pipelines] or [
+            ctx.queries.reach(stage.module, stage.node)]
+        return self.finding(stage.module, stage.anchor, message, verdict, reach=min(reaches, key=lambda r: r.rank),
+                            codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:

@@ -14,8 +14,10 @@ from typing import Callable, Iterable
 
 import libcst as cst
 import libcst.matchers as m
+import networkx as nx
 
-from .facts import CallSite, FunctionInfo, ModuleInfo
+from ..model import Reach
+from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
 from .syntax import argument_value
@@ -74,6 +76,10 @@ STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.
                         "tensorflow.numpy_function", "tensorflow.py_func")
 # How deep to follow repo functions called from a mapped function.
 CALL_DEPTH = 3
+# Calls that train a model, by method name (receivers are rarely typed): Keras, and Estimators given an input_fn.
+TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
+ESTIMATOR_TRAINING = frozenset({"tensorflow.estimator.train_and_evaluate"})
+NOT_KERAS_PREFIXES = ("sklearn.", "numpy.", "pandas.", "scipy.", "xgboost.", "lightgbm.")
 # Names that say a size is dictated by the data (the class count), not chosen for capacity.
 DATA_SIZE_NAME = re.compile(r"class|label|categor|vocab|target|output", re.IGNORECASE)
 # A layer with one of these activations produces class scores.
@@ -417,6 +423,100 @@ class SourceQueries:
             for callee in self.callees_of(site):
                 callers.setdefault(id(callee.node), []).append(site)
         return callers
+
+    # -- training reachability ---------------------------------------------------------------------------------
+    def reach(self, module: ModuleInfo, node: cst.CSTNode) -> Reach:
+        """Whether a training run reaches ``node``: the code around it (its function, or its module's top level)
+        is on the way from an entry point to training, or is called from there. :attr:`Reach.UNKNOWN` when the
+        repo shows no training."""
+        reached = self._reached
+        if reached is None:
+            return Reach.UNKNOWN
+        if isinstance(node, cst.FunctionDef):
+            key = id(node)
+        else:
+            function = self.enclosing_function(module, node)
+            key = id(function.node) if function is not None else ("module", id(module))
+        return Reach.TRAINING if key in reached else Reach.OTHER
+
+    @cached_property
+    def _reached(self) -> set | None:
+        """Code a training run reaches: what leads from an entry point to a training call, and everything that code
+        calls (data, model building, the step, callbacks). None when nothing trains."""
+        graph = self._call_graph
+        anchors = {self._caller_key(site) for site in self._training_calls}
+        anchors |= {id(step.node) for step in self.training_steps}
+        if not anchors:
+            return None
+        roots = set(anchors)
+        for anchor in anchors:
+            roots |= nx.ancestors(graph, anchor)
+        reached = set(roots)
+        for root in roots:
+            reached |= nx.descendants(graph, root)
+        return reached
+
+    @cached_property
+    def _call_graph(self) -> nx.DiGraph:
+        """Functions and modules' top-level code, an edge for each call between them; instantiating a repo class
+        reaches all its methods (Keras calls `call`, callbacks' hooks, `train_step` by itself)."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(("module", id(module)) for module in self.index.modules)
+        graph.add_nodes_from(id(function.node) for function in self.index.functions)
+        methods_by_class: dict[str, list[FunctionInfo]] = {}
+        for function in self.index.functions:
+            if function.class_key is not None:
+                methods_by_class.setdefault(function.class_key, []).append(function)
+        for site in self.index.calls:
+            caller = self._caller_key(site)
+            for callee in self.callees_of(site) + self._functions_passed(site):
+                graph.add_edge(caller, id(callee.node))
+                if callee.name == "__init__":
+                    graph.add_edges_from((caller, id(method.node)) for method in methods_by_class[callee.class_key])
+            for cls_info in self._classes_named(site.names):
+                graph.add_edges_from((caller, id(method.node)) for method in methods_by_class.get(cls_info.key, ()))
+        for function in self.index.functions:  # a nested function runs when its outer function does
+            if function.outer is not None:
+                graph.add_edge(id(function.outer.node), id(function.node))
+        return graph
+
+    def _functions_passed(self, site: CallSite) -> list[FunctionInfo]:
+        """Repo functions handed to a call to be called later: ``ds.map(decode)``, ``tf.function(step)``,
+        ``LambdaCallback(on_batch_end=log)``."""
+        class_key = site.function.class_key if site.function is not None else None
+        return [f for arg in site.node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
+                for f in self.index.functions_named(*site.module.names.resolve(arg.value, class_key))]
+
+    def _classes_named(self, names: frozenset[str]) -> list[ClassInfo]:
+        """Repo classes a callee's names may refer to (``Net()``, ``models.Net()``), by suffix as for functions."""
+        return [c for name in names for c in self._classes_by_name.get(name, ())]
+
+    @cached_property
+    def _classes_by_name(self) -> dict[str, list[ClassInfo]]:
+        by_name: dict[str, list[ClassInfo]] = {}
+        for cls_info in self.index.classes:
+            parts = cls_info.key.split(".")
+            for start in range(len(parts) - 1):
+                by_name.setdefault(".".join(parts[start:]), []).append(cls_info)
+        return by_name
+
+    @staticmethod
+    def _caller_key(site: CallSite) -> int | tuple:
+        return id(site.function.node) if site.function is not None else ("module", id(site.module))
+
+    @cached_property
+    def _training_calls(self) -> list[CallSite]:
+        """Calls that train: Keras ``fit``/``train_on_batch``, an Estimator's ``train(input_fn=...)``,
+        ``train_and_evaluate``, and calls of the repo's training steps."""
+        found = []
+        for site in self.index.calls:
+            method = site.node.func.attr.value if isinstance(site.node.func, cst.Attribute) else None
+            if site.names & ESTIMATOR_TRAINING or (method == "train" and argument_value(site.node, "input_fn")):
+                found.append(site)
+            elif method in TRAINING_METHODS and not any(n.startswith(NOT_KERAS_PREFIXES) for n in site.names):
+                found.append(site)
+        found += [c for step in self.training_steps for c in self.callers_of(step)]
+        return found
 
     @cached_property
     def training_loops(self) -> list[TrainingLoop]:
