@@ -100,7 +100,7 @@ class MixedPrecision(Rule):
         queries = ctx.queries
         if hardware == "cpu" or queries.uses_mixed_precision or not queries.trains:
             return
-        construction = queries.first_model_construction
+        construction = queries.model_construction
         if construction is None:
             return
         verdict = ctx.verdicts.device_precision(Verdict(Confidence.POSSIBLE, typical("mixed_precision"), (

@@ -586,16 +586,8 @@ class SourceQueries:
     def _call_methods_of_instance(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> list[FunctionInfo]:
         """``__call__`` of the repo class whose instance ``name`` holds, bound by ``name = Class(...)`` in the scope of
         ``near`` (``train_process = RandomProcess(64)`` ... ``ds.map(train_process)``)."""
-        scope = self.enclosing_function(module, near)
-        for site in self.index.calls:
-            if site.module is not module or site.function is not scope:
-                continue
-            binding = module.parent(site.node)
-            if isinstance(binding, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in binding.targets):
-                methods = self.index.functions_named(*(f"{n}.__call__" for n in site.names))
-                if methods:
-                    return methods
-        return []
+        bound = self.bound_call(module, near, name)
+        return self.index.functions_named(*(f"{n}.__call__" for n in bound.names)) if bound is not None else []
 
     def calls_run_by(self, function: MappedFunction) -> list[CallSite]:
         """The calls a mapped function makes per element, following the repo functions it calls."""
@@ -687,25 +679,75 @@ class SourceQueries:
                    if any(policy in module.code for policy in MIXED_POLICIES))
 
     @cached_property
-    def first_model_construction(self) -> CallSite | None:
-        """The first Keras layer or model construction, in a module that trains when there is one.
+    def model_construction(self) -> CallSite | None:
+        """Where the program builds the model it trains: the construction of a model that a training call
+        (``model.fit``) trains, followed into the builder function that makes it; else the first Keras layer or
+        model construction of code a training run reaches, in a module that trains when there is one.
 
         Layers built inside a class (a custom layer's ``__init__``/``build``) are not where the program builds its
-        model."""
-        sites = [c for c in self.index.calls
-                 if not (c.function is not None and c.function.class_key is not None)
-                 and (c.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)
-                      or any(n.startswith(MODEL_BUILDING_PREFIXES) for n in c.names))]
+        model; instantiating a repo subclass of ``keras.Model`` is."""
+        trained = [c for site in self._training_calls for c in self._constructions_of_receiver(site)]
+        if trained:
+            return min(trained, key=self._source_order)
+        sites = [c for c in self.index.calls if self._builds_model(c) and not (
+            c.function is not None and c.function.class_key is not None)
+            and self.reach(c.module, c.node) is not Reach.OTHER]
         if not sites:
             return None
         trains = m.Attribute(attr=m.Name("fit") | m.Name("compile"))
         training_modules = {id(c.module) for c in self.index.calls if m.matches(c.node.func, trains)}
+        return min(sites, key=lambda c: (id(c.module) not in training_modules, *self._source_order(c)))
 
-        def order(site: CallSite) -> tuple:
-            start = site.module.location(site.node)
-            return id(site.module) not in training_modules, site.module.path.as_posix(), start.line, start.column
+    @staticmethod
+    def _source_order(site: CallSite) -> tuple:
+        start = site.module.location(site.node)
+        return site.module.path.as_posix(), start.line, start.column
 
-        return min(sites, key=order)
+    def _builds_model(self, site: CallSite) -> bool:
+        """A Keras layer, input or model construction, or the instantiation of a repo ``keras.Model`` subclass."""
+        return bool(site.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or any(
+            n.startswith(MODEL_BUILDING_PREFIXES) for n in site.names) or any(
+            c.key in self._keras_model_classes for c in self._classes_named(site.names))
+
+    @cached_property
+    def _keras_model_classes(self) -> set[str]:
+        return {c.key for base in KERAS_MODEL for c in self.index.subclasses_of(base)}
+
+    def _constructions_of_receiver(self, training: CallSite) -> list[CallSite]:
+        """For ``model.fit(...)``: the model constructions that made ``model``, through the builder functions that
+        return it (``model = build_model()``)."""
+        receiver = training.node.func.value if isinstance(training.node.func, cst.Attribute) else None
+        if not isinstance(receiver, cst.Name):
+            return []
+        bound = self.bound_call(training.module, training.node, receiver.value)
+        return self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []
+
+    def _constructions_in_call(self, site: CallSite, depth: int) -> list[CallSite]:
+        if self._builds_model(site):
+            return [site]
+        if depth == 0:
+            return []
+        found = []
+        for builder in self.callees_of(site):
+            calls = sorted(self.calls_in(builder), key=self._source_order)
+            layers = [c for c in calls if self._builds_model(c)]
+            found += layers[:1] or [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
+        return found
+
+    def bound_call(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> CallSite | None:
+        """The call whose result ``name`` holds where ``near`` is: ``name = call(...)`` in the same function (or at
+        module level, for code at module level), the last such binding before ``near``."""
+        scope = self.enclosing_function(module, near)
+        line = module.location(near).line
+        bindings = [site for site in self.index.calls
+                    if site.module is module and site.function is scope and self._binds(site, name)
+                    and module.location(site.node).line <= line]
+        return max(bindings, key=self._source_order) if bindings else None
+
+    @staticmethod
+    def _binds(site: CallSite, name: str) -> bool:
+        binding = site.module.parent(site.node)
+        return isinstance(binding, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in binding.targets)
 
     @staticmethod
     def sequential_output_layer(module: ModuleInfo, construction: cst.Call) -> cst.Call | None:
@@ -722,8 +764,13 @@ class SourceQueries:
         return None
 
     def is_output_layer(self, module: ModuleInfo, layer: cst.Call) -> bool:
-        """The last layer of a ``Sequential([...])`` literal, or the layer whose output is a ``Model``'s outputs."""
+        """The last layer of a ``Sequential([...])`` literal, the layer whose output is a ``Model``'s outputs, or
+        the layer a subclassed model's ``call`` returns the output of (``self.head = Dense(10)`` ... ``return
+        self.head(x)``)."""
         parent = module.parent(layer)
+        attribute = self._assigned_self_attribute(module, parent)
+        if attribute is not None:
+            return attribute in self._returned_layer_attributes(module, layer)
         if isinstance(parent, cst.Element):
             container = module.parent(parent)
             constructor = module.parent(module.parent(container)) if container is not None else None
@@ -738,6 +785,38 @@ class SourceQueries:
             if isinstance(assignment, cst.Assign) else set()
         return any(o is applied or (isinstance(o, cst.Name) and o.value in names)
                    for o in self._model_outputs(module))
+
+    @staticmethod
+    def _assigned_self_attribute(module: ModuleInfo, node: cst.CSTNode | None) -> str | None:
+        """``head`` when ``node`` is the statement ``self.head = ...``."""
+        if not isinstance(node, cst.Assign):
+            return None
+        targets = [t.target for t in node.targets]
+        if len(targets) == 1 and m.matches(targets[0], m.Attribute(value=m.Name("self"), attr=m.Name())):
+            return targets[0].attr.value
+        return None
+
+    def _returned_layer_attributes(self, module: ModuleInfo, near: cst.CSTNode) -> set[str]:
+        """The ``self.X`` layers whose outputs the ``call`` method of the class holding ``near`` returns, directly
+        (``return self.X(h)``) or through a name (``out = self.X(h)`` ... ``return out``)."""
+        function = self.enclosing_function(module, near)
+        methods = [f for f in self.index.functions if function is not None and f.class_key == function.class_key
+                   and f.name == "call"]
+        found: set[str] = set()
+        applied_self = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name()))
+        for method in methods:
+            outputs = {}
+            for statement in m.findall(method.node.body, m.Assign(value=applied_self)):
+                for target in statement.targets:
+                    if isinstance(target.target, cst.Name):
+                        outputs[target.target.value] = statement.value.func.attr.value
+            for returned in m.findall(method.node.body, m.Return(value=m.DoNotCare())):
+                value = returned.value
+                if m.matches(value, applied_self):
+                    found.add(value.func.attr.value)
+                elif isinstance(value, cst.Name) and value.value in outputs:
+                    found.add(outputs[value.value])
+        return found
 
     def is_data_sized(self, module: ModuleInfo, layer: cst.Call, constant: str | None) -> bool:
         """Whether a layer's size is set by the data rather than chosen: an output layer's (the class count), a
