@@ -663,10 +663,9 @@ class SourceQueries:
 
     @cached_property
     def trains(self) -> bool:
-        """Keras training (``compile``/``fit``/``train_on_batch``) or a custom loop (``tf.GradientTape``)."""
-        trains = m.Attribute(attr=m.Name("fit") | m.Name("compile") | m.Name("train_on_batch"))
-        return any(m.matches(c.node.func, trains) for c in self.index.calls) or \
-            any(self.index.calls_to(GRADIENT_TAPE))
+        """The repo trains a model: Keras ``compile``/``fit``/``train_on_batch``, an Estimator, or a custom loop
+        that updates weights (a GradientTape alone may only compute gradients of an input, as visualizations do)."""
+        return bool(self._training_calls or self.keras_compiles or self.training_loops)
 
     @cached_property
     def uses_mixed_precision(self) -> bool:
