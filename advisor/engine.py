@@ -61,13 +61,13 @@ def run_rules(index: SourceIndex, settings: Settings,
     findings: list[Finding] = []
     hidden = off_training = 0
     for rule_class in all_rules():
-        if not settings.is_selected(rule_class.code):
+        if not settings.is_selected(rule_class.code, rule_class.enabled_by_default):
             continue
         for finding in rule_class().check(context):
             loc = finding.location
             if finding.id in seen or index.is_suppressed(loc.path, loc.line, loc.end_line, finding.code):
                 continue
-            if not (settings.is_selected_for(index.root / loc.path, finding.code)
+            if not (settings.reports_in(index.root / loc.path, finding.code)
                     and settings.meets_thresholds(finding)):
                 continue
             seen.add(finding.id)

@@ -26,18 +26,19 @@ from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
-from .source.queries import (HotContext, InLoopBody, IntegerLiteral, SideEffect, SourceQueries, TrainingLoop,
-                             batch_parameter, compiled_function_name, drops_remainder)
+from .source.queries import (PYTHON_FUNCTION_OPS, HotContext, InLoopBody, IntegerLiteral, SideEffect, SourceQueries,
+                             TrainingLoop, batch_parameter, compiled_function_name, drops_remainder)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .speedup import round_up, typical
 from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
 
 __all__ = [
-    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "TF_FUNCTION", "Applicability", "CallSite",
-    "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability", "FunctionInfo", "HotContext",
-    "InLoopBody", "IntegerLiteral", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect",
-    "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value",
-    "batch_parameter", "compiled_function_name", "drops_remainder", "literal", "method_name", "round_up", "typical",
+    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "PYTHON_FUNCTION_OPS", "TF_FUNCTION",
+    "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability",
+    "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "ModuleInfo", "Pipeline", "Reach", "Rule",
+    "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument",
+    "argument_value", "batch_parameter", "compiled_function_name", "drops_remainder", "literal", "method_name",
+    "round_up", "typical",
 ]
 
 
@@ -95,6 +96,8 @@ class Rule:
 
     code: ClassVar[str]  # stable, by family: TFD (tf.data), TFH (host, callbacks), TFC (device compute)
     name: ClassVar[str]  # kebab-case, e.g. "missing-prefetch"
+    # Style notes with no speed effect are off unless selected (by code, prefix or ALL).
+    enabled_by_default: ClassVar[bool] = True
     title: ClassVar[str]  # one line
     rationale: ClassVar[str]  # why it costs time, in a few sentences
     fix: ClassVar[str | None] = None  # what the fix does, or None
