@@ -24,7 +24,7 @@ from .files import cache_root, write_atomically
 from .model import Finding, Report
 from .profile.facts import ProfileFindings
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 @cache

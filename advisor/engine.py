@@ -22,7 +22,8 @@ from .profile.facts import ProfileFindings
 from .rule import RuleContext
 from .source.facts import ModuleInfo
 from .source.index import SourceIndex
-from .source.walk import SourceFile, relevant_sources
+from .source.notebook import NotebookError
+from .source.walk import SOURCE_SUFFIXES, SourceFile, relevant_sources
 
 if TYPE_CHECKING:
     from .cache import ResultCache
@@ -40,12 +41,20 @@ def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
     if new_code == module.code:
         return None
     cst.parse_module(new_code)  # a codemod that produces unparsable code is a bug: fail loudly, in tests too
-    return Patch(fix.description, fix.applicability, fix.why_unsafe, unified_diff(module.path, module.code, new_code),
-                 new_code)
+    notebook = module.notebook
+    if notebook is None:
+        return Patch(fix.description, fix.applicability, fix.why_unsafe,
+                     unified_diff(module.path, module.code, new_code), new_code)
+    try:
+        new_text = notebook.with_code(new_code)
+    except NotebookError:
+        return None  # a change the notebook cannot take (it would rewrite a magic line): no fix rather than a wrong one
+    return Patch(fix.description, fix.applicability, fix.why_unsafe, unified_diff(module.path, notebook.text, new_text),
+                 new_code, notebook.cell_diff(module.path, new_code))
 
 
 def file_hashes(index: SourceIndex) -> dict[str, str]:
-    return {m.path.as_posix(): content_hash(m.tree.bytes) for m in index.modules}
+    return {m.path.as_posix(): content_hash(m.file_bytes) for m in index.modules}
 
 
 def run_rules(index: SourceIndex, settings: Settings,
@@ -133,8 +142,7 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
             relative.append(file.resolve().relative_to(root))
         except ValueError:
             raise InputError(f"{file}: outside the current directory {root}") from None
-    python_files = [p for p in relative if p.suffix == ".py"]
-    sources, files_seen = relevant_sources(root, python_files)
+    sources, files_seen = relevant_sources(root, [p for p in relative if p.suffix in SOURCE_SUFFIXES])
     key = ""
     if cache is not None:
         # The working directory is part of the key: findings name files relative to it.
