@@ -100,7 +100,14 @@ class Notebook:
 
     text: str  # the file, decoded
     cells: tuple[Cell, ...]  # the code cells the module holds, in order
-    left_out: tuple[str, ...]  # cells not analysed, as people read them: "cell 4 (%%bash)"
+    cells_left_out: tuple[str, ...]  # code cells not analysed, as people read them: "cell 4 (%%bash)"
+
+    @property
+    def left_out(self) -> list[str]:
+        """What of the notebook's code is not analysed, as people read it."""
+        with_magics = [str(cell.number) for cell in self.cells if cell.placeholders]
+        magics = [f"IPython magic or shell lines in cell{'s' * (len(with_magics) > 1)} {', '.join(with_magics)}"]
+        return [*self.cells_left_out, *(magics if with_magics else [])]
 
     # -- reading -------------------------------------------------------------------------------------------------
     @classmethod
