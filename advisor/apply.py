@@ -123,15 +123,15 @@ def _read_only_reason(path: Path) -> str | None:
     return None
 
 
-def _new_file(module: ModuleInfo, new_code: str) -> tuple[str, str, bytes]:
-    """(the file's text, its new text, the new bytes) once ``new_code`` replaces the module's code; raises when the
-    result would not parse, or a notebook cannot take it."""
+def _new_file(module: ModuleInfo, new_code: str, targets: list[int]) -> tuple[str, str, bytes]:
+    """(the file's text, its new text, the new bytes) once ``new_code``, made by fixes targeting module lines
+    ``targets``, replaces the module's code; raises when the result would not parse, or a notebook cannot take it."""
     if module.notebook is None:
         new_data = new_code.encode(module.encoding)
         cst.parse_module(new_data)
         return module.code, new_code, new_data
     cst.parse_module(new_code)
-    new_text = module.notebook.with_code(new_code)
+    new_text = module.notebook.with_code(new_code, targets)
     return module.notebook.text, new_text, new_text.encode("utf-8")
 
 
@@ -159,8 +159,9 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
     new_code, result.applied, result.skipped = compose(module, findings)
     if not result.applied:
         return result
+    targets = [finding.location.line for finding in result.applied]
     try:
-        old_text, new_text, new_data = _new_file(module, new_code)
+        old_text, new_text, new_data = _new_file(module, new_code, targets)
     except (cst.ParserSyntaxError, UnicodeEncodeError) as exc:
         result.error = f"the fixes produce a file that does not parse ({type(exc).__name__}); not changed"
         result.applied = []
@@ -171,7 +172,7 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
         return result
     result.diff = unified_diff(path, old_text, new_text)
     if module.notebook is not None:
-        result.cell_diff = module.notebook.cell_diff(path, new_code)
+        result.cell_diff = module.notebook.cell_diff(path, new_code, targets)
     if not write:
         return result
     reason = _read_only_reason(absolute)

@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
 
 
-def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
-    """Run a rule's codemod on the module the index already parsed; None if it changes nothing."""
+def render_fix(module: ModuleInfo, fix: FixRef, target_line: int) -> Patch | None:
+    """Run a rule's codemod, which targets module line ``target_line``, on the module the index already parsed; None
+    if it changes nothing."""
     context = CodemodContext(filename=str(module.absolute), full_module_name=module.name, wrapper=module.wrapper)
     try:
         new_tree = fix.codemod(context, **fix.args).transform_module(module.tree)
@@ -46,11 +47,11 @@ def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
         return Patch(fix.description, fix.applicability, fix.why_unsafe,
                      unified_diff(module.path, module.code, new_code), new_code)
     try:
-        new_text = notebook.with_code(new_code)
+        new_text = notebook.with_code(new_code, [target_line])
     except NotebookError:
         return None  # a change the notebook cannot take (it would rewrite a magic line): no fix rather than a wrong one
     return Patch(fix.description, fix.applicability, fix.why_unsafe, unified_diff(module.path, notebook.text, new_text),
-                 new_code, notebook.cell_diff(module.path, new_code))
+                 new_code, notebook.cell_diff(module.path, new_code, [target_line]))
 
 
 def file_hashes(index: SourceIndex) -> dict[str, str]:
@@ -83,7 +84,7 @@ def run_rules(index: SourceIndex, settings: Settings,
                 hidden += 1
                 continue
             if finding.fix is not None:
-                finding.patch = render_fix(modules[loc.path], finding.fix)
+                finding.patch = render_fix(modules[loc.path], finding.fix, loc.line)
             findings.append(finding)
     return sorted(findings, key=Finding.sort_key), hidden
 

@@ -48,21 +48,25 @@ class ModuleInfo:
     @classmethod
     def of_notebook(cls, path: Path, absolute: Path, data: bytes) -> tuple["ModuleInfo", list[str]]:
         """The module of a notebook file's code cells, and what of it was left out (one line each, with ``path``):
-        cells in other languages, and cells that do not parse, left out one at a time so the rest is analysed.
-        Raises :class:`NotebookError` for a file that is not a notebook advisor reads."""
+        cells in other languages, and cells that do not parse (Jupyter runs each cell on its own, so the others
+        are still analysed). Raises :class:`NotebookError` for a file that is not a notebook advisor reads, and
+        ``ParserSyntaxError`` when the cells parse one by one but not together."""
         notebook = Notebook.parse(data)
         where = path.as_posix()
         notes = [f"{where}: not analysed: {', '.join(notebook.left_out)}"] if notebook.left_out else []
-        while True:
-            try:
-                # From text, not bytes: a coding cookie in a cell says nothing about the notebook's encoding.
-                tree = cst.parse_module(notebook.code)
-            except cst.ParserSyntaxError as exc:
-                cell, line = notebook.cell_at(exc.raw_line)
-                notes.append(f"{where}:cell {cell.number}:{line}: cell skipped, syntax error: {exc.message}")
-                notebook = notebook.without(cell)
-                continue
-            return cls.of(path, absolute, tree, notebook.code.encode(tree.encoding), notebook), notes
+        try:
+            # From text, not bytes: a coding cookie in a cell says nothing about the notebook's encoding.
+            tree = cst.parse_module(notebook.code)
+        except cst.ParserSyntaxError:
+            # The error's position is not always where the error is: find the cells that do not parse alone.
+            for cell in notebook.cells:
+                try:
+                    cst.parse_module(cell.code)
+                except cst.ParserSyntaxError as exc:
+                    notes.append(f"{where}:cell {cell.number}: cell skipped, syntax error: {exc.message}")
+                    notebook = notebook.without(cell)
+            tree = cst.parse_module(notebook.code)
+        return cls.of(path, absolute, tree, notebook.code.encode(tree.encoding), notebook), notes
 
     @property
     def file_bytes(self) -> bytes:

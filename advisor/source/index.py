@@ -133,6 +133,10 @@ class SourceIndex:
         except NotebookError as exc:
             self.warnings.append(f"{source.path.as_posix()}: skipped, {exc}")
             return
+        except cst.ParserSyntaxError as exc:
+            self.warnings.append(f"{source.path.as_posix()}: skipped, its cells parse one by one but not together: "
+                                 f"{exc.message}")
+            return
         self.warnings.extend(notes)
         self._visit(module)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from json.decoder import scanstring
 from pathlib import Path
+from typing import Iterable
 
 from ..files import unified_diff
 from ..model import CellSpan
@@ -65,6 +66,11 @@ class Cell:
     @cached_property
     def lines(self) -> list[str]:
         return source_lines(self.source)
+
+    @property
+    def code(self) -> str:
+        """The cell's code as the module holds it."""
+        return "".join(self.module_lines())
 
     def module_lines(self) -> list[str]:
         """The cell's lines as the module holds them: magics replaced, each line ended."""
@@ -248,18 +254,21 @@ class Notebook:
         return file_line, position - layout.line_starts[file_line - 1] + 1
 
     # -- writing fixes back ------------------------------------------------------------------------------------
-    def changed_sources(self, code: str) -> dict[int, str]:
+    def changed_sources(self, code: str, targets: Iterable[int] = ()) -> dict[int, str]:
         """Cell number -> new source, for each cell whose source ``code`` (a new text of the module) changes.
 
         New module lines are matched to the old ones (difflib); unchanged lines keep the cell's own text (so magics
-        come back), changed ones go to the cell of the lines they replace, and inserted ones to the cell of the line
-        before them (the first cell at the very top). Raises :class:`NotebookError` for a change this cannot place:
-        one to a magic line, or one that replaces lines of several cells with a different number of lines.
+        come back), changed ones go to the cell of the lines they replace. Lines inserted between two cells go to the
+        one that a fix targets (``targets``: module lines), else to the one before them (the first cell at the very
+        top): a statement put before the target goes to the top of its cell, one appended after it to the end of its
+        cell. Raises :class:`NotebookError` for a change this cannot place: one to a magic line, or one that replaces
+        lines of several cells with a different number of lines.
         """
         old = self._module_lines
         new = source_lines(code)
         if not old:
             raise NotebookError("the notebook has no code cells to change")
+        targeted = {self.cell_at(line)[0].number for line in targets}
         rebuilt: dict[int, list[str]] = {cell.number: [] for cell in self.cells}
         matcher = difflib.SequenceMatcher(None, [text for _, _, text in old], new, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -277,7 +286,12 @@ class Notebook:
                 for (cell, _, _), text in zip(touched, new[j1:j2]):
                     rebuilt[cell.number].append(text)
                 continue
-            owner = owners[0] if owners else old[i1 - 1][0].number if i1 > 0 else old[0][0].number
+            if owners:
+                owner = owners[0]
+            else:
+                before = old[i1 - 1][0].number if i1 > 0 else None
+                after = old[i1][0].number if i1 < len(old) else None
+                owner = after if after in targeted and before not in targeted or before is None else before
             rebuilt[owner].extend(new[j1:j2])
         changed = {}
         for cell in self.cells:
@@ -288,10 +302,11 @@ class Notebook:
                 changed[cell.number] = source
         return changed
 
-    def with_code(self, code: str) -> str:
-        """The file's new text with the cells that ``code`` (a new text of the module) changes rewritten; every other
-        byte is the file's own. Raises :class:`NotebookError` when the change cannot be written back."""
-        changed = self.changed_sources(code)
+    def with_code(self, code: str, targets: Iterable[int] = ()) -> str:
+        """The file's new text with the cells that ``code`` (a new text of the module, made by fixes that target
+        module lines ``targets``) changes rewritten; every other byte is the file's own. Raises
+        :class:`NotebookError` when the change cannot be written back."""
+        changed = self.changed_sources(code, targets)
         layout = self._layout
         text = self.text
         for number in sorted(changed, key=lambda n: -layout.sources[n][0]):  # from the end: offsets stay valid
@@ -305,11 +320,12 @@ class Notebook:
                 raise NotebookError(f"cell {number} could not be written back")
         return text
 
-    def cell_diff(self, path: Path, code: str) -> str:
-        """The change ``code`` makes, as a unified diff of each changed cell's source (``a/train.ipynb:cell 3``)."""
+    def cell_diff(self, path: Path, code: str, targets: Iterable[int] = ()) -> str:
+        """The change ``code`` makes (see :meth:`with_code`), as a unified diff of each changed cell's source
+        (``a/train.ipynb:cell 3``)."""
         sources = {cell.number: cell.source for cell in self.cells}
         return "".join(unified_diff(f"{path.as_posix()}:cell {number}", _ended(sources[number]), _ended(source))
-                       for number, source in sorted(self.changed_sources(code).items()))
+                       for number, source in sorted(self.changed_sources(code, targets).items()))
 
     def _source_value(self, old: str, source: str) -> str:
         """``source`` as JSON in the layout of the value ``old`` it replaces: a string, or a list of lines on one line
