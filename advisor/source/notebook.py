@@ -76,8 +76,11 @@ class Cell:
         """The cell's lines as the module holds them: magics replaced, each line ended."""
         lines = []
         for number, line in enumerate(self.lines):
-            text = _placeholder(line) if number in self.placeholders else line
-            lines.append(text if text.endswith(("\n", "\r")) else text + "\n")
+            if number in self.placeholders:
+                # `pass` at the magic's indentation; the lines it continues onto (with a backslash) stay blank.
+                continued = number - 1 in self.placeholders and self.lines[number - 1].rstrip("\r\n").endswith("\\")
+                line = line[len(line.rstrip("\r\n")):] if continued else _placeholder(line)
+            lines.append(line if line.endswith(("\n", "\r")) else line + "\n")
         return lines
 
     def code_names(self) -> tuple[str, ...]:
