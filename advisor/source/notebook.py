@@ -2,9 +2,10 @@
 
 A notebook becomes one module: its code cells in order, joined, as its kernel runs them (a name one cell defines is
 used in the next). Whatever IPython would not run as Python keeps its lines, so every position maps back 1:1: line
-magics and shell escapes (``%time f()``, ``!pip install x``, ``files = !ls``) become ``pass`` at their indentation;
-a ``%%time``-like cell magic line becomes ``pass`` and its body is analysed; cells in another language and cell
-magics whose body is not Python (``%%bash``, ``%%writefile``) are left out, and :attr:`Notebook.left_out` says so.
+magics and shell escapes (``%time f()``, ``!pip install x``, ``files = !ls``) become comments (``pass`` inside a
+block); a ``%%time``-like cell magic line becomes a comment and its body is analysed; cells in another language and
+cell magics whose body is not Python (``%%bash``, ``%%writefile``) are left out, and :attr:`Notebook.left_out` says
+so.
 
 Cells are numbered from 1 among all of the notebook's cells, markdown included: the numbering VS Code shows and
 Ruff reports (``train.ipynb:cell 3:2:13``).
@@ -61,7 +62,7 @@ class Cell:
 
     number: int  # 1-based among all cells
     source: str  # as the notebook stores it
-    placeholders: frozenset[int]  # 0-based lines replaced by `pass` (magics, shell escapes)
+    placeholders: frozenset[int]  # 0-based lines of magics and shell escapes, replaced in the module
 
     @cached_property
     def lines(self) -> list[str]:
@@ -77,7 +78,7 @@ class Cell:
         lines = []
         for number, line in enumerate(self.lines):
             if number in self.placeholders:
-                # `pass` at the magic's indentation; the lines it continues onto (with a backslash) stay blank.
+                # The lines a magic continues onto (with a backslash) stay blank.
                 continued = number - 1 in self.placeholders and self.lines[number - 1].rstrip("\r\n").endswith("\\")
                 line = line[len(line.rstrip("\r\n")):] if continued else _placeholder(line)
             lines.append(line if line.endswith(("\n", "\r")) else line + "\n")
@@ -432,9 +433,12 @@ def _magic_lines(lines: list[str]) -> frozenset[int]:
 
 
 def _placeholder(line: str) -> str:
-    """``pass`` where a magic was, at its indentation (a block whose only statement it is stays a block)."""
+    """What the module holds where a magic was: inside a block, ``pass`` at its indentation (a block whose only
+    statement it is stays a block); at the top level, the magic as a comment, so that no statement comes before a
+    cell's imports (an import a fix adds goes after them, not above a ``!pip install``)."""
     body = line.rstrip("\r\n")
-    return body[:len(body) - len(body.lstrip())] + "pass" + line[len(body):]
+    indent = body[:len(body) - len(body.lstrip())]
+    return (indent + "pass" if indent else "# " + body) + line[len(body):]
 
 
 def _ended(text: str) -> str:

@@ -24,7 +24,7 @@ from xprof.convert import _pywrap_profiler_plugin
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPO / "samples" / "notebook" / "train.ipynb"
-LOGDIR = REPO / "samples" / "profiles" / "notebook"
+LOGDIR = REPO / "samples" / "profiles" / "notebook"  # regenerate.NOTEBOOK_CAPTURES names it
 TRAINING_CELL = "model.fit("
 # The first epoch warms up (tracing, autotuning); the capture covers part of the second, python tracer included.
 WARMUP_S, CAPTURE_MS = 6.0, 2000

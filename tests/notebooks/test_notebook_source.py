@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -45,7 +46,7 @@ def test_magic_lines_are_those_ipython_transforms(source: str):
     kept = difflib.SequenceMatcher(None, original, ipython, autojunk=False).get_matching_blocks()
     unchanged = {block.a + k for block in kept for k in range(block.size)}
     assert cell.placeholders == set(range(len(original))) - unchanged
-    assert {code[n].strip() for n in cell.placeholders} <= {"pass", ""}
+    assert all(code[n].strip() in ("pass", "") or code[n].startswith("# ") for n in cell.placeholders)
 
 
 @given(st.text(max_size=200))
@@ -59,7 +60,8 @@ def _cells(sources: list[str]):
 
 
 LAYOUTS = {
-    "nbformat": lambda document: nbformat.writes(nbformat.from_dict(document)) + "\n",  # what Jupyter saves: indent 1, a final newline
+    # What Jupyter saves: indent 1, sorted keys, a final newline.
+    "nbformat": lambda document: nbformat.writes(nbformat.from_dict(document)) + "\n",
     "json.dumps": lambda document: json.dumps(document),  # one line, `, ` separators
     "compact": lambda document: json.dumps(document, separators=(",", ":")),
     "indent 2, ASCII": lambda document: json.dumps(document, indent=2, ensure_ascii=True),
@@ -93,7 +95,7 @@ def test_a_changed_cell_is_written_in_the_files_layout_and_nothing_else_changes(
     assert written.startswith(head[:head.rindex('"source"')])
     assert written.endswith(text[text.index("ds.batch(2)"):])
     nbformat.validate(nbformat.reads(written, as_version=4))
-    assert parsed.cell_diff(__import__("pathlib").Path("nb.ipynb"), new_code) == (
+    assert parsed.cell_diff(Path("nb.ipynb"), new_code) == (
         "--- a/nb.ipynb:cell 3\n+++ b/nb.ipynb:cell 3\n@@ -1,3 +1,3 @@\n %time x = 1\n"
         "-ds = ds.map(lambda x: x)\n+ds = ds.map(lambda x: x, num_parallel_calls=2)\n \n")
 
