@@ -161,7 +161,7 @@ def test_bad_notebooks_get_one_warning_line_and_the_rest_is_analysed(tmp_path: P
                                                                           "input": "import tensorflow"}]}]}))
     broken = notebook([new_code_cell("import tensorflow as tf"), new_markdown_cell("## broken below"),
                        new_code_cell("def f(:\n    pass"),
-                       new_code_cell("ds = tf.data.Dataset.range(8).map(lambda x: x).batch(2)\n"
+                       new_code_cell("ds = tf.data.Dataset.range(8).map(lambda x: x * 2).batch(2)\n"
                                      "tf.keras.Sequential().fit(ds)")])
     write_notebook(repo / "broken.ipynb", broken)
     report = analyze_json(repo, "--select", "TFD002")
