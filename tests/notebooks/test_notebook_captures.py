@@ -20,8 +20,9 @@ def _cell_line(cell: int, line: int) -> str:
     return nbformat.read(SAMPLE / "train.ipynb", as_version=4).cells[cell - 1].source.splitlines()[line - 1]
 
 
-def test_a_kernel_capture_confirms_findings_at_their_cells():
-    report = analyze_json(SAMPLE, str(CAPTURE))
+def test_a_kernel_capture_confirms_findings_at_their_cells(tmp_path: Path):
+    shutil.copytree(SAMPLE, tmp_path / "repo")  # analyze saves its state in the repo: not in the samples
+    report = analyze_json(tmp_path / "repo", str(CAPTURE))
     findings = {f["code"]: f for f in report["findings"]}
     # The serial map and the missing prefetch of cell 4, confirmed by the iterators the kernel ran.
     for code in ("TFD002", "TFD001"):
