@@ -256,8 +256,9 @@ class Verdicts:
         return Verdict(confidence, speedup.throttle(share, every), static.evidence + tuple(evidence), static.note)
 
     def _frames_of(self, hook: FunctionInfo | None) -> list[Evidence]:
-        """The python tracer's frames (``$train.py:24 on_train_batch_end``) that are ``hook``: same file name, same
-        function name, a line inside the definition (the tracer names the ``def`` line, or a decorator's)."""
+        """The python tracer's frames (``$train.py:24 on_train_batch_end``) that are ``hook``: the same file (for a
+        notebook, the cell its kernel ran), the same function name, a line inside the definition (the tracer names
+        the ``def`` line, or a decorator's)."""
         if hook is None:
             return []
         position = hook.module.position(hook.node)
@@ -266,8 +267,9 @@ class Verdicts:
             name = frame.frame.lstrip("$")
             where, _, function = name.partition(" ")
             filename, _, line = where.rpartition(":")
-            if function == hook.name and filename.rsplit("/", 1)[-1] == hook.module.path.name and line.isdigit() \
-                    and position.start.line <= int(line) <= position.end.line:
+            offset = hook.module.frame_offset(filename)
+            if function == hook.name and offset is not None and line.isdigit() \
+                    and position.start.line <= int(line) + offset <= position.end.line:
                 found.append(Evidence.profile(
                     f"python tracer: `{name}` ran {frame.total_ms:.1f} ms in {frame.count} calls between steps",
                     {"frame": name, "total_ms": frame.total_ms, "count": frame.count}))

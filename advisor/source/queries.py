@@ -292,8 +292,8 @@ class HotFunctions:
             if func is None:
                 continue
             where = f"mapped by `.{stage.op}()` at {stage.module.location(stage.anchor).display}"
-            context = HotContext(f"for every element of the dataset `.{stage.op}()` at line "
-                                 f"{stage.module.location(stage.anchor).line}", where, in_dataset=True)
+            context = HotContext(f"for every element of the dataset `.{stage.op}()` at "
+                                 f"{stage.module.location(stage.anchor).line_label}", where, in_dataset=True)
             if isinstance(func, cst.Lambda):
                 for call in m.findall(func, m.Call()):
                     self.lambda_calls[id(call)] = context
