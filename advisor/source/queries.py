@@ -119,6 +119,7 @@ class TrainingLoop:
     loop_module: ModuleInfo | None = None
     tensors: set[str] = field(default_factory=set)
     step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
+    inline_step: bool = False  # the loop's own body opens the GradientTape and updates the weights
 
     @property
     def counter(self) -> str | None:
@@ -680,7 +681,7 @@ class SourceQueries:
             loop = call.module.enclosing_loop(call.node)
             if loop is not None and not (call.function is not None and self.index.is_compiled(call.function)) \
                     and m.findall(loop.body, _UPDATE_CALL):
-                scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module))
+                scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module)).inline_step = True
         for scope in scopes.values():
             scope.node.body.visit(_TensorNames(scope, self._names_of))
         return list(scopes.values())
