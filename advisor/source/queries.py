@@ -20,7 +20,7 @@ from ..model import Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
-from .syntax import argument_value
+from .syntax import argument, argument_value
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
@@ -45,6 +45,8 @@ MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16"})
 COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
                               "steps_per_execution", "jit_compile", "auto_scale_loss"})
 
+# Where num_parallel_calls sits among the positional parameters of each dataset method that takes it.
+NUM_PARALLEL_CALLS_POSITION = {"map": 1, "interleave": 3, "batch": 2}
 # Dataset methods whose first argument is a function tf.data traces and calls per element.
 FUNCTION_STAGES = {"map": "map_func", "flat_map": "map_func", "interleave": "map_func", "filter": "predicate",
                    "map_with_legacy_function": "map_func"}
@@ -1013,6 +1015,17 @@ class SourceQueries:
         """``tf.constant(step)`` and the like: already a tensor, whatever Python it was made from."""
         return isinstance(expression, cst.Call) and any(
             n.startswith("tensorflow.") for n in module.qualified_names(expression.func))
+
+
+def num_parallel_calls(stage: Stage) -> cst.Arg | None:
+    """The argument setting ``num_parallel_calls`` of a map, interleave or batch stage, by keyword or position."""
+    return argument(stage.node, "num_parallel_calls", NUM_PARALLEL_CALLS_POSITION.get(stage.op))
+
+
+def runs_in_parallel(stage: Stage) -> bool:
+    """A map, interleave or batch given parallel calls (any but a literal 1): it works ahead, in the background."""
+    given = num_parallel_calls(stage)
+    return given is not None and not m.matches(given.value, m.Integer("1"))
 
 
 def batch_parameter(hook: cst.FunctionDef) -> str | None:
