@@ -91,10 +91,32 @@ def test_unknown_names_and_expressions_that_are_not_names_resolve_to_nothing():
     assert names.resolve(cst.parse_expression("'tf'")) == frozenset()
 
 
-def test_star_imports_are_unknown():
-    # What `*` binds is only known by importing the module: a name it may have bound stays unresolved.
-    names = names_of("from tensorflow.keras.layers import *")
-    assert resolve(names, "Dense") == frozenset()
+def test_a_name_only_a_star_import_can_bind_may_come_from_each_star_imported_module():
+    # Which module defines it is known only across modules: the index and the dataflow settle it.
+    names = names_of("""
+        from tensorflow.keras.layers import *
+        from .common import *
+        import tensorflow as tf
+        """, module="pkg.train", package="pkg")
+    assert resolve(names, "Dense") == {"keras.layers.Dense", "pkg.common.Dense"}
+    assert resolve(names, "tf.function") == {"tensorflow.function"}  # an explicit binding wins
+    assert resolve(names, "len") == {"builtins.len"}
+    assert resolve(names_of("import os"), "Dense") == frozenset()
+
+
+def test_compat_v1_apis_resolve_like_tensorflow():
+    # TF1 code through compat.v1 uses the same tf.data, py_func and function APIs the rules reason about.
+    names = names_of("import tensorflow.compat.v1 as tf")
+    assert resolve(names, "tf.data.TFRecordDataset") == {"tensorflow.data.TFRecordDataset"}
+    assert resolve(names, "tf.py_func") == {"tensorflow.py_func"}
+
+
+def test_self_methods_resolve_to_the_enclosing_class_method():
+    names = names_of("class Trainer: ...", module="pkg.trainer", package="pkg")
+    assert names.resolve(cst.parse_expression("self.step"), "pkg.trainer.Trainer") == {"pkg.trainer.Trainer.step"}
+    assert names.resolve(cst.parse_expression("cls.build"), "pkg.trainer.Trainer") == {"pkg.trainer.Trainer.build"}
+    assert names.resolve(cst.parse_expression("self.model.fit"), "pkg.trainer.Trainer") == frozenset()
+    assert names.resolve(cst.parse_expression("self.step")) == frozenset()  # outside a class
 
 
 def test_canonical_leaves_names_outside_the_aliased_apis_alone():

@@ -254,10 +254,8 @@ def test_options_built_inside_the_input_function_apply(index_of):
     assert pipeline.runtime_optimization("map_parallelization") is False
 
 
-@pytest.mark.xfail(strict=True, reason="a non-distinctive method (`map`, `filter`, `repeat`...) on a repo helper's "
-                                       "result is not a stage: the helper returns a dataset only once calls are "
-                                       "linked, after the module is visited; the pipeline is cut to what follows")
 def test_a_map_on_a_dataset_a_helper_returned_is_a_stage(index_of):
+    # `.map` alone does not make `load()` a dataset (pandas has one too): linking shows that load returns one.
     index = index_of({
         "data.py": "import tensorflow as tf\n\ndef load():\n    return tf.data.TFRecordDataset(files)\n",
         "train.py": """
@@ -270,8 +268,6 @@ def test_a_map_on_a_dataset_a_helper_returned_is_a_stage(index_of):
     assert paths(index) == {(("TFRecordDataset", "map", "batch"), "train")}
 
 
-@pytest.mark.xfail(strict=True, reason="names are looked up in the current function and the module only: a closure "
-                                       "using its enclosing function's dataset is not linked to it")
 def test_a_closure_consumes_its_enclosing_functions_dataset(index_of):
     index = index_of(code="""
         import tensorflow as tf
@@ -288,9 +284,8 @@ def test_a_closure_consumes_its_enclosing_functions_dataset(index_of):
     assert paths(index) == {(("range", "batch"), "loop")}
 
 
-@pytest.mark.xfail(strict=True, reason="tensorflow.compat.v1 datasets are not recognized as sources: the pipeline "
-                                       "starts at its first distinctive method (shared/repros r8, r9)")
 def test_a_compat_v1_pipeline_is_a_pipeline(index_of):
+    # shared/repros r8, r9: TF1 input functions through tensorflow.compat.v1.
     index = index_of(code="""
         import tensorflow.compat.v1 as tf
         ds = tf.data.TFRecordDataset(files).map(parse).batch(32)
@@ -298,3 +293,102 @@ def test_a_compat_v1_pipeline_is_a_pipeline(index_of):
             pass
         """)
     assert paths(index) == {(("TFRecordDataset", "map", "batch"), "loop")}
+
+
+def test_a_pipeline_returned_to_no_visible_caller_ends_at_its_return(index_of):
+    # An Estimator's input functions: the consumer is outside the repo.
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def train_input_fn():
+            return tf.data.TFRecordDataset(files).map(parse).batch(32)
+
+        def eval_input_fn():
+            return tf.data.TFRecordDataset(files).batch(32)
+
+        def make():
+            return tf.data.Dataset.range(4).batch(2)
+
+        model.fit(make())
+        """)
+    assert paths(index) == {(("TFRecordDataset", "map", "batch"), "returned"),
+                            (("TFRecordDataset", "batch"), "returned_eval"), (("range", "batch"), "train")}
+    returned = {p.sink.role: p.sink for p in index.pipelines()}
+    assert returned["returned"].function == "train_input_fn" and returned["returned"].is_training
+    assert returned["returned_eval"].function == "eval_input_fn" and not returned["returned_eval"].is_training
+
+
+def test_an_element_of_a_dataset_collection_is_that_dataset(index_of):
+    index = index_of(code="""
+        import tensorflow_datasets as tfds
+        datasets = tfds.load("mnist")
+        model.fit(datasets["train"].map(normalize).batch(32))
+        """)
+    assert paths(index) == {(("load", "map", "batch"), "train")}
+
+
+def test_a_dataset_kept_on_self_flows_from_the_constructor_to_the_methods(index_of):
+    index = index_of({
+        "trainer.py": """
+            class Trainer:
+                def __init__(self, model, dataset):
+                    self.model = model
+                    self.dataset = dataset.prefetch(2)
+
+                def train(self):
+                    for batch in self.dataset:
+                        self.model.train_on_batch(batch)
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from trainer import Trainer
+            Trainer(model, tf.data.Dataset.range(8).batch(2)).train()
+            """,
+    })
+    assert paths(index) == {(("range", "batch", "prefetch"), "loop")}
+
+
+@pytest.mark.parametrize("consumer", ["ds.make_one_shot_iterator()", "tf.data.make_one_shot_iterator(ds)",
+                                      "ds.make_initializable_iterator()"])
+def test_tf1_iterators_consume_the_dataset(index_of, consumer: str):
+    index = index_of(code=f"""
+        import tensorflow.compat.v1 as tf
+        ds = tf.data.TFRecordDataset(files).batch(2)
+        iterator = {consumer}
+        """)
+    assert paths(index) == {(("TFRecordDataset", "batch"), "iter")}
+
+
+def test_module_level_datasets_reach_star_importers_and_functions_defined_above_them(index_of):
+    index = index_of({
+        "data.py": "import tensorflow as tf\ntrain_ds = tf.data.Dataset.range(8).batch(2)\n",
+        "other.py": "import tensorflow as tf\ntrain_ds = tf.data.TFRecordDataset(files).batch(2)\n",
+        "train.py": """
+            import tensorflow as tf
+            from data import *
+
+            def main():
+                model.fit(train_ds)
+                for batch in val_ds:
+                    pass
+
+            val_ds = tf.data.Dataset.range(4).batch(4)
+            """,
+    })
+    assert paths(index) == {(("range", "batch"), "train"), (("range", "batch"), "loop")}
+    train, loop = sorted(index.pipelines(), key=lambda p: p.sink.role, reverse=True)
+    assert train.stages[0].module.name == "data" and loop.stages[0].module.name == "train"
+
+
+@pytest.mark.xfail(strict=True, reason="a parameter counts as a dataset for any DATASET_METHODS call: a pandas "
+                                       "`series.map(...)` in a function nobody calls is a stage (TFD002) and, since "
+                                       "#11, a returned pipeline too (TFD001)")
+def test_a_map_on_a_parameter_not_known_to_be_a_dataset_is_no_stage(index_of):
+    index = index_of(code="""
+        import pandas as pd
+        import tensorflow as tf
+
+        def encode_labels(series, vocabulary):
+            return series.map(vocabulary.get)
+        """)
+    assert list(index.stages()) == [] and paths(index) == set()

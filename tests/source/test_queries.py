@@ -83,10 +83,47 @@ def test_a_step_called_eagerly_from_a_loop_makes_a_training_loop(index_of):
     step = function(index, "train_step")
     (per_batch,) = queries.per_batch_calls(step)
     assert per_batch.function.name == "fit"
-    (loop,) = queries.training_loops
-    assert loop.module.path.as_posix() == "train.py" and loop.counter == "step"
+    loop, step_body = queries.training_loops
+    assert isinstance(loop.node, cst.For) and loop.module.path.as_posix() == "train.py" and loop.counter == "step"
     assert loop.step_names == {"steps.train_step"}
     assert loop.tensors == {"loss", "scaled"}  # the step's results and TensorFlow's; not a Python helper's
+    # The eager step's own body runs once per iteration too.
+    assert step_body.node is step.node and step_body.loop is loop.node and step_body.loop_module is loop.module
+    assert step_body.description == "`train_step`, which the training loop at train.py:6:5 runs every step,"
+
+
+def test_a_function_a_loop_calls_per_iteration_runs_per_step(index_of):
+    # shared/repros r3, r5: the step is reached through a method that a `while` loop calls.
+    index = index_of({"steps.py": STEP, "train.py": """
+        import tensorflow as tf
+        from steps import train_step
+
+        class Trainer:
+            def train(self):
+                loss = train_step(self.model, self.optimizer, self.x, self.y)
+                history = float(loss)
+
+        def main(trainer):
+            while trainer.running:
+                trainer.train()
+        """})
+    queries = SourceQueries(index)
+    (per_batch,) = queries.per_batch_calls(function(index, "train_step"))
+    loop, _ = queries.iteration_loop(per_batch)
+    assert isinstance(loop, cst.While)
+    scopes = {s.node.name.value if isinstance(s.node, cst.FunctionDef) else "loop": s for s in queries.training_loops}
+    assert set(scopes) == {"train", "train_step"}
+    assert scopes["train"].loop is loop and scopes["train"].tensors == {"loss"}
+    assert scopes["train"].description == "`train`, which the training loop at train.py:11:5 runs every step,"
+
+
+def test_a_step_that_returns_python_values_gives_its_loop_no_tensors(index_of):
+    index = index_of(code=STEP.replace("return loss", "return loss.numpy()") + """
+        for x, y in dataset:
+            loss = train_step(model, optimizer, x, y)
+        """)
+    loop = next(s for s in SourceQueries(index).training_loops if isinstance(s.node, cst.For))
+    assert loop.step_names == set() and loop.tensors == set()  # reading `loss` later costs no further sync
 
 
 def test_a_loop_that_opens_a_tape_itself_is_a_training_loop(index_of):
@@ -118,9 +155,23 @@ def test_the_step_counter_of_a_training_loop(index_of, header: str, counter: str
         {header}
             with tf.GradientTape() as tape:
                 loss = model(x)
+            optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         """)
     (loop,) = SourceQueries(index).training_loops
     assert loop.counter == counter
+
+
+def test_a_loop_with_a_tape_but_no_weight_update_is_no_training_loop(index_of):
+    # Filter visualization, adversarial examples: gradients with respect to the input, not the weights.
+    index = index_of(code="""
+        import tensorflow as tf
+        for step in range(100):
+            with tf.GradientTape() as tape:
+                tape.watch(image)
+                activation = model(image)
+            image = image + 0.1 * tape.gradient(activation, image)
+        """)
+    assert SourceQueries(index).training_loops == []
 
 
 # -- side effects -----------------------------------------------------------------------------------------------
@@ -496,3 +547,74 @@ def test_compiled_function_name(code: str, expected: str | None):
 ])
 def test_batch_parameter(code: str, expected: str | None):
     assert batch_parameter(cst.parse_statement(code)) == expected
+
+
+# -- mapped functions ---------------------------------------------------------------------------------------------
+
+
+MAPS = """
+    import tensorflow as tf
+    from augment import jitter, RandomProcess
+
+    def decode(record):
+        return tf.io.parse_tensor(record, tf.float32)
+
+    def stateless(image, seed):
+        return tf.image.stateless_random_flip_left_right(image, seed=seed)
+
+    process = RandomProcess(64)
+    ds = tf.data.TFRecordDataset(files)
+    projected = ds.map(lambda x: x["image"])
+    swapped = ds.map(lambda a, b: (b, a))
+    scaled = ds.map(lambda x: x / 255)
+    decoded = ds.map(decode)
+    seeded = ds.map(stateless)
+    jittered = ds.map(lambda x: jitter(x))
+    processed = ds.map(process)
+    python = ds.map(lambda x: tf.py_function(str, [x], tf.string))
+    imported = ds.map(unknown)
+    """
+AUGMENT = """
+    import tensorflow as tf
+
+    def jitter(image):
+        return image + noise(tf.shape(image))
+
+    def noise(shape):
+        return tf.random.normal(shape)
+
+    class RandomProcess:
+        def __init__(self, size):
+            self.size = size
+
+        def __call__(self, image):
+            return tf.image.random_crop(image, (self.size, self.size, 3))
+    """
+
+
+def test_mapped_functions_are_lambdas_repo_functions_or_callable_objects(index_of):
+    index = index_of({"train.py": MAPS, "augment.py": AUGMENT})
+    train, queries = module(index), SourceQueries(index)
+    mapped = {code: queries.mapped_function(call(train, code), train) for code in (
+        'ds.map(lambda x: x["image"])', "ds.map(lambda a, b: (b, a))", "ds.map(lambda x: x / 255)",
+        "ds.map(decode)", "ds.map(process)", "ds.map(unknown)")}
+    assert [code for code, found in mapped.items() if found is not None and found.is_projection] == [
+        'ds.map(lambda x: x["image"])', "ds.map(lambda a, b: (b, a))"]  # arithmetic is work, selection is not
+    assert mapped["ds.map(decode)"].function.key == "train.decode"
+    assert mapped["ds.map(process)"].function.key == "augment.RandomProcess.__call__"
+    assert mapped["ds.map(unknown)"] is None
+
+
+def test_stateful_calls_are_random_ops_and_python_functions_through_the_repo_functions_a_map_runs(index_of):
+    index = index_of({"train.py": MAPS, "augment.py": AUGMENT})
+    train, queries = module(index), SourceQueries(index)
+
+    def stateful(code: str) -> list[str]:
+        found = queries.stateful_calls(queries.mapped_function(call(train, code), train))
+        return [site.module.node_code(site.node.func) for site in found]
+
+    assert stateful("ds.map(decode)") == []
+    assert stateful("ds.map(stateless)") == []  # stateless random ops take their seed: TF parallelizes them
+    assert stateful("ds.map(lambda x: jitter(x))") == ["tf.random.normal"]  # two repo calls deep
+    assert stateful("ds.map(process)") == ["tf.image.random_crop"]
+    assert stateful('ds.map(lambda x: tf.py_function(str, [x], tf.string))') == ["tf.py_function"]
