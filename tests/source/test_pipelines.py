@@ -1,5 +1,6 @@
-"""The tf.data dataflow: which dataset stages reach which consumer, through names, helper functions, modules,
-tuple returns and parameters; thrown-away stages; the pipeline's tf.data Options."""
+"""The tf.data dataflow: which dataset stages reach which consumer, through names, closures, helper functions,
+modules, star imports, tuple returns, parameters, ``self`` attributes and dataset collections; pipelines returned to
+consumers out of sight; thrown-away stages; the pipeline's tf.data Options."""
 
 from __future__ import annotations
 
