@@ -373,11 +373,14 @@ def test_keras_compiles_are_told_from_other_compile_methods(index_of):
 
 @pytest.mark.parametrize("code, trains", [
     ("model.fit(ds)", True),
-    ("model.compile('adam')", True),
+    ("model.compile(optimizer='adam')", True),
     ("model.train_on_batch(x, y)", True),
-    ("import tensorflow as tf\nwith tf.GradientTape() as tape:\n    pass", True),
+    ("estimator.train(input_fn=train_input_fn)", True),
+    ("import tensorflow as tf\nfor x in ds:\n    with tf.GradientTape() as tape:\n        loss = model(x)\n"
+     "    optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))", True),
+    ("import tensorflow as tf\nwith tf.GradientTape() as tape:\n    y = model(image)", False),  # gradients, no update
     ("model.predict(ds)", False),
-    ("import tensorflow as tf\ntape = tf.autodiff.ForwardAccumulator(p, t)", False),
+    ("from sklearn.svm import SVC\nSVC().fit(x, y)", False),
 ])
 def test_trains(index_of, code: str, trains: bool):
     assert SourceQueries(index_of(code=code)).trains is trains
@@ -395,7 +398,7 @@ def test_uses_mixed_precision(index_of, code: str, mixed: bool):
     assert SourceQueries(index_of(code=code)).uses_mixed_precision is mixed
 
 
-def test_the_first_model_construction_is_in_a_training_module_and_not_inside_a_layer_class(index_of):
+def test_without_a_trained_model_the_construction_is_the_first_in_a_training_module_outside_layer_classes(index_of):
     index = index_of({
         "a_export.py": "import keras\nexported = keras.Sequential([keras.layers.Dense(1)])\n",
         "layers.py": """
@@ -415,16 +418,39 @@ def test_the_first_model_construction_is_in_a_training_module_and_not_inside_a_l
             model.compile("adam", "mse")
             """,
     })
-    first = SourceQueries(index).first_model_construction
+    first = SourceQueries(index).model_construction
     assert first.module.path.as_posix() == "train.py" and first.module.node_code(first.node) == \
         "keras.Input(shape=(4,))"
 
 
-def test_without_a_training_module_the_first_construction_in_path_order_is_taken(index_of):
+def test_the_model_construction_is_that_of_the_model_fit_trains_followed_into_its_builder(index_of):
+    index = index_of({
+        "models.py": """
+            import keras
+
+            def build_probe():
+                return keras.Sequential([keras.layers.Dense(1)])
+
+            def build(units):
+                inputs = keras.Input(shape=(units,))
+                return keras.Model(inputs, keras.layers.Dense(10)(inputs))
+            """,
+        "train.py": """
+            from models import build, build_probe
+            probe = build_probe()
+            model = build(64)
+            model.fit(x, y)
+            """,
+    })
+    construction = SourceQueries(index).model_construction
+    assert construction.module.node_code(construction.node) == "keras.Input(shape=(units,))"
+
+
+def test_without_a_training_module_the_first_construction_in_source_order_is_taken(index_of):
     index = index_of({"b.py": "import keras\nkeras.layers.Dense(2)\n", "a.py": "import keras\nkeras.layers.Dense(1)\n"})
-    first = SourceQueries(index).first_model_construction
+    first = SourceQueries(index).model_construction
     assert first.module.node_code(first.node) == "keras.layers.Dense(1)"
-    assert SourceQueries(index_of(code="import numpy\n")).first_model_construction is None
+    assert SourceQueries(index_of(code="import numpy\n")).model_construction is None
 
 
 def test_the_output_layer_of_a_sequential_literal(index_of):
