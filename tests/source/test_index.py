@@ -90,9 +90,10 @@ def test_a_call_of_a_closure_finds_the_closure(index_of):
     assert index.functions_named(*site.names) == [next(f for f in index.functions if f.name == "train_step")]
 
 
-@pytest.mark.xfail(strict=True, reason="function keys leave out enclosing functions: two closures `step` in two "
-                                       "functions share the key `train.step`, which HotFunctions, the dataflow's "
-                                       "parameters and returns, and closure name resolution all key by")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "function keys leave out enclosing functions: two closures `step` in two functions share the key "
+    "`train.step`, which HotFunctions, the dataflow's parameters and returns, and closure name resolution all "
+    "key by"))
 def test_closures_of_the_same_name_in_different_functions_are_different_functions(index_of):
     index = index_of(code="""
         def train():
@@ -239,8 +240,9 @@ def test_noqa_comments_suppress_by_line_and_by_file(index_of):
     assert not index.is_suppressed(Path("quiet.py"), 2, 2, "TFD001")
 
 
-@pytest.mark.xfail(strict=True, reason="the noqa code pattern needs digits: `# advisor: noqa: TFH` reads as a bare "
-                                       "noqa and silences every rule in the file, although codes match as prefixes")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "the noqa code pattern needs digits: `# advisor: noqa: TFH` reads as a bare noqa and silences every rule "
+    "in the file, although codes match as prefixes"))
 def test_a_family_prefix_in_noqa_suppresses_only_that_family(index_of):
     index = index_of({"quiet.py": "# advisor: noqa: TFH\nx = 1  # noqa: TFD\n"})
     assert index.is_suppressed(Path("quiet.py"), 2, 2, "TFH001")

@@ -124,8 +124,9 @@ def test_datasets_passed_to_a_helper_flow_through_its_parameters_by_position_and
         <= paths(index)
 
 
-@pytest.mark.xfail(strict=True, reason="the dataflow is context-insensitive: a helper applied to two datasets "
-                                       "joins them at its parameter, so each reaches the other's consumer too")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "the dataflow is context-insensitive: a helper applied to two datasets joins them at its parameter, so "
+    "each reaches the other's consumer too"))
 def test_a_helper_applied_to_two_datasets_keeps_them_apart(index_of):
     index = index_of({
         "augment.py": "def add(ds):\n    return ds.map(f).batch(2)\n",
@@ -238,8 +239,9 @@ def test_a_pipeline_without_options_leaves_every_optimization_to_tensorflow(inde
     assert pipeline.options == {} and pipeline.runtime_optimization("map_parallelization") is None
 
 
-@pytest.mark.xfail(strict=True, reason="Options are read when the module is left, through module-level names only: "
-                                       "an Options object built in the function that applies it is lost")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "Options are read when the module is left, through module-level names only: an Options object built in "
+    "the function that applies it is lost"))
 def test_options_built_inside_the_input_function_apply(index_of):
     index = index_of(code="""
         import tensorflow as tf
@@ -381,9 +383,9 @@ def test_module_level_datasets_reach_star_importers_and_functions_defined_above_
     assert train.stages[0].module.name == "data" and loop.stages[0].module.name == "train"
 
 
-@pytest.mark.xfail(strict=True, reason="a parameter counts as a dataset for any DATASET_METHODS call: a pandas "
-                                       "`series.map(...)` in a function nobody calls is a stage (TFD002) and, since "
-                                       "#11, a returned pipeline too (TFD001)")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "a parameter counts as a dataset for any DATASET_METHODS call: a pandas `series.map(...)` in a function "
+    "nobody calls is a stage (TFD002) and, since #11, a returned pipeline too (TFD001)"))
 def test_a_map_on_a_parameter_not_known_to_be_a_dataset_is_no_stage(index_of):
     index = index_of(code="""
         import pandas as pd
