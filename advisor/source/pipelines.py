@@ -108,14 +108,19 @@ class PipelineCollector(CollectorVisitor):
         self.graph = graph
         self.pending_calls = pending_calls
         self.scopes: list[_Scope] = [_Scope(func_key=None)]
-        self.class_names: list[str] = []
+        self.path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a class)
         # tf.data.Options objects: id(Options() call) -> {"experimental_optimization.map_parallelization": False}
         self.options_settings: dict[int, dict[str, object]] = {}
 
     # -- helpers ------------------------------------------------------------------------------------------------
     @property
     def class_key(self) -> str | None:
-        return self.module.function_key(self.class_names, "").rstrip(".") if self.class_names else None
+        """The key of the innermost enclosing class (what ``self`` is an instance of), if any."""
+        classes = [i for i, (_, is_class) in enumerate(self.path) if is_class]
+        if not classes:
+            return None
+        names = [name for name, _ in self.path[:classes[-1] + 1]]
+        return self.module.function_key(names[:-1], names[-1])
 
     def qualified(self, node: cst.CSTNode) -> frozenset[str]:
         return self.module.names.resolve(node, self.class_key)
@@ -158,7 +163,7 @@ class PipelineCollector(CollectorVisitor):
         return key
 
     def _self_attribute(self, expr: cst.BaseExpression) -> str | None:
-        if self.class_names and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+        if self.class_key is not None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
                 and expr.value.value == "self":
             return expr.attr.value
         return None
@@ -175,17 +180,19 @@ class PipelineCollector(CollectorVisitor):
 
     # -- scopes -------------------------------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.class_names.append(node.name.value)
+        self.path.append((node.name.value, True))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.class_names.pop()
+        self.path.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        key = self.module.function_key(self.class_names, node.name.value)
+        key = self.module.function_key([name for name, _ in self.path], node.name.value)
         self.scopes.append(_Scope(func_key=key, params=parameter_names(node)))
+        self.path.append((node.name.value, False))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.pop()
+        self.path.pop()
 
     # -- values -------------------------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call) -> None:
@@ -211,10 +218,14 @@ class PipelineCollector(CollectorVisitor):
             if method in DATASET_METHODS:
                 receiver = self.value_of(func.value)
                 if receiver is not None:
+                    # A receiver whose value the repo shows elsewhere (a call, a name bound in another module, an
+                    # attribute, a parameter) is a dataset only if linking shows one flowing in: pandas maps too.
                     known = method in DISTINCTIVE_METHODS or self.graph.nodes[receiver]["kind"] not in (
-                        "opaque", "ref", "attr") or self.is_dataset(receiver)
+                        "opaque", "ref", "attr", "param") or self.is_dataset(receiver)
                     key = self.add_stage(node, method, is_source=False, tentative=not known)
                     self.graph.add_edge(receiver, key)
+                    if method == "with_options" and node.args:  # the Options object, as bound where it is applied
+                        self.graph.nodes[key]["options_of"] = self._key_of(node.args[0].value)
                     for arg in node.args:  # concatenate/zip: the other dataset flows in too
                         other = self.value_of(arg.value) if isinstance(arg.value, cst.Name) else None
                         if other is not None and self.is_dataset(other):
@@ -361,7 +372,7 @@ class PipelineCollector(CollectorVisitor):
             if source is not None:
                 target = ("return", func_key, i if isinstance(value, cst.Tuple) else None)
                 self.graph.add_node(target, kind="return", node=original_node, module=self.module,
-                                    function=func_key.rsplit(".", 1)[-1], method=bool(self.class_names))
+                                    function=func_key.rsplit(".", 1)[-1], method=bool(self.path and self.path[-1][1]))
                 self.graph.add_edge(source, target)
 
     def leave_Expr(self, original_node: cst.Expr) -> None:
@@ -372,21 +383,13 @@ class PipelineCollector(CollectorVisitor):
             stage: Stage = self.graph.nodes[key]["stage"]
             self.graph.nodes[key]["stage"] = Stage(stage.op, stage.is_source, stage.node, stage.module, True)
 
-    def _options_of(self, with_options_call: cst.Call) -> dict[str, object]:
-        if not with_options_call.args:
-            return {}
-        arg = with_options_call.args[0].value
-        key = self._key_of(arg)
-        if key is None or key[0] != "call":
-            return {}
-        return self.options_settings.get(key[1], {})
-
     def leave_Module(self, original_node: cst.Module) -> None:
         # Options are known only after the whole module is read (they are often set after with_options).
         for key, data in list(self.graph.nodes(data=True)):
             stage = data.get("stage")
             if stage is not None and stage.module is self.module and stage.op == "with_options":
-                data["options"] = self._options_of(stage.node)
+                options = data.pop("options_of", None)
+                data["options"] = self.options_settings.get(options[1], {}) if options and options[0] == "call" else {}
         # What module-level names hold once the module has run: the value other modules and functions see.
         for name, value in self.scopes[0].bindings.items():
             key = ("global", self.module.name, name)

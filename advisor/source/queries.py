@@ -23,6 +23,7 @@ from .names import GRADIENT_TAPE, TF_FUNCTION
 from .syntax import argument, argument_value
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
+_NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
 TENSOR_APIS = ("tensorflow.", "keras.")
@@ -239,7 +240,7 @@ class _SideEffects(m.MatcherDecoratableVisitor):
     @m.visit(m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()]))
     def value_conversion(self, node: cst.Call) -> None:
         if self.module.qualified_names(node.func) & {f"builtins.{n}" for n in VALUE_CONVERSIONS} and not \
-                m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | m.BaseNumber()):
+                m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | _NUMBER):
             self._add(node, "fails: a graph tensor has no Python value while tracing", True)
 
     @m.visit(m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend"))))
@@ -700,7 +701,7 @@ class SourceQueries:
                     if r.value is not None]
         values = [e.value for r in returned for e in (r.elements if isinstance(r, cst.Tuple) else [cst.Element(r)])]
         host_value = m.Call(func=m.Attribute(attr=m.Name("numpy") | m.Name("item"))) | m.Call(
-            func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__))) | m.BaseNumber()
+            func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__))) | _NUMBER
         return bool(values) and all(m.matches(v, host_value) for v in values)
 
     @staticmethod

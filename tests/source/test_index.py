@@ -90,10 +90,6 @@ def test_a_call_of_a_closure_finds_the_closure(index_of):
     assert index.functions_named(*site.names) == [next(f for f in index.functions if f.name == "train_step")]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "function keys leave out enclosing functions: two closures `step` in two functions share the key "
-    "`train.step`, which HotFunctions, the dataflow's parameters and returns, and closure name resolution all "
-    "key by"))
 def test_closures_of_the_same_name_in_different_functions_are_different_functions(index_of):
     index = index_of(code="""
         def train():

@@ -239,9 +239,6 @@ def test_a_pipeline_without_options_leaves_every_optimization_to_tensorflow(inde
     assert pipeline.options == {} and pipeline.runtime_optimization("map_parallelization") is None
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "Options are read when the module is left, through module-level names only: an Options object built in "
-    "the function that applies it is lost"))
 def test_options_built_inside_the_input_function_apply(index_of):
     index = index_of(code="""
         import tensorflow as tf
@@ -383,9 +380,6 @@ def test_module_level_datasets_reach_star_importers_and_functions_defined_above_
     assert train.stages[0].module.name == "data" and loop.stages[0].module.name == "train"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "a parameter counts as a dataset for any DATASET_METHODS call: a pandas `series.map(...)` in a function "
-    "nobody calls is a stage (TFD002) and, since #11, a returned pipeline too (TFD001)"))
 def test_a_map_on_a_parameter_not_known_to_be_a_dataset_is_no_stage(index_of):
     index = index_of(code="""
         import pandas as pd

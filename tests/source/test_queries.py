@@ -203,9 +203,6 @@ def test_side_effects_are_python_that_a_trace_runs_once_or_cannot_run(index_of):
                      ('`print("loss", loss)`', False), ("`self.calls += 1`", True), ("`traces += 1`", True)}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the number exclusion matches `m.BaseNumber()`, which libcst matches on no node: `float(3)` reads as a "
-    "tensor conversion that breaks the step, and the eager-step finding then withholds its patch"))
 def test_converting_a_number_is_no_side_effect(index_of):
     index = index_of(code="""
         def train_step(x):
@@ -298,9 +295,6 @@ def test_compiled_and_keras_traced_functions_are_hot_per_step(index_of):
     assert hot["train.Classifier.train_step"].what == "on every call of a method Keras compiles, `train_step`"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "functions are keyed without their enclosing function: the compiled closure `step` of train() makes the "
-    "eager closure `step` of evaluate() hot too"))
 def test_a_compiled_closure_does_not_make_an_eager_closure_of_the_same_name_hot(index_of):
     index = index_of(code="""
         import tensorflow as tf
