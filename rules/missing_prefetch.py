@@ -68,11 +68,11 @@ class MissingPrefetch(Rule):
     invalid = (
         Example("""
             import tensorflow as tf
-            ds = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load_image).batch(32)
+            ds = tf.data.Dataset.from_tensor_slices(paths).map(load_image).batch(32)
             model.fit(ds, epochs=2)
             """, line=2, fixed="""
             import tensorflow as tf
-            ds = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load_image).batch(32).prefetch(tf.data.AUTOTUNE)
+            ds = tf.data.Dataset.from_tensor_slices(paths).map(load_image).batch(32).prefetch(tf.data.AUTOTUNE)
             model.fit(ds, epochs=2)
             """),
         Example("""

@@ -65,8 +65,8 @@ class _DefinitionCollector(CollectorVisitor):
                                                      else d.decorator) for d in node.decorators))
         directly_in_class = bool(self.scopes) and isinstance(self.scopes[-1], cst.ClassDef)
         class_key = self.classes[-1].key if directly_in_class else None
-        info = FunctionInfo(self._key(node.name.value), node.name.value, params, node, self.module, class_key, decorators,
-                            self.functions[-1] if self.functions else None)
+        info = FunctionInfo(self._key(node.name.value), node.name.value, params, node, self.module, class_key,
+                            decorators, self.functions[-1] if self.functions else None)
         self.functions.append(info)
         self.scopes.append(node)
         self.index.functions.append(info)

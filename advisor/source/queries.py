@@ -1035,12 +1035,6 @@ def batch_parameter(hook: cst.FunctionDef) -> str | None:
     return positional[1].name.value if len(positional) > 1 else None
 
 
-def drops_remainder(batch: cst.Call) -> bool:
-    """``.batch(n, drop_remainder=True)``: every batch has the same shape."""
-    value = argument_value(batch, "drop_remainder", 1)
-    return value is not None and not m.matches(value, m.Name("False"))
-
-
 def compiled_function_name(call: cst.Call) -> str | None:
     """The Python function ``tf.function(f)`` compiles, by name: the capture names its calls after it."""
     first = call.args[0] if call.args else None

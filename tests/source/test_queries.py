@@ -9,7 +9,7 @@ import pytest
 
 from advisor.source.facts import FunctionInfo, ModuleInfo
 from advisor.source.index import SourceIndex
-from advisor.source.queries import SourceQueries, batch_parameter, compiled_function_name, drops_remainder
+from advisor.source.queries import SourceQueries, batch_parameter, compiled_function_name
 
 
 def function(index: SourceIndex, name: str) -> FunctionInfo:
@@ -543,14 +543,6 @@ def test_is_tensor_call(index_of):
     assert SourceQueries.is_tensor_call(train, call(train, "tf.constant(step)"))
     assert not SourceQueries.is_tensor_call(train, call(train, "float(step)"))
     assert not SourceQueries.is_tensor_call(train, cst.parse_expression("step"))
-
-
-@pytest.mark.parametrize("code, expected", [
-    ("ds.batch(32, drop_remainder=True)", True), ("ds.batch(32, True)", True), ("ds.batch(32, flag)", True),
-    ("ds.batch(32)", False), ("ds.batch(32, drop_remainder=False)", False),
-])
-def test_drops_remainder(code: str, expected: bool):
-    assert drops_remainder(cst.parse_expression(code)) is expected
 
 
 @pytest.mark.parametrize("code, expected", [
