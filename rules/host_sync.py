@@ -13,6 +13,7 @@ from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding,
                           RuleContext, TrainingLoop, Verdict, typical)
 
 VALUE_CONVERSIONS = ("float", "int", "bool")
+METRIC_RESULT = m.Call(func=m.Attribute(attr=m.Name("result")), args=[])
 # Often enough to follow training, rarely enough that the syncs stop mattering.
 LOG_EVERY = 100
 
@@ -35,7 +36,9 @@ class _Syncs(InLoopBody):
         self.statement: cst.CSTNode | None = None
 
     def _mentions_tensor(self, node: cst.CSTNode) -> bool:
-        return any(n.value in self.loop.tensors for n in m.findall(node, m.Name()))
+        """Reads a tensor of the step, or a Keras metric's value (``train_loss.result()``)."""
+        return any(n.value in self.loop.tensors for n in m.findall(node, m.Name())) or bool(
+            m.findall(node, METRIC_RESULT))
 
     def _add(self, node: cst.CSTNode, kind: str) -> None:
         # One finding per statement: `print(float(loss))` is one sync.
@@ -58,6 +61,12 @@ class _Syncs(InLoopBody):
     def builtin_call(self, node: cst.Call) -> None:
         if self._mentions_tensor(node) and not m.findall(node, m.Attribute(attr=m.Name("shape"))):
             self._add(node, "print" if node.func.value == "print" else "conversion")
+
+    @m.visit(m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo()))
+    def string_formatting(self, node: cst.BinaryOperation) -> None:
+        """``"%.4f" % loss``: formatting a tensor reads its value."""
+        if self._mentions_tensor(node.right):
+            self._add(node, "conversion")
 
     @m.visit(m.Call(func=m.Attribute()))
     def numpy_function(self, node: cst.Call) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from advisor.codemods.mixed_precision import EnableMixedPrecision
-from advisor.rule import (GRADIENT_TAPE, Applicability, Confidence, Evidence, Example, Finding, FixAvailability, Rule,
-                          RuleContext, Verdict, anchor, typical)
+from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
+                          FixAvailability, Rule, RuleContext, Verdict, anchor, typical)
 
 POLICY = {"tpu": "mixed_bfloat16"}
 DEFAULT_POLICY = "mixed_float16"
@@ -100,26 +100,28 @@ class MixedPrecision(Rule):
         queries = ctx.queries
         if hardware == "cpu" or queries.uses_mixed_precision or not queries.trains:
             return
-        construction = queries.model_construction
-        if construction is None:
-            return
-        verdict = ctx.verdicts.device_precision(Verdict(Confidence.POSSIBLE, typical("mixed_precision"), (
-            Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere in the repo"),
-        )))
-        if verdict is None:
-            return  # the capture already computes in 16 bits
+        for construction, custom_loop in queries.model_constructions:
+            verdict = ctx.verdicts.device_precision(Verdict(Confidence.POSSIBLE, typical("mixed_precision"), (
+                Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere in the "
+                                "repo"),)))
+            if verdict is None:
+                return  # the capture already computes in 16 bits
+            yield self._finding(ctx, construction, custom_loop, verdict, hardware)
+
+    def _finding(self, ctx: RuleContext, construction: CallSite, custom_loop: bool, verdict: Verdict,
+                 hardware: str | None) -> Finding:
         policy = POLICY.get(hardware, DEFAULT_POLICY)
         module = construction.module
-        loops = list(ctx.index.calls_to(GRADIENT_TAPE))
         message = (f"The model built here computes in float32: `{policy}` would run its matrix multiplications "
                    "and convolutions on 16-bit hardware units.")
-        if loops and policy == "mixed_float16":
+        loops = list(ctx.index.calls_to(GRADIENT_TAPE))
+        if custom_loop and loops and policy == "mixed_float16":
             where = loops[0].module.location(loops[0].node).display
             message += (f" The GradientTape loop ({where}) also needs loss scaling: wrap its optimizer in "
                         "`LossScaleOptimizer` and differentiate `optimizer.scale_loss(loss)` inside the tape.")
-        output = queries.sequential_output_layer(module, construction.node)
+        output = ctx.queries.sequential_output_layer(module, construction.node)
         output_at = module.location(anchor(output)) if output is not None else None
         fix_args = {"policy": policy, "output_layer": (output_at.line, output_at.column) if output_at else None}
-        yield self.finding(module, anchor(construction.node), message, verdict,
-                           reach=queries.reach(module, construction.node), codemod=EnableMixedPrecision,
-                           fix_args=fix_args, end_node=construction.node)
+        return self.finding(module, anchor(construction.node), message, verdict,
+                            reach=ctx.queries.reach(module, construction.node), codemod=EnableMixedPrecision,
+                            fix_args=fix_args, end_node=construction.node)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from advisor.rule import (Confidence, Evidence, Example, Finding, Pipeline, Rule, RuleContext, Stage, TrainingLoop,
-                          Verdict, typical)
+import libcst as cst
+
+from advisor.rule import (Confidence, Evidence, Example, Finding, FunctionInfo, MappedFunction, Pipeline, Rule,
+                          RuleContext, Stage, TrainingLoop, Verdict, typical)
 
 
 class PythonInput(Rule):
@@ -78,9 +80,9 @@ class PythonInput(Rule):
         for source, pipelines in generators.values():
             yield self._generator_finding(ctx, source, pipelines)
         for loop in ctx.queries.training_loops:
-            makers = ctx.queries.python_batches(loop)
-            if makers:
-                yield self._iterator_finding(ctx, loop, makers)
+            batches = ctx.queries.python_batches(loop)
+            if batches is not None:
+                yield self._iterator_finding(ctx, loop, *batches)
 
     def _generator_finding(self, ctx: RuleContext, source: Stage, pipelines: list[Pipeline]) -> Finding:
         sinks = ", ".join(dict.fromkeys(f"{p.sink.role} at {p.sink.module.location(p.sink.node).display}"
@@ -100,15 +102,24 @@ class PythonInput(Rule):
         reach = min((ctx.queries.reach(p.sink.module, p.sink.node) for p in pipelines), key=lambda r: r.rank)
         return self.finding(source.module, source.anchor, message, verdict, reach=reach, end_node=source.node)
 
-    def _iterator_finding(self, ctx: RuleContext, loop: TrainingLoop, makers: list) -> Finding:
-        costs = {what: node for maker in makers for what, node in ctx.queries.host_costs(maker).items()}
-        makes = ", ".join(f"`{maker.name}` ({maker.module.location(maker.node.name).display})" for maker in makers)
-        evidence = [Evidence.source(f"each batch comes from {makes}, between two steps")]
-        if costs:
-            evidence.append(Evidence.source("which does " + ", ".join(costs)))
+    def _iterator_finding(self, ctx: RuleContext, loop: TrainingLoop, batches: cst.CSTNode,
+                          makers: list[FunctionInfo], keras_images: bool) -> Finding:
+        if keras_images:
+            evidence = [Evidence.source("each batch comes from a Keras ImageDataGenerator iterator, which reads and "
+                                        "augments images in Python, between two steps")]
+            works = True
+        else:
+            costs = {what: node for maker in makers for what, node in ctx.queries.host_costs(maker).items()}
+            makes = ", ".join(f"`{maker.name}` ({maker.module.location(maker.node.name).display})" for maker in makers)
+            evidence = [Evidence.source(f"each batch comes from {makes}, between two steps")]
+            work = [w for maker in makers for w in ctx.queries.python_work(
+                MappedFunction(maker.node.body, maker.module, maker))]
+            if costs or work:
+                evidence.append(Evidence.source("which does " + ", ".join(dict.fromkeys(
+                    [*costs, *(f"`{w.module.node_code(w.node.func)}`" for w in work[:3])]))))
+            works = bool(costs or work)
         message = (f"The training loop at {loop.module.location(loop.node).display} takes its batches from Python: "
                    "each one is made after the previous step ends, with no overlap. A `tf.data` pipeline ending in "
                    "`.prefetch(tf.data.AUTOTUNE)` makes the next batch while the step runs.")
-        verdict = Verdict(Confidence.LIKELY if costs else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence))
-        return self.finding(loop.module, loop.node.iter, message, verdict,
-                            reach=ctx.queries.reach(loop.module, loop.node))
+        verdict = Verdict(Confidence.LIKELY if works else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence))
+        return self.finding(loop.module, batches, message, verdict, reach=ctx.queries.reach(loop.module, loop.node))

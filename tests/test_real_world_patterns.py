@@ -273,3 +273,125 @@ def test_test_code_is_left_out(tmp_path, test_path):
                                       "for x in ds:\n    pass\n")
     report = analyze(tmp_path, None, Settings())
     assert report.findings == [] and report.files_excluded == 1
+
+
+def test_steps_of_objects_held_in_attributes_are_found_through_their_type():
+    findings = _findings({"a2c.py": """
+        import tensorflow as tf
+
+        class Actor:
+            def __init__(self):
+                self.net = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+                self.opt = tf.keras.optimizers.Adam()
+
+            def train(self, states):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.net(states))
+                self.opt.apply_gradients(zip(tape.gradient(loss, self.net.trainable_variables),
+                                             self.net.trainable_variables))
+                return loss
+
+        class Critic:
+            def train(self, states):
+                return states
+
+        class Agent:
+            def __init__(self):
+                self.actor = Actor()
+                self.critic = Critic()
+
+            def train(self, episodes):
+                for _ in range(episodes):
+                    states = tf.zeros((4, 3))
+                    self.actor.train(states)
+                    self.critic.train(states)
+
+        Agent().train(100)
+        """}, "TFH002")
+    # `train` is defined by three classes: the type of `self.actor` says which one runs.
+    assert _where(findings) == [("TFH002", "a2c.py", 8)]
+
+
+def test_every_model_a_repo_trains_gets_its_mixed_precision_finding_where_it_is_built():
+    findings = _findings({
+        "gan.py": """
+            import tensorflow as tf
+
+            def make_generator():
+                return tf.keras.Sequential([tf.keras.layers.Dense(128), tf.keras.layers.Dense(784)])
+
+            generator = make_generator()
+            g_opt = tf.keras.optimizers.Adam()
+
+            @tf.function
+            def step(noise):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(generator(noise))
+                g_opt.apply_gradients(zip(tape.gradient(loss, generator.trainable_variables),
+                                          generator.trainable_variables))
+
+            for _ in range(100):
+                step(tf.random.normal((64, 16)))
+            """,
+        "classifier.py": """
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(32, 3), tf.keras.layers.Dense(10)])
+            model.compile("adam", "sparse_categorical_crossentropy")
+            model.fit(images, labels, epochs=3)
+            """}, "TFC001")
+    assert _where(findings) == [("TFC001", "classifier.py", 3), ("TFC001", "gan.py", 4)]
+    custom, keras_fit = sorted(findings, key=lambda f: f.location.path.name, reverse=True)
+    assert "loss scaling" in custom.message and "loss scaling" not in keras_fit.message
+
+
+@pytest.mark.parametrize("batches", [
+    "gen = ImageDataGenerator(rotation_range=10).flow_from_directory('images', batch_size=32)",
+    "gen = load_batches('images')",
+])
+def test_a_python_generator_fed_to_the_step_through_next(batches):
+    findings = _findings({"train.py": f"""
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def load_batches(folder):
+            while True:
+                yield np.load(folder + "/x.npy"), np.load(folder + "/y.npy")
+
+        @tf.function
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x) - y)
+            opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+        {batches}
+        for _ in range(1000):
+            x, y = next(gen)
+            step(x, y)
+        """}, "TFD004")
+    assert _where(findings) == [("TFD004", "train.py", 17)]
+    assert findings[0].confidence == Confidence.LIKELY
+
+
+def test_metric_values_and_formatted_losses_read_every_step():
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        train_loss = tf.keras.metrics.Mean()
+
+        @tf.function
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x) - y)
+            opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            train_loss(loss)
+            return loss
+
+        for epoch in range(3):
+            for x, y in dataset:
+                loss = step(x, y)
+                progress.set_postfix(loss="%.4f" % loss)
+                print("epoch", epoch, "loss", train_loss.result())
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "train.py", 16), ("TFH004", "train.py", 17)]

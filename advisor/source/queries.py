@@ -23,6 +23,9 @@ from .names import GRADIENT_TAPE, TF_FUNCTION
 from .syntax import argument, argument_value
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
+_NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
+# Keras' Python-side image iterators: each batch is read from disk and augmented on the host.
+KERAS_IMAGE_ITERATORS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 _NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
@@ -431,14 +434,40 @@ class SourceQueries:
         return None
 
     def callees_of(self, site: CallSite) -> list[FunctionInfo]:
-        """The repo functions ``site`` calls: by name (imports, ``self.method``, constructors' ``__init__``), else
-        for ``obj.method(...)`` on an object of unknown type, the one repo class method of that name, if unique."""
+        """The repo functions ``site`` calls: by name (imports, ``self.method``, constructors' ``__init__``); for
+        ``obj.method(...)``, the method of the repo class ``obj`` was made from (``obj = Actor()``,
+        ``self.actor = Actor()`` in the class); else, on an object of unknown type, the one repo method of that
+        name, if unique."""
         found = [f for f, _ in self.index.callees(site.names)]
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
-        methods = self._methods_named.get(site.node.func.attr.value, [])
+        name = site.node.func.attr.value
+        typed = [m for cls_info in self._receiver_classes(site) for m in self._methods_of_class(cls_info, name)]
+        if typed:
+            return typed
+        methods = self._methods_named.get(name, [])
         return methods if len(methods) == 1 else []
+
+    def _receiver_classes(self, site: CallSite) -> list[ClassInfo]:
+        """The repo classes the receiver of ``site``'s method call was made from, when the source shows it."""
+        receiver = site.node.func.value
+        if isinstance(receiver, cst.Name):
+            bound = self.bound_call(site.module, site.node, receiver.value)
+            return self._classes_named(bound.names) if bound is not None else []
+        if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
+            owner = site.function.class_key or (site.function.outer.class_key if site.function.outer else None)
+            return [c for bound in self._bindings.get(("attr", owner, receiver.attr.value), ())
+                    for c in self._classes_named(bound.names)]
+        return []
+
+    def _methods_of_class(self, cls_info: ClassInfo, name: str, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
+        """Method ``name`` of a repo class, or of its repo base classes."""
+        own = [f for f in self.index.methods_of(cls_info) if f.name == name]
+        if own or depth == 0:
+            return own
+        return [f for base in self._classes_named(cls_info.bases)
+                for f in self._methods_of_class(base, name, depth - 1)]
 
     def callers_of(self, function: FunctionInfo) -> list[CallSite]:
         return self._callers.get(id(function.node), [])
@@ -609,24 +638,47 @@ class SourceQueries:
                     total += float(call.args[0].value.evaluated_value) * 1000.0
         return total
 
-    def python_batches(self, loop: TrainingLoop) -> list[FunctionInfo]:
-        """When a training loop iterates over batches that Python makes (``for x, y in Batches():`` with a repo
-        class's ``__next__``/``__iter__``, or a repo generator function): the functions that make each batch."""
-        if not isinstance(loop.node, cst.For):
-            return []
-        iterable = loop.node.iter
-        if isinstance(iterable, cst.Call) and m.matches(iterable.func, m.Name("enumerate")) and iterable.args:
-            iterable = iterable.args[0].value
-        if isinstance(iterable, cst.Name):
-            bound = self.bound_call(loop.module, loop.node, iterable.value)
-            iterable = bound.node if bound is not None else iterable
-        site = self._call_at.get(id(iterable)) if isinstance(iterable, cst.Call) else None
-        if site is None:
-            return []
-        makers = [method for cls_info in self._classes_named(site.names) for method in self.index.methods_of(cls_info)
-                  if method.name in ("__next__", "__iter__", "__getitem__")]
-        generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
-        return makers + generators
+    def python_batches(self, loop: TrainingLoop) -> tuple[cst.CSTNode, list[FunctionInfo], bool] | None:
+        """When a training loop takes its batches from Python (``for x, y in Batches():`` or ``x = next(batches)``
+        with a repo iterator class or generator function, or a Keras ``ImageDataGenerator`` iterator): the
+        expression that yields them, the repo functions that make each batch, and whether they are Keras' image
+        generators (which read and augment files on the host)."""
+        candidates: list[cst.BaseExpression] = []
+        if isinstance(loop.node, (cst.For, cst.While)) and loop.loop is loop.node:
+            if isinstance(loop.node, cst.For):
+                iterable = loop.node.iter
+                if isinstance(iterable, cst.Call) and m.matches(iterable.func, m.Name("enumerate")) and iterable.args:
+                    iterable = iterable.args[0].value
+                candidates.append(iterable)
+            candidates += [call.args[0].value for call in m.findall(loop.node.body, _NEXT_CALL)]
+        for candidate in candidates:
+            expression = candidate
+            if isinstance(candidate, cst.Name):
+                bound = self.bound_call(loop.module, loop.node, candidate.value)
+                candidate = bound.node if bound is not None else candidate
+            site = self._call_at.get(id(candidate)) if isinstance(candidate, cst.Call) else None
+            if site is None:
+                continue
+            if self._is_keras_image_iterator(site):
+                return expression, [], True
+            makers = [method for cls_info in self._classes_named(site.names)
+                      for method in self.index.methods_of(cls_info) if method.name in ("__next__", "__iter__")]
+            generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
+            if makers or generators:
+                return expression, makers + generators, False
+        return None
+
+    def _is_keras_image_iterator(self, site: CallSite) -> bool:
+        """``ImageDataGenerator(...).flow(...)``, or ``datagen.flow_from_directory(...)`` on such a generator."""
+        if not (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in KERAS_IMAGE_ITERATORS):
+            return False
+        receiver = site.node.func.value
+        if isinstance(receiver, cst.Name):
+            bound = self.bound_call(site.module, site.node, receiver.value)
+            names = bound.names if bound is not None else frozenset()
+        else:
+            names = self._names_of(receiver) if isinstance(receiver, cst.Call) else frozenset()
+        return any(name.endswith("ImageDataGenerator") for name in names)
 
     def _classes_named(self, names: frozenset[str]) -> list[ClassInfo]:
         """Repo classes a callee's names may refer to (``Net()``, ``models.Net()``), by suffix as for functions."""
@@ -837,24 +889,49 @@ class SourceQueries:
                    if any(policy in module.code for policy in MIXED_POLICIES))
 
     @cached_property
-    def model_construction(self) -> CallSite | None:
-        """Where the program builds the model it trains: the construction of a model that a training call
-        (``model.fit``) trains, followed into the builder function that makes it; else the first Keras layer or
-        model construction of code a training run reaches, in a module that trains when there is one.
+    def model_constructions(self) -> list[tuple[CallSite, bool]]:
+        """Where the program builds the models it trains, each with whether a custom loop trains it: the
+        construction of the model a training call (``model.fit``) trains, or of the models a training step calls
+        (``generator(noise)``, ``self.net(x)``), followed into the builder functions that make them; else the
+        first Keras layer or model construction of code a training run reaches, in a module that trains when there
+        is one.
 
         Layers built inside a class (a custom layer's ``__init__``/``build``) are not where the program builds its
         model; instantiating a repo subclass of ``keras.Model`` is."""
-        trained = [c for site in self._training_calls for c in self._constructions_of_receiver(site)]
-        if trained:
-            return min(trained, key=self._source_order)
+        found: dict[int, tuple[CallSite, bool]] = {}
+        for site in self._training_calls:
+            for construction in self._constructions_of_receiver(site):
+                found.setdefault(id(construction.node), (construction, False))
+        for step in self.training_steps:
+            for construction in self._constructions_called_by(step):
+                found.setdefault(id(construction.node), (construction, True))
+        if found:
+            return sorted(found.values(), key=lambda pair: self._source_order(pair[0]))
         sites = [c for c in self.index.calls if self._builds_model(c) and not (
             c.function is not None and c.function.class_key is not None)
             and self.reach(c.module, c.node) is not Reach.OTHER]
         if not sites:
-            return None
+            return []
         trains = m.Attribute(attr=m.Name("fit") | m.Name("compile"))
         training_modules = {id(c.module) for c in self.index.calls if m.matches(c.node.func, trains)}
-        return min(sites, key=lambda c: (id(c.module) not in training_modules, *self._source_order(c)))
+        first = min(sites, key=lambda c: (id(c.module) not in training_modules, *self._source_order(c)))
+        return [(first, bool(self.training_steps))]
+
+    def _constructions_called_by(self, step: FunctionInfo) -> list[CallSite]:
+        """The model constructions behind the models a training step calls (``model(x)``, ``self.net(x)``)."""
+        found = []
+        for call in self.calls_in(step):
+            callee = call.node.func
+            if isinstance(callee, cst.Name):
+                bound = self.bound_call(call.module, call.node, callee.value)
+                bindings = [bound] if bound is not None else []
+            elif m.matches(callee, m.Attribute(value=m.Name("self"), attr=m.Name())) and step.class_key:
+                bindings = self._bindings.get(("attr", step.class_key, callee.attr.value), [])
+            else:
+                continue
+            for bound in bindings:
+                found += self._constructions_in_call(bound, CALL_DEPTH)
+        return found
 
     @staticmethod
     def _source_order(site: CallSite) -> tuple:
@@ -893,19 +970,40 @@ class SourceQueries:
         return found
 
     def bound_call(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> CallSite | None:
-        """The call whose result ``name`` holds where ``near`` is: ``name = call(...)`` in the same function (or at
-        module level, for code at module level), the last such binding before ``near``."""
+        """The call whose result ``name`` holds where ``near`` is: the last ``name = call(...)`` before it in the
+        same function (or module level), else a module-level ``name = call(...)`` (a global the function reads)."""
         scope = self.enclosing_function(module, near)
         line = module.location(near).line
-        bindings = [site for site in self.index.calls
-                    if site.module is module and site.function is scope and self._binds(site, name)
-                    and module.location(site.node).line <= line]
-        return max(bindings, key=self._source_order) if bindings else None
+        local = [site for site in self._bindings.get((id(module), id(scope.node) if scope else None, name), ())
+                 if module.location(site.node).line <= line]
+        if local:
+            return max(local, key=self._source_order)
+        outer = scope.outer if scope is not None else None
+        while outer is not None:  # a closure reads its enclosing functions' names
+            enclosing = self._bindings.get((id(module), id(outer.node), name), [])
+            if enclosing:
+                return max(enclosing, key=self._source_order)
+            outer = outer.outer
+        module_level = self._bindings.get((id(module), None, name), []) if scope is not None else []
+        return max(module_level, key=self._source_order) if module_level else None
 
-    @staticmethod
-    def _binds(site: CallSite, name: str) -> bool:
-        binding = site.module.parent(site.node)
-        return isinstance(binding, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in binding.targets)
+    @cached_property
+    def _bindings(self) -> dict[tuple, list[CallSite]]:
+        """Calls whose result is bound to a name, by (module, function or None, name), and to an attribute of a
+        class's instances, by ("attr", class key, name)."""
+        found: dict[tuple, list[CallSite]] = {}
+        for site in self.index.calls:
+            binding = site.module.parent(site.node)
+            if not isinstance(binding, cst.Assign):
+                continue
+            for target in binding.targets:
+                if isinstance(target.target, cst.Name):
+                    scope = id(site.function.node) if site.function is not None else None
+                    found.setdefault((id(site.module), scope, target.target.value), []).append(site)
+                elif m.matches(target.target, m.Attribute(value=m.Name("self"), attr=m.Name())) \
+                        and site.function is not None and site.function.class_key is not None:
+                    found.setdefault(("attr", site.function.class_key, target.target.attr.value), []).append(site)
+        return found
 
     @staticmethod
     def sequential_output_layer(module: ModuleInfo, construction: cst.Call) -> cst.Call | None:
