@@ -9,8 +9,8 @@ alignment because TensorFlow injects it at run time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Sequence
 
 from .profile.facts import Iterator
 from .source.facts import PASS_THROUGH_OPS, Pipeline, Stage
@@ -33,6 +33,36 @@ RUNTIME_OPS: dict[str, tuple[str, ...]] = {
 PARALLEL_STAGES = frozenset({"ParallelMap", "ParallelMapV2", "MapAndBatch", "ParallelInterleave",
                              "ParallelInterleaveV4", "ParallelBatch", "ParallelFilter"})
 NOT_ALIGNED = PASS_THROUGH_OPS | {"prefetch"}
+
+# The op types a capture's framework op stats show for a TensorFlow API the source calls, by canonical name (a name
+# or a prefix ending in "_"). py_function runs as EagerPyFunc (eager tensors in Python), numpy_function and TF1's
+# py_func as PyFunc. Only APIs with a distinctive op are listed: they tell pipelines of the same shape apart.
+OP_TYPES_OF_API: dict[str, frozenset[str]] = {
+    "tensorflow.py_function": frozenset({"EagerPyFunc"}),
+    "tensorflow.numpy_function": frozenset({"PyFunc", "PyFuncStateless"}),
+    "tensorflow.py_func": frozenset({"PyFunc", "PyFuncStateless"}),
+    "tensorflow.image.resize": frozenset({"ResizeBilinear", "ResizeBicubic", "ResizeNearestNeighbor",
+                                          "ResizeArea", "ScaleAndTranslate"}),
+    "tensorflow.image.adjust_saturation": frozenset({"AdjustSaturation"}),
+    "tensorflow.image.random_saturation": frozenset({"AdjustSaturation"}),
+    "tensorflow.image.adjust_hue": frozenset({"AdjustHue"}),
+    "tensorflow.image.random_hue": frozenset({"AdjustHue"}),
+    "tensorflow.image.adjust_contrast": frozenset({"AdjustContrastv2"}),
+    "tensorflow.image.random_contrast": frozenset({"AdjustContrastv2"}),
+    "tensorflow.io.decode_jpeg": frozenset({"DecodeJpeg"}),
+    "tensorflow.image.decode_jpeg": frozenset({"DecodeJpeg"}),
+    "tensorflow.io.decode_png": frozenset({"DecodePng"}),
+    "tensorflow.io.decode_image": frozenset({"DecodeImage", "DecodeJpeg", "DecodePng"}),
+    "tensorflow.io.parse_single_example": frozenset({"ParseExampleV2", "ParseSingleExample"}),
+    "tensorflow.io.parse_example": frozenset({"ParseExampleV2"}),
+    "tensorflow.io.read_file": frozenset({"ReadFile"}),
+    "tensorflow.signal.stft": frozenset({"RFFT"}),
+}
+
+
+def op_types_of(names: Iterable[str]) -> frozenset[str]:
+    """The distinctive op types calls of these canonical names run as (see :data:`OP_TYPES_OF_API`)."""
+    return frozenset().union(*(OP_TYPES_OF_API.get(name, frozenset()) for name in names))
 
 
 @dataclass(frozen=True)
@@ -102,6 +132,25 @@ def _align(pipeline: Pipeline, chain: RuntimeChain) -> tuple[float, dict[int, It
     pairs = _lcs_pairs([s.op for s in stages], [op for op, _ in runtime])
     longer = max(len(stages), len(runtime), 1)
     return len(pairs) / longer, {id(stages[i].node): runtime[j][1] for i, j in pairs}
+
+
+def separate_by_ops(matches: list[PipelineMatch], captured: frozenset[str],
+                    ops_of: Callable[[Pipeline], frozenset[str]]) -> list[PipelineMatch]:
+    """Pipelines of the same shape tie for a runtime chain; the ops their functions run can tell them apart. When
+    exactly one of the tied pipelines runs ops the capture shows (``captured``: its op types) and every other one
+    runs distinctive ops the capture does not show, that one alone ran."""
+    by_chain: dict[int, list[PipelineMatch]] = {}
+    for match in matches:
+        by_chain.setdefault(id(match.chain), []).append(match)
+    separated = []
+    for tied in by_chain.values():
+        shown = [m for m in tied if ops_of(m.pipeline) & captured]
+        others_absent = all(ops_of(m.pipeline) and not ops_of(m.pipeline) & captured for m in tied if m not in shown)
+        if len(tied) > 1 and len({id(m.pipeline) for m in shown}) == 1 and others_absent:
+            separated += [replace(m, candidates=1) for m in shown]
+        else:
+            separated += tied
+    return separated
 
 
 def match_pipelines(pipelines: Sequence[Pipeline], iterators: Sequence[Iterator],

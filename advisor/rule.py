@@ -86,7 +86,7 @@ class RuleContext:
 
     @cached_property
     def verdicts(self) -> Verdicts:
-        return Verdicts(self.profile, self.index, self.settings.target_device)
+        return Verdicts(self.profile, self.queries, self.settings.target_device)
 
     @property
     def target_device(self) -> str | None:

@@ -15,12 +15,11 @@ from functools import cached_property
 from typing import Sequence
 
 from . import speedup
-from .linking import PARALLEL_STAGES, PipelineMatch, match_pipelines
+from .linking import PARALLEL_STAGES, PipelineMatch, match_pipelines, op_types_of, separate_by_ops
 from .model import Confidence, Evidence, EvidenceKind, SpeedupEstimate
 from .profile.facts import Iterator, ProfileFindings
 from .source.facts import CallSite, FunctionInfo, Pipeline, Stage
-from .source.index import SourceIndex
-from .source.queries import PYTHON_FUNCTION_OP_TYPES, HotContext
+from .source.queries import FUNCTION_STAGES, HotContext, SourceQueries
 
 # Host gaps: the profile calls a gap between steps this large (share of the step) a cost worth confirming.
 CONFIRMED_GAP_SHARE = 0.05
@@ -67,9 +66,10 @@ class Verdict:
 class Verdicts:
     """The gates over one run's capture (None for a static run) and the repo's source index."""
 
-    def __init__(self, profile: ProfileFindings | None, index: SourceIndex, configured_device: str | None) -> None:
+    def __init__(self, profile: ProfileFindings | None, queries: SourceQueries, configured_device: str | None) -> None:
         self.profile = profile
-        self.index = index
+        self.queries = queries
+        self.index = queries.index
         self.configured_device = configured_device
 
     # -- what the run is ----------------------------------------------------------------------------------------
@@ -108,7 +108,18 @@ class Verdicts:
         """The repo's tf.data pipelines matched to the runtime iterator chains of the capture."""
         if self.profile is None:
             return []
-        return match_pipelines(self.index.pipelines(), self.profile.input_pipeline.iterators)
+        matches = match_pipelines(self.index.pipelines(), self.profile.input_pipeline.iterators)
+        return separate_by_ops(matches, frozenset(op.op_type for op in self.profile.top_ops), self._ops_of)
+
+    def _ops_of(self, pipeline: Pipeline) -> frozenset[str]:
+        """The distinctive op types the functions of ``pipeline``'s stages run."""
+        ops: set[str] = set()
+        for stage in pipeline.stages:
+            keyword = FUNCTION_STAGES.get(stage.op)
+            mapped = self.queries.mapped_function(stage.node, stage.module, keyword) if keyword else None
+            if mapped is not None:
+                ops |= op_types_of(n for site in self.queries.calls_run_by(mapped) for n in site.names)
+        return frozenset(ops)
 
     def _runtime_iterator(self, stage: Stage) -> tuple[Iterator, PipelineMatch] | None:
         """The runtime iterator that ran ``stage`` in the capture, with the match it came from (best first)."""
@@ -156,7 +167,7 @@ class Verdicts:
             return not_bound
         cpu_budget = self.profile.input_pipeline.cpu_budget or iterator.parallelism or 1
         estimate = speedup.parallel_stage(stage_share, iterator.parallelism or 1, cpu_budget, self.input_share)
-        return Verdict(Confidence.CONFIRMED, self._on_cpu(estimate), measured.evidence,
+        return Verdict(self._confirmed(match), self._on_cpu(estimate), measured.evidence,
                        f"ran one element at a time in the capture ({iterator.stage}, parallelism "
                        f"{iterator.parallelism or 1}) while the step waited for input")
 
@@ -184,8 +195,8 @@ class Verdicts:
         not_bound = self._input_bound(measured, "overlapping input would save little")
         if not_bound is not None:
             return not_bound
-        return Verdict(Confidence.CONFIRMED, self._on_cpu(speedup.input_overlap(self.input_share)), measured.evidence,
-                       "the capture shows no prefetch at run time")
+        return Verdict(self._confirmed(match), self._on_cpu(speedup.input_overlap(self.input_share)),
+                       measured.evidence, "the capture shows no prefetch at run time")
 
     def python_source(self, stage: Stage, static: Verdict) -> Verdict:
         """How much of the captured steps the Python generator behind ``stage`` (``from_generator``) took, and
@@ -208,7 +219,7 @@ class Verdicts:
         if not_bound is not None:
             return not_bound
         saved = min(share, self.input_share or 0.0)
-        return replace(measured, confidence=Confidence.CONFIRMED,
+        return replace(measured, confidence=self._confirmed(match),
                        speedup=self._on_cpu(speedup.bounded_by_share(saved, "Python generator time the step waits "
                                                                               "for")))
 
@@ -216,8 +227,13 @@ class Verdicts:
     def _ambiguity(match: PipelineMatch) -> list[Evidence]:
         if match.candidates <= 1:
             return []
-        return [Evidence.profile(f"{match.candidates} pipelines of the repo match this runtime chain equally well; "
-                                 "this one is ranked first")]
+        return [Evidence.profile(f"{match.candidates} pipelines of the repo match this runtime chain equally well, "
+                                 "and the ops they run do not tell them apart: the capture cannot say which one ran")]
+
+    @staticmethod
+    def _confirmed(match: PipelineMatch) -> Confidence:
+        """Confirmed when the capture shows this very pipeline ran; likely when several match it equally well."""
+        return Confidence.CONFIRMED if match.candidates <= 1 else Confidence.LIKELY
 
     # -- Python functions in the graph ----------------------------------------------------------------------------
     def python_function_ops(self, site: CallSite, context: HotContext,
@@ -228,7 +244,7 @@ class Verdicts:
         have made the same kind of op in code that ran keep it from being confirmed on its own."""
         if self.profile is None:
             return static
-        kinds = frozenset().union(*(PYTHON_FUNCTION_OP_TYPES[n] for n in site.names if n in PYTHON_FUNCTION_OP_TYPES))
+        kinds = op_types_of(site.names)
         named = "/".join(sorted(kinds))
         share = sum(op.share_pct for op in self.profile.top_ops if op.op_type in kinds) / 100.0
         if not share:
@@ -240,8 +256,7 @@ class Verdicts:
                 f"{named} time came from elsewhere"),), static.note)
         evidence = [Evidence.profile(f"{named} ops (this call's kind) take {share:.1%} of the step time",
                                      {"share": share, "op_types": sorted(kinds)})]
-        rivals = [o for o, c in others if o is not site and kinds & frozenset().union(
-            *(PYTHON_FUNCTION_OP_TYPES[n] for n in o.names if n in PYTHON_FUNCTION_OP_TYPES)) and self._ran(c)]
+        rivals = [o for o, c in others if o is not site and kinds & op_types_of(o.names) and self._ran(c)]
         if rivals:
             evidence.append(Evidence.profile(
                 f"{len(rivals) + 1} call sites that ran could make these {named} ops ("

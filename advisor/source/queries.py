@@ -80,12 +80,8 @@ COSTLY_METHODS = {
 STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_",
                         "tensorflow.nn.dropout", "keras.layers.Random", "tensorflow.py_function",
                         "tensorflow.numpy_function", "tensorflow.py_func")
-# Python run from the graph (tf.py_function and friends), by the callee's canonical name, with the op type a capture
-# shows it as: py_function runs as EagerPyFunc (eager tensors in Python), numpy_function and TF1's py_func as PyFunc.
-PYTHON_FUNCTION_OP_TYPES = {"tensorflow.py_function": frozenset({"EagerPyFunc"}),
-                            "tensorflow.numpy_function": frozenset({"PyFunc", "PyFuncStateless"}),
-                            "tensorflow.py_func": frozenset({"PyFunc", "PyFuncStateless"})}
-PYTHON_FUNCTION_OPS = frozenset(PYTHON_FUNCTION_OP_TYPES)
+# Python run from the graph, by the callee's canonical name (the op types a capture shows them as: advisor.linking).
+PYTHON_FUNCTION_OPS = frozenset({"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"})
 # Calls that wait rather than compute: sleeping, file, network and image/array I/O. They release the GIL, so
 # several run at once when tf.data calls the Python function in parallel (measured: 1.8x on 2 cores).
 WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "socket.", "http.", "PIL.Image.open",
