@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import jinja2
+from markupsafe import Markup
 
 from ..model import Confidence, Finding, Report, SpeedupEstimate
+from ..printable import printable
 from ..profile.facts import Iterator
 
 # Step-time categories in the order a step spends them, with the labels people read.
@@ -101,12 +103,20 @@ def profile_view(report: Report) -> ProfileView | None:
 
 
 def make_environment(autoescape: bool, **filters: Callable[..., Any]) -> jinja2.Environment:
-    """Templates from advisor/templates; HTML ones escape every value, Markdown ones take text as it is."""
+    """Templates from advisor/templates; HTML ones escape every value, Markdown ones take text as it is. Either way
+    every value shows its control and bidirectional characters as escapes (see :mod:`advisor.printable`)."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("advisor", "templates"), autoescape=autoescape,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True)
+                             keep_trailing_newline=True, finalize=_shown)
     env.filters.update(number=number_text, **filters)
     return env
+
+
+def _shown(value: Any) -> Any:
+    """Every value a template prints. The escapes added are plain text, so markup stays markup."""
+    if isinstance(value, Markup):
+        return Markup(printable(value))
+    return printable(value) if isinstance(value, str) else value
 
 
 def number_text(value: Any, digits: int = 1) -> str:
