@@ -22,7 +22,7 @@ from .profile.facts import ProfileFindings
 from .rule import RuleContext
 from .source.facts import ModuleInfo
 from .source.index import SourceIndex
-from .source.walk import SourceFile, relevant_sources
+from .source.walk import SourceFile, python_files, relevant_sources
 
 if TYPE_CHECKING:
     from .cache import ResultCache
@@ -103,7 +103,10 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
 
         profile = load_profile(logdir, run=run)
         warnings.extend(profile.warnings)
-    sources, files_seen = relevant_sources(repo)
+    candidates = python_files(repo)
+    included = [path for path in candidates if not settings.is_excluded(path)]
+    sources, _ = relevant_sources(repo, included)
+    files_seen, excluded = len(candidates), len(candidates) - len(included)
     key = ""
     if cache is not None:
         profile_digest = hashlib.sha256(json.dumps(profile.to_json(), sort_keys=True).encode()).hexdigest() \
@@ -115,7 +118,7 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
             return cached
     index = SourceIndex.build(repo, sources, files_seen)
     findings, hidden = run_rules(index, settings, profile)
-    report = Report(repo, findings, profile, warnings + index.warnings, index.files_seen, len(index.modules),
+    report = Report(repo, findings, profile, warnings + index.warnings, files_seen, len(index.modules), excluded,
                     hidden=hidden, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)
@@ -133,8 +136,10 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
             relative.append(file.resolve().relative_to(root))
         except ValueError:
             raise InputError(f"{file}: outside the current directory {root}") from None
-    python_files = [p for p in relative if p.suffix == ".py"]
-    sources, files_seen = relevant_sources(root, python_files)
+    candidates = [p for p in relative if p.suffix == ".py"]
+    included = [path for path in candidates if not settings.is_excluded(path)]
+    sources, _ = relevant_sources(root, included)
+    files_seen, excluded = len(candidates), len(candidates) - len(included)
     key = ""
     if cache is not None:
         # The working directory is part of the key: findings name files relative to it.
@@ -144,7 +149,7 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
             return cached
     index = SourceIndex.build(root, sources, files_seen)
     findings, _ = run_rules(index, settings)  # no profile: nothing can be contradicted
-    report = Report(Path.cwd(), findings, None, index.warnings, index.files_seen, len(index.modules),
+    report = Report(Path.cwd(), findings, None, index.warnings, files_seen, len(index.modules), excluded,
                     file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)

@@ -271,6 +271,7 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     files_seen: int = 0
     files_analyzed: int = 0
+    files_excluded: int = 0  # left out by the `exclude` patterns (test code, by default)
     hidden: int = 0  # findings the profile contradicts, left out unless --show-all
     # repo-relative posix path -> content hash of the text analysed: `apply` refuses files changed since
     file_hashes: dict[str, str] = field(default_factory=dict)

@@ -70,7 +70,7 @@ def render_report(report: Report, console: Console, show_diff: bool = True) -> N
         render_finding(console, finding, show_diff, report.verifications.get(finding.id))
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {console_text(warning)}", highlight=False)
-    console.print(summary_line(report), highlight=False)
+    console.print(summary_line(report), highlight=False, markup=False)
 
 
 def summary_line(report: Report) -> str:
@@ -78,8 +78,10 @@ def summary_line(report: Report) -> str:
     fixable = sum(1 for f in report.findings if f.patch is not None)
     if report.files_seen == 0:
         return "Nothing to analyze: no Python files found."
-    scope = (f"{report.files_analyzed} of {report.files_seen} Python files use TensorFlow or Keras"
-             if report.files_seen else "")
+    scope = f"{report.files_analyzed} of {report.files_seen} Python files use TensorFlow or Keras"
+    if report.files_excluded:
+        scope += (f" ({report.files_excluded} test file{'s' * (report.files_excluded != 1)} left out by the `exclude` "
+                  "patterns; `exclude = []` in [tool.advisor] analyzes them)")
     head = "No findings" if count == 0 else f"{count} finding{'s' * (count != 1)} ({fixable} with a fix)"
     mode = ("profile-gated" if report.profile is not None
             else "static analysis only: give a profile LOGDIR to confirm findings and size their speedups")

@@ -157,3 +157,39 @@ def test_check_cache_hits_on_same_content_and_settings_only(monkeypatch, tmp_pat
     with pytest.raises(AssertionError):  # other content: a miss
         engine.check(files, settings, ResultCache("check", settings))
     assert key != ResultCache("check", settings).key({"src/data.py": (root / "src/data.py").read_bytes()}, "context")
+
+
+def _with_test_copies(root: Path) -> None:
+    """The sample's pipeline also in test code of every common shape."""
+    data = (root / "src" / "data.py").read_text()
+    for name in ("tests/test_pipeline.py", "src/data_test.py", "src/test_data.py", "conftest.py",
+                 "src/pipeline_test_case.py", "test/fixtures.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(data)
+
+
+def test_test_code_is_left_out_by_default_and_counted(tmp_path):
+    root = _project(tmp_path, "")
+    _with_test_copies(root)
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    assert {f.location.path.as_posix() for f in report.findings} == {"src/data.py"}
+    assert report.files_excluded == 6
+
+
+def test_exclude_replaces_and_extend_exclude_adds_to_the_defaults(tmp_path):
+    root = _project(tmp_path, "exclude = []\n")
+    _with_test_copies(root)
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    assert len({f.location.path for f in report.findings}) == 7 and report.files_excluded == 0
+    (root / "pyproject.toml").write_text("[tool.advisor]\nextend-exclude = [\"src/data.py\"]\n")
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    assert report.findings == [] and report.files_excluded == 7
+
+
+def test_check_leaves_out_test_files_it_is_given(tmp_path, monkeypatch):
+    root = _project(tmp_path, "")
+    _with_test_copies(root)
+    monkeypatch.chdir(root)
+    report = engine.check([Path("tests/test_pipeline.py"), Path("src/data.py")], load_settings(root, CODES, select="TFD"))
+    assert {f.location.path.as_posix() for f in report.findings} == {"src/data.py"}
+    assert report.files_excluded == 1
