@@ -27,11 +27,15 @@ def read_regular_file(path: Path, limit: int) -> bytes:
     name cannot hang the read, and at most ``limit + 1`` bytes are ever read.
     """
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(errno.EINVAL, "a directory" if stat.S_ISDIR(mode) else "not a regular file",
+                                  str(path))
+    except BaseException:
+        os.close(descriptor)
+        raise
     with os.fdopen(descriptor, "rb") as stream:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode):
-            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise NotARegularFile(errno.EISDIR if stat.S_ISDIR(info.st_mode) else errno.EINVAL, kind, str(path))
         data = stream.read(limit + 1)
     if len(data) > limit:
         raise NotARegularFile(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
