@@ -51,7 +51,7 @@ def render_finding(console: Console, finding: Finding, show_diff: bool,
     patch = finding.patch
     if patch is not None:
         kind = "safe fix" if patch.applicability.value == "safe" else "unsafe fix"
-        console.print(f"    [magenta]{kind}[/] [{finding.id}]: {console_text(patch.description)}", highlight=False)
+        console.print(f"    [magenta]{kind}[/] \\[{finding.id}]: {console_text(patch.description)}", highlight=False)
         if patch.why_unsafe:
             console.print(f"    [magenta]why unsafe:[/] {console_text(patch.why_unsafe)}", highlight=False)
         if show_diff:
