@@ -384,6 +384,17 @@ def test_terminal_escapes_and_bidi_controls_from_the_repo_are_shown_not_acted_on
     assert "\\u2066\\x1b[2J" in html.out, "the source snippet shows the comment's controls"
 
 
+def test_text_from_the_repo_or_our_ids_is_never_read_as_rich_markup(sandbox, advisor):
+    # Fix ids are hex: one starting with a letter reads as a style tag ("[c0ad4e13]") and vanished.
+    for n in range(8):
+        (sandbox.repo / f"m{n}[bold red]x[reverse].py").write_text(TRAIN)
+    text = advisor("analyze", str(sandbox.repo), cwd=sandbox.repo).out
+    findings = json.loads(advisor("analyze", str(sandbox.repo), "--format", "json", cwd=sandbox.repo).out)["findings"]
+    assert any(f["id"][0].isalpha() for f in findings)
+    for finding in findings:
+        assert f"[{finding['id']}]" in text and f"{finding['path']}:{finding['line']}:" in text
+
+
 # -- messages ---------------------------------------------------------------------------------------------------
 
 
