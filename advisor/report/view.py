@@ -9,9 +9,11 @@ from typing import Any, Callable
 import jinja2
 from markupsafe import Markup
 
+from ..files import read_regular_file
 from ..model import Confidence, Finding, Report, SpeedupEstimate
 from ..printable import printable
 from ..profile.facts import Iterator
+from ..source.walk import MAX_SOURCE_BYTES
 
 # Step-time categories in the order a step spends them, with the labels people read.
 BREAKDOWN_LABELS = {
@@ -53,9 +55,10 @@ def source_snippet(report: Report, finding: Finding, context: int = 3) -> list[S
     """The lines around a finding, read from the repo now; empty when the file is gone or unreadable."""
     location = finding.location
     try:
-        lines = (report.repo / location.path).read_text(encoding="utf-8", errors="replace").splitlines()
+        data = read_regular_file(report.repo / location.path, MAX_SOURCE_BYTES)
     except OSError:
         return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
     first = max(1, location.line - context)
     last = min(len(lines), location.end_line + context)
     return [SourceLine(n, lines[n - 1], location.line <= n <= location.end_line) for n in range(first, last + 1)]
