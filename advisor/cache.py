@@ -24,7 +24,7 @@ from .files import cache_root, read_regular_file, write_atomically
 from .model import Finding, Report
 from .profile.facts import ProfileFindings
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # an entry holds one report's findings: far below this
 
 
@@ -69,7 +69,8 @@ class ResultCache:
             entry = json.loads(read_regular_file(self._path(key), MAX_ENTRY_BYTES))
             return Report(root, [Finding.from_state(f) for f in entry["findings"]], profile, entry["warnings"],
                           entry["files_seen"], entry["files_analyzed"], entry["files_excluded"],
-                          hidden=entry["hidden"], file_hashes=entry["file_hashes"])
+                          hidden=entry["hidden"], off_training=entry["off_training"],
+                          file_hashes=entry["file_hashes"])
         except (OSError, ValueError, KeyError, TypeError, ImportError):
             return None
 
@@ -78,6 +79,7 @@ class ResultCache:
         entry = {"findings": [f.to_state() for f in report.findings], "warnings": report.warnings,
                  "files_seen": report.files_seen, "files_analyzed": report.files_analyzed,
                  "files_excluded": report.files_excluded, "hidden": report.hidden,
+                 "off_training": report.off_training,
                  "file_hashes": report.file_hashes}
         path = self._path(key)
         try:

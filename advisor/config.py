@@ -35,7 +35,7 @@ DEFAULT_EXCLUDE = ("tests/", "test/", "test_*.py", "*_test.py", "*_tests.py", "c
 
 @dataclass(frozen=True)
 class Settings:
-    select: tuple[str, ...] = ("ALL",)
+    select: tuple[str, ...] = ()  # codes or prefixes; empty: the rules enabled by default; "ALL": every rule
     ignore: tuple[str, ...] = ()
     # (gitignore-style pattern, codes): the codes are not reported in files the pattern matches
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -51,13 +51,15 @@ class Settings:
     state_file: Path = DEFAULT_STATE_FILE  # relative to the analysed repo unless absolute
     cache_dir: Path | None = None  # None: the per-user default (advisor.cache.cache_root)
 
-    def is_selected(self, code: str) -> bool:
-        return _matches(self.select, code) and not _matches(self.ignore, code)
+    def is_selected(self, code: str, enabled_by_default: bool = True) -> bool:
+        """Whether rule ``code`` runs: selected by a code, a prefix or ``ALL``, or (with no selection) enabled by
+        default; and not ignored."""
+        chosen = _matches(self.select, code) if self.select else enabled_by_default
+        return chosen and not _matches(self.ignore, code)
 
-    def is_selected_for(self, path: Path, code: str) -> bool:
-        """``is_selected`` plus per-file-ignores; ``path`` is the file as the run sees it (absolute or relative)."""
-        if not self.is_selected(code):
-            return False
+    def reports_in(self, path: Path, code: str) -> bool:
+        """Whether a finding of ``code`` in ``path`` (the file as the run sees it) is reported: not ignored there
+        by per-file-ignores."""
         if not self.per_file_ignores:
             return True
         relative = self._relative_to_config(path)
@@ -113,7 +115,7 @@ def parse_selectors(value: str | None, known_codes: list[str]) -> tuple[str, ...
 def _check_selectors(values: Iterable[str], known_codes: list[str], required: str | None = None) \
         -> tuple[str, ...]:
     """The selectors, checked against the rule codes; ``required``: the option that must name at least one (an
-    empty ``--select ''`` would otherwise run every rule instead of the ones meant)."""
+    empty ``--select ''``, from a variable left unset, would otherwise silently run the default rules)."""
     selectors = tuple(s.strip().upper() for s in values if s.strip())
     if required and not selectors:
         raise InputError(f"{required} names no rule: give rule codes or prefixes, or ALL for every rule")
@@ -250,7 +252,7 @@ def load_settings(start: Path, known_codes: list[str], *, select: str | None = N
     config_dir = pyproject.parent if pyproject is not None else None
     try:
         settings = Settings(
-            select=_check_selectors(config["select"], known_codes, "select") if "select" in config else ("ALL",),
+            select=_check_selectors(config.get("select", []), known_codes),
             ignore=_check_selectors(config.get("ignore", []), known_codes),
             per_file_ignores=tuple((pattern, _check_selectors(codes, known_codes))
                                    for pattern, codes in config.get("per-file-ignores", {}).items()),
