@@ -299,6 +299,19 @@ def test_check_skips_a_fifo_with_a_warning(sandbox):
     assert "pipe.py: skipped, cannot read: not a regular file" in result.stdout
 
 
+def test_analyze_skips_a_fifo_a_symlink_loop_and_a_dangling_link_named_py_with_a_warning(sandbox):
+    os.mkfifo(sandbox.repo / "pipe.py")
+    (sandbox.repo / "loop.py").symlink_to("loop.py")
+    (sandbox.repo / "gone.py").symlink_to("nowhere.py")
+    result = advisor_process("analyze", ".", "--format", "json", cwd=sandbox.repo)
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert {f["path"] for f in report["findings"]} == {"train.py"}
+    assert report["warnings"] == ["gone.py: skipped, cannot read: No such file or directory",
+                                  "loop.py: skipped, cannot read: Too many levels of symbolic links",
+                                  "pipe.py: skipped, cannot read: not a regular file"]
+
+
 def test_ctrl_c_during_apply_stops_lists_and_records_what_was_applied(tmp_path, advisor):
     repo = tmp_path / "repo"
     repo.mkdir()

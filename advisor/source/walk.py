@@ -45,12 +45,12 @@ def _gitignore_spec(directory: Path, root: Path, warnings: list[str]) -> pathspe
     except FileNotFoundError:
         return None
     except OSError as exc:
-        warnings.append(f"{_shown(ignore_file, root)}: not used, cannot read: {exc.strerror}")
+        warnings.append(f"{_relative(ignore_file, root)}: not used, cannot read: {exc.strerror}")
         return None
     return pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
 
 
-def _shown(path: Path, root: Path) -> str:
+def _relative(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
@@ -74,7 +74,7 @@ def python_files(root: Path, warnings: list[str]) -> list[Path]:
         except OSError as exc:
             if directory == root:
                 raise
-            warnings.append(f"{_shown(directory, root)}/: skipped, cannot read the folder: {exc.strerror}")
+            warnings.append(f"{_relative(directory, root)}/: skipped, cannot read the folder: {exc.strerror}")
             continue
         specs = list(inherited)
         spec = _gitignore_spec(directory, root, warnings)
@@ -87,7 +87,7 @@ def python_files(root: Path, warnings: list[str]) -> list[Path]:
                     continue
                 if not _ignored(specs, path, is_dir=True):
                     stack.append((path, specs))
-            elif entry.name.endswith(".py") and entry.is_file():
+            elif entry.name.endswith(".py"):  # whatever it is: reading it says why it cannot be (a FIFO, a loop)
                 if not _ignored(specs, path, is_dir=False):
                     found.append(path.relative_to(root))
     return sorted(found)
