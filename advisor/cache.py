@@ -24,7 +24,7 @@ from .files import cache_root, read_regular_file, write_atomically
 from .model import Finding, Report
 from .profile.facts import ProfileFindings
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # an entry holds one report's findings: far below this
 
 

@@ -22,7 +22,7 @@ from .errors import InputError
 from .files import is_inside, read_regular_file, write_atomically
 from .model import Finding, Report
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 # Far above any real analysis (findings, file hashes and a few verifications: kilobytes to a few megabytes).
 MAX_STATE_BYTES = 256 * 1024 * 1024
 

@@ -144,7 +144,7 @@ class SlowCallback(Rule):
         if not costs:
             return None
         module = hook.module
-        lines = ", ".join(f"{what} (line {module.location(node).line})" for what, node in costs.items())
+        lines = ", ".join(f"{what} ({module.location(node).line_label})" for what, node in costs.items())
         static = Verdict(Confidence.LIKELY, typical("callback"), (Evidence.source(f"per-batch work: {lines}"),))
         verdict = ctx.verdicts.host_gap(every, static, hook)
         message = (f"`{class_name}.{hook.name}` runs after every batch and does {', '.join(dict.fromkeys(costs))}; "

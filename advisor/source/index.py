@@ -23,9 +23,10 @@ from libcst.metadata import PositionProvider
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .names import TF_FUNCTION
+from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .syntax import parameter_names
 from .visitors import CollectorVisitor
-from .walk import SourceFile, python_files, relevant_sources
+from .walk import SourceFile, relevant_sources, source_files
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*advisor:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
@@ -126,7 +127,7 @@ class SourceIndex:
     def read(cls, root: Path, paths: list[Path] | None = None) -> "SourceIndex":
         """The index of the repo at ``root`` (or of ``paths`` in it), read from disk."""
         warnings: list[str] = []
-        relative = paths if paths is not None else python_files(root, warnings)
+        relative = paths if paths is not None else source_files(root, warnings)
         index = cls.build(root, relevant_sources(root, relative, warnings), len(relative))
         index.warnings[:0] = warnings
         return index
@@ -141,32 +142,18 @@ class SourceIndex:
         return index
 
     def _add(self, source: SourceFile) -> None:
-        """Parse and visit one file, or skip it with a warning saying why. Every file passes here: a per-file limit
-        (nesting, and any further budget) belongs in this method."""
-        name = source.path.as_posix()
-        python_error, nesting = _python_syntax(source.data)
-        if nesting > MAX_NESTING:
-            self.warnings.append(f"{name}: skipped, its code nests more than {MAX_NESTING} levels deep: too deep to "
-                                 f"analyze")
-            return
-        try:
-            tree = cst.parse_module(source.data)
-        except cst.ParserSyntaxError as exc:
-            # CPython's own message when it has one: libcst places some errors (mixed tabs and spaces) on line 1.
-            line, message = (python_error.lineno, python_error.msg) if python_error else (exc.raw_line, exc.message)
-            self.warnings.append(f"{name}:{line}: skipped, syntax error: {message}")
-            return
-        except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
-            self.warnings.append(f"{name}: skipped, cannot decode: {exc}")
-            return
+        """Parse and visit one file (a notebook: the module of its code cells), or skip it with a warning saying
+        why. Every file passes here: a per-file limit (nesting, and any further budget) belongs in this method."""
         facts = _FileFacts()
         try:
-            module = ModuleInfo.of(source.path, source.absolute, tree, source.data)
+            module = self._module(source)
+            if module is None:
+                return
             module.wrapper.visit_batched([_DefinitionCollector(module, facts),
                                           pl.PipelineCollector(module, facts.dataflow, facts.pending_calls)])
             noqa = _read_noqa(module)
         except RecursionError:  # under the nesting limit, but deeper than this interpreter's stack allows
-            self.warnings.append(f"{name}: skipped, nested too deeply to analyze")
+            self.warnings.append(f"{source.path.as_posix()}: skipped, nested too deeply to analyze")
             return
         self.modules.append(module)
         self.calls.extend(facts.calls)
@@ -175,6 +162,40 @@ class SourceIndex:
         self.dataflow.update(facts.dataflow)
         self._pending_calls.extend(facts.pending_calls)
         self._noqa[module.path] = noqa
+
+    def _module(self, source: SourceFile) -> ModuleInfo | None:
+        """The parsed module of ``source``, or None when it is skipped (a warning says why)."""
+        name = source.path.as_posix()
+        is_notebook = source.path.suffix == NOTEBOOK_SUFFIX
+        try:
+            code = Notebook.parse(source.data).code.encode("utf-8") if is_notebook else source.data
+        except NotebookError as exc:
+            self.warnings.append(f"{name}: skipped, {exc}")
+            return None
+        python_error, nesting = _python_syntax(code)
+        if nesting > MAX_NESTING:
+            self.warnings.append(f"{name}: skipped, its code nests more than {MAX_NESTING} levels deep: too deep to "
+                                 f"analyze")
+            return None
+        if is_notebook:
+            try:
+                module, notes = ModuleInfo.of_notebook(source.path, source.absolute, source.data)
+            except cst.ParserSyntaxError as exc:
+                self.warnings.append(f"{name}: skipped, its cells parse one by one but not together: {exc.message}")
+                return None
+            self.warnings.extend(notes)
+            return module
+        try:
+            tree = cst.parse_module(source.data)
+        except cst.ParserSyntaxError as exc:
+            # CPython's own message when it has one: libcst places some errors (mixed tabs and spaces) on line 1.
+            line, message = (python_error.lineno, python_error.msg) if python_error else (exc.raw_line, exc.message)
+            self.warnings.append(f"{name}:{line}: skipped, syntax error: {message}")
+            return None
+        except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
+            self.warnings.append(f"{name}: skipped, cannot decode: {exc}")
+            return None
+        return ModuleInfo.of(source.path, source.absolute, tree, source.data)
 
     def _functions_by_import_name(self) -> dict[str, list[FunctionInfo]]:
         """Every dotted name a function can be reached by from some module: ``pkg.data.f``, ``data.f`` and so on.

@@ -1,4 +1,4 @@
-"""Find the Python files of a repo that can involve TensorFlow or Keras.
+"""Find the Python files and Jupyter notebooks of a repo that can involve TensorFlow or Keras.
 
 Skips version-control, virtualenv, build and cache folders and whatever the repo's ``.gitignore`` files ignore;
 never follows a directory symlink (so a symlink loop cannot trap the walk). Reads only regular files, up to a size
@@ -16,14 +16,19 @@ import pathspec
 
 from ..files import read_regular_file
 from .names import PREFILTER_WORDS
+from .notebook import NOTEBOOK_SUFFIX
+
+SOURCE_SUFFIXES = (".py", NOTEBOOK_SUFFIX)
 
 SKIPPED_DIRS = frozenset({
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", ".env", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".hypothesis", "build", "dist", "site-packages", "node_modules", ".eggs",
     ".advisor", ".ipynb_checkpoints",
 })
-# Larger files are skipped: no hand-written module comes near, and libcst would spend minutes on one.
+# Larger files are skipped: no hand-written module comes near, and libcst would spend minutes on one. A notebook
+# may hold large outputs (images, tables) besides its code, which alone is parsed.
 MAX_SOURCE_BYTES = 10 * 1024 * 1024
+MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
 MAX_GITIGNORE_BYTES = 1024 * 1024
 
 
@@ -32,6 +37,11 @@ class SourceFile:
     path: Path  # relative to the repo root
     absolute: Path
     data: bytes
+
+
+def read_source(path: Path) -> bytes:
+    """The bytes of a source file: a regular file, up to the size bound of its kind (a notebook's is larger)."""
+    return read_regular_file(path, MAX_NOTEBOOK_BYTES if path.suffix == NOTEBOOK_SUFFIX else MAX_SOURCE_BYTES)
 
 
 def _is_virtualenv(directory: Path) -> bool:
@@ -62,9 +72,9 @@ def _ignored(specs: list[tuple[Path, pathspec.PathSpec]], path: Path, is_dir: bo
     return False
 
 
-def python_files(root: Path, warnings: list[str]) -> list[Path]:
-    """Every ``.py`` file under ``root`` (relative paths, sorted), honouring the skip rules above; a folder that
-    cannot be read adds a line to ``warnings`` (``root`` itself raises the OSError)."""
+def source_files(root: Path, warnings: list[str]) -> list[Path]:
+    """Every ``.py`` and ``.ipynb`` file under ``root`` (relative paths, sorted), honouring the skip rules above; a
+    folder that cannot be read adds a line to ``warnings`` (``root`` itself raises the OSError)."""
     found: list[Path] = []
     stack: list[tuple[Path, list[tuple[Path, pathspec.PathSpec]]]] = [(root, [])]
     while stack:
@@ -87,7 +97,7 @@ def python_files(root: Path, warnings: list[str]) -> list[Path]:
                     continue
                 if not _ignored(specs, path, is_dir=True):
                     stack.append((path, specs))
-            elif entry.name.endswith(".py"):  # whatever it is: reading it says why it cannot be (a FIFO, a loop)
+            elif entry.name.endswith(SOURCE_SUFFIXES):  # whatever it is: reading it says why it cannot be (a FIFO)
                 if not _ignored(specs, path, is_dir=False):
                     found.append(path.relative_to(root))
     return sorted(found)
@@ -95,12 +105,14 @@ def python_files(root: Path, warnings: list[str]) -> list[Path]:
 
 def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list[SourceFile]:
     """Read the candidate files ``paths`` (relative to ``root``) and keep those that mention TensorFlow or Keras; a
-    file that cannot be read adds a line to ``warnings``."""
+    file that cannot be read adds a line to ``warnings``. A notebook is kept as it is (its JSON): the index reads
+    its cells.
+    """
     kept = []
     for rel in paths:
         absolute = root / rel
         try:
-            data = read_regular_file(absolute, MAX_SOURCE_BYTES)
+            data = read_source(absolute)
         except OSError as exc:
             warnings.append(f"{rel.as_posix()}: skipped, cannot read: {exc.strerror}")
             continue
