@@ -303,8 +303,8 @@ def main() -> None:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort as exc:  # click's Ctrl-C (and end of input at a prompt)
         _error("interrupted" if isinstance(exc.__context__, KeyboardInterrupt) else "aborted")
-    except NO_ARGS_IS_HELP:  # bare `advisor`: the help is the answer
-        cli.main(["--help"], standalone_mode=False)
+    except NO_ARGS_IS_HELP as exc:  # bare `advisor`: the help is the answer
+        exc.show()
         sys.exit(EXIT_ERROR)
     except click.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx is not None else "advisor"
