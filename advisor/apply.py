@@ -10,17 +10,26 @@ the very same span target the same call and are both applied.
 A file is only written when its content is still what the analysis read, the composed result parses, and it can
 be replaced atomically with its mode, encoding, newline style and trailing newline kept. A notebook's fixes are
 composed on the module its code cells make and written back into the cells they change (see
-:mod:`advisor.source.notebook`): the rest of the file stays byte for byte as it was.
+:mod:`advisor.source.notebook`): the rest of the file stays byte for byte as it was. Its path, read from the saved
+analysis, must lead to a file inside the repo: a source that is a symlink is edited at its target (the link stays
+a link) when that target is inside the repo, and refused when the link leads out of it.
+
+Ctrl-C while files are rewritten is held until the file in hand is written, then apply stops: the fixes written so
+far are listed and recorded like any others (an interrupt inside libcst would otherwise surface as an unrelated
+error, caught as a failed fix, and the run would go on).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import click
 import libcst as cst
@@ -32,10 +41,12 @@ from .catalogue import all_rules
 from .config import load_settings
 from .engine import analyze
 from .errors import InputError
-from .files import content_hash, unified_diff, write_atomically
+from .files import content_hash, is_inside, unified_diff, write_atomically
 from .model import Applicability, Finding, Report
+from .printable import printable
 from .source.facts import ModuleInfo
 from .source.notebook import NOTEBOOK_SUFFIX, NotebookError
+from .source.walk import read_source
 from .state import OPEN, OUTDATED, SavedAnalysis, load_analysis, previous_analysis_options, save_analysis
 
 # The helper transforms libcst's CodemodCommand runs after a codemod, from what the codemod put in the context.
@@ -95,8 +106,8 @@ def compose(module: ModuleInfo, findings: list[Finding]) -> tuple[str, list[Find
     tree = module.tree
     applied = []
     for finding in sorted(kept, key=lambda f: _span(f)[0], reverse=True):
-        command = finding.fix.codemod(context, **finding.fix.args)
         try:
+            command = finding.fix.codemod(context, **finding.fix.args)
             # Codemod.transform_module, not the command's own: that would add the imports now (see the module doc).
             updated = Codemod.transform_module(command, tree)
         except SkipFile:
@@ -140,8 +151,11 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
     """Apply ``findings``' fixes to ``root / path`` if its content hash is still ``expected_hash``."""
     result = FileResult(path)
     absolute = root / path
+    if path.is_absolute() or not is_inside(absolute, root):
+        result.error = "outside the repository (a path from a tampered analysis, or a symlink out of it); not changed"
+        return result
     try:
-        data = absolute.read_bytes()
+        data = read_source(absolute)
     except FileNotFoundError:
         result.error = "deleted since the analysis; not changed"
         return result
@@ -175,10 +189,11 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
         result.cell_diff = module.notebook.cell_diff(path, new_code, targets)
     if not write:
         return result
-    reason = _read_only_reason(absolute)
+    target = absolute.resolve()  # a symlinked source is rewritten at its target: the link stays a link
+    reason = _read_only_reason(target)
     if reason is None:
         try:
-            write_atomically(absolute, new_data, stat.S_IMODE(absolute.stat().st_mode))
+            write_atomically(target, new_data, stat.S_IMODE(target.stat().st_mode))
             result.written = True
         except OSError as exc:
             reason = f"cannot write: {exc.strerror or exc}; not changed"
@@ -187,17 +202,47 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
     return result
 
 
+class ApplyInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`apply_fixes`; ``results``: the files handled before it, for the caller to report and
+    record."""
+
+    def __init__(self, results: list[FileResult]) -> None:
+        super().__init__()
+        self.results = results
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[threading.Event]:
+    """Hold SIGINT for the block: the returned event is set when Ctrl-C was pressed. Only the main thread receives
+    signals; elsewhere the block runs as it is."""
+    requested = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield requested
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: requested.set())
+    try:
+        yield requested
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def apply_fixes(root: Path, findings: list[Finding], hashes: dict[str, str], *, write: bool = True) \
         -> list[FileResult]:
     """Apply the fixes of ``findings`` (all of which must have one), file by file, in path order.
 
-    ``hashes`` are the content hashes of the files as analysed (repo-relative posix path -> hash).
+    ``hashes`` are the content hashes of the files as analysed (repo-relative posix path -> hash). Ctrl-C stops the
+    run after the file in hand: :class:`ApplyInterrupted` carries the results up to there.
     """
     def path_of(finding: Finding) -> str:
         return finding.location.path.as_posix()
 
-    return [apply_to_file(root, Path(path), hashes.get(path), list(group), write=write)
-            for path, group in groupby(sorted(findings, key=path_of), key=path_of)]
+    results = []
+    with _interrupts_held() as interrupted:
+        for path, group in groupby(sorted(findings, key=path_of), key=path_of):
+            results.append(apply_to_file(root, Path(path), hashes.get(path), list(group), write=write))
+            if interrupted.is_set():
+                raise ApplyInterrupted(results)
+    return results
 
 
 def split_by_safety(findings: list[Finding], unsafe_fixes: bool) -> tuple[list[Finding], list[Finding]]:
@@ -214,8 +259,10 @@ def split_by_safety(findings: list[Finding], unsafe_fixes: bool) -> tuple[list[F
 
 
 def describe(finding: Finding) -> str:
-    # Descriptions are sentences; a reason may follow after a colon, so the full stop goes.
-    return f"{finding.code} [{finding.id}] {finding.location.display}: {finding.patch.description.rstrip('.')}"
+    # Descriptions are sentences; a reason may follow after a colon, so the full stop goes. The location comes from
+    # the repo (a file name may hold terminal escapes): shown, never acted on.
+    return (f"{finding.code} [{finding.id}] {printable(finding.location.display)}: "
+            f"{finding.patch.description.rstrip('.')}")
 
 
 def report_results(results: list[FileResult], *, show_diff: bool, verb: str | None) -> int:
@@ -236,7 +283,7 @@ def report_results(results: list[FileResult], *, show_diff: bool, verb: str | No
         for skip in result.skipped:
             click.echo(f"advisor: skipped {describe(skip.finding)}: {skip.reason}", err=True)
         if result.error:
-            click.echo(f"advisor: {result.path.as_posix()}: {result.error}", err=True)
+            click.echo(f"advisor: {printable(result.path.as_posix())}: {result.error}", err=True)
         problems += len(result.skipped) + bool(result.error)
     return problems
 
@@ -248,16 +295,24 @@ def fix_report(report: Report, reanalyze: Callable[[], Report]) -> tuple[Report,
     stderr, so stdout stays the report in the format asked for.
     """
     fixable, _ = split_by_safety([f for f in report.findings if f.patch is not None], unsafe_fixes=False)
-    results = apply_fixes(report.repo, fixable, report.file_hashes)
+    try:
+        results = apply_fixes(report.repo, fixable, report.file_hashes)
+    except ApplyInterrupted as interrupt:
+        _report_fixed(interrupt.results)
+        raise
+    _report_fixed(results)
     changed = any(r.written for r in results)
+    return (reanalyze() if changed else report), changed
+
+
+def _report_fixed(results: list[FileResult]) -> None:
     for result in results:
         for finding in result.applied:
             click.echo(f"fixed {describe(finding)}", err=True)
         for skip in result.skipped:
             click.echo(f"advisor: not fixed {describe(skip.finding)}: {skip.reason}", err=True)
         if result.error:
-            click.echo(f"advisor: {result.path.as_posix()}: {result.error}", err=True)
-    return (reanalyze() if changed else report), changed
+            click.echo(f"advisor: {printable(result.path.as_posix())}: {result.error}", err=True)
 
 
 def _choose_interactively(findings: list[Finding]) -> list[Finding]:
@@ -333,7 +388,11 @@ def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool
     if not pending:
         click.echo("nothing to apply")
         return 1 if problems else 0
-    results = apply_fixes(repo, pending, saved.files, write=mode == "write")
+    interrupted = None
+    try:
+        results = apply_fixes(repo, pending, saved.files, write=mode == "write")
+    except ApplyInterrupted as interrupt:  # what was written before Ctrl-C is listed and recorded all the same
+        results, interrupted = interrupt.results, interrupt
     verb = {"write": "applied", "diff": None, "dry-run": "would apply"}[mode]
     problems += report_results(results, show_diff=mode != "dry-run", verb=verb)
     if mode == "write":
@@ -341,4 +400,6 @@ def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool
         saved.record_apply(applied, {r.path.as_posix() for r in results if r.written})
         files = sum(1 for r in results if r.written)
         click.echo(f"Applied {len(applied)} fix{'es' * (len(applied) != 1)} to {files} file{'s' * (files != 1)}.")
+    if interrupted is not None:
+        raise interrupted
     return 1 if problems else 0

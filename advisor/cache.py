@@ -20,11 +20,12 @@ from pathlib import Path
 
 from . import __version__
 from .config import Settings
-from .files import cache_root, write_atomically
+from .files import cache_root, read_regular_file, write_atomically
 from .model import Finding, Report
 from .profile.facts import ProfileFindings
 
 CACHE_FORMAT = 5
+MAX_ENTRY_BYTES = 256 * 1024 * 1024  # an entry holds one report's findings: far below this
 
 
 @cache
@@ -65,7 +66,7 @@ class ResultCache:
     def load(self, key: str, root: Path, profile: ProfileFindings | None = None) -> Report | None:
         """The cached report, or None on a miss or an entry that cannot be read (it is rebuilt)."""
         try:
-            entry = json.loads(self._path(key).read_bytes())
+            entry = json.loads(read_regular_file(self._path(key), MAX_ENTRY_BYTES))
             return Report(root, [Finding.from_state(f) for f in entry["findings"]], profile, entry["warnings"],
                           entry["files_seen"], entry["files_analyzed"], entry["files_excluded"],
                           hidden=entry["hidden"], off_training=entry["off_training"],

@@ -14,10 +14,13 @@ from . import __version__
 from .catalogue import all_rules, rule_by_code
 from .config import Settings, load_settings
 from .errors import InputError
+from .printable import one_line
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 FORMATS = ("text", "json", "sarif", "github", "markdown", "html")
+# Click 8.2+ raises this for a bare group; older versions print the help themselves.
+NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 def _settings(start: Path, select: str | None, ignore: str | None, show_all: bool = False) -> Settings:
@@ -33,8 +36,11 @@ def _save_analysis(report, settings: Settings, logdir: Path | None, run: str | N
     try:
         return save_analysis(report, settings.state_file, logdir, run, options)
     except OSError as exc:
-        click.echo(f"advisor: warning: analysis not saved for `advisor apply`: {exc}", err=True)
-        return None
+        reason = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
+    except InputError as exc:  # the state folder leads out of the repo
+        reason = str(exc)
+    click.echo(f"advisor: warning: analysis not saved for `advisor apply`: {one_line(reason)}", err=True)
+    return None
 
 
 def _exit_after_fix(changed: bool, exit_zero: bool, emit) -> None:
@@ -285,24 +291,34 @@ def verify(ids_and_command: tuple[str, ...], verify_all: bool, unsafe_fixes: boo
     sys.exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
 
 
+def _error(message: str) -> None:
+    """One line on stderr, whatever the message holds (paths and output from the user's files included), then
+    exit 2."""
+    click.echo(f"advisor: {one_line(message)}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
 def main() -> None:
     try:
         cli.main(standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("advisor: aborted", err=True)
-        sys.exit(EXIT_ERROR)
-    except click.ClickException as exc:
+    except click.exceptions.Abort as exc:  # click's Ctrl-C (and end of input at a prompt)
+        _error("interrupted" if isinstance(exc.__context__, KeyboardInterrupt) else "aborted")
+    except NO_ARGS_IS_HELP as exc:  # bare `advisor`: the help is the answer
         exc.show()
         sys.exit(EXIT_ERROR)
+    except click.UsageError as exc:
+        command = exc.ctx.command_path if exc.ctx is not None else "advisor"
+        _error(f"error: {exc.format_message().rstrip('.')} (see `{command} --help`)")
+    except click.ClickException as exc:
+        _error(f"error: {exc.format_message()}")
     except InputError as exc:
-        click.echo(f"advisor: error: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
+        _error(f"error: {exc}")
     except KeyboardInterrupt:
-        click.echo("advisor: interrupted", err=True)
-        sys.exit(EXIT_ERROR)
+        _error("interrupted")
+    except OSError as exc:  # the system refused (no space, no permission, a name too long): not a bug of ours
+        _error(f"error: {exc.filename}: {exc.strerror}" if exc.filename and exc.strerror
+               else f"error: {exc.strerror or exc}")
     except Exception as exc:  # a bug of ours: one line for the user, the traceback on request
         if os.environ.get("ADVISOR_DEBUG"):
             raise
-        click.echo(f"advisor: internal error: {type(exc).__name__}: {exc} (set ADVISOR_DEBUG=1 for the traceback)",
-                   err=True)
-        sys.exit(EXIT_ERROR)
+        _error(f"internal error: {type(exc).__name__}: {exc} (set ADVISOR_DEBUG=1 for the traceback)")

@@ -8,6 +8,7 @@ error line instead of a silently ignored key.
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
@@ -17,6 +18,7 @@ from typing import Any, Callable, Iterable
 import pathspec
 
 from .errors import InputError
+from .files import is_inside, read_regular_file
 from .model import Confidence, Finding
 
 DEVICES = ("gpu", "tpu", "cpu")
@@ -25,6 +27,7 @@ DEVICES = ("gpu", "tpu", "cpu")
 DEFAULT_SHAPE_MULTIPLE = {"gpu": 8, "tpu": 128, "cpu": 1}
 UNKNOWN_DEVICE_SHAPE_MULTIPLE = 8  # without a device, assume the common case: training on a GPU
 DEFAULT_STATE_FILE = Path(".advisor/last.json")
+MAX_PYPROJECT_BYTES = 4 * 1024 * 1024
 # Test code is not where training time goes: its datasets and layers exist to check shapes and errors. Left out of
 # analysis by default (gitignore-style patterns, relative to the analysed repo); `exclude = []` analyses everything.
 DEFAULT_EXCLUDE = ("tests/", "test/", "test_*.py", "*_test.py", "*_tests.py", "conftest.py", "*_test_case.py")
@@ -109,8 +112,13 @@ def parse_selectors(value: str | None, known_codes: list[str]) -> tuple[str, ...
     return _check_selectors([s for s in value.split(",")], known_codes)
 
 
-def _check_selectors(values: Iterable[str], known_codes: list[str]) -> tuple[str, ...]:
+def _check_selectors(values: Iterable[str], known_codes: list[str], required: str | None = None) \
+        -> tuple[str, ...]:
+    """The selectors, checked against the rule codes; ``required``: the option that must name at least one (an
+    empty ``--select ''``, from a variable left unset, would otherwise silently run the default rules)."""
     selectors = tuple(s.strip().upper() for s in values if s.strip())
+    if required and not selectors:
+        raise InputError(f"{required} names no rule: give rule codes or prefixes, or ALL for every rule")
     for selector in selectors:
         if selector != "ALL" and not any(code.startswith(selector) for code in known_codes):
             raise InputError(f"unknown rule code or prefix {selector!r} (see `advisor rules`)")
@@ -153,7 +161,8 @@ def _positive_int(key: str, value: Any) -> int:
 
 
 def _speedup(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 1:
+    # nan passes every comparison and inf none: either would hide every estimated finding
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 1:
         raise ValueError(f"{key} must be a number >= 1 (a speedup factor, e.g. 1.1), got {value!r}")
     return float(value)
 
@@ -196,13 +205,15 @@ CONFIG_KEYS: dict[str, Callable[[str, Any], Any]] = {
 def read_config(pyproject: Path) -> dict[str, Any]:
     """The validated ``[tool.advisor]`` table of ``pyproject`` (empty when there is none)."""
     try:
-        with pyproject.open("rb") as stream:
-            document = tomllib.load(stream)
+        document = tomllib.loads(read_regular_file(pyproject, MAX_PYPROJECT_BYTES).decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{pyproject}: not UTF-8, as TOML must be (byte {exc.start}: {exc.reason})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{pyproject}: invalid TOML: {exc}") from None
     except OSError as exc:
         raise InputError(f"{pyproject}: cannot read: {exc.strerror}") from None
-    table = document.get("tool", {}).get("advisor", {})
+    tool = document.get("tool", {})
+    table = tool.get("advisor", {}) if isinstance(tool, dict) else None
     if not isinstance(table, dict):
         raise InputError(f"{pyproject}: [tool.advisor] must be a table")
     checked = {}
@@ -217,9 +228,20 @@ def read_config(pyproject: Path) -> dict[str, Any]:
     return checked
 
 
-def _config_path(config_dir: Path, value: str) -> Path:
-    """A path from the configuration: relative ones are relative to the pyproject.toml's folder."""
-    return config_dir / Path(value).expanduser()
+def _project_path(pyproject: Path, key: str, value: str) -> Path:
+    """A path of the configuration (``state-file``, ``cache-dir``), relative to the pyproject.toml's folder, which it
+    may not leave.
+
+    The file comes with the repository, so whoever wrote the repository would choose where advisor writes: an
+    absolute path, ``../..`` or a symlink out of the project could overwrite any file the user may write. A cache
+    elsewhere is the choice of the person running advisor, who sets $ADVISOR_CACHE_DIR.
+    """
+    folder = pyproject.parent
+    path = folder / Path(value).expanduser()
+    if not is_inside(path, folder):
+        raise InputError(f"{key} = {value!r} leads outside the project folder {folder}; paths in a repository's "
+                         f"configuration stay inside it (for a cache elsewhere, set $ADVISOR_CACHE_DIR)")
+    return path.resolve()
 
 
 def load_settings(start: Path, known_codes: list[str], *, select: str | None = None, ignore: str | None = None,
@@ -241,16 +263,17 @@ def load_settings(start: Path, known_codes: list[str], *, select: str | None = N
             shape_multiple=config.get("shape-multiple"),
             config_dir=config_dir,
             exclude=tuple(config.get("exclude", DEFAULT_EXCLUDE)) + tuple(config.get("extend-exclude", ())),
-            state_file=_config_path(config_dir, config["state-file"]) if "state-file" in config else DEFAULT_STATE_FILE,
-            cache_dir=_config_path(config_dir, config["cache-dir"]) if "cache-dir" in config else None,
+            state_file=(_project_path(pyproject, "state-file", config["state-file"]) if "state-file" in config
+                        else DEFAULT_STATE_FILE),
+            cache_dir=_project_path(pyproject, "cache-dir", config["cache-dir"]) if "cache-dir" in config else None,
         )
-    except InputError as exc:  # an unknown code in the file: say which file
+    except InputError as exc:  # an unknown code or a path out of the project in the file: say which file
         raise InputError(f"{pyproject}: [tool.advisor]: {exc}") from None
     # The command line wins over the file.
     overrides: dict[str, Any] = {}
-    if select:
-        overrides["select"] = parse_selectors(select, known_codes)
-    if ignore:
+    if select is not None:
+        overrides["select"] = _check_selectors(select.split(","), known_codes, "--select")
+    if ignore is not None:
         overrides["ignore"] = parse_selectors(ignore, known_codes)
     if show_all:
         overrides["show_all"] = True

@@ -32,11 +32,13 @@ if TYPE_CHECKING:
 
 def render_fix(module: ModuleInfo, fix: FixRef, target_line: int) -> Patch | None:
     """Run a rule's codemod, which targets module line ``target_line``, on the module the index already parsed; None
-    if it changes nothing."""
+    if it changes nothing, or if the module is nested too deeply for the codemod's recursion (the index admits files
+    up to MAX_NESTING levels, and a codemod may need more stack than the visit that read them): the finding then
+    comes without a fix."""
     context = CodemodContext(filename=str(module.absolute), full_module_name=module.name, wrapper=module.wrapper)
     try:
         new_tree = fix.codemod(context, **fix.args).transform_module(module.tree)
-    except SkipFile:
+    except (SkipFile, RecursionError):
         return None
     new_code = new_tree.code
     if new_code == module.code:
@@ -117,9 +119,9 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
 
         profile = load_profile(logdir, run=run)
         warnings.extend(profile.warnings)
-    candidates = source_files(repo)
+    candidates = source_files(repo, warnings)
     included = [path for path in candidates if not settings.is_excluded(path)]
-    sources, _ = relevant_sources(repo, included)
+    sources = relevant_sources(repo, included, warnings)
     files_seen, excluded = len(candidates), len(candidates) - len(included)
     key = ""
     if cache is not None:
@@ -144,7 +146,10 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
     root = Path.cwd().resolve()
     relative = []
     for file in files:
-        if not file.is_file():
+        if file.is_dir():
+            raise InputError(f"{file}: is a directory; `advisor check` takes files (use `advisor analyze {file}` for "
+                             f"a whole repository)")
+        if not file.exists():
             raise InputError(f"{file}: no such file")
         try:
             relative.append(file.resolve().relative_to(root))
@@ -152,7 +157,8 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
             raise InputError(f"{file}: outside the current directory {root}") from None
     candidates = [p for p in relative if p.suffix in SOURCE_SUFFIXES]
     included = [path for path in candidates if not settings.is_excluded(path)]
-    sources, _ = relevant_sources(root, included)
+    warnings: list[str] = []
+    sources = relevant_sources(root, included, warnings)
     files_seen, excluded = len(candidates), len(candidates) - len(included)
     key = ""
     if cache is not None:
@@ -163,7 +169,7 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
             return cached
     index = SourceIndex.build(root, sources, files_seen)
     findings, _, off_training = run_rules(index, settings)  # no profile: nothing can be contradicted
-    report = Report(Path.cwd(), findings, None, index.warnings, files_seen, len(index.modules), excluded,
+    report = Report(Path.cwd(), findings, None, warnings + index.warnings, files_seen, len(index.modules), excluded,
                     off_training=off_training, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)

@@ -1,4 +1,5 @@
-"""File plumbing every part of advisor shares: content hashes, atomic writes, the per-user cache root, unified diffs.
+"""File plumbing every part of advisor shares: bounded reads of regular files, containment in a folder, content
+hashes, atomic writes, the per-user cache root, unified diffs.
 
 A leaf: it imports only the standard library.
 """
@@ -6,11 +7,48 @@ A leaf: it imports only the standard library.
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import os
 import stat
 import tempfile
 from pathlib import Path
+
+
+class NotARegularFile(OSError):
+    """A path advisor reads as a file names a device, a FIFO, a socket or a directory (reading could hang or never
+    end: ``/dev/zero``, a pipe without a writer), or a file over the size bound of what is read."""
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file (after symlinks) of at most ``limit`` bytes; else NotARegularFile.
+
+    The file is opened without blocking and checked on the open descriptor, so a FIFO swapped in after a check by
+    name cannot hang the read, and at most ``limit + 1`` bytes are ever read.
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotARegularFile(errno.EINVAL, "a directory" if stat.S_ISDIR(mode) else "not a regular file",
+                                  str(path))
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with os.fdopen(descriptor, "rb") as stream:
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise NotARegularFile(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+    return data
+
+
+def is_inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` stays inside ``folder`` once both are resolved: ``..`` and symlinks cannot lead it out. A
+    path that cannot be resolved (a symlink loop, a name too long) is not known to stay inside."""
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):  # RuntimeError: Python < 3.13's symlink loop
+        return False
 
 
 def content_hash(data: bytes) -> str:

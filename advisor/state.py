@@ -3,6 +3,10 @@
 The saved analysis holds everything ``apply`` needs without analysing again: each finding with its span and its
 fix as a codemod reference (``"advisor.codemods.parallel_map:AddNumParallelCalls"`` + keyword arguments), and the
 content hash of every file the analysis read, so a file edited since is refused instead of patched blindly.
+
+It lives inside the repo (``.advisor/`` leading out of it through a symlink is refused), and is read only as a
+regular file of bounded size. Its contents are not trusted: ``apply`` checks every path in it (see
+:func:`advisor.apply.apply_to_file`).
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from typing import Any
 
 from . import __version__
 from .errors import InputError
-from .files import write_atomically
+from .files import is_inside, read_regular_file, write_atomically
 from .model import Finding, Report
 
 STATE_FORMAT = 2
+# Far above any real analysis (findings, file hashes and a few verifications: kilobytes to a few megabytes).
+MAX_STATE_BYTES = 256 * 1024 * 1024
 
 OPEN, APPLIED, OUTDATED = "open", "applied", "outdated"
 
@@ -88,7 +94,16 @@ class SavedAnalysis:
 
 
 def state_path(repo: Path, state_file: Path) -> Path:
-    return state_file if state_file.is_absolute() else repo / state_file
+    """Where the saved analysis of ``repo`` lives. A configured ``state-file`` is absolute, already held inside its
+    project by :func:`advisor.config.load_settings`; the default is inside the repo and must stay there (a
+    committed ``.advisor`` symlink could lead the writes anywhere)."""
+    if state_file.is_absolute():
+        return state_file
+    path = repo / state_file
+    if not is_inside(path, repo):
+        raise InputError(f"{path} leads outside the repository {repo} (a symlink?); advisor keeps its saved analysis "
+                         f"inside the repository")
+    return path
 
 
 def save_analysis(report: Report, state_file: Path, logdir: Path | None, run: str | None,
@@ -108,7 +123,7 @@ def _verifications_still_valid(path: Path, report: Report) -> list[dict[str, Any
     """The previous analysis' verifications whose fixes are still found in files that have not changed since they
     were measured: analysing the same code again keeps them, editing it drops them."""
     try:
-        previous = json.loads(path.read_bytes()).get("verifications", [])
+        previous = json.loads(read_regular_file(path, MAX_STATE_BYTES)).get("verifications", [])
     except (OSError, ValueError, AttributeError):
         return []
     ids = {f.id for f in report.findings}
@@ -121,17 +136,19 @@ def load_analysis(repo: Path, state_file: Path) -> SavedAnalysis:
     path = state_path(repo, state_file)
     redo = f"run `advisor analyze {repo}` (or `advisor apply --reanalyze`)"
     try:
-        document = json.loads(path.read_bytes())
+        document = json.loads(read_regular_file(path, MAX_STATE_BYTES))
     except FileNotFoundError:
         raise InputError(f"no saved analysis at {path}: {redo} first") from None
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        raise InputError(f"{path}: unreadable saved analysis ({exc.strerror}): {redo}") from None
+    except ValueError as exc:
         raise InputError(f"{path}: unreadable saved analysis ({exc}): {redo}") from None
     if not isinstance(document, dict) or document.get("tool") != "advisor" or document.get("format") != STATE_FORMAT:
         raise InputError(f"{path}: not a saved analysis of this advisor: {redo}")
-    if document["version"] != __version__:
-        raise InputError(f"{path} was saved by advisor {document['version']}, this is {__version__}: {redo}")
-    if Path(document["repo"]) != repo.resolve():
-        raise InputError(f"{path} is the analysis of {document['repo']}, not of {repo.resolve()}: {redo}")
+    if document.get("version") != __version__:
+        raise InputError(f"{path} was saved by advisor {document.get('version')}, this is {__version__}: {redo}")
+    if document.get("repo") != str(repo.resolve()):
+        raise InputError(f"{path} is the analysis of {document.get('repo')}, not of {repo.resolve()}: {redo}")
     try:
         findings = [Finding.from_state(f) for f in document["findings"]]
         logdir = document["logdir"]

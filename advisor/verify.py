@@ -10,6 +10,7 @@ The result is saved in the repo's saved analysis (``.advisor/last.json``) next t
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -23,6 +24,7 @@ from .config import DEFAULT_STATE_FILE, load_settings
 from .errors import InputError
 from .measure import RunFailed, Run, Spread, Variant, log_differences, machine, paired_runs, speedup
 from .model import Applicability, Finding, SpeedupEstimate
+from .profile.capture import check_python_command
 from .speedup import combine
 from .state import OPEN, SavedAnalysis, load_analysis
 
@@ -138,6 +140,11 @@ def run_verify(repo: Path, ids: list[str], command: list[str], *, unsafe_fixes: 
     """Verify the chosen fixes of ``repo``'s saved analysis on ``command`` and record the result there."""
     if steps < 1 or warmup < 0 or repeats < 1:
         raise InputError(f"--steps and --repeats must be >= 1 and --warmup >= 0, got {steps}, {repeats}, {warmup}")
+    if not (math.isfinite(rtol) and rtol >= 0):
+        raise InputError(f"--rtol must be a number >= 0, got {rtol}")
+    if timeout_s is not None and not (math.isfinite(timeout_s) and timeout_s > 0):
+        raise InputError(f"--timeout must be a number of seconds > 0, got {timeout_s}")
+    check_python_command(command, "advisor verify")
     repo = repo.resolve()
     saved = load_analysis(repo, load_settings(repo, [r.code for r in all_rules()]).state_file)
     chosen, held_back = choose(saved, ids, unsafe_fixes=unsafe_fixes)
@@ -154,9 +161,9 @@ def run_verify(repo: Path, ids: list[str], command: list[str], *, unsafe_fixes: 
             verification.runs = paired_runs(variants, repeats=repeats, warmup=warmup, steps=steps,
                                             timeout_s=timeout_s, progress=progress)
         except RunFailed as failure:
-            if failure.variant == ORIGINAL:
+            if failure.variant == ORIGINAL:  # its output's last line: the error, usually
                 raise InputError(f"the original script fails, so there is nothing to compare: "
-                                 f"{failure.message}") from None
+                                 f"{failure.message.splitlines()[-1]}") from None
             verification.error = failure.message
         verification.machine = machine()
     if verification.error is None:

@@ -1,14 +1,19 @@
-"""Every test (and every advisor process a test starts) uses its own cache folder, never the user's; tests of the
-source analysis build real indexes of small in-memory modules."""
+"""Every test (and every advisor process a test starts) uses its own cache folder, never the user's; ``advisor``
+runs the real command line in-process; tests of the source analysis build real indexes of small in-memory
+modules."""
 
 from __future__ import annotations
 
+import io
+import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
+from advisor import cli
 from advisor.source.index import SourceIndex
 from advisor.source.walk import SourceFile
 
@@ -16,6 +21,32 @@ from advisor.source.walk import SourceFile
 @pytest.fixture(autouse=True)
 def private_cache_dir(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path_factory.mktemp("advisor-cache")))
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def advisor(monkeypatch, capsys, tmp_path):
+    """Run the real command line in-process (``advisor.cli.main``: its error handling and exit codes) from
+    ``cwd``, with a private cache; ``stdin`` feeds prompts."""
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(*args: str, cwd: Path, stdin: str = "") -> Result:
+        monkeypatch.chdir(cwd)
+        monkeypatch.setattr(sys, "argv", ["advisor", *args])
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as done:
+            cli.main()
+        captured = capsys.readouterr()
+        return Result(done.value.code or 0, captured.out, captured.err)
+
+    return run
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -29,6 +30,13 @@ PYTHON_TRACER_SLOWDOWN = 3.0
 REMOTE_MIN_MS, REMOTE_MAX_MS = 1_000, 120_000
 # How long a child may take to end after Ctrl-C (it exports a partial capture) before it is killed.
 INTERRUPT_GRACE_S = 20.0
+ERROR_LINE_BYTES = 300
+READ_PIECE_BYTES = 64 * 1024
+# Log lines of TensorFlow and absl (C++ and Python): `I0000 00:00:1796131853.234878   17120 cpu_feature_guard.cc:227]
+# ...`, TF's older `2024-05-01 12:00:00.123456: W tensorflow/...] ...`, and absl's note that it was not initialised.
+LIBRARY_LOG_LINE = re.compile(r"[IWEF]\d{4} [\d:.]+\s+\d+ \S+:\d+\] "
+                              r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] \S+:\d+\] "
+                              r"|WARNING: All log messages before absl::InitializeLog\(\) is called")
 
 
 def capture(command: list[str], logdir: Path, warmup: int, steps: int, python_tracer: bool,
@@ -40,12 +48,9 @@ def capture(command: list[str], logdir: Path, warmup: int, steps: int, python_tr
     through the remote profiler server; that capture is time-based and covers about ``steps`` steps.
     Returns the run directory; raises :class:`InputError` when the script fails or no capture was written.
     """
-    if len(command) < 2 or "python" not in Path(command[0]).name:
-        raise InputError(f"advisor profile runs a Python training script, e.g. `-- python train.py`; got {command!r}")
+    check_python_command(command, "advisor profile")
     if warmup < 0 or steps < 1:
         raise InputError(f"--warmup must be >= 0 and --steps >= 1, got {warmup} and {steps}")
-    if command[1] != "-m" and not Path(command[1]).is_file():  # before paying for TensorFlow's import
-        raise InputError(f"{command[1]}: no such script")
     logdir = logdir.resolve()
     runs_dir = logdir / "plugins" / "profile"
     runs_before = set(runs_dir.iterdir()) if runs_dir.is_dir() else set()
@@ -57,7 +62,9 @@ def capture(command: list[str], logdir: Path, warmup: int, steps: int, python_tr
             "remote": python_tracer, "port": port, "control": control,
             "remote_wait_s": REMOTE_MAX_MS / 1000 + 60,
         }
-        env = dict(os.environ, ADVISOR_CAPTURE=json.dumps(config))
+        # TensorFlow's C++ INFO lines (CPU features, oneDNN) are noise around the script's own output; a level the
+        # user set stays.
+        env = {"TF_CPP_MIN_LOG_LEVEL": "1", **os.environ, "ADVISOR_CAPTURE": json.dumps(config)}
         child = subprocess.Popen([command[0], str(BOOTSTRAP), *command[1:]], env=env, stderr=subprocess.PIPE)
         stderr_tail, pump = _forward_stderr(child.stderr)
         try:
@@ -76,12 +83,21 @@ def capture(command: list[str], logdir: Path, warmup: int, steps: int, python_tr
     run = _new_run(runs_dir, runs_before, partial=not complete)
     if returncode != 0:
         where = f"; partial capture kept in {run}" if run else ""
-        last = stderr_tail[-1] if stderr_tail else f"exit code {returncode}"
+        last = stderr_tail[-1] if stderr_tail else f"exit code {returncode}, with no error message"
         raise InputError(f"the training script failed: {last}{where}")
     if run is None:
         raise InputError(f"no profile was captured: the script ran fewer than --warmup {warmup} steps, or none "
                          f"in Keras fit / a tf.data loop")
     return run
+
+
+def check_python_command(command: list[str], tool: str) -> None:
+    """Refuse a command that is not ``python script.py ARGS`` / ``python -m module ARGS``, or whose script is not
+    there: one line now, before paying for TensorFlow's import (and not the child's traceback later)."""
+    if len(command) < 2 or "python" not in Path(command[0]).name:
+        raise InputError(f"{tool} runs a Python training script, e.g. `-- python train.py`; got {command!r}")
+    if command[1] != "-m" and not Path(command[1]).is_file():
+        raise InputError(f"{command[1]}: no such script")
 
 
 def _remote_capture(child: subprocess.Popen, control: Path, address: str, logdir: Path, steps: int) -> None:
@@ -116,16 +132,27 @@ def _new_run(runs_dir: Path, runs_before: set[Path], partial: bool) -> Path | No
 
 
 def _forward_stderr(stream: IO[bytes]) -> tuple[collections.deque[str], threading.Thread]:
-    """Pass the child's stderr through to ours and keep its last lines for the error message."""
+    """Pass the child's stderr through to ours and keep its last lines for the error message: the script's own
+    lines (library log lines would be blamed for a script that failed silently), each cut to ERROR_LINE_BYTES.
+    The stream is read in bounded pieces, so a line of any length costs no more memory than a piece."""
     tail: collections.deque[str] = collections.deque(maxlen=20)
 
+    def keep(start: bytes, cut: bool) -> None:
+        line = start.decode(errors="replace").strip()
+        if line and not LIBRARY_LOG_LINE.match(line):
+            tail.append(line + " [...]" if cut else line)
+
     def pump() -> None:
-        for raw in stream:
-            sys.stderr.buffer.write(raw)
+        start, cut = b"", False  # the current line's first ERROR_LINE_BYTES bytes, and whether it has more
+        while piece := stream.readline(READ_PIECE_BYTES):
+            sys.stderr.buffer.write(piece)
             sys.stderr.flush()
-            line = raw.decode(errors="replace").strip()
-            if line:
-                tail.append(line)
+            room = ERROR_LINE_BYTES - len(start)
+            start, cut = start + piece[:room], cut or len(piece.rstrip(b"\n")) > room
+            if piece.endswith(b"\n"):
+                keep(start, cut)
+                start, cut = b"", False
+        keep(start, cut)
 
     thread = threading.Thread(target=pump, daemon=True)
     thread.start()

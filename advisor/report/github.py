@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from ..model import Finding, Report
+from ..printable import printable
 from .view import severity, speedup_text
 
 # Workflow commands know error, warning and notice; SARIF's "note" is GitHub's "notice".
@@ -60,8 +61,9 @@ def workspace_path(report: Report, path: Path) -> str:
 
 
 def _data(text: str) -> str:
-    # The runner's escaping for a command's message (actions/toolkit, command.ts escapeData).
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # The runner's escaping for a command's message (actions/toolkit, command.ts escapeData); the log shows the rest
+    # as it is, so controls from the repo are made visible first.
+    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:

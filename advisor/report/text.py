@@ -1,14 +1,19 @@
-"""The human-readable report: profile summary, then ranked findings with evidence, expected speedup and patch."""
+"""The human-readable report: profile summary, then ranked findings with evidence, expected speedup and patch.
+
+Every text that comes from the repo or the capture goes through :func:`~advisor.printable.console_text`: rich
+markup in it is escaped and control characters are made visible, so a source line cannot restyle the report or
+drive the terminal.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
 from rich.console import Console
-from rich.markup import escape
 from rich.syntax import Syntax
 
 from ..model import Confidence, Finding, Report
+from ..printable import console_text, printable
 
 CONFIDENCE_STYLE = {Confidence.CONFIRMED: "bold red", Confidence.LIKELY: "yellow", Confidence.POSSIBLE: "dim"}
 
@@ -33,26 +38,26 @@ def verification_line(verification: Mapping[str, Any]) -> str:
 def render_finding(console: Console, finding: Finding, show_diff: bool,
                    verification: Mapping[str, Any] | None = None) -> None:
     style = CONFIDENCE_STYLE[finding.confidence]
-    console.print(f"[bold]{escape(finding.location.display)}[/]: [bold]{finding.code}[/] "
-                  f"[{style}]{finding.confidence.value}[/] {escape(finding.message)}", highlight=False)
+    console.print(f"[bold]{console_text(finding.location.display)}[/]: [bold]{finding.code}[/] "
+                  f"[{style}]{finding.confidence.value}[/] {console_text(finding.message)}", highlight=False)
     for evidence in finding.evidence:
-        console.print(f"    [cyan]{evidence.kind}:[/] {escape(evidence.message)}", highlight=False)
+        console.print(f"    [cyan]{evidence.kind}:[/] {console_text(evidence.message)}", highlight=False)
     if finding.speedup is not None:
         s = finding.speedup
-        console.print(f"    [green]expected speedup:[/] {s.low:.2f}x-{s.high:.2f}x ({escape(s.basis)})",
+        console.print(f"    [green]expected speedup:[/] {s.low:.2f}x-{s.high:.2f}x ({console_text(s.basis)})",
                       highlight=False)
     if verification is not None:
-        console.print(f"    [green]verified:[/] {escape(verification_line(verification))}", highlight=False)
+        console.print(f"    [green]verified:[/] {console_text(verification_line(verification))}", highlight=False)
     patch = finding.patch
     if patch is not None:
         kind = "safe fix" if patch.applicability.value == "safe" else "unsafe fix"
         # The id is escaped too: "[d3adb33f]" would read as markup and vanish.
-        console.print(f"    [magenta]{kind}[/] {escape(f'[{finding.id}]')}: {escape(patch.description)}",
+        console.print(f"    [magenta]{kind}[/] {console_text(f'[{finding.id}]')}: {console_text(patch.description)}",
                       highlight=False)
         if patch.why_unsafe:
-            console.print(f"    [magenta]why unsafe:[/] {escape(patch.why_unsafe)}", highlight=False)
+            console.print(f"    [magenta]why unsafe:[/] {console_text(patch.why_unsafe)}", highlight=False)
         if show_diff:
-            console.print(Syntax(patch.shown_diff.rstrip("\n"), "diff", theme="ansi_dark",
+            console.print(Syntax(printable(patch.shown_diff.rstrip("\n")), "diff", theme="ansi_dark",
                                  background_color="default"))
     console.print()
 
@@ -66,7 +71,7 @@ def render_report(report: Report, console: Console, show_diff: bool = True) -> N
     for finding in report.findings:
         render_finding(console, finding, show_diff, report.verifications.get(finding.id))
     for warning in report.warnings:
-        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+        console.print(f"[yellow]warning:[/] {console_text(warning)}", highlight=False)
     console.print(summary_line(report), highlight=False, markup=False)
 
 

@@ -7,10 +7,13 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import jinja2
+from markupsafe import Markup
 
 from ..model import Confidence, Finding, Report, SpeedupEstimate
+from ..printable import printable
 from ..profile.facts import Iterator
 from ..source.notebook import Notebook, NotebookError
+from ..source.walk import read_source
 
 # Step-time categories in the order a step spends them, with the labels people read.
 BREAKDOWN_LABELS = {
@@ -54,7 +57,7 @@ def source_snippet(report: Report, finding: Finding, context: int = 3) -> list[S
     them); empty when the file is gone or unreadable."""
     location = finding.location
     try:
-        data = (report.repo / location.path).read_bytes()
+        data = read_source(report.repo / location.path)
     except OSError:
         return []
     if location.cell is not None:
@@ -118,12 +121,20 @@ def profile_view(report: Report) -> ProfileView | None:
 
 
 def make_environment(autoescape: bool, **filters: Callable[..., Any]) -> jinja2.Environment:
-    """Templates from advisor/templates; HTML ones escape every value, Markdown ones take text as it is."""
+    """Templates from advisor/templates; HTML ones escape every value, Markdown ones take text as it is. Either way
+    every value shows its control and bidirectional characters as escapes (see :mod:`advisor.printable`)."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("advisor", "templates"), autoescape=autoescape,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True)
+                             keep_trailing_newline=True, finalize=_shown)
     env.filters.update(number=number_text, **filters)
     return env
+
+
+def _shown(value: Any) -> Any:
+    """Every value a template prints. The escapes added are plain text, so markup stays markup."""
+    if isinstance(value, Markup):
+        return Markup(printable(value))
+    return printable(value) if isinstance(value, str) else value
 
 
 def number_text(value: Any, digits: int = 1) -> str:

@@ -2,29 +2,41 @@
 
 Each kept file is parsed once with libcst and visited once by a batch of collectors (calls, definitions, the
 tf.data dataflow). Rules never parse: they read :class:`SourceIndex` and the metadata it resolved.
+
+A file that cannot be analysed is skipped with a warning, and the rest of the repo is analysed (see
+:meth:`SourceIndex._add`, the one gate every file passes).
 """
 
 from __future__ import annotations
 
+import ast
 import re
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import libcst as cst
 import networkx as nx
+from libcst.metadata import PositionProvider
 
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .names import TF_FUNCTION
-from .notebook import NOTEBOOK_SUFFIX, NotebookError
+from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .syntax import parameter_names
 from .visitors import CollectorVisitor
-from .walk import SourceFile, relevant_sources
+from .walk import SourceFile, relevant_sources, source_files
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*advisor:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
                         re.IGNORECASE)
 ALL_CODES = frozenset({"*"})
+# Deepest syntax tree (Python's ast levels) a file may have. libcst's visitors recurse a few frames per level and
+# exceed Python's default recursion limit from about 300 levels (`a+a+...` of 330 terms, 200 chained `.map()`
+# calls), and its parser takes seconds from about 400 chained calls and minutes at a few thousand. The deepest of
+# the 3,535 files of TensorFlow, Keras, NumPy and libcst is 46 levels.
+MAX_NESTING = 100
 
 
 def _codes(match: re.Match) -> frozenset[str]:
@@ -32,13 +44,25 @@ def _codes(match: re.Match) -> frozenset[str]:
     return frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else ALL_CODES
 
 
+@dataclass
+class _FileFacts:
+    """What the collectors find in one file, kept apart until the whole file has been read: a file that fails
+    halfway adds nothing to the index."""
+
+    calls: list[CallSite] = field(default_factory=list)
+    functions: list[FunctionInfo] = field(default_factory=list)
+    classes: list[ClassInfo] = field(default_factory=list)
+    dataflow: nx.DiGraph = field(default_factory=nx.DiGraph)
+    pending_calls: list[pl.PendingCall] = field(default_factory=list)
+
+
 class _DefinitionCollector(CollectorVisitor):
     """Records calls, functions and classes with their canonical names and enclosing definitions."""
 
-    def __init__(self, module: ModuleInfo, index: "SourceIndex") -> None:
+    def __init__(self, module: ModuleInfo, facts: _FileFacts) -> None:
         super().__init__()
         self.module = module
-        self.index = index
+        self.facts = facts
         self.classes: list[ClassInfo] = []
         self.functions: list[FunctionInfo] = []
         self.scopes: list[cst.CSTNode] = []  # enclosing classes and functions, innermost last
@@ -53,7 +77,7 @@ class _DefinitionCollector(CollectorVisitor):
                          node, self.module)
         self.classes.append(info)
         self.scopes.append(node)
-        self.index.classes.append(info)
+        self.facts.classes.append(info)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.classes.pop()
@@ -69,7 +93,7 @@ class _DefinitionCollector(CollectorVisitor):
                             decorators, self.functions[-1] if self.functions else None)
         self.functions.append(info)
         self.scopes.append(node)
-        self.index.functions.append(info)
+        self.facts.functions.append(info)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.functions.pop()
@@ -77,7 +101,7 @@ class _DefinitionCollector(CollectorVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         class_key = self.classes[-1].key if self.classes else None  # `self.step(...)` is that class's method
-        self.index.calls.append(CallSite(node, self._names(node.func, class_key), self.module,
+        self.facts.calls.append(CallSite(node, self._names(node.func, class_key), self.module,
                                          self.functions[-1] if self.functions else None))
 
 
@@ -104,8 +128,11 @@ class SourceIndex:
     @classmethod
     def read(cls, root: Path, paths: list[Path] | None = None) -> "SourceIndex":
         """The index of the repo at ``root`` (or of ``paths`` in it), read from disk."""
-        sources, files_seen = relevant_sources(root, paths)
-        return cls.build(root, sources, files_seen)
+        warnings: list[str] = []
+        relative = paths if paths is not None else source_files(root, warnings)
+        index = cls.build(root, relevant_sources(root, relative, warnings), len(relative))
+        index.warnings[:0] = warnings
+        return index
 
     @classmethod
     def build(cls, root: Path, sources: Iterable[SourceFile], files_seen: int) -> "SourceIndex":
@@ -117,37 +144,60 @@ class SourceIndex:
         return index
 
     def _add(self, source: SourceFile) -> None:
-        if source.path.suffix == NOTEBOOK_SUFFIX:
-            self._add_notebook(source)
+        """Parse and visit one file (a notebook: the module of its code cells), or skip it with a warning saying
+        why. Every file passes here: a per-file limit (nesting, and any further budget) belongs in this method."""
+        facts = _FileFacts()
+        try:
+            module = self._module(source)
+            if module is None:
+                return
+            module.wrapper.visit_batched([_DefinitionCollector(module, facts),
+                                          pl.PipelineCollector(module, facts.dataflow, facts.pending_calls)])
+            noqa = _read_noqa(module)
+        except RecursionError:  # under the nesting limit, but deeper than this interpreter's stack allows
+            self.warnings.append(f"{source.path.as_posix()}: skipped, nested too deeply to analyze")
             return
+        self.modules.append(module)
+        self.calls.extend(facts.calls)
+        self.functions.extend(facts.functions)
+        self.classes.extend(facts.classes)
+        self.dataflow.update(facts.dataflow)
+        self._pending_calls.extend(facts.pending_calls)
+        self._noqa[module.path] = noqa
+
+    def _module(self, source: SourceFile) -> ModuleInfo | None:
+        """The parsed module of ``source``, or None when it is skipped (a warning says why)."""
+        name = source.path.as_posix()
+        is_notebook = source.path.suffix == NOTEBOOK_SUFFIX
+        try:
+            code = Notebook.parse(source.data).code.encode("utf-8") if is_notebook else source.data
+        except NotebookError as exc:
+            self.warnings.append(f"{name}: skipped, {exc}")
+            return None
+        python_error, nesting = _python_syntax(code)
+        if nesting > MAX_NESTING:
+            self.warnings.append(f"{name}: skipped, its code nests more than {MAX_NESTING} levels deep: too deep to "
+                                 f"analyze")
+            return None
+        if is_notebook:
+            try:
+                module, notes = ModuleInfo.of_notebook(source.path, source.absolute, source.data)
+            except cst.ParserSyntaxError as exc:
+                self.warnings.append(f"{name}: skipped, its cells parse one by one but not together: {exc.message}")
+                return None
+            self.warnings.extend(notes)
+            return module
         try:
             tree = cst.parse_module(source.data)
         except cst.ParserSyntaxError as exc:
-            self.warnings.append(f"{source.path.as_posix()}:{exc.raw_line}: skipped, syntax error: {exc.message}")
-            return
+            # CPython's own message when it has one: libcst places some errors (mixed tabs and spaces) on line 1.
+            line, message = (python_error.lineno, python_error.msg) if python_error else (exc.raw_line, exc.message)
+            self.warnings.append(f"{name}:{line}: skipped, syntax error: {message}")
+            return None
         except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
-            self.warnings.append(f"{source.path.as_posix()}: skipped, cannot decode: {exc}")
-            return
-        self._visit(ModuleInfo.of(source.path, source.absolute, tree, source.data))
-
-    def _add_notebook(self, source: SourceFile) -> None:
-        try:
-            module, notes = ModuleInfo.of_notebook(source.path, source.absolute, source.data)
-        except NotebookError as exc:
-            self.warnings.append(f"{source.path.as_posix()}: skipped, {exc}")
-            return
-        except cst.ParserSyntaxError as exc:
-            self.warnings.append(f"{source.path.as_posix()}: skipped, its cells parse one by one but not together: "
-                                 f"{exc.message}")
-            return
-        self.warnings.extend(notes)
-        self._visit(module)
-
-    def _visit(self, module: ModuleInfo) -> None:
-        module.wrapper.visit_batched([_DefinitionCollector(module, self),
-                                      pl.PipelineCollector(module, self.dataflow, self._pending_calls)])
-        self.modules.append(module)
-        self._noqa[module.path] = self._read_noqa(module.code)
+            self.warnings.append(f"{name}: skipped, cannot decode: {exc}")
+            return None
+        return ModuleInfo.of(source.path, source.absolute, tree, source.data)
 
     def _functions_by_import_name(self) -> dict[str, list[FunctionInfo]]:
         """Every dotted name a function can be reached by from some module: ``pkg.data.f``, ``data.f`` and so on.
@@ -161,22 +211,6 @@ class SourceIndex:
             for start in range(len(parts) - 1):
                 by_name.setdefault(".".join(parts[start:]), []).append(function)
         return by_name
-
-    @staticmethod
-    def _read_noqa(code: str) -> tuple[frozenset[str], dict[int, frozenset[str]]]:
-        file_codes: set[str] = set()
-        by_line: dict[int, frozenset[str]] = {}
-        for number, line in enumerate(code.splitlines(), start=1):
-            if "#" not in line or "noqa" not in line.lower():
-                continue
-            file_match = _FILE_NOQA.search(line)
-            if file_match:
-                file_codes |= _codes(file_match)
-                continue
-            match = _NOQA.search(line)
-            if match:
-                by_line[number] = _codes(match)
-        return frozenset(file_codes), by_line
 
     # -- queries ------------------------------------------------------------------------------------------------
     def pipelines(self) -> list[Pipeline]:
@@ -285,6 +319,60 @@ class SourceIndex:
     @staticmethod
     def _matches(codes: frozenset[str], code: str) -> bool:
         return codes == ALL_CODES or any(code.startswith(c) for c in codes)
+
+
+def _python_syntax(data: bytes) -> tuple[SyntaxError | None, int]:
+    """CPython's verdict on a file before libcst parses it: its syntax error if any, and how deep its tree is
+    (MAX_NESTING + 1 for anything deeper). CPython parses in C, a small fraction of libcst's time, and fails fast
+    on the depths that would keep libcst busy for minutes. A file CPython cannot parse (newer syntax than this
+    interpreter's) is left to libcst."""
+    try:
+        with warnings.catch_warnings():  # invalid escape sequences and the like are the file's business
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data)
+    except SyntaxError as exc:
+        return exc, 0
+    except (RecursionError, MemoryError):
+        return None, MAX_NESTING + 1
+    except ValueError:  # null bytes: libcst reports it
+        return None, 0
+    level, depth = [tree], 0
+    while level and depth <= MAX_NESTING:
+        depth += 1
+        level = [child for node in level for child in ast.iter_child_nodes(node)]
+    return None, depth
+
+
+class _Comments(cst.CSTVisitor):
+    """The comments of a module with their line numbers: real comments, not text in a string that looks like one."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple[int, str]] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append((self.get_metadata(PositionProvider, node).start.line, node.value))
+
+
+def _read_noqa(module: ModuleInfo) -> tuple[frozenset[str], dict[int, frozenset[str]]]:
+    """The codes ``# advisor: noqa`` suppresses in the whole file, and those ``# noqa`` suppresses per line."""
+    file_codes: set[str] = set()
+    by_line: dict[int, frozenset[str]] = {}
+    if "noqa" not in module.code.lower():  # most files: no need to find the comments
+        return frozenset(), by_line
+    comments = _Comments()
+    module.wrapper.visit(comments)
+    for line, comment in comments.found:
+        file_match = _FILE_NOQA.search(comment)
+        if file_match:
+            file_codes |= _codes(file_match)
+            continue
+        match = _NOQA.search(comment)
+        if match:
+            by_line[line] = _codes(match)
+    return frozenset(file_codes), by_line
 
 
 def _module_constants(module: ModuleInfo) -> dict[str, Constant]:

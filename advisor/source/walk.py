@@ -1,7 +1,9 @@
 """Find the Python files and Jupyter notebooks of a repo that can involve TensorFlow or Keras.
 
 Skips version-control, virtualenv, build and cache folders and whatever the repo's ``.gitignore`` files ignore;
-never follows a directory symlink (so a symlink loop cannot trap the walk).
+never follows a directory symlink (so a symlink loop cannot trap the walk). Reads only regular files, up to a size
+bound (a FIFO named ``x.py`` cannot hang the run, nor a huge generated file stall it). A folder or file that cannot
+be read is skipped with a warning, and the rest is analysed.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pathspec
 
+from ..files import read_regular_file
 from .names import PREFILTER_WORDS
 from .notebook import NOTEBOOK_SUFFIX
 
@@ -22,6 +25,11 @@ SKIPPED_DIRS = frozenset({
     ".pytest_cache", ".ruff_cache", ".hypothesis", "build", "dist", "site-packages", "node_modules", ".eggs",
     ".advisor", ".ipynb_checkpoints",
 })
+# Larger files are skipped: no hand-written module comes near, and libcst would spend minutes on one. A notebook
+# may hold large outputs (images, tables) besides its code, which alone is parsed.
+MAX_SOURCE_BYTES = 10 * 1024 * 1024
+MAX_NOTEBOOK_BYTES = 256 * 1024 * 1024
+MAX_GITIGNORE_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -31,19 +39,29 @@ class SourceFile:
     data: bytes
 
 
+def read_source(path: Path) -> bytes:
+    """The bytes of a source file: a regular file, up to the size bound of its kind (a notebook's is larger)."""
+    return read_regular_file(path, MAX_NOTEBOOK_BYTES if path.suffix == NOTEBOOK_SUFFIX else MAX_SOURCE_BYTES)
+
+
 def _is_virtualenv(directory: Path) -> bool:
-    return (directory / "pyvenv.cfg").is_file()
+    return os.path.isfile(directory / "pyvenv.cfg")  # False, not an error, in a folder we may not read
 
 
-def _gitignore_spec(directory: Path) -> pathspec.PathSpec | None:
+def _gitignore_spec(directory: Path, root: Path, warnings: list[str]) -> pathspec.PathSpec | None:
     ignore_file = directory / ".gitignore"
-    if not ignore_file.is_file():
-        return None
     try:
-        lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        data = read_regular_file(ignore_file, MAX_GITIGNORE_BYTES)
+    except FileNotFoundError:
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    except OSError as exc:
+        warnings.append(f"{_relative(ignore_file, root)}: not used, cannot read: {exc.strerror}")
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
 
 
 def _ignored(specs: list[tuple[Path, pathspec.PathSpec]], path: Path, is_dir: bool) -> bool:
@@ -54,20 +72,24 @@ def _ignored(specs: list[tuple[Path, pathspec.PathSpec]], path: Path, is_dir: bo
     return False
 
 
-def source_files(root: Path) -> list[Path]:
-    """Every ``.py`` and ``.ipynb`` file under ``root`` (relative paths, sorted), honouring the skip rules above."""
+def source_files(root: Path, warnings: list[str]) -> list[Path]:
+    """Every ``.py`` and ``.ipynb`` file under ``root`` (relative paths, sorted), honouring the skip rules above; a
+    folder that cannot be read adds a line to ``warnings`` (``root`` itself raises the OSError)."""
     found: list[Path] = []
     stack: list[tuple[Path, list[tuple[Path, pathspec.PathSpec]]]] = [(root, [])]
     while stack:
         directory, inherited = stack.pop()
-        specs = list(inherited)
-        spec = _gitignore_spec(directory)
-        if spec is not None:
-            specs.append((directory, spec))
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            if directory == root:
+                raise
+            warnings.append(f"{_relative(directory, root)}/: skipped, cannot read the folder: {exc.strerror}")
             continue
+        specs = list(inherited)
+        spec = _gitignore_spec(directory, root, warnings)
+        if spec is not None:
+            specs.append((directory, spec))
         for entry in entries:
             path = Path(entry.path)
             if entry.is_dir(follow_symlinks=False):
@@ -75,26 +97,25 @@ def source_files(root: Path) -> list[Path]:
                     continue
                 if not _ignored(specs, path, is_dir=True):
                     stack.append((path, specs))
-            elif entry.name.endswith(SOURCE_SUFFIXES) and entry.is_file():
+            elif entry.name.endswith(SOURCE_SUFFIXES):  # whatever it is: reading it says why it cannot be (a FIFO)
                 if not _ignored(specs, path, is_dir=False):
                     found.append(path.relative_to(root))
     return sorted(found)
 
 
-def relevant_sources(root: Path, paths: list[Path] | None = None) -> tuple[list[SourceFile], int]:
-    """Read the candidate files and keep those that mention TensorFlow or Keras.
-
-    Returns the kept files and how many files were looked at in all. A notebook is kept as it is (its JSON): the
-    index reads its cells.
+def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list[SourceFile]:
+    """Read the candidate files ``paths`` (relative to ``root``) and keep those that mention TensorFlow or Keras; a
+    file that cannot be read adds a line to ``warnings``. A notebook is kept as it is (its JSON): the index reads
+    its cells.
     """
-    relative = paths if paths is not None else source_files(root)
     kept = []
-    for rel in relative:
+    for rel in paths:
         absolute = root / rel
         try:
-            data = absolute.read_bytes()
-        except OSError:
+            data = read_source(absolute)
+        except OSError as exc:
+            warnings.append(f"{rel.as_posix()}: skipped, cannot read: {exc.strerror}")
             continue
         if any(word in data for word in PREFILTER_WORDS):
             kept.append(SourceFile(rel, absolute, data))
-    return kept, len(relative)
+    return kept

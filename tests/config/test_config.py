@@ -43,7 +43,7 @@ min-confidence = "likely"
 min-speedup = 1.1
 show-all = true
 state-file = "build/advisor.json"
-cache-dir = "~/advisor-cache"
+cache-dir = ".cache/advisor"
 
 [tool.advisor.per-file-ignores]
 "tests/**" = ["ALL"]
@@ -55,7 +55,7 @@ cache-dir = "~/advisor-cache"
     assert settings.min_confidence is Confidence.LIKELY and settings.min_speedup == 1.1
     assert settings.show_all and settings.config_dir == root
     assert settings.state_file == root / "build/advisor.json"
-    assert settings.cache_dir == root / Path("~/advisor-cache").expanduser()
+    assert settings.cache_dir == root / ".cache/advisor"
 
 
 def test_command_line_overrides_the_file(tmp_path):

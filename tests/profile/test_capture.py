@@ -37,6 +37,19 @@ def test_a_crashing_script_is_an_input_error_with_its_last_line(tmp_path):
         capture([sys.executable, str(script)], tmp_path / "logdir", warmup=1, steps=2, python_tracer=False)
 
 
+@pytest.mark.capture
+def test_a_script_failing_silently_is_not_blamed_on_tensorflow_logs(tmp_path, capfd, monkeypatch):
+    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    script = tmp_path / "silent.py"
+    script.write_text("import sys\nprint('my own output')\nsys.exit(1)\n")
+    with pytest.raises(InputError) as error:
+        capture([sys.executable, str(script)], tmp_path / "logdir", warmup=1, steps=2, python_tracer=False)
+    assert str(error.value) == "the training script failed: exit code 1, with no error message"
+    output = capfd.readouterr()
+    assert "my own output" in output.out, "the user's output is kept"
+    assert "cpu_feature_guard" not in output.err and "oneDNN" not in output.err, "TensorFlow's INFO lines are not"
+
+
 def test_a_non_python_command_is_refused(tmp_path):
     with pytest.raises(InputError, match="Python training script"):
         capture(["bash", "train.sh"], tmp_path, warmup=1, steps=2, python_tracer=False)

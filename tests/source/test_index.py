@@ -10,7 +10,7 @@ import pytest
 
 from advisor.source.facts import ModuleInfo
 from advisor.source.index import SourceIndex
-from advisor.source.walk import SourceFile, relevant_sources
+from advisor.source.walk import SourceFile, relevant_sources, source_files
 
 ROOT = Path("/nonexistent-repo")
 
@@ -283,8 +283,11 @@ def test_only_files_that_mention_tensorflow_or_keras_are_read(tmp_path: Path):
     (tmp_path / "train.py").write_text("import tensorflow as tf\n")
     (tmp_path / "model.py").write_text("from tf_keras import layers\n")
     (tmp_path / "util.py").write_text("import os\n")
-    kept, seen = relevant_sources(tmp_path)
-    assert sorted(s.path.as_posix() for s in kept) == ["model.py", "train.py"] and seen == 3
+    warnings: list[str] = []
+    candidates = source_files(tmp_path, warnings)
+    kept = relevant_sources(tmp_path, candidates, warnings)
+    assert sorted(s.path.as_posix() for s in kept) == ["model.py", "train.py"] and len(candidates) == 3
+    assert warnings == []
 
 
 @pytest.mark.parametrize("text", [b"\xff\xfe not utf-8 \x80 tensorflow",
