@@ -240,6 +240,13 @@ def run_advisor(checkout: Path) -> tuple[list[dict], str | None]:
     return json.loads(done.stdout)["findings"], None
 
 
+def rule_codes() -> list[str]:
+    """Every rule advisor has, from `advisor rules` (so that rules with no findings still get a row)."""
+    listed = subprocess.run([sys.executable, "-m", "advisor", "rules", "--format", "json"], capture_output=True,
+                            text=True, check=True)
+    return [rule["code"] for rule in json.loads(listed.stdout)]
+
+
 def finding_place(repo: str, finding: dict) -> Place:
     return Place(repo, finding["path"], finding.get("cell"), finding["line"], finding["code"])
 
@@ -420,9 +427,12 @@ def print_report(evaluation: Evaluation, manifest: Manifest) -> None:
         print(f"\nconfidence changed: {label.place.describe()} was labelled {label.label} at {label.confidence}, "
               f"now {now}: relabel it")
     if evaluation.no_longer_reported:
-        print(f"\nlabelled but no longer reported ({len(evaluation.no_longer_reported)}; right ones count as misses):")
+        gone = Counter(label.label for label in evaluation.no_longer_reported)
+        print(f"\nlabelled but no longer reported: {', '.join(f'{gone[k]} {k}' for k in LABELS if gone[k])} "
+              f"(right ones count as misses):")
         for label in evaluation.no_longer_reported:
-            print(f"  {label.label:9s} {label.place.describe()}")
+            if label.label != "wrong":
+                print(f"  {label.label:9s} {label.place.describe()}")
     if evaluation.unlabelled:
         print(f"\n{len(evaluation.unlabelled)} findings have no label; add them to the manifest's findings:")
         for place, finding in evaluation.unlabelled:
@@ -471,6 +481,15 @@ How findings are labelled (the manifest's `reason` says why for each one):
 - recall = expected places reported / expected places, where expected = the right findings plus the misses."""
 
 
+def _vanished_sentence(evaluation: Evaluation) -> str:
+    gone = Counter(label.label for label in evaluation.no_longer_reported)
+    if not gone:
+        return "Every labelled finding is still reported."
+    return (f"{sum(gone.values())} labelled findings are no longer reported "
+            f"({', '.join(f'{gone[k]} {k}' for k in LABELS if gone[k])}); their labels stay in the manifest, and "
+            f"right ones count as misses.")
+
+
 def render_docs(evaluation: Evaluation, manifest: Manifest) -> str:
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     causes = []
@@ -495,6 +514,7 @@ def render_docs(evaluation: Evaluation, manifest: Manifest) -> str:
         f"{advisor_commit()}. Labels, misses and the pinned commits: `benchmarks/real_world/manifest.json`.",
         "## Per rule",
         _markdown_table(TABLE_HEADER, table_rows(evaluation)),
+        _vanished_sentence(evaluation),
         "## Wrong and debatable findings, and misses, by cause",
         _markdown_table(("count", "kind", "rule", "cause"), causes),
         "## Repos",
@@ -533,8 +553,6 @@ def main(argv: list[str] | None = None) -> int:
     except ManifestError as exc:
         print(f"real_world_accuracy: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE
-    from advisor.rule import all_rules
-
     findings: dict[str, list[dict]] = {}
     crashes: dict[str, str] = {}
     for repo in repos:
@@ -544,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
             findings[repo.repo] = found
         else:
             crashes[repo.repo] = failure
-    evaluation = evaluate(manifest, findings, [rule.code for rule in all_rules()], crashes)
+    evaluation = evaluate(manifest, findings, rule_codes(), crashes)
     print_report(evaluation, manifest)
     if args.write_docs:
         args.write_docs.write_text(render_docs(evaluation, manifest), encoding="utf-8")

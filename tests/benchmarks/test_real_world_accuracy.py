@@ -19,14 +19,14 @@ _spec.loader.exec_module(accuracy)
 
 REPO = "owner/name"
 # advisor reports TFC002 (batch 10), TFD001 (no prefetch) and TFD002 (serial map) at line 3 of train.py, and
-# TFD002 at line 3 of the test file.
+# TFD002 at line 3 of data.py.
 TRAIN = """import tensorflow as tf
 
 ds = tf.data.Dataset.range(100).map(lambda x: x * 2).batch(10)
 for x in ds:
     pass
 """
-TEST = """import tensorflow as tf
+DATA = """import tensorflow as tf
 
 ds = tf.data.Dataset.range(5).map(lambda x: x + 1)
 """
@@ -41,9 +41,9 @@ def _git(folder: Path, *args: str) -> str:
 def snapshot(tmp_path):
     """(mirror folder, commit): one commit of a two-file repo, where fetch leaves snapshots."""
     work = tmp_path / "mirror" / "owner+name" / "repo"
-    (work / "tests").mkdir(parents=True)
+    work.mkdir(parents=True)
     (work / "train.py").write_text(TRAIN)
-    (work / "tests" / "test_data.py").write_text(TEST)
+    (work / "data.py").write_text(DATA)
     _git(work, "init", "-q")
     _git(work, "add", ".")
     _git(work, "commit", "-qm", "the repo")
@@ -80,7 +80,7 @@ def test_scores_labelled_findings_and_lists_unlabelled_ones(tmp_path, snapshot, 
             "reason": "a miss"}
     manifest = write_manifest(tmp_path, commit, [
         label("train.py", 3, "TFD002", "right"),
-        label("tests/test_data.py", 3, "TFD002", "wrong", reached=False),
+        label("data.py", 3, "TFD002", "wrong", reached=False),
         label("train.py", 3, "TFC002", "debatable"),
     ], [miss])
 
@@ -91,7 +91,7 @@ def test_scores_labelled_findings_and_lists_unlabelled_ones(tmp_path, snapshot, 
     serial_map = table_row(output, "TFD002")
     assert serial_map[1:9] == ["2", "1", "0", "1", "0", "0.50", "0.50", "1.00"]
     assert serial_map[9:11] == ["1.00", "(1/1)"]
-    assert serial_map[-3:] == ["1", "1", "0"]  # in tests, unreached, confidence off
+    assert serial_map[-3:] == ["0", "1", "0"]  # in tests, unreached, confidence off
     assert table_row(output, "TFH002")[9:11] == ["0.00", "(0/1)"]
     unlabelled = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     assert [(entry["path"], entry["line"], entry["rule"], entry["label"]) for entry in unlabelled] == \
@@ -111,7 +111,7 @@ def test_complete_labels_pass_and_write_the_accuracy_page(tmp_path, snapshot):
         label("train.py", 3, "TFD002", "right"),
         label("train.py", 3, "TFD001", "debatable"),
         label("train.py", 3, "TFC002", "wrong"),
-        label("tests/test_data.py", 3, "TFD002", "wrong", reached=False),
+        label("data.py", 3, "TFD002", "wrong", reached=False),
     ])
     page = tmp_path / "accuracy.md"
 
@@ -123,7 +123,7 @@ def test_complete_labels_pass_and_write_the_accuracy_page(tmp_path, snapshot):
     assert "| 1 | debatable | TFD001 | negligible-work |" in text
 
 
-def test_right_label_no_longer_reported_counts_as_a_miss_and_changed_confidence_asks_for_a_relabel():
+def test_scoring_of_vanished_right_findings_changed_confidences_and_test_files():
     place = accuracy.Place(REPO, "train.py", None, 3, "TFD002")
     gone = accuracy.Place(REPO, "train.py", None, 9, "TFD002")
     manifest = accuracy.Manifest(
@@ -132,11 +132,13 @@ def test_right_label_no_longer_reported_counts_as_a_miss_and_changed_confidence_
          gone: accuracy.Label(gone, "possible", "right", True, "possible", None, "a decode map")},
         {})
     finding = {"path": "train.py", "line": 3, "code": "TFD002", "confidence": "likely", "message": "serial map"}
+    in_a_test = {"path": "pkg/tests/data.py", "line": 1, "code": "TFD002", "confidence": "possible", "message": "m"}
 
-    evaluation = accuracy.evaluate(manifest, {REPO: [finding]}, ["TFD002"])
+    evaluation = accuracy.evaluate(manifest, {REPO: [finding, in_a_test]}, ["TFD002"])
 
     score = evaluation.scores["TFD002"]
     assert (score.right, score.found, score.expected, score.confidence_off) == (1, 1, 2, 0)
+    assert (score.findings, score.unlabelled, score.in_tests) == (2, 1, 1)
     assert [label.place for label in evaluation.no_longer_reported] == [gone]
     assert [(label.place, now) for label, now in evaluation.confidence_changed] == [(place, "likely")]
 
