@@ -165,8 +165,9 @@ class EagerTrainStep(Rule):
 
     def _finding(self, ctx: RuleContext, function: FunctionInfo, calls: list[CallSite]) -> Finding:
         module = function.module
-        evidence = [Evidence.source(f"called once per iteration of the loop at "
-                                    f"{c.module.location(c.module.enclosing_loop(c.node)).display}") for c in calls]
+        loops = {id(loop): (loop, module) for loop, module in map(ctx.queries.iteration_loop, calls)}
+        evidence = [Evidence.source(f"called once per iteration of the loop at {module.location(loop).display}")
+                    for loop, module in loops.values()]
         effects = ctx.queries.side_effects(function)
         for effect in effects:
             evidence.append(Evidence.source(f"line {module.location(effect.node).line}: {effect.what} "

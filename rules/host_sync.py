@@ -25,7 +25,8 @@ class Sync:
 
 
 class _Syncs(InLoopBody):
-    """Host reads of tensor values in a loop body: ``.numpy()``, ``float(t)``, ``print(t)``, ``if t:``."""
+    """Host reads of tensor values in per-step code: ``.numpy()``, ``float(t)``, ``print(t)``, ``np.mean(t)``,
+    ``if t:``."""
 
     def __init__(self, loop: TrainingLoop) -> None:
         super().__init__()
@@ -57,6 +58,13 @@ class _Syncs(InLoopBody):
     def builtin_call(self, node: cst.Call) -> None:
         if self._mentions_tensor(node) and not m.findall(node, m.Attribute(attr=m.Name("shape"))):
             self._add(node, "print" if node.func.value == "print" else "conversion")
+
+    @m.visit(m.Call(func=m.Attribute()))
+    def numpy_function(self, node: cst.Call) -> None:
+        """``np.mean(loss)``, ``np.isnan(loss)``: NumPy converts its tensor arguments to arrays on the host."""
+        if any(n.startswith("numpy.") for n in self.loop.module.qualified_names(node.func)) and any(
+                self._mentions_tensor(arg.value) for arg in node.args):
+            self._add(node, "conversion")
 
 
 class HostSync(Rule):
@@ -193,11 +201,12 @@ class HostSync(Rule):
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync) -> Finding:
         module = loop.module
         code = module.node_code(sync.node)
-        loop_at = module.location(loop.node).display
+        loop_at = loop.loop_module.location(loop.loop).display
         reads = {"branch": f"branches on a tensor value (`{code}`)", "print": f"prints a tensor value (`{code}`)",
                  "conversion": f"copies a tensor value to Python (`{code}`)"}[sync.kind]
-        message = (f"The training loop at {loop_at} {reads} every step: the host waits for the step to finish "
-                   f"before it can start the next one.")
+        description = loop.description
+        message = (f"{description[0].upper()}{description[1:]} {reads} every step: the host waits for the step to "
+                   f"finish before it can start the next one.")
         static = Verdict(Confidence.POSSIBLE, typical("host_sync"), (Evidence.source(
             f"runs once per iteration of the loop at {loop_at}, under no step interval"),))
         verdict = ctx.verdicts.host_sync(static)

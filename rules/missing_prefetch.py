@@ -8,7 +8,8 @@ from advisor.codemods.append_prefetch import AppendPrefetch
 from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Verdict,
                           typical)
 
-ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "validation": 1, "evaluate": 2, "predict": 2}
+ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "returned": 1, "validation": 1, "evaluate": 2,
+                 "predict": 2, "returned_eval": 2}
 
 
 class MissingPrefetch(Rule):

@@ -107,20 +107,34 @@ class SerialMap(Rule):
         settings = {p.runtime_optimization("map_parallelization") for p in pipelines}
         if stage.op == "map" and parallelism is None and True in settings:
             return None
+        mapped = ctx.queries.mapped_function(stage.node, stage.module)
+        if mapped is not None and mapped.is_projection:
+            return None  # selecting or renaming fields costs nothing worth parallelizing
+        stateful = ctx.queries.stateful_calls(mapped) if mapped is not None else []
         if parallelism is not None:
             stated = f"`num_parallel_calls={stage.module.node_code(parallelism.value)}`"
             message = f"`.{stage.op}()` runs with {stated}: at most that many elements at a time."
             confidence = Confidence.LIKELY
-        elif stage.op == "map" and False not in settings:
+        elif stage.op == "map" and False not in settings and not stateful:
             message = ("`.map()` has no `num_parallel_calls`, so it runs one element at a time unless TensorFlow "
                        "parallelizes it at run time (it does for stateless functions by default; a profile "
                        "would tell).")
             confidence = Confidence.POSSIBLE
+        elif stage.op == "map" and stateful:
+            first = stateful[0]
+            message = (f"`.map()` has no `num_parallel_calls`, and its function is stateful "
+                       f"(`{first.module.node_code(first.node.func)}`, line {first.module.location(first.node).line}): "
+                       "TensorFlow does not parallelize stateful maps at run time, so it runs one element at a time.")
+            confidence = Confidence.LIKELY
         else:
             message = f"`.{stage.op}()` has no `num_parallel_calls`, so it processes one element at a time."
             confidence = Confidence.LIKELY
         function = stage.module.node_code(stage.node.args[0].value) if stage.node.args else ""
         evidence = [Evidence.source(f"`.{stage.op}({function})` without parallel calls")]
+        if stateful:
+            evidence.append(Evidence.source("stateful ops in the mapped function: " + ", ".join(
+                f"`{site.module.node_code(site.node.func)}` ({site.module.location(site.node).display})"
+                for site in stateful[:3])))
         if False in settings:
             evidence.append(Evidence.source("the pipeline's tf.data options turn off run-time map parallelization"))
         verdict = ctx.verdicts.tfdata_stage(stage, Verdict(confidence, typical("parallel_map"), tuple(evidence)))

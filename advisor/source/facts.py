@@ -161,13 +161,16 @@ class Stage:
 class Sink:
     """Where a pipeline is consumed."""
 
-    role: str  # "train", "validation", "evaluate", "predict", "loop", "iter", "distribute"
+    # "train", "validation", "evaluate", "predict", "loop", "iter", "distribute"; "returned" / "returned_eval": a
+    # function returns it to a consumer the repo does not show (named like evaluation code: "returned_eval")
+    role: str
     node: cst.CSTNode
     module: "ModuleInfo"
+    function: str | None = None  # for returned pipelines: the function that returns it
 
     @property
     def is_training(self) -> bool:
-        return self.role in ("train", "loop", "iter", "distribute")
+        return self.role in ("train", "loop", "iter", "distribute", "returned")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 import libcst.matchers as m
@@ -21,6 +21,7 @@ from .names import GRADIENT_TAPE, TF_FUNCTION
 from .syntax import argument_value
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
+_UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
 TENSOR_APIS = ("tensorflow.", "keras.")
 
@@ -66,6 +67,13 @@ COSTLY_METHODS = {
     "get_weights": "copying weights to the host (get_weights)", "save": "model or checkpoint saving",
     "save_weights": "model or checkpoint saving", "savefig": "plotting", "write": "file I/O", "flush": "file I/O",
 }
+# Ops that make a function stateful: random ops with hidden state, and Python called from the graph. tf.data's
+# run-time map parallelization leaves stateful functions serial ("stateless" random ops are not stateful).
+STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_",
+                        "tensorflow.nn.dropout", "keras.layers.Random", "tensorflow.py_function",
+                        "tensorflow.numpy_function", "tensorflow.py_func")
+# How deep to follow repo functions called from a mapped function.
+CALL_DEPTH = 3
 # Names that say a size is dictated by the data (the class count), not chosen for capacity.
 DATA_SIZE_NAME = re.compile(r"class|label|categor|vocab|target|output", re.IGNORECASE)
 # A layer with one of these activations produces class scores.
@@ -77,10 +85,17 @@ OUTPUT_ACTIVATIONS = frozenset({"softmax", "sigmoid"})
 
 @dataclass
 class TrainingLoop:
-    """A Python loop that runs a training step per iteration, and the names that hold its tensors."""
+    """Code that runs once per training step, and the names that hold its tensors.
+
+    ``node`` is the Python loop that runs a training step per iteration, or a function whose body runs once per
+    iteration of such a loop (``Trainer.train`` called by ``while ...: trainer.train()``; an eager training step's
+    own body). ``loop`` is the loop that iterates the steps, in ``loop_module``.
+    """
 
     module: ModuleInfo
-    node: cst.For | cst.While
+    node: cst.For | cst.While | cst.FunctionDef
+    loop: cst.For | cst.While | None = None
+    loop_module: ModuleInfo | None = None
     tensors: set[str] = field(default_factory=set)
     step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
 
@@ -96,6 +111,14 @@ class TrainingLoop:
                 elements=[m.Element(m.Name()), m.ZeroOrMore()])):
             return loop.target.elements[0].value.value
         return None
+
+    @property
+    def description(self) -> str:
+        """``the training loop at train.py:16:9`` or ``` `train`, which the loop at run.py:20:1 runs every step```."""
+        if isinstance(self.node, cst.FunctionDef):
+            where = f" at {self.loop_module.location(self.loop).display}" if self.loop is not None else ""
+            return f"`{self.node.name.value}`, which the training loop{where} runs every step,"
+        return f"the training loop at {self.module.location(self.node).display}"
 
 
 class InLoopBody(m.MatcherDecoratableVisitor):
@@ -115,9 +138,10 @@ class _TensorNames(InLoopBody):
     """Names bound to tensors in the loop: results of the step, of TensorFlow/Keras calls, and of the forward pass
     inside a GradientTape."""
 
-    def __init__(self, loop: TrainingLoop) -> None:
+    def __init__(self, loop: TrainingLoop, names_of: Callable[[cst.Call], frozenset[str]]) -> None:
         super().__init__()
         self.loop = loop
+        self.names_of = names_of  # a call's callee names as the index resolved them (``self.step`` included)
         self.taped = 0
 
     def _opens_tape(self, node: cst.With) -> bool:
@@ -137,7 +161,7 @@ class _TensorNames(InLoopBody):
             self.loop.tensors.update(n.value for n in m.findall(target.target, m.Name()))
 
     def _returns_tensors(self, call: cst.Call) -> bool:
-        names = self.loop.module.qualified_names(call.func)
+        names = self.names_of(call)
         return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
 
 
@@ -278,6 +302,26 @@ def _step_context(function: FunctionInfo, kind: str) -> HotContext:
     return HotContext(f"on every call of {kind}, `{function.name}`", where, in_dataset=False)
 
 
+# -- functions a dataset maps -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MappedFunction:
+    """What a ``Dataset.map``/``interleave``/``filter`` runs per element: a lambda, a repo function, or the
+    ``__call__`` of a callable object the repo defines."""
+
+    body: cst.CSTNode
+    module: ModuleInfo
+    function: FunctionInfo | None  # None for a lambda
+
+    @property
+    def is_projection(self) -> bool:
+        """A lambda that only selects, renames or regroups fields (``lambda x: x["image"]``, ``lambda a, b: (b,
+        a)``): no call and no arithmetic, nothing worth running in parallel."""
+        return self.function is None and not m.findall(self.body, m.Call() | m.BinaryOperation() |
+                                                      m.UnaryOperation() | m.Comparison() | m.BooleanOperation())
+
+
 # -- sizes written as literals ------------------------------------------------------------------------------------
 
 
@@ -307,9 +351,7 @@ class SourceQueries:
         steps = []
         for function in self.index.functions:
             calls = self.calls_in(function)
-            if any(GRADIENT_TAPE in c.names for c in calls) and any(
-                    m.matches(c.node.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
-                    for c in calls):
+            if any(GRADIENT_TAPE in c.names for c in calls) and any(m.matches(c.node, _UPDATE_CALL) for c in calls):
                 steps.append(function)
         return steps
 
@@ -326,26 +368,100 @@ class SourceQueries:
         return by_function
 
     def per_batch_calls(self, function: FunctionInfo) -> list[CallSite]:
-        """Calls of ``function`` made from inside a Python loop's body, eagerly (not from a compiled caller)."""
-        index = self.index
-        return [c for c in index.calls_of(function) if c.module.enclosing_loop(c.node) is not None
-                and not (c.function is not None and index.is_compiled(c.function))]
+        """Calls of ``function`` made once per iteration of a Python loop, eagerly (not from a compiled caller):
+        from the loop's body, or from a function the loop calls per iteration (``trainer.train()``)."""
+        return [c for c in self.callers_of(function) if self.iteration_loop(c) is not None
+                and not (c.function is not None and self.index.is_compiled(c.function))]
+
+    def iteration_loop(self, site: CallSite, depth: int = CALL_DEPTH) -> tuple[cst.For | cst.While, ModuleInfo] | None:
+        """The Python loop that makes ``site`` once per iteration: the loop around it, or the loop around a call of
+        the function it is in (up to ``depth`` calls away). None in a compiled function: AutoGraph turns its loops
+        into graph loops."""
+        loop = site.module.enclosing_loop(site.node)
+        if loop is not None:
+            return loop, site.module
+        function = site.function
+        if function is None or depth == 0 or self.index.is_compiled(function):
+            return None
+        for caller in self.callers_of(function):
+            found = self.iteration_loop(caller, depth - 1)
+            if found is not None:
+                return found
+        return None
+
+    def callees_of(self, site: CallSite) -> list[FunctionInfo]:
+        """The repo functions ``site`` calls: by name (imports, ``self.method``, constructors' ``__init__``), else
+        for ``obj.method(...)`` on an object of unknown type, the one repo class method of that name, if unique."""
+        found = [f for f, _ in self.index.callees(site.names)]
+        if found or not isinstance(site.node.func, cst.Attribute) or any(
+                n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
+            return found
+        methods = self._methods_named.get(site.node.func.attr.value, [])
+        return methods if len(methods) == 1 else []
+
+    def callers_of(self, function: FunctionInfo) -> list[CallSite]:
+        return self._callers.get(id(function.node), [])
+
+    @cached_property
+    def _methods_named(self) -> dict[str, list[FunctionInfo]]:
+        methods: dict[str, list[FunctionInfo]] = {}
+        for function in self.index.functions:
+            if function.class_key is not None and not function.name.startswith("__"):
+                methods.setdefault(function.name, []).append(function)
+        return methods
+
+    @cached_property
+    def _callers(self) -> dict[int, list[CallSite]]:
+        callers: dict[int, list[CallSite]] = {}
+        for site in self.index.calls:
+            for callee in self.callees_of(site):
+                callers.setdefault(id(callee.node), []).append(site)
+        return callers
 
     @cached_property
     def training_loops(self) -> list[TrainingLoop]:
-        """Loops that call a training step eagerly per iteration, or open a GradientTape in their own body."""
-        loops: dict[int, TrainingLoop] = {}
-        for function in self.training_steps:
-            for call in self.per_batch_calls(function):
-                loop = call.module.enclosing_loop(call.node)
-                loops.setdefault(id(loop), TrainingLoop(call.module, loop)).step_names.update(call.names)
+        """The code that runs once per training step: loops that run a training step per iteration (or write one
+        inline: a GradientTape and a weight update in the loop's body), functions such loops call per iteration
+        that call the step, and eager training steps' own bodies."""
+        scopes: dict[int, TrainingLoop] = {}
+        for step in self.training_steps:
+            for call in self.callers_of(step):
+                found = self.iteration_loop(call)
+                if found is None or (call.function is not None and self.index.is_compiled(call.function)):
+                    continue
+                loop, loop_module = found
+                if call.module.enclosing_loop(call.node) is loop:
+                    scope = scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, loop_module))
+                else:
+                    scope = scopes.setdefault(id(call.function.node), TrainingLoop(
+                        call.module, call.function.node, loop, loop_module))
+                if not self._returns_python_values(step):
+                    scope.step_names.update(call.names)
+                if not self.index.is_compiled(step):
+                    scopes.setdefault(id(step.node), TrainingLoop(step.module, step.node, loop, loop_module))
         for call in self.index.calls_to(GRADIENT_TAPE):
             loop = call.module.enclosing_loop(call.node)
-            if loop is not None and not (call.function is not None and self.index.is_compiled(call.function)):
-                loops.setdefault(id(loop), TrainingLoop(call.module, loop))
-        for loop in loops.values():
-            loop.node.body.visit(_TensorNames(loop))
-        return list(loops.values())
+            if loop is not None and not (call.function is not None and self.index.is_compiled(call.function)) \
+                    and m.findall(loop.body, _UPDATE_CALL):
+                scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module))
+        for scope in scopes.values():
+            scope.node.body.visit(_TensorNames(scope, self._names_of))
+        return list(scopes.values())
+
+    def _names_of(self, call: cst.Call) -> frozenset[str]:
+        site = self._call_at.get(id(call))
+        return site.names if site is not None else frozenset()
+
+    @staticmethod
+    def _returns_python_values(function: FunctionInfo) -> bool:
+        """Every ``return`` of ``function`` hands back Python values (``loss.numpy()``, ``float(loss)``), not
+        tensors: reading them later costs no further sync."""
+        returned = [r.value for r in m.findall(function.node.body, m.Return(value=m.DoNotCare()))
+                    if r.value is not None]
+        values = [e.value for r in returned for e in (r.elements if isinstance(r, cst.Tuple) else [cst.Element(r)])]
+        host_value = m.Call(func=m.Attribute(attr=m.Name("numpy") | m.Name("item"))) | m.Call(
+            func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__))) | m.BaseNumber()
+        return bool(values) and all(m.matches(v, host_value) for v in values)
 
     @staticmethod
     def side_effects(function: FunctionInfo) -> list[SideEffect]:
@@ -353,6 +469,63 @@ class SourceQueries:
         visitor = _SideEffects(function.module)
         function.node.body.visit(visitor)
         return visitor.found
+
+    # -- mapped functions ---------------------------------------------------------------------------------------
+    def mapped_function(self, call: cst.Call, module: ModuleInfo, keyword: str = "map_func") -> MappedFunction | None:
+        """The function a dataset method ``call`` (in ``module``) runs per element, when the source shows it."""
+        value = argument_value(call, keyword, 0)
+        if isinstance(value, cst.Lambda):
+            return MappedFunction(value.body, module, None)
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            return None
+        functions = self.index.functions_named(*module.qualified_names(value))
+        if not functions and isinstance(value, cst.Name):
+            functions = self._call_methods_of_instance(module, call, value.value)
+        return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
+
+    def _call_methods_of_instance(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> list[FunctionInfo]:
+        """``__call__`` of the repo class whose instance ``name`` holds, bound by ``name = Class(...)`` in the scope of
+        ``near`` (``train_process = RandomProcess(64)`` ... ``ds.map(train_process)``)."""
+        scope = self.enclosing_function(module, near)
+        for site in self.index.calls:
+            if site.module is not module or site.function is not scope:
+                continue
+            binding = module.parent(site.node)
+            if isinstance(binding, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in binding.targets):
+                methods = self.index.functions_named(*(f"{n}.__call__" for n in site.names))
+                if methods:
+                    return methods
+        return []
+
+    def calls_run_by(self, function: MappedFunction) -> list[CallSite]:
+        """The calls a mapped function makes per element, following the repo functions it calls."""
+        if function.function is not None:
+            found, pending = [], [function.function]
+        else:
+            found = [self._call_at[id(call)] for call in m.findall(function.body, m.Call())
+                     if id(call) in self._call_at]
+            pending = [f for site in found for f in self.index.functions_named(*site.names)]
+        seen: set[int] = set()
+        for _ in range(CALL_DEPTH):
+            following = []
+            for callee in pending:
+                if id(callee.node) in seen:
+                    continue
+                seen.add(id(callee.node))
+                calls = self.calls_in(callee)
+                found += calls
+                following += [f for site in calls for f in self.index.functions_named(*site.names)]
+            pending = following
+        return found
+
+    def stateful_calls(self, function: MappedFunction) -> list[CallSite]:
+        """Calls that make the mapped function stateful (random ops, Python functions)."""
+        return [site for site in self.calls_run_by(function)
+                if any(name.startswith(STATEFUL_OP_PREFIXES) and "stateless" not in name for name in site.names)]
+
+    @cached_property
+    def _call_at(self) -> dict[int, CallSite]:
+        return {id(site.node): site for site in self.index.calls}
 
     @cached_property
     def hot_functions(self) -> HotFunctions:
