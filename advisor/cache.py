@@ -24,7 +24,7 @@ from .files import cache_root, write_atomically
 from .model import Finding, Report
 from .profile.facts import ProfileFindings
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 
 
 @cache
@@ -68,7 +68,8 @@ class ResultCache:
             entry = json.loads(self._path(key).read_bytes())
             return Report(root, [Finding.from_state(f) for f in entry["findings"]], profile, entry["warnings"],
                           entry["files_seen"], entry["files_analyzed"], entry["files_excluded"],
-                          hidden=entry["hidden"], file_hashes=entry["file_hashes"])
+                          hidden=entry["hidden"], off_training=entry["off_training"],
+                          file_hashes=entry["file_hashes"])
         except (OSError, ValueError, KeyError, TypeError, ImportError):
             return None
 
@@ -77,6 +78,7 @@ class ResultCache:
         entry = {"findings": [f.to_state() for f in report.findings], "warnings": report.warnings,
                  "files_seen": report.files_seen, "files_analyzed": report.files_analyzed,
                  "files_excluded": report.files_excluded, "hidden": report.hidden,
+                 "off_training": report.off_training,
                  "file_hashes": report.file_hashes}
         path = self._path(key)
         try:

@@ -32,7 +32,7 @@ DEFAULT_EXCLUDE = ("tests/", "test/", "test_*.py", "*_test.py", "*_tests.py", "c
 
 @dataclass(frozen=True)
 class Settings:
-    select: tuple[str, ...] = ("ALL",)
+    select: tuple[str, ...] = ()  # codes or prefixes; empty: the rules enabled by default; "ALL": every rule
     ignore: tuple[str, ...] = ()
     # (gitignore-style pattern, codes): the codes are not reported in files the pattern matches
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -48,13 +48,15 @@ class Settings:
     state_file: Path = DEFAULT_STATE_FILE  # relative to the analysed repo unless absolute
     cache_dir: Path | None = None  # None: the per-user default (advisor.cache.cache_root)
 
-    def is_selected(self, code: str) -> bool:
-        return _matches(self.select, code) and not _matches(self.ignore, code)
+    def is_selected(self, code: str, enabled_by_default: bool = True) -> bool:
+        """Whether rule ``code`` runs: selected by a code, a prefix or ``ALL``, or (with no selection) enabled by
+        default; and not ignored."""
+        chosen = _matches(self.select, code) if self.select else enabled_by_default
+        return chosen and not _matches(self.ignore, code)
 
-    def is_selected_for(self, path: Path, code: str) -> bool:
-        """``is_selected`` plus per-file-ignores; ``path`` is the file as the run sees it (absolute or relative)."""
-        if not self.is_selected(code):
-            return False
+    def reports_in(self, path: Path, code: str) -> bool:
+        """Whether a finding of ``code`` in ``path`` (the file as the run sees it) is reported: not ignored there
+        by per-file-ignores."""
         if not self.per_file_ignores:
             return True
         relative = self._relative_to_config(path)
@@ -228,7 +230,7 @@ def load_settings(start: Path, known_codes: list[str], *, select: str | None = N
     config_dir = pyproject.parent if pyproject is not None else None
     try:
         settings = Settings(
-            select=_check_selectors(config.get("select", []), known_codes) or ("ALL",),
+            select=_check_selectors(config.get("select", []), known_codes),
             ignore=_check_selectors(config.get("ignore", []), known_codes),
             per_file_ignores=tuple((pattern, _check_selectors(codes, known_codes))
                                    for pattern, codes in config.get("per-file-ignores", {}).items()),
@@ -247,7 +249,7 @@ def load_settings(start: Path, known_codes: list[str], *, select: str | None = N
     # The command line wins over the file.
     overrides: dict[str, Any] = {}
     if select:
-        overrides["select"] = parse_selectors(select, known_codes) or ("ALL",)
+        overrides["select"] = parse_selectors(select, known_codes)
     if ignore:
         overrides["ignore"] = parse_selectors(ignore, known_codes)
     if show_all:

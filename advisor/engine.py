@@ -49,34 +49,38 @@ def file_hashes(index: SourceIndex) -> dict[str, str]:
 
 
 def run_rules(index: SourceIndex, settings: Settings,
-              profile: ProfileFindings | None = None) -> tuple[list[Finding], int]:
+              profile: ProfileFindings | None = None) -> tuple[list[Finding], int, int]:
     """Run every selected rule, drop suppressed and duplicate findings, attach patches, rank.
 
-    Returns the findings and how many the profile contradicted and were hidden (shown with ``show_all``).
+    Returns the findings, and how many were hidden (both shown with ``show_all``) because the profile contradicts
+    them and because no training run reaches their code.
     """
     context = RuleContext(index, profile, settings)
     modules = {m.path: m for m in index.modules}
     seen: set[str] = set()
     findings: list[Finding] = []
-    hidden = 0
+    hidden = off_training = 0
     for rule_class in all_rules():
-        if not settings.is_selected(rule_class.code):
+        if not settings.is_selected(rule_class.code, rule_class.enabled_by_default):
             continue
         for finding in rule_class().check(context):
             loc = finding.location
             if finding.id in seen or index.is_suppressed(loc.path, loc.line, loc.end_line, finding.code):
                 continue
-            if not (settings.is_selected_for(index.root / loc.path, finding.code)
+            if not (settings.reports_in(index.root / loc.path, finding.code)
                     and settings.meets_thresholds(finding)):
                 continue
             seen.add(finding.id)
             if finding.contradicted and not settings.show_all:
                 hidden += 1
                 continue
+            if finding.off_training and not settings.show_all:
+                off_training += 1
+                continue
             if finding.fix is not None:
                 finding.patch = render_fix(modules[loc.path], finding.fix)
             findings.append(finding)
-    return sorted(findings, key=Finding.sort_key), hidden
+    return sorted(findings, key=Finding.sort_key), hidden, off_training
 
 
 def analyze_texts(files: dict[str, str], settings: Settings | None = None,
@@ -117,9 +121,9 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         if cached is not None:
             return cached
     index = SourceIndex.build(repo, sources, files_seen)
-    findings, hidden = run_rules(index, settings, profile)
+    findings, hidden, off_training = run_rules(index, settings, profile)
     report = Report(repo, findings, profile, warnings + index.warnings, files_seen, len(index.modules), excluded,
-                    hidden=hidden, file_hashes=file_hashes(index))
+                    hidden=hidden, off_training=off_training, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)
     return report
@@ -148,9 +152,9 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
         if cached is not None:
             return cached
     index = SourceIndex.build(root, sources, files_seen)
-    findings, _ = run_rules(index, settings)  # no profile: nothing can be contradicted
+    findings, _, off_training = run_rules(index, settings)  # no profile: nothing can be contradicted
     report = Report(Path.cwd(), findings, None, index.warnings, files_seen, len(index.modules), excluded,
-                    file_hashes=file_hashes(index))
+                    off_training=off_training, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)
     return report

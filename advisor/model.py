@@ -38,6 +38,20 @@ class Confidence(str, enum.Enum):
         return {"confirmed": 0, "likely": 1, "possible": 2}[self.value]
 
 
+class Reach(str, enum.Enum):
+    """Whether a training run reaches the code a finding is about. ``other``: the repo trains, but not through
+    this code (an inference, evaluation or visualization script): such findings are hidden unless the user asks for
+    everything or a profile shows the code running. ``unknown``: the repo shows no training at all (a library)."""
+
+    TRAINING = "training"
+    UNKNOWN = "unknown"
+    OTHER = "other"
+
+    @property
+    def rank(self) -> int:
+        return {"training": 0, "unknown": 1, "other": 2}[self.value]
+
+
 class Applicability(str, enum.Enum):
     """Ruff's distinction: a safe fix keeps the program's meaning; an unsafe one may change it."""
 
@@ -197,6 +211,7 @@ class Finding:
     patch: Patch | None = None
     # Ordering hint inside one confidence level: validation pipelines matter less than training ones, etc.
     priority: int = 0
+    reach: Reach = Reach.UNKNOWN
 
     @property
     def contradicted(self) -> bool:
@@ -209,12 +224,18 @@ class Finding:
         key = f"{self.code}:{self.location.path.as_posix()}:{self.location.line}:{self.location.column}"
         return hashlib.sha1(key.encode()).hexdigest()[:8]
 
+    @property
+    def off_training(self) -> bool:
+        """The repo trains elsewhere and no capture shows this code running: hidden unless the user asks."""
+        return self.reach is Reach.OTHER and self.confidence is not Confidence.CONFIRMED
+
     def sort_key(self) -> tuple:
-        """Surest first, then by the gain the finding can promise: the low end of its range, not the midpoint,
-        which would favour wide speculative ranges over certain ones. Equal promises keep source order."""
+        """Surest first, code a training run reaches before the rest, then by the gain the finding can promise: the
+        low end of its range, not the midpoint, which would favour wide speculative ranges over certain ones. Equal
+        promises keep source order."""
         promised = -(self.speedup.low if self.speedup else 1.0)
-        return (self.confidence.rank, self.priority, promised, self.location.path.as_posix(), self.location.line,
-                self.code)
+        return (self.confidence.rank, self.reach.rank, self.priority, promised, self.location.path.as_posix(),
+                self.location.line, self.code)
 
     def to_json(self) -> dict[str, Any]:
         loc = self.location
@@ -228,6 +249,7 @@ class Finding:
             "end_line": loc.end_line,
             "message": self.message,
             "confidence": self.confidence.value,
+            "reach": self.reach.value,
             "evidence": [e.to_json() for e in self.evidence],
             "speedup": self.speedup.to_json() if self.speedup else None,
             "fix": self.patch.to_json() if self.patch else None,
@@ -258,7 +280,8 @@ class Finding:
             patch = Patch(fix_data["description"], applicability, fix_data["why_unsafe"], fix_data["diff"],
                           fix_data["new_code"])
         return cls(data["code"], data["name"], location, data["message"], Confidence(data["confidence"]),
-                   [Evidence.from_json(e) for e in data["evidence"]], speedup, fix, patch, priority=data["priority"])
+                   [Evidence.from_json(e) for e in data["evidence"]], speedup, fix, patch, priority=data["priority"],
+                   reach=Reach(data["reach"]))
 
 
 @dataclass
@@ -273,6 +296,7 @@ class Report:
     files_analyzed: int = 0
     files_excluded: int = 0  # left out by the `exclude` patterns (test code, by default)
     hidden: int = 0  # findings the profile contradicts, left out unless --show-all
+    off_training: int = 0  # findings on code no training run reaches, left out unless --show-all
     # repo-relative posix path -> content hash of the text analysed: `apply` refuses files changed since
     file_hashes: dict[str, str] = field(default_factory=dict)
     # finding id -> the latest `advisor verify` measurement of it (kept in the saved analysis)

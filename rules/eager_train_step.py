@@ -182,4 +182,4 @@ class EagerTrainStep(Rule):
                         f"then add `@tf.function`.")
         verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.LIKELY, typical("tf_function"), tuple(evidence)))
         return self.finding(module, function.node.name, message, verdict,
-                            codemod=None if breaking else AddTfFunction)
+                            reach=ctx.queries.reach(module, function.node), codemod=None if breaking else AddTfFunction)

@@ -213,6 +213,6 @@ class HostSync(Rule):
         # Only a print can be thinned out safely enough to offer: other statements keep their result for later.
         mechanical = isinstance(sync.statement, cst.SimpleStatementLine) and sync.kind == "print" and \
             loop.counter is not None and m.matches(sync.statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
-        return self.finding(module, sync.node, message, verdict,
+        return self.finding(module, sync.node, message, verdict, reach=ctx.queries.reach(module, loop.node),
                             codemod=GuardWithStepInterval if mechanical else None,
                             fix_args={"counter": loop.counter, "every": LOG_EVERY} if mechanical else None)

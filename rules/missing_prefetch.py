@@ -120,5 +120,6 @@ class MissingPrefetch(Rule):
         verdict = ctx.verdicts.tfdata_chain(pipeline, static)
         message = (f"The {sink.role} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next batch "
                    f"is prepared only after each step ({verdict.note}).")
-        return self.finding(last.module, last.anchor, message, verdict, codemod=AppendPrefetch,
+        return self.finding(last.module, last.anchor, message, verdict,
+                            reach=ctx.queries.reach(sink.module, sink.node), codemod=AppendPrefetch,
                             priority=ROLE_PRIORITY[sink.role], end_node=last.node)

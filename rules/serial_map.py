@@ -7,8 +7,8 @@ from typing import Iterable
 import libcst as cst
 
 from advisor.codemods.parallel_map import NUM_PARALLEL_CALLS_POSITION, AddNumParallelCalls
-from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Stage,
-                          Verdict, argument, typical)
+from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
+                          RuleContext, Stage, Verdict, argument, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -111,6 +111,10 @@ class SerialMap(Rule):
         if mapped is not None and mapped.is_projection:
             return None  # selecting or renaming fields costs nothing worth parallelizing
         stateful = ctx.queries.stateful_calls(mapped) if mapped is not None else []
+        python = [site for site in stateful if site.names & PYTHON_FUNCTION_OPS]
+        waiting = [w for site in python for w in ctx.queries.waiting_calls(site)]
+        if python and not waiting and len(python) == len(stateful):
+            return None  # Python that computes: the GIL serializes it whatever the parallelism (TFD003's advice)
         if parallelism is not None:
             stated = f"`num_parallel_calls={stage.module.node_code(parallelism.value)}`"
             message = f"`.{stage.op}()` runs with {stated}: at most that many elements at a time."
@@ -120,6 +124,13 @@ class SerialMap(Rule):
                        "parallelizes it at run time (it does for stateless functions by default; a profile "
                        "would tell).")
             confidence = Confidence.POSSIBLE
+        elif stage.op == "map" and waiting:
+            first = waiting[0]
+            message = (f"`.map()` has no `num_parallel_calls`, and its Python function waits "
+                       f"(`{first.module.node_code(first.node.func)}`, line {first.module.location(first.node).line}): "
+                       "TensorFlow runs it one element at a time, but waiting releases the GIL, so parallel calls run "
+                       "several at once.")
+            confidence = Confidence.LIKELY
         elif stage.op == "map" and stateful:
             first = stateful[0]
             message = (f"`.map()` has no `num_parallel_calls`, and its function is stateful "
@@ -141,8 +152,10 @@ class SerialMap(Rule):
         if verdict.note is not None:
             message = f"`.{stage.op}()` {verdict.note}: run it with parallel calls."
         priority = 0 if any(p.sink.is_training for p in pipelines) else 1
-        return self.finding(stage.module, stage.anchor, message, verdict, codemod=AddNumParallelCalls,
-                            priority=priority, end_node=stage.node)
+        reaches = [ctx.queries.reach(p.sink.module, p.sink.node) for p in pipelines] or [
+            ctx.queries.reach(stage.module, stage.node)]
+        return self.finding(stage.module, stage.anchor, message, verdict, reach=min(reaches, key=lambda r: r.rank),
+                            codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:

@@ -80,4 +80,6 @@ def summary_line(report: Report) -> str:
     mode = ("profile-gated" if report.profile is not None
             else "static analysis only: give a profile LOGDIR to confirm findings and size their speedups")
     hidden = f"; {report.hidden} contradicted by the profile hidden (--show-all)" if report.hidden else ""
+    if report.off_training:
+        hidden += f"; {report.off_training} on code no training run reaches hidden (--show-all)"
     return f"{head}; {scope}; {mode}{hidden}."

@@ -14,8 +14,10 @@ from typing import Callable, Iterable
 
 import libcst as cst
 import libcst.matchers as m
+import networkx as nx
 
-from .facts import CallSite, FunctionInfo, ModuleInfo
+from ..model import Reach
+from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
 from .syntax import argument_value
@@ -72,8 +74,21 @@ COSTLY_METHODS = {
 STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_",
                         "tensorflow.nn.dropout", "keras.layers.Random", "tensorflow.py_function",
                         "tensorflow.numpy_function", "tensorflow.py_func")
+# Python run from the graph (tf.py_function and friends), by the callee's canonical name.
+PYTHON_FUNCTION_OPS = frozenset({"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"})
+# Calls that wait rather than compute: sleeping, file, network and image/array I/O. They release the GIL, so
+# several run at once when tf.data calls the Python function in parallel (measured: 1.8x on 2 cores).
+WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "socket.", "http.", "PIL.Image.open",
+                    "cv2.imread", "cv2.VideoCapture", "imageio.", "skimage.io.", "numpy.load", "numpy.fromfile",
+                    "h5py.", "tensorflow.io.gfile.", "tensorflow.io.read_file", "scipy.io.", "soundfile.",
+                    "librosa.load", "pandas.read_", "pickle.load", "json.load", "os.read", "boto3.")
+WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_file", "get_object"})
 # How deep to follow repo functions called from a mapped function.
 CALL_DEPTH = 3
+# Calls that train a model, by method name (receivers are rarely typed): Keras, and Estimators given an input_fn.
+TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
+ESTIMATOR_TRAINING = frozenset({"tensorflow.estimator.train_and_evaluate"})
+NOT_KERAS_PREFIXES = ("sklearn.", "numpy.", "pandas.", "scipy.", "xgboost.", "lightgbm.")
 # Names that say a size is dictated by the data (the class count), not chosen for capacity.
 DATA_SIZE_NAME = re.compile(r"class|label|categor|vocab|target|output", re.IGNORECASE)
 # A layer with one of these activations produces class scores.
@@ -418,6 +433,100 @@ class SourceQueries:
                 callers.setdefault(id(callee.node), []).append(site)
         return callers
 
+    # -- training reachability ---------------------------------------------------------------------------------
+    def reach(self, module: ModuleInfo, node: cst.CSTNode) -> Reach:
+        """Whether a training run reaches ``node``: the code around it (its function, or its module's top level)
+        is on the way from an entry point to training, or is called from there. :attr:`Reach.UNKNOWN` when the
+        repo shows no training."""
+        reached = self._reached
+        if reached is None:
+            return Reach.UNKNOWN
+        if isinstance(node, cst.FunctionDef):
+            key = id(node)
+        else:
+            function = self.enclosing_function(module, node)
+            key = id(function.node) if function is not None else ("module", id(module))
+        return Reach.TRAINING if key in reached else Reach.OTHER
+
+    @cached_property
+    def _reached(self) -> set | None:
+        """Code a training run reaches: what leads from an entry point to a training call, and everything that code
+        calls (data, model building, the step, callbacks). None when nothing trains."""
+        graph = self._call_graph
+        anchors = {self._caller_key(site) for site in self._training_calls}
+        anchors |= {id(step.node) for step in self.training_steps}
+        if not anchors:
+            return None
+        roots = set(anchors)
+        for anchor in anchors:
+            roots |= nx.ancestors(graph, anchor)
+        reached = set(roots)
+        for root in roots:
+            reached |= nx.descendants(graph, root)
+        return reached
+
+    @cached_property
+    def _call_graph(self) -> nx.DiGraph:
+        """Functions and modules' top-level code, an edge for each call between them; instantiating a repo class
+        reaches all its methods (Keras calls `call`, callbacks' hooks, `train_step` by itself)."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(("module", id(module)) for module in self.index.modules)
+        graph.add_nodes_from(id(function.node) for function in self.index.functions)
+        methods_by_class: dict[str, list[FunctionInfo]] = {}
+        for function in self.index.functions:
+            if function.class_key is not None:
+                methods_by_class.setdefault(function.class_key, []).append(function)
+        for site in self.index.calls:
+            caller = self._caller_key(site)
+            for callee in self.callees_of(site) + self._functions_passed(site):
+                graph.add_edge(caller, id(callee.node))
+                if callee.name == "__init__":
+                    graph.add_edges_from((caller, id(method.node)) for method in methods_by_class[callee.class_key])
+            for cls_info in self._classes_named(site.names):
+                graph.add_edges_from((caller, id(method.node)) for method in methods_by_class.get(cls_info.key, ()))
+        for function in self.index.functions:  # a nested function runs when its outer function does
+            if function.outer is not None:
+                graph.add_edge(id(function.outer.node), id(function.node))
+        return graph
+
+    def _functions_passed(self, site: CallSite) -> list[FunctionInfo]:
+        """Repo functions handed to a call to be called later: ``ds.map(decode)``, ``tf.function(step)``,
+        ``LambdaCallback(on_batch_end=log)``."""
+        class_key = site.function.class_key if site.function is not None else None
+        return [f for arg in site.node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
+                for f in self.index.functions_named(*site.module.names.resolve(arg.value, class_key))]
+
+    def _classes_named(self, names: frozenset[str]) -> list[ClassInfo]:
+        """Repo classes a callee's names may refer to (``Net()``, ``models.Net()``), by suffix as for functions."""
+        return [c for name in names for c in self._classes_by_name.get(name, ())]
+
+    @cached_property
+    def _classes_by_name(self) -> dict[str, list[ClassInfo]]:
+        by_name: dict[str, list[ClassInfo]] = {}
+        for cls_info in self.index.classes:
+            parts = cls_info.key.split(".")
+            for start in range(len(parts) - 1):
+                by_name.setdefault(".".join(parts[start:]), []).append(cls_info)
+        return by_name
+
+    @staticmethod
+    def _caller_key(site: CallSite) -> int | tuple:
+        return id(site.function.node) if site.function is not None else ("module", id(site.module))
+
+    @cached_property
+    def _training_calls(self) -> list[CallSite]:
+        """Calls that train: Keras ``fit``/``train_on_batch``, an Estimator's ``train(input_fn=...)``,
+        ``train_and_evaluate``, and calls of the repo's training steps."""
+        found = []
+        for site in self.index.calls:
+            method = site.node.func.attr.value if isinstance(site.node.func, cst.Attribute) else None
+            if site.names & ESTIMATOR_TRAINING or (method == "train" and argument_value(site.node, "input_fn")):
+                found.append(site)
+            elif method in TRAINING_METHODS and not any(n.startswith(NOT_KERAS_PREFIXES) for n in site.names):
+                found.append(site)
+        found += [c for step in self.training_steps for c in self.callers_of(step)]
+        return found
+
     @cached_property
     def training_loops(self) -> list[TrainingLoop]:
         """The code that runs once per training step: loops that run a training step per iteration (or write one
@@ -472,7 +581,8 @@ class SourceQueries:
 
     # -- mapped functions ---------------------------------------------------------------------------------------
     def mapped_function(self, call: cst.Call, module: ModuleInfo, keyword: str = "map_func") -> MappedFunction | None:
-        """The function a dataset method ``call`` (in ``module``) runs per element, when the source shows it."""
+        """The function a call (in ``module``) is given to run: what a dataset method runs per element, or the
+        Python a ``tf.py_function`` runs (``keyword="func"``), when the source shows it."""
         value = argument_value(call, keyword, 0)
         if isinstance(value, cst.Lambda):
             return MappedFunction(value.body, module, None)
@@ -486,16 +596,8 @@ class SourceQueries:
     def _call_methods_of_instance(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> list[FunctionInfo]:
         """``__call__`` of the repo class whose instance ``name`` holds, bound by ``name = Class(...)`` in the scope of
         ``near`` (``train_process = RandomProcess(64)`` ... ``ds.map(train_process)``)."""
-        scope = self.enclosing_function(module, near)
-        for site in self.index.calls:
-            if site.module is not module or site.function is not scope:
-                continue
-            binding = module.parent(site.node)
-            if isinstance(binding, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in binding.targets):
-                methods = self.index.functions_named(*(f"{n}.__call__" for n in site.names))
-                if methods:
-                    return methods
-        return []
+        bound = self.bound_call(module, near, name)
+        return self.index.functions_named(*(f"{n}.__call__" for n in bound.names)) if bound is not None else []
 
     def calls_run_by(self, function: MappedFunction) -> list[CallSite]:
         """The calls a mapped function makes per element, following the repo functions it calls."""
@@ -517,6 +619,17 @@ class SourceQueries:
                 following += [f for site in calls for f in self.index.functions_named(*site.names)]
             pending = following
         return found
+
+    def waiting_calls(self, python_function_call: CallSite) -> list[CallSite]:
+        """For a ``tf.py_function``/``numpy_function`` call: the calls its Python makes that wait (sleep, file or
+        network I/O) rather than compute; empty when it computes, or when the source does not show its Python."""
+        function = self.mapped_function(python_function_call.node, python_function_call.module, "func")
+        if function is None:
+            return []
+        return [site for site in self.calls_run_by(function)
+                if any(name.startswith(WAITING_PREFIXES) for name in site.names)
+                or (not site.names and isinstance(site.node.func, cst.Attribute)
+                    and site.node.func.attr.value in WAITING_METHODS)]
 
     def stateful_calls(self, function: MappedFunction) -> list[CallSite]:
         """Calls that make the mapped function stateful (random ops, Python functions)."""
@@ -571,10 +684,9 @@ class SourceQueries:
 
     @cached_property
     def trains(self) -> bool:
-        """Keras training (``compile``/``fit``/``train_on_batch``) or a custom loop (``tf.GradientTape``)."""
-        trains = m.Attribute(attr=m.Name("fit") | m.Name("compile") | m.Name("train_on_batch"))
-        return any(m.matches(c.node.func, trains) for c in self.index.calls) or \
-            any(self.index.calls_to(GRADIENT_TAPE))
+        """The repo trains a model: Keras ``compile``/``fit``/``train_on_batch``, an Estimator, or a custom loop
+        that updates weights (a GradientTape alone may only compute gradients of an input, as visualizations do)."""
+        return bool(self._training_calls or self.keras_compiles or self.training_loops)
 
     @cached_property
     def uses_mixed_precision(self) -> bool:
@@ -587,25 +699,75 @@ class SourceQueries:
                    if any(policy in module.code for policy in MIXED_POLICIES))
 
     @cached_property
-    def first_model_construction(self) -> CallSite | None:
-        """The first Keras layer or model construction, in a module that trains when there is one.
+    def model_construction(self) -> CallSite | None:
+        """Where the program builds the model it trains: the construction of a model that a training call
+        (``model.fit``) trains, followed into the builder function that makes it; else the first Keras layer or
+        model construction of code a training run reaches, in a module that trains when there is one.
 
         Layers built inside a class (a custom layer's ``__init__``/``build``) are not where the program builds its
-        model."""
-        sites = [c for c in self.index.calls
-                 if not (c.function is not None and c.function.class_key is not None)
-                 and (c.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)
-                      or any(n.startswith(MODEL_BUILDING_PREFIXES) for n in c.names))]
+        model; instantiating a repo subclass of ``keras.Model`` is."""
+        trained = [c for site in self._training_calls for c in self._constructions_of_receiver(site)]
+        if trained:
+            return min(trained, key=self._source_order)
+        sites = [c for c in self.index.calls if self._builds_model(c) and not (
+            c.function is not None and c.function.class_key is not None)
+            and self.reach(c.module, c.node) is not Reach.OTHER]
         if not sites:
             return None
         trains = m.Attribute(attr=m.Name("fit") | m.Name("compile"))
         training_modules = {id(c.module) for c in self.index.calls if m.matches(c.node.func, trains)}
+        return min(sites, key=lambda c: (id(c.module) not in training_modules, *self._source_order(c)))
 
-        def order(site: CallSite) -> tuple:
-            start = site.module.location(site.node)
-            return id(site.module) not in training_modules, site.module.path.as_posix(), start.line, start.column
+    @staticmethod
+    def _source_order(site: CallSite) -> tuple:
+        start = site.module.location(site.node)
+        return site.module.path.as_posix(), start.line, start.column
 
-        return min(sites, key=order)
+    def _builds_model(self, site: CallSite) -> bool:
+        """A Keras layer, input or model construction, or the instantiation of a repo ``keras.Model`` subclass."""
+        return bool(site.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or any(
+            n.startswith(MODEL_BUILDING_PREFIXES) for n in site.names) or any(
+            c.key in self._keras_model_classes for c in self._classes_named(site.names))
+
+    @cached_property
+    def _keras_model_classes(self) -> set[str]:
+        return {c.key for base in KERAS_MODEL for c in self.index.subclasses_of(base)}
+
+    def _constructions_of_receiver(self, training: CallSite) -> list[CallSite]:
+        """For ``model.fit(...)``: the model constructions that made ``model``, through the builder functions that
+        return it (``model = build_model()``)."""
+        receiver = training.node.func.value if isinstance(training.node.func, cst.Attribute) else None
+        if not isinstance(receiver, cst.Name):
+            return []
+        bound = self.bound_call(training.module, training.node, receiver.value)
+        return self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []
+
+    def _constructions_in_call(self, site: CallSite, depth: int) -> list[CallSite]:
+        if self._builds_model(site):
+            return [site]
+        if depth == 0:
+            return []
+        found = []
+        for builder in self.callees_of(site):
+            calls = sorted(self.calls_in(builder), key=self._source_order)
+            layers = [c for c in calls if self._builds_model(c)]
+            found += layers[:1] or [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
+        return found
+
+    def bound_call(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> CallSite | None:
+        """The call whose result ``name`` holds where ``near`` is: ``name = call(...)`` in the same function (or at
+        module level, for code at module level), the last such binding before ``near``."""
+        scope = self.enclosing_function(module, near)
+        line = module.location(near).line
+        bindings = [site for site in self.index.calls
+                    if site.module is module and site.function is scope and self._binds(site, name)
+                    and module.location(site.node).line <= line]
+        return max(bindings, key=self._source_order) if bindings else None
+
+    @staticmethod
+    def _binds(site: CallSite, name: str) -> bool:
+        binding = site.module.parent(site.node)
+        return isinstance(binding, cst.Assign) and any(m.matches(t.target, m.Name(name)) for t in binding.targets)
 
     @staticmethod
     def sequential_output_layer(module: ModuleInfo, construction: cst.Call) -> cst.Call | None:
@@ -622,8 +784,13 @@ class SourceQueries:
         return None
 
     def is_output_layer(self, module: ModuleInfo, layer: cst.Call) -> bool:
-        """The last layer of a ``Sequential([...])`` literal, or the layer whose output is a ``Model``'s outputs."""
+        """The last layer of a ``Sequential([...])`` literal, the layer whose output is a ``Model``'s outputs, or
+        the layer a subclassed model's ``call`` returns the output of (``self.head = Dense(10)`` ... ``return
+        self.head(x)``)."""
         parent = module.parent(layer)
+        attribute = self._assigned_self_attribute(module, parent)
+        if attribute is not None:
+            return attribute in self._returned_layer_attributes(module, layer)
         if isinstance(parent, cst.Element):
             container = module.parent(parent)
             constructor = module.parent(module.parent(container)) if container is not None else None
@@ -638,6 +805,38 @@ class SourceQueries:
             if isinstance(assignment, cst.Assign) else set()
         return any(o is applied or (isinstance(o, cst.Name) and o.value in names)
                    for o in self._model_outputs(module))
+
+    @staticmethod
+    def _assigned_self_attribute(module: ModuleInfo, node: cst.CSTNode | None) -> str | None:
+        """``head`` when ``node`` is the statement ``self.head = ...``."""
+        if not isinstance(node, cst.Assign):
+            return None
+        targets = [t.target for t in node.targets]
+        if len(targets) == 1 and m.matches(targets[0], m.Attribute(value=m.Name("self"), attr=m.Name())):
+            return targets[0].attr.value
+        return None
+
+    def _returned_layer_attributes(self, module: ModuleInfo, near: cst.CSTNode) -> set[str]:
+        """The ``self.X`` layers whose outputs the ``call`` method of the class holding ``near`` returns, directly
+        (``return self.X(h)``) or through a name (``out = self.X(h)`` ... ``return out``)."""
+        function = self.enclosing_function(module, near)
+        methods = [f for f in self.index.functions if function is not None and f.class_key == function.class_key
+                   and f.name == "call"]
+        found: set[str] = set()
+        applied_self = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name()))
+        for method in methods:
+            outputs = {}
+            for statement in m.findall(method.node.body, m.Assign(value=applied_self)):
+                for target in statement.targets:
+                    if isinstance(target.target, cst.Name):
+                        outputs[target.target.value] = statement.value.func.attr.value
+            for returned in m.findall(method.node.body, m.Return(value=m.DoNotCare())):
+                value = returned.value
+                if m.matches(value, applied_self):
+                    found.add(value.func.attr.value)
+                elif isinstance(value, cst.Name) and value.value in outputs:
+                    found.add(outputs[value.value])
+        return found
 
     def is_data_sized(self, module: ModuleInfo, layer: cst.Call, constant: str | None) -> bool:
         """Whether a layer's size is set by the data rather than chosen: an output layer's (the class count), a

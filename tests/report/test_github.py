@@ -47,7 +47,7 @@ def test_one_annotation_per_finding_pointing_at_the_file_from_the_checkout(sampl
 def test_separators_and_newlines_in_paths_and_messages_are_escaped(tmp_path, monkeypatch):
     repo = tmp_path / "odd, name: 100%"
     repo.mkdir()
-    (repo / "train.py").write_text("import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: x)\n")
+    (repo / "train.py").write_text("import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: x * 2)\n")
     from advisor.config import Settings
     from advisor.engine import analyze
 
