@@ -472,6 +472,7 @@ How findings are labelled (the manifest's `reason` says why for each one):
 - **wrong**: the claim is false for this code (a Python value taken for a tensor, a prefetch the consumer adds,
   a batch that never changes shape, a data-defined output width), the code is a test, a tool, inference or
   metric/visualization code, or the finding sits where its fix would not change the trained model.
+- Style notes (TFS rules) claim no time: they are right when the rewrite is correct.
 - `reached`: a training run executes the line (per-epoch validation counts; tests, evaluation-only scripts and
   library code no training entry point uses do not). `should_be`: the confidence a right or debatable finding
   deserves (`confidence off` counts those whose confidence differs).
