@@ -170,13 +170,13 @@ class EagerTrainStep(Rule):
                     for loop, module in loops.values()]
         effects = ctx.queries.side_effects(function)
         for effect in effects:
-            evidence.append(Evidence.source(f"line {module.location(effect.node).line}: {effect.what} "
+            evidence.append(Evidence.source(f"{module.location(effect.node).line_label}: {effect.what} "
                                             f"{effect.consequence} under tf.function"))
         message = (f"`{function.name}` opens a GradientTape and updates the weights but is not compiled with "
                    f"`tf.function`, so every op of every step is dispatched eagerly from Python.")
         breaking = [e for e in effects if e.breaks_step]
         if breaking:
-            lines = ", ".join(f"{e.what} (line {module.location(e.node).line})" for e in breaking)
+            lines = ", ".join(f"{e.what} ({module.location(e.node).line_label})" for e in breaking)
             message += (f" No automatic patch: {lines} would fail or change meaning inside a compiled step; move "
                         f"it out of `{function.name}` (return the tensor and convert it in the loop, every N steps), "
                         f"then add `@tf.function`.")

@@ -103,13 +103,13 @@ class MissingPrefetch(Rule):
                                     f"{' -> '.join(pipeline.ops())}")]
         earlier = [s for s in pipeline.stages if s.op == "prefetch"]
         if earlier:
-            line = earlier[-1].module.location(earlier[-1].anchor).line
-            evidence.append(Evidence.source(f"prefetch on line {line} is followed by `{last.op}`, which then runs "
+            line = earlier[-1].module.location(earlier[-1].anchor).line_label
+            evidence.append(Evidence.source(f"prefetch on {line} is followed by `{last.op}`, which then runs "
                                             "without overlap"))
         discarded = [d for s in pipeline.stages for d in ctx.index.discarded_after(s) if d.op == "prefetch"]
         if discarded:
-            line = discarded[0].module.location(discarded[0].anchor).line
-            evidence.append(Evidence.source(f"the result of `.prefetch()` on line {line} is discarded: tf.data "
+            line = discarded[0].module.location(discarded[0].anchor).line_label
+            evidence.append(Evidence.source(f"the result of `.prefetch()` on {line} is discarded: tf.data "
                                             "transformations return a new dataset"))
         if pipeline.runtime_optimization("inject_prefetch") is False:
             static = Verdict(Confidence.LIKELY, typical("prefetch"), tuple(evidence),

@@ -133,8 +133,9 @@ class SerialMap(Rule):
             confidence = Confidence.LIKELY
         elif stage.op == "map" and stateful:
             first = stateful[0]
+            where = first.module.location(first.node).line_label
             message = (f"`.map()` has no `num_parallel_calls`, and its function is stateful "
-                       f"(`{first.module.node_code(first.node.func)}`, line {first.module.location(first.node).line}): "
+                       f"(`{first.module.node_code(first.node.func)}`, {where}): "
                        "TensorFlow does not parallelize stateful maps at run time, so it runs one element at a time.")
             confidence = Confidence.LIKELY
         else:
