@@ -5,8 +5,8 @@
 - ``findings``: a label for every finding advisor gave (repo, path, line, rule, the confidence it got,
   ``right|debatable|wrong``, ``reached``: whether a training run executes that code, ``should_be``: the
   confidence a right or debatable finding deserves, ``cause``: why a finding is wrong or debatable, ``reason``);
-- ``misses``: places a correct advisor reports and this one does not (``cell`` for notebooks: the index in the
-  notebook's cell list, ``line`` inside that cell).
+- ``misses``: places a correct advisor reports and this one does not (``cell`` for notebooks: the cell's number as
+  advisor reports it, from 1, markdown cells included; ``line`` inside that cell).
 
 Their code is never committed. Checkouts live outside this repo (``--repos``, one folder per repo named
 ``owner+name``, with ``owner+name.commit`` beside it naming the commit); a missing one is made from a local git
@@ -52,7 +52,8 @@ class ManifestError(Exception):
 
 @dataclass(frozen=True)
 class Place:
-    """Where a finding is: notebooks add the cell (its index in the notebook), lines count inside the cell."""
+    """Where a finding is: notebooks add the cell's number (from 1, markdown cells included), lines count inside
+    the cell."""
 
     repo: str
     path: str
@@ -478,7 +479,7 @@ How findings are labelled (the manifest's `reason` says why for each one):
   deserves (`confidence off` counts those whose confidence differs).
 - Misses: read from each repo's training entry points against `advisor rules` (TFC001 only for models large
   enough to gain: conv nets with 64+ channels, GANs, standard architectures, transformers; not MNIST-sized
-  MLPs). Notebook misses carry the cell index (in the notebook's cell list) and the line inside the cell.
+  MLPs). Notebook entries carry the cell's number (from 1, markdown cells included) and the line in it.
 - recall = expected places reported / expected places, where expected = the right findings plus the misses."""
 
 

@@ -18,8 +18,8 @@ sys.modules[_spec.name] = accuracy  # dataclasses look their module up while the
 _spec.loader.exec_module(accuracy)
 
 REPO = "owner/name"
-# advisor reports TFC002 (batch 10), TFD001 (no prefetch) and TFD002 (serial map) at line 3 of train.py, and
-# TFD002 at line 3 of data.py.
+# advisor reports TFC002 (batch 10), TFD001 (no prefetch) and TFD002 (serial map) at line 3 of train.py,
+# TFD002 at line 3 of data.py, and TFD002 at line 2 of the notebook's cell 2 (cells count from 1, markdown too).
 TRAIN = """import tensorflow as tf
 
 ds = tf.data.Dataset.range(100).map(lambda x: x * 2).batch(10)
@@ -30,6 +30,11 @@ DATA = """import tensorflow as tf
 
 ds = tf.data.Dataset.range(5).map(lambda x: x + 1)
 """
+NOTEBOOK = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+    {"cell_type": "markdown", "metadata": {}, "source": ["# Exploring"]},
+    {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+     "source": ["import tensorflow as tf\n", "ds = tf.data.Dataset.range(5).map(lambda x: x + 1)\n"]},
+]}
 
 
 def _git(folder: Path, *args: str) -> str:
@@ -44,15 +49,17 @@ def snapshot(tmp_path):
     work.mkdir(parents=True)
     (work / "train.py").write_text(TRAIN)
     (work / "data.py").write_text(DATA)
+    (work / "explore.ipynb").write_text(json.dumps(NOTEBOOK))
     _git(work, "init", "-q")
     _git(work, "add", ".")
     _git(work, "commit", "-qm", "the repo")
     return tmp_path / "mirror", _git(work, "rev-parse", "HEAD")
 
 
-def label(path: str, line: int, rule: str, verdict: str, reached: bool = True) -> dict:
-    return {"repo": REPO, "path": path, "line": line, "rule": rule, "confidence": "possible", "label": verdict,
-            "reached": reached, "should_be": None if verdict == "wrong" else "possible",
+def label(path: str, line: int, rule: str, verdict: str, reached: bool = True, cell: int | None = None) -> dict:
+    return {"repo": REPO, "path": path, **({"cell": cell} if cell else {}), "line": line, "rule": rule,
+            "confidence": "possible", "label": verdict, "reached": reached,
+            "should_be": None if verdict == "wrong" else "possible",
             "cause": None if verdict == "right" else "negligible-work", "reason": "a reason"}
 
 
@@ -81,6 +88,7 @@ def test_scores_labelled_findings_and_lists_unlabelled_ones(tmp_path, snapshot, 
     manifest = write_manifest(tmp_path, commit, [
         label("train.py", 3, "TFD002", "right"),
         label("data.py", 3, "TFD002", "wrong", reached=False),
+        label("explore.ipynb", 2, "TFD002", "right", cell=2),
         label("train.py", 3, "TFC002", "debatable"),
     ], [miss])
 
@@ -89,8 +97,8 @@ def test_scores_labelled_findings_and_lists_unlabelled_ones(tmp_path, snapshot, 
 
     # findings, right, debatable, wrong, unlabelled, precision, precision (r+d), precision (reached), recall ...
     serial_map = table_row(output, "TFD002")
-    assert serial_map[1:9] == ["2", "1", "0", "1", "0", "0.50", "0.50", "1.00"]
-    assert serial_map[9:11] == ["1.00", "(1/1)"]
+    assert serial_map[1:9] == ["3", "2", "0", "1", "0", "0.67", "0.67", "1.00"]
+    assert serial_map[9:13] == ["1.00", "(2/2)", "1.00", "(1/1)"]  # recall, and recall without notebooks
     assert serial_map[-3:] == ["0", "1", "0"]  # in tests, unreached, confidence off
     assert table_row(output, "TFH002")[9:11] == ["0.00", "(0/1)"]
     unlabelled = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
@@ -112,14 +120,15 @@ def test_complete_labels_pass_and_write_the_accuracy_page(tmp_path, snapshot):
         label("train.py", 3, "TFD001", "debatable"),
         label("train.py", 3, "TFC002", "wrong"),
         label("data.py", 3, "TFD002", "wrong", reached=False),
+        label("explore.ipynb", 2, "TFD002", "right", cell=2),
     ])
     page = tmp_path / "accuracy.md"
 
     assert run(tmp_path, manifest, mirror, "--write-docs", str(page)) == accuracy.EXIT_OK
 
     text = page.read_text()
-    assert "| TFD002 | 2 | 1 | 0 | 1 | 0 | 0.50 |" in text
-    assert f"| owner/name | {commit[:12]} | a sample | `train.py` | 4 (1 / 1 / 2 / 0) |" in text
+    assert "| TFD002 | 3 | 2 | 0 | 1 | 0 | 0.67 |" in text
+    assert f"| owner/name | {commit[:12]} | a sample | `train.py` | 5 (2 / 1 / 2 / 0) |" in text
     assert "| 1 | debatable | TFD001 | negligible-work |" in text
 
 
