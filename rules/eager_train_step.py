@@ -6,7 +6,8 @@ from typing import Iterable
 
 from advisor.codemods.tf_function import AddTfFunction
 from advisor.rule import (CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Applicability, CallSite, Confidence, Evidence,
-                          Example, Finding, FixAvailability, FunctionInfo, Rule, RuleContext, Verdict, typical)
+                          Example, Finding, FixAvailability, FunctionInfo, Rule, RuleContext, TrainingLoop, Verdict,
+                          typical)
 
 
 class EagerTrainStep(Rule):
@@ -153,6 +154,16 @@ class EagerTrainStep(Rule):
             for x, y in dataset:
                 train_step(x, y)
             """, line=3, note="`.numpy()` fails inside tf.function: no patch, and the finding says why"),
+        Example("""
+            import tensorflow as tf
+
+            def main():
+                for x, y in dataset:
+                    with tf.GradientTape() as tape:
+                        loss = loss_fn(y, model(x, training=True))
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            """, line=4, note="a step written inline in the loop: reported at the loop, no patch"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -162,6 +173,20 @@ class EagerTrainStep(Rule):
             calls = ctx.queries.per_batch_calls(function)
             if calls:
                 yield self._finding(ctx, function, calls)
+        for loop in ctx.queries.training_loops:
+            if loop.inline_step:
+                yield self._inline_finding(ctx, loop)
+
+    def _inline_finding(self, ctx: RuleContext, loop: TrainingLoop) -> Finding:
+        """A step written inline in the loop: compiling it means moving it into a function first (no patch)."""
+        at = loop.module.location(loop.node).display
+        message = (f"The training loop at {at} opens a GradientTape and updates the weights in its own body, so "
+                   "every op of every step is dispatched eagerly from Python. Move the step into a function "
+                   "decorated with `@tf.function` and call it in the loop; no automatic patch moves it.")
+        verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.LIKELY, typical("tf_function"), (
+            Evidence.source(f"the step is written inline in the loop at {at}"),)))
+        return self.finding(loop.module, loop.node, message, verdict, reach=ctx.queries.reach(loop.module, loop.node),
+                            end_node=loop.node.body.body[0] if loop.node.body.body else None)
 
     def _finding(self, ctx: RuleContext, function: FunctionInfo, calls: list[CallSite]) -> Finding:
         module = function.module

@@ -11,7 +11,7 @@ from advisor.codemods.tensor_argument import PassTensor
 from advisor.codemods.tf_function import ReduceRetracing
 from advisor.rule import (TF_FUNCTION, Applicability, CallSite, Confidence, Evidence, Example, Finding,
                           FixAvailability, FunctionInfo, ModuleInfo, Rule, RuleContext, TrainingLoop, Verdict,
-                          anchor, argument, compiled_function_name, drops_remainder, typical)
+                          anchor, argument, compiled_function_name, typical)
 
 # tf.function arguments that already stop retracing on new shapes.
 SHAPE_RELAXING = frozenset({"reduce_retracing", "input_signature", "experimental_relax_shapes"})
@@ -61,6 +61,16 @@ class Retracing(Rule):
         Example("""
             import tensorflow as tf
 
+            @tf.function
+            def train_step(x):
+                return x
+
+            for x in tf.data.Dataset.range(9).batch(2):
+                train_step(x)
+            """, note="a smaller last batch traces once more per run, not per step: no finding"),
+        Example("""
+            import tensorflow as tf
+
             def make_step(model):
                 @tf.function
                 def step(x):
@@ -99,7 +109,7 @@ class Retracing(Rule):
             def train_step(x):
                 return x
 
-            for x in tf.data.Dataset.range(9).batch(2):
+            for x in tf.data.Dataset.range(9).padded_batch(2):
                 train_step(x)
             """, line=4, fixed="""
             import tensorflow as tf
@@ -108,9 +118,9 @@ class Retracing(Rule):
             def train_step(x):
                 return x
 
-            for x in tf.data.Dataset.range(9).batch(2):
+            for x in tf.data.Dataset.range(9).padded_batch(2):
                 train_step(x)
-            """, note="a ragged last batch (no drop_remainder): one more trace"),
+            """, note="each batch padded to its own longest element: a new shape per length"),
         Example("""
             import tensorflow as tf
 
@@ -218,9 +228,6 @@ class Retracing(Rule):
                 if stage.op == "padded_batch" and argument(stage.node, "padded_shapes", 1) is None:
                     causes.append((Confidence.LIKELY, f"`.padded_batch()` at {at} pads each batch to its own "
                                                       f"longest element: a new shape, and a new trace, per length"))
-                elif stage.op == "batch" and not drops_remainder(stage.node):
-                    causes.append((Confidence.POSSIBLE, f"`.batch()` at {at} keeps a smaller last batch "
-                                                        f"(no `drop_remainder=True`): one more trace for its shape"))
         if not causes:
             return
         confidence = min((c for c, _ in causes), key=lambda c: c.rank)

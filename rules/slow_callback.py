@@ -163,7 +163,7 @@ class SlowCallback(Rule):
             if arg.keyword is None:
                 continue
             keyword, value = arg.keyword.value, arg.value
-            source = (Evidence.source(f"TensorBoard({module.node_code(arg)})"),)
+            source = (Evidence.source(f"TensorBoard({keyword}={module.node_code(value)})"),)
             if keyword == "update_freq" and isinstance(value, (cst.SimpleString, cst.Integer)) \
                     and literal(value) in ("batch", 1):
                 verdict = ctx.verdicts.host_gap(DEFAULT_EVERY, Verdict(Confidence.LIKELY, typical("callback"), source),

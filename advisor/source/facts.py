@@ -93,8 +93,10 @@ class ModuleInfo:
     def package(self) -> str:
         return self.names.package
 
-    def function_key(self, class_names: list[str], function_name: str) -> str:
-        return ".".join(filter(None, [self.name, *class_names, function_name]))
+    def function_key(self, scope_names: list[str], name: str) -> str:
+        """The key of a definition: the module, the classes and functions it is defined in, its name
+        (``train.Trainer.fit``; a closure ``step`` in ``main``: ``train.main.step``)."""
+        return ".".join(filter(None, [self.name, *scope_names, name]))
 
     def position(self, node: cst.CSTNode) -> CodeRange:
         return self.wrapper.resolve(PositionProvider)[node]

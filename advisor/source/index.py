@@ -44,8 +44,11 @@ class _DefinitionCollector(CollectorVisitor):
         self.scopes: list[cst.CSTNode] = []  # enclosing classes and functions, innermost last
         self._names = module.names.resolve
 
+    def _key(self, name: str) -> str:
+        return self.module.function_key([scope.name.value for scope in self.scopes], name)
+
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        key = self.module.function_key([c.name for c in self.classes], node.name.value)
+        key = self._key(node.name.value)
         info = ClassInfo(key, node.name.value, frozenset().union(*(self._names(b.value) for b in node.bases)),
                          node, self.module)
         self.classes.append(info)
@@ -62,9 +65,8 @@ class _DefinitionCollector(CollectorVisitor):
                                                      else d.decorator) for d in node.decorators))
         directly_in_class = bool(self.scopes) and isinstance(self.scopes[-1], cst.ClassDef)
         class_key = self.classes[-1].key if directly_in_class else None
-        info = FunctionInfo(self.module.function_key([c.name for c in self.classes], node.name.value),
-                            node.name.value, params, node, self.module, class_key, decorators,
-                            self.functions[-1] if self.functions else None)
+        info = FunctionInfo(self._key(node.name.value), node.name.value, params, node, self.module, class_key,
+                            decorators, self.functions[-1] if self.functions else None)
         self.functions.append(info)
         self.scopes.append(node)
         self.index.functions.append(info)

@@ -65,8 +65,7 @@ class ModuleNames(cst.CSTVisitor):
         self.star_imports: list[str] = []  # modules imported with ``from X import *``, in import order
         # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
         self.nested_functions: dict[str, set[str]] = {}
-        self._classes: list[str] = []
-        self._depth = 0
+        self._path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a function)
 
     @classmethod
     def of(cls, tree: cst.Module, module_name: str, package: str) -> "ModuleNames":
@@ -81,7 +80,7 @@ class ModuleNames(cst.CSTVisitor):
                 self._import(statement)
             elif isinstance(statement, cst.ImportFrom):
                 self._import_from(statement)
-            elif isinstance(statement, (cst.Assign, cst.AnnAssign)) and self._depth == 0:
+            elif isinstance(statement, (cst.Assign, cst.AnnAssign)) and not self._path:
                 targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
                 for target in targets:
                     for name in _bound_names(target.target):
@@ -89,25 +88,23 @@ class ModuleNames(cst.CSTVisitor):
         return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self._depth == 0:
+        if not self._path:
             self.top_level.add(node.name.value)
-        elif self._depth > len(self._classes):  # inside a function: a closure, known by the key the index gives it
-            key = ".".join(filter(None, [self.module_name, *self._classes, node.name.value]))
+        elif any(is_function for _, is_function in self._path):  # a closure, known by the key the index gives it
+            key = ".".join(filter(None, [self.module_name, *(name for name, _ in self._path), node.name.value]))
             self.nested_functions.setdefault(node.name.value, set()).add(key)
-        self._depth += 1
+        self._path.append((node.name.value, True))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._depth -= 1
+        self._path.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if self._depth == 0:
+        if not self._path:
             self.top_level.add(node.name.value)
-        self._classes.append(node.name.value)
-        self._depth += 1
+        self._path.append((node.name.value, False))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._classes.pop()
-        self._depth -= 1
+        self._path.pop()
 
     def _import(self, node: cst.Import) -> None:
         for alias in node.names:

@@ -59,6 +59,14 @@ TRAIN_METHODS = {"fit": "train", "evaluate": "evaluate", "predict": "predict"}
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 ITERATOR_FUNCTIONS = frozenset({"tensorflow.data.make_one_shot_iterator",
                                 "tensorflow.data.make_initializable_iterator"})
+# Calls that take a function and consume the datasets it returns: inner datasets of a dataset method (no sink of
+# their own), or a strategy's distributed input.
+FUNCTION_CONSUMERS = {"interleave": "inner", "flat_map": "inner", "parallel_interleave": "inner",
+                      "distribute_datasets_from_function": "distribute"}
+# `estimator.train(input_fn=...)` trains on what input_fn returns; evaluate/predict do not.
+INPUT_FN_ROLES = {"train": "train", "evaluate": "evaluate", "predict": "predict"}
+ESTIMATOR_SPECS = frozenset({"tensorflow.estimator.TrainSpec", "tensorflow.estimator.EvalSpec"})
+ESTIMATOR_SPECS_ROLE = {"tensorflow.estimator.TrainSpec": "train", "tensorflow.estimator.EvalSpec": "evaluate"}
 # A returned pipeline whose function is named like this feeds evaluation or inference, not training.
 NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNORECASE)
 
@@ -100,14 +108,19 @@ class PipelineCollector(CollectorVisitor):
         self.graph = graph
         self.pending_calls = pending_calls
         self.scopes: list[_Scope] = [_Scope(func_key=None)]
-        self.class_names: list[str] = []
+        self.path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a class)
         # tf.data.Options objects: id(Options() call) -> {"experimental_optimization.map_parallelization": False}
         self.options_settings: dict[int, dict[str, object]] = {}
 
     # -- helpers ------------------------------------------------------------------------------------------------
     @property
     def class_key(self) -> str | None:
-        return self.module.function_key(self.class_names, "").rstrip(".") if self.class_names else None
+        """The key of the innermost enclosing class (what ``self`` is an instance of), if any."""
+        classes = [i for i, (_, is_class) in enumerate(self.path) if is_class]
+        if not classes:
+            return None
+        names = [name for name, _ in self.path[:classes[-1] + 1]]
+        return self.module.function_key(names[:-1], names[-1])
 
     def qualified(self, node: cst.CSTNode) -> frozenset[str]:
         return self.module.names.resolve(node, self.class_key)
@@ -150,7 +163,7 @@ class PipelineCollector(CollectorVisitor):
         return key
 
     def _self_attribute(self, expr: cst.BaseExpression) -> str | None:
-        if self.class_names and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+        if self.class_key is not None and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
                 and expr.value.value == "self":
             return expr.attr.value
         return None
@@ -167,23 +180,28 @@ class PipelineCollector(CollectorVisitor):
 
     # -- scopes -------------------------------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.class_names.append(node.name.value)
+        self.path.append((node.name.value, True))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.class_names.pop()
+        self.path.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        key = self.module.function_key(self.class_names, node.name.value)
+        key = self.module.function_key([name for name, _ in self.path], node.name.value)
         self.scopes.append(_Scope(func_key=key, params=parameter_names(node)))
+        self.path.append((node.name.value, False))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.pop()
+        self.path.pop()
 
     # -- values -------------------------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call) -> None:
         node = original_node
         func = node.func
         names = self.qualified(func)
+        self._record_functions_passed(node, names)
+        if isinstance(func, cst.Attribute) and not names:  # `replay_buffer.as_dataset(...)`: a method of some object
+            self.graph.graph.setdefault("called_methods", set()).add(func.attr.value)
         if names & DATASET_SOURCES:
             op = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
                 else "source"
@@ -200,10 +218,14 @@ class PipelineCollector(CollectorVisitor):
             if method in DATASET_METHODS:
                 receiver = self.value_of(func.value)
                 if receiver is not None:
+                    # A receiver whose value the repo shows elsewhere (a call, a name bound in another module, an
+                    # attribute, a parameter) is a dataset only if linking shows one flowing in: pandas maps too.
                     known = method in DISTINCTIVE_METHODS or self.graph.nodes[receiver]["kind"] not in (
-                        "opaque", "ref", "attr") or self.is_dataset(receiver)
+                        "opaque", "ref", "attr", "param") or self.is_dataset(receiver)
                     key = self.add_stage(node, method, is_source=False, tentative=not known)
                     self.graph.add_edge(receiver, key)
+                    if method == "with_options" and node.args:  # the Options object, as bound where it is applied
+                        self.graph.nodes[key]["options_of"] = self._key_of(node.args[0].value)
                     for arg in node.args:  # concatenate/zip: the other dataset flows in too
                         other = self.value_of(arg.value) if isinstance(arg.value, cst.Name) else None
                         if other is not None and self.is_dataset(other):
@@ -239,6 +261,29 @@ class PipelineCollector(CollectorVisitor):
         key = ("sink", id(node), role)
         self.graph.add_node(key, kind="sink", sink=Sink(role, node, self.module))
         self.graph.add_edge(value, key)
+
+    def _record_functions_passed(self, node: cst.Call, names: frozenset[str]) -> None:
+        """Functions handed to a call that calls them later: where what they return is consumed.
+
+        An Estimator trains on what ``input_fn`` returns, ``interleave``/``flat_map`` consume the datasets their
+        function returns as inner datasets, a strategy distributes the dataset its function makes. A lambda's value
+        flows there directly; a named function's returns are linked once every module is read (:func:`link`)."""
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        for arg in node.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if method in FUNCTION_CONSUMERS and keyword in (None, "map_func"):
+                role = FUNCTION_CONSUMERS[method]
+            elif keyword == "input_fn":
+                specs = names & ESTIMATOR_SPECS
+                role = ESTIMATOR_SPECS_ROLE[next(iter(specs))] if specs else INPUT_FN_ROLES.get(method or "", "train")
+            else:
+                continue
+            if isinstance(arg.value, cst.Lambda):
+                value = self.value_of(arg.value.body)
+                if value is not None:
+                    self.graph.add_edge(value, _consumer(self.graph, role, node, self.module))
+            elif isinstance(arg.value, (cst.Name, cst.Attribute)) and (passed := self.qualified(arg.value)):
+                self.graph.graph.setdefault("passed_functions", []).append((passed, role, node, self.module))
 
     def _record_possible_repo_call(self, node: cst.Call, names: frozenset[str]) -> None:
         """Remember a call that may be to a function of this repo, with the values passed to it.
@@ -327,7 +372,7 @@ class PipelineCollector(CollectorVisitor):
             if source is not None:
                 target = ("return", func_key, i if isinstance(value, cst.Tuple) else None)
                 self.graph.add_node(target, kind="return", node=original_node, module=self.module,
-                                    function=func_key.rsplit(".", 1)[-1])
+                                    function=func_key.rsplit(".", 1)[-1], method=bool(self.path and self.path[-1][1]))
                 self.graph.add_edge(source, target)
 
     def leave_Expr(self, original_node: cst.Expr) -> None:
@@ -338,21 +383,13 @@ class PipelineCollector(CollectorVisitor):
             stage: Stage = self.graph.nodes[key]["stage"]
             self.graph.nodes[key]["stage"] = Stage(stage.op, stage.is_source, stage.node, stage.module, True)
 
-    def _options_of(self, with_options_call: cst.Call) -> dict[str, object]:
-        if not with_options_call.args:
-            return {}
-        arg = with_options_call.args[0].value
-        key = self._key_of(arg)
-        if key is None or key[0] != "call":
-            return {}
-        return self.options_settings.get(key[1], {})
-
     def leave_Module(self, original_node: cst.Module) -> None:
         # Options are known only after the whole module is read (they are often set after with_options).
         for key, data in list(self.graph.nodes(data=True)):
             stage = data.get("stage")
             if stage is not None and stage.module is self.module and stage.op == "with_options":
-                data["options"] = self._options_of(stage.node)
+                options = data.pop("options_of", None)
+                data["options"] = self.options_settings.get(options[1], {}) if options and options[0] == "call" else {}
         # What module-level names hold once the module has run: the value other modules and functions see.
         for name, value in self.scopes[0].bindings.items():
             key = ("global", self.module.name, name)
@@ -382,6 +419,7 @@ def link(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Callees) 
     _link_calls(graph, pending_calls, callees)
     _link_references(graph)
     _settle_tentative_stages(graph)
+    _link_functions_passed(graph, callees)
     _end_returned_pipelines(graph)
 
 
@@ -440,11 +478,39 @@ def _settle_tentative_stages(graph: nx.DiGraph) -> None:
                 data.update(kind="opaque", node=stage.node, module=stage.module, tentative=False)
 
 
+def _link_functions_passed(graph: nx.DiGraph, callees: Callees) -> None:
+    """What a function handed to a consumer returns flows where that consumer puts it: an Estimator's ``train``
+    makes it a training pipeline; ``interleave`` consumes it as an inner dataset (it needs no prefetch)."""
+    returns_by_function: dict[str, list[tuple]] = {}
+    for node in graph.nodes:
+        if node[0] == "return":
+            returns_by_function.setdefault(node[1], []).append(node)
+    for names, role, call, module in graph.graph.get("passed_functions", ()):
+        for function, _ in callees(names):
+            for ret in returns_by_function.get(function.key, ()):
+                graph.add_edge(ret, _consumer(graph, role, call, module))
+
+
+def _consumer(graph: nx.DiGraph, role: str, call: cst.Call, module: ModuleInfo) -> tuple:
+    """The node for the consumer ``call`` of a function's datasets: a sink of ``role``, or for an inner dataset of
+    an interleave a node that ends the flow without a pipeline end of its own."""
+    key = ("sink", id(call), role)
+    if key not in graph:
+        if role == "inner":
+            graph.add_node(key, kind="consumed")
+        else:
+            graph.add_node(key, kind="sink", sink=Sink(role, call, module))
+    return key
+
+
 def _end_returned_pipelines(graph: nx.DiGraph) -> None:
     """A dataset a function returns to no caller the repo shows (an Estimator's input function, a library
-    function) is consumed out of sight: its pipeline ends at the ``return``."""
+    function) is consumed out of sight: its pipeline ends at the ``return``. A method whose name is called on some
+    object of unknown type has a caller, which may continue the pipeline: no end there."""
+    called_methods = graph.graph.get("called_methods", set())
     for node, data in list(graph.nodes(data=True)):
-        if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node):
+        if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node) \
+                and not (data["method"] and data["function"] in called_methods):
             role = "returned" if not NOT_TRAINING_NAME.search(data["function"]) else "returned_eval"
             sink = ("sink", id(data["node"]), role)
             graph.add_node(sink, kind="sink", sink=Sink(role, data["node"], data["module"], data["function"]))

@@ -20,9 +20,10 @@ from ..model import Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
-from .syntax import argument_value
+from .syntax import argument, argument_value
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
+_NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
 TENSOR_APIS = ("tensorflow.", "keras.")
@@ -45,6 +46,8 @@ MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16"})
 COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
                               "steps_per_execution", "jit_compile", "auto_scale_loss"})
 
+# Where num_parallel_calls sits among the positional parameters of each dataset method that takes it.
+NUM_PARALLEL_CALLS_POSITION = {"map": 1, "interleave": 3, "batch": 2}
 # Dataset methods whose first argument is a function tf.data traces and calls per element.
 FUNCTION_STAGES = {"map": "map_func", "flat_map": "map_func", "interleave": "map_func", "filter": "predicate",
                    "map_with_legacy_function": "map_func"}
@@ -119,6 +122,7 @@ class TrainingLoop:
     loop_module: ModuleInfo | None = None
     tensors: set[str] = field(default_factory=set)
     step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
+    inline_step: bool = False  # the loop's own body opens the GradientTape and updates the weights
 
     @property
     def counter(self) -> str | None:
@@ -236,7 +240,7 @@ class _SideEffects(m.MatcherDecoratableVisitor):
     @m.visit(m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()]))
     def value_conversion(self, node: cst.Call) -> None:
         if self.module.qualified_names(node.func) & {f"builtins.{n}" for n in VALUE_CONVERSIONS} and not \
-                m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | m.BaseNumber()):
+                m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | _NUMBER):
             self._add(node, "fails: a graph tensor has no Python value while tracing", True)
 
     @m.visit(m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend"))))
@@ -680,7 +684,7 @@ class SourceQueries:
             loop = call.module.enclosing_loop(call.node)
             if loop is not None and not (call.function is not None and self.index.is_compiled(call.function)) \
                     and m.findall(loop.body, _UPDATE_CALL):
-                scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module))
+                scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module)).inline_step = True
         for scope in scopes.values():
             scope.node.body.visit(_TensorNames(scope, self._names_of))
         return list(scopes.values())
@@ -697,7 +701,7 @@ class SourceQueries:
                     if r.value is not None]
         values = [e.value for r in returned for e in (r.elements if isinstance(r, cst.Tuple) else [cst.Element(r)])]
         host_value = m.Call(func=m.Attribute(attr=m.Name("numpy") | m.Name("item"))) | m.Call(
-            func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__))) | m.BaseNumber()
+            func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__))) | _NUMBER
         return bool(values) and all(m.matches(v, host_value) for v in values)
 
     @staticmethod
@@ -1014,16 +1018,21 @@ class SourceQueries:
             n.startswith("tensorflow.") for n in module.qualified_names(expression.func))
 
 
+def num_parallel_calls(stage: Stage) -> cst.Arg | None:
+    """The argument setting ``num_parallel_calls`` of a map, interleave or batch stage, by keyword or position."""
+    return argument(stage.node, "num_parallel_calls", NUM_PARALLEL_CALLS_POSITION.get(stage.op))
+
+
+def runs_in_parallel(stage: Stage) -> bool:
+    """A map, interleave or batch given parallel calls (any but a literal 1): it works ahead, in the background."""
+    given = num_parallel_calls(stage)
+    return given is not None and not m.matches(given.value, m.Integer("1"))
+
+
 def batch_parameter(hook: cst.FunctionDef) -> str | None:
     """The name of a Keras callback hook's batch index: the first positional parameter after ``self``."""
     positional = [*hook.params.posonly_params, *hook.params.params]
     return positional[1].name.value if len(positional) > 1 else None
-
-
-def drops_remainder(batch: cst.Call) -> bool:
-    """``.batch(n, drop_remainder=True)``: every batch has the same shape."""
-    value = argument_value(batch, "drop_remainder", 1)
-    return value is not None and not m.matches(value, m.Name("False"))
 
 
 def compiled_function_name(call: cst.Call) -> str | None:
