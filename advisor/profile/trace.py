@@ -36,13 +36,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from advisor.profile.tool_facts import ITERATOR_PREFIX, MEMORY_EVENTS, MEMORY_STATS, ToolFacts
+
 PYTHON_THREAD = "python"
 # Everything read here happens on the python thread or on tf.data's iterator threads; the compute and Eigen thread
 # pools hold most of a capture's events and none of these, so they are not walked at all.
 TF_DATA_THREAD_PREFIXES = ("tf_data_iterator_get_next", "tf_data_iterator_resource")
 KERAS_STEP_FUNCTIONS = ("multi_step_on_iterator", "one_step_on_iterator")
 GET_NEXT = "IteratorGetNextOp::DoCompute"
-ITERATOR_PREFIX = "Iterator::"
 PYTHON_FRAME_PREFIX = "$"  # the python tracer names frames "$file.py:LINE function"
 # Iterator stats worth keeping (the runtime's view of each tf.data stage); other stats are ids and shapes.
 ITERATOR_STATS = ("name", "parallelism", "autotune", "batch_size", "buffer_size", "buffer_limit", "cycle_length",
@@ -58,13 +59,16 @@ FUNCTION_CALL_STAT, TRACING_COUNT_STAT = "tf_function_call", "tracing_count"
 Interval = tuple[int, int]
 
 
-def read_trace_facts(xspace: Any) -> dict[str, Any]:
-    """Everything advisor takes from one host's raw XSpace, as JSON-able data.
+def read_trace_facts(xspace: Any, tools: ToolFacts | None = None) -> dict[str, Any]:
+    """Everything advisor takes from one host's raw XSpace (a parsed XSpace or an open ``CaptureFile``), as JSON-able
+    data.
 
     ``hostnames``, ``device_planes`` (e.g. ``/device:GPU:0``), ``markers``/``step_calls``/``loop_get_next``
     (intervals), ``input_waits`` (GetNext intervals on any thread), ``iterators`` (name -> runtime stats),
     ``host_gaps`` (see :func:`host_gap_facts`; None without Keras step calls), ``eager`` (see :func:`eager_facts`;
-    None without steps) and ``tracing`` (see :func:`tracing_facts`).
+    None without steps) and ``tracing`` (see :func:`tracing_facts`). With ``tools``, every host line is read, and
+    ``tools`` collects the converter facts that the trace gives too (see ``tool_facts.py``).
+    Raises ValueError for events no profiler writes (a negative duration).
     """
     facts: dict[str, Any] = {
         "hostnames": list(xspace.hostnames),
@@ -82,12 +86,23 @@ def read_trace_facts(xspace: Any) -> dict[str, Any]:
         event_names = {key: meta.name for key, meta in plane.event_metadata.items()}
         step_num_ids = {key for key, name in stat_names.items() if name == "step_num"}
         call_stat_ids = {key for key, name in stat_names.items() if name == FUNCTION_CALL_STAT}
+        tool_event_ids = {key for key, name in event_names.items() if tools and tools.wanted(name)}
         for line in plane.lines:
             on_python = line.name == PYTHON_THREAD
-            if not on_python and not line.name.startswith(TF_DATA_THREAD_PREFIXES):
+            traced = on_python or line.name.startswith(TF_DATA_THREAD_PREFIXES)
+            if not traced and tools is None:
                 continue
             base_ps = line.timestamp_ns * 1000
             for event in line.events:
+                if event.duration_ps < 0:
+                    raise ValueError(f"an event on thread {line.name!r} has a negative duration "
+                                     f"({event.duration_ps} ps), which no profiler writes")
+                if event.metadata_id in tool_event_ids:
+                    name = event_names[event.metadata_id]
+                    tools.add(name, base_ps + event.offset_ps, event.duration_ps,
+                              _stats(event.stats, plane, stat_names, MEMORY_STATS) if name in MEMORY_EVENTS else {})
+                if not traced:
+                    continue
                 name = event_names.get(event.metadata_id, "")
                 start = base_ps + event.offset_ps
                 interval = (start, start + event.duration_ps)
@@ -118,6 +133,8 @@ def read_trace_facts(xspace: Any) -> dict[str, Any]:
                 elif _has_stat(event, step_num_ids):
                     if _stats(event.stats, plane, stat_names, ("_r",)).get("_r") == 1:
                         facts["markers"].append(interval)
+            if tools is not None:
+                tools.end_line()
     for key in ("markers", "step_calls", "loop_get_next", "input_waits"):
         facts[key].sort()
     facts["host_gaps"] = host_gap_facts(facts["step_calls"], frames)
