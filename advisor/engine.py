@@ -134,7 +134,7 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
     if logdir is not None:
         from .profile import load_profile  # the converters load only when a profile is given
 
-        profile = load_profile(logdir, run=run)
+        profile = load_profile(logdir, run=run, use_cache=use_cache)
         warnings.extend(profile.warnings)
     sources, files_seen = relevant_sources(repo)
     cache, key = None, ""
