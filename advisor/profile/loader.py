@@ -62,7 +62,11 @@ def load_profile(path: Path, run: str | None = None, use_cache: bool = True) -> 
 
 
 def _findings(path: Path, run_files: discovery.RunFiles, entry: dict[str, Any]) -> ProfileFindings:
-    return build_findings(path, run_files.name, entry["hosts"], entry["tools"], entry["trace"], entry["warnings"])
+    warnings = list(entry["warnings"])
+    if run_files.unreadable:
+        warnings.append(f"{len(run_files.unreadable)} directories under {path} could not be read (the first: "
+                        f"{run_files.unreadable[0]}); runs in them were not considered")
+    return build_findings(path, run_files.name, entry["hosts"], entry["tools"], entry["trace"], warnings)
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,7 @@ def _open(path: Path) -> Any:
     except OSError as error:
         raise _UnusableCapture(f"cannot read it ({error.strerror})") from None
     except CaptureFormatError as error:
-        raise _UnusableCapture(f"not a valid XSpace capture ({error}){_format_hint(path)}") from None
+        raise _UnusableCapture(f"not a valid XSpace capture ({error})") from None
     with capture:
         names = [plane.name for plane in capture.planes if plane.name.startswith(("/host:", "/device:"))]
         if not any(name.startswith("/host:") for name in names):
@@ -244,9 +248,13 @@ def _unusable_run(problems: dict[Path, str], plan: _Plan) -> InputError:
 
 
 def _explain(capture: Path, problem: str, plan: _Plan) -> str:
-    """Add the converter's own words for a file that is not an XSpace (e.g. ``Read less bytes than requested``)."""
-    if not problem.startswith("not a valid") or plan.mode != "converter":
+    """For a file that is not an XSpace, add what it seems to be instead (gzip, text), else the converter's own
+    words (e.g. ``Read less bytes than requested``)."""
+    if not problem.startswith("not a valid"):
         return problem
+    hint = _format_hint(capture)
+    if hint or plan.mode != "converter":
+        return problem + hint
     try:
         with convert.Conversion([capture], False, plan.memory_limit) as alone:
             alone.result()
