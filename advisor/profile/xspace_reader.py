@@ -14,6 +14,7 @@ The objects mirror the generated messages where advisor reads them (``planes``, 
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,7 +101,7 @@ class Line:
     @property
     def events(self) -> Iterator[Any]:
         """The line's XEvent messages, in file order, parsed a chunk at a time."""
-        return self._capture.events(self._events_at, self._end)
+        return itertools.chain.from_iterable(self._capture.event_chunks(self._events_at, self._end))
 
 
 @dataclass
@@ -169,8 +170,8 @@ class CaptureFile:
                                      f"(changed while being read?)")
         return data
 
-    def events(self, start: int, end: int) -> Iterator[Any]:
-        """The XEvents of the line fields in [start, end), a chunk of whole fields at a time."""
+    def event_chunks(self, start: int, end: int) -> Iterator[Any]:
+        """The XEvents of the line fields in [start, end), a list of them per chunk of whole fields."""
         while start < end:
             data = self.read(start, min(end, start + EVENT_CHUNK_BYTES))
             cut = _whole_fields(data, start, end)
@@ -182,7 +183,7 @@ class CaptureFile:
             except DecodeError as error:
                 raise CaptureFormatError(f"bad events between bytes {start} and {start + cut} ({error})") from None
             start += cut
-            yield from chunk.events
+            yield chunk.events
 
     def _plane(self, start: int, end: int) -> Plane:
         metadata = bytearray()  # every field but the lines, parsed below as one XPlane
@@ -264,27 +265,22 @@ class CaptureFile:
 
 def _whole_fields(data: bytes, at: int, end: int) -> int:
     """How many bytes at the start of ``data`` (read from file offset ``at``) are whole fields of a message that
-    ends at ``end``. This is the hot loop of reading a line: an event's tag is one byte, its length one or two."""
+    ends at ``end``. This is the hot loop of reading a line, with a fast path for its fields: events, whose tag is
+    one byte and whose length is one or two."""
     i, size, whole = 0, len(data), 0
     while i < size:
         try:
-            tag = data[i]
-            i += 1
-            if tag >= 0x80:
-                tag, i = decode_varint(data, i - 1)
-            wire_type = tag & 7
-            if wire_type == LEN:
-                length = data[i]
-                i += 1
-                if length >= 0x80:
-                    length, i = decode_varint(data, i - 1)
-                i += length
-            elif wire_type == VARINT:
-                _, i = decode_varint(data, i)
-            elif wire_type in FIXED_SIZES:
-                i += FIXED_SIZES[wire_type]
+            if data[i] == _EVENT_TAG:
+                length = data[i + 1]
+                if length < 0x80:
+                    i += 2 + length
+                elif data[i + 2] < 0x80:
+                    i += 3 + (length & 0x7F) + (data[i + 2] << 7)
+                else:
+                    length, i = decode_varint(data, i + 1)
+                    i += length
             else:
-                raise CaptureFormatError(f"unknown wire type {wire_type} at byte {at + whole}")
+                i = _field_end(data, i, at + whole)
         except (IndexError, ValueError):
             if at + size < end:
                 break  # the chunk ends inside this field's header; the next chunk starts with it
@@ -296,6 +292,23 @@ def _whole_fields(data: bytes, at: int, end: int) -> int:
             break
         whole = i
     return whole
+
+
+_EVENT_TAG = LINE_EVENT << 3 | LEN
+
+
+def _field_end(data: bytes, i: int, file_offset: int) -> int:
+    """Where the field whose tag starts at ``data[i]`` ends (IndexError when ``data`` ends in its header)."""
+    tag, i = decode_varint(data, i)
+    wire_type = tag & 7
+    if wire_type == LEN:
+        length, i = decode_varint(data, i)
+        return i + length
+    if wire_type == VARINT:
+        return decode_varint(data, i)[1]
+    if wire_type in FIXED_SIZES:
+        return i + FIXED_SIZES[wire_type]
+    raise CaptureFormatError(f"unknown wire type {wire_type} at byte {file_offset}")
 
 
 def _int64(value: int) -> int:
