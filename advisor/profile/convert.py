@@ -12,7 +12,8 @@ directory is removed by this process whatever the child did, and the copies' pat
 The child is a bare interpreter running this file, not the advisor package (whose imports cost a second or more):
 this module imports nothing of advisor's. It reads its request as JSON on stdin and writes the facts as JSON on
 stdout. All tools run in one directory on purpose: the first one (``overview_page``) builds the combined op stats
-and the following ones reuse them, which makes them nearly free.
+and the following ones reuse them, which makes them nearly free. ``memory_profile`` is not run: it does not reuse
+them (a quarter of a conversion's time), and advisor reads the same peaks from the trace (``tool_facts.py``).
 """
 
 from __future__ import annotations
@@ -31,9 +32,8 @@ from pathlib import Path
 from typing import Any
 
 # Always needed. On captures with a device plane, DEVICE_TOOLS too (they are empty on CPU-only captures).
-HOST_TOOLS = ("overview_page", "input_pipeline_analyzer", "framework_op_stats", "memory_profile")
+HOST_TOOLS = ("overview_page", "input_pipeline_analyzer", "framework_op_stats")
 DEVICE_TOOLS = ("kernel_stats", "op_profile")
-PER_HOST_TOOLS = frozenset({"memory_profile"})  # it refuses more than one XSpace; it runs once per host
 TOP_OPS_KEPT = 25  # framework_op_stats rows kept (by self time); the rest never reach a report
 
 # The converter's peak memory for the host tools, measured with benchmarks/profile_ingest.py on scaled captures
@@ -150,8 +150,9 @@ class Conversion:
         shutil.rmtree(self._scratch, ignore_errors=True)
 
     def result(self) -> dict[str, Any]:
-        """The facts (see :func:`_host_facts`; ``device_error`` holds the device tools' failure, if any). Raises
-        ConversionError or OverMemoryLimit."""
+        """The facts: ``overview``, ``iterators`` and ``ops`` (see the ``_*_facts`` functions), and on request
+        ``kernels`` and ``convolutions``, or ``device_error`` when the device tools failed. Raises ConversionError
+        or OverMemoryLimit."""
         if self._output is None:
             self._output, _ = self._process.communicate(self._request)
             self._watcher.join()
@@ -220,7 +221,6 @@ def _serve() -> None:
             "overview": _overview_facts(outputs["overview_page"]),
             "iterators": _iterator_facts(outputs["input_pipeline_analyzer"]),
             "ops": _op_facts(outputs["framework_op_stats"]),
-            "memory": _memory_facts(outputs["memory_profile"]),
         }
         if request["device"]:
             try:
@@ -241,15 +241,11 @@ def _run_tools(captures: list[str], tools: tuple[str, ...]) -> dict[str, Any]:
 
     outputs: dict[str, Any] = {}
     for tool in tools:
-        inputs = [[capture] for capture in captures] if tool in PER_HOST_TOOLS else [captures]
-        results = []
-        for paths in inputs:
-            raw, ok = _pywrap_profiler_plugin.xspace_to_tools_data(paths, tool, {})
-            if not ok:
-                text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
-                raise ConversionError(text.strip() or f"{tool} conversion failed")
-            results.append(json.loads(raw) if raw else None)
-        outputs[tool] = results if tool in PER_HOST_TOOLS else results[0]
+        raw, ok = _pywrap_profiler_plugin.xspace_to_tools_data(captures, tool, {})
+        if not ok:
+            text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+            raise ConversionError(text.strip() or f"{tool} conversion failed")
+        outputs[tool] = json.loads(raw) if raw else None
     return outputs
 
 
@@ -307,17 +303,6 @@ def _op_facts(op_stats: list[dict[str, Any]] | dict[str, Any] | None) -> dict[st
         for r in rows[:TOP_OPS_KEPT]
     ]
     return {"top": top, "total_self_us": totals}
-
-
-def _memory_facts(per_host: list[dict[str, Any] | None]) -> dict[str, int]:
-    """memory_profile (one output per host): the peak bytes in use per allocator (e.g. ``mklcpu``,
-    ``GPU_0_bfc``), the highest over hosts."""
-    peaks: dict[str, int] = {}
-    for memory in per_host:
-        for name, profile in (memory or {}).get("memoryProfilePerAllocator", {}).items():
-            peak = int(profile.get("profileSummary", {}).get("peakStats", {}).get("peakBytesInUse", 0))
-            peaks[name] = max(peaks.get(name, 0), peak)
-    return peaks
 
 
 def _kernel_facts(kernels: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -5,7 +5,8 @@ whose estimated need is over the converter's memory limit (see ``convert.memory_
 and the profile's warnings say so and what that leaves out (see ``tool_facts.py``). Otherwise the converter runs in
 a child process while this process reads each host's raw trace (streamed, see ``xspace_reader.py``), so the trace
 work hides behind the converter's time; a converter that goes over its memory limit anyway is killed and the run is
-read by advisor alone. One host capture that is broken is skipped with a warning when the run has others; a run
+read by advisor alone. The memory peaks always come from advisor's reading (the converter's memory_profile tool
+costs a quarter of a conversion for the same numbers). One host capture that is broken is skipped with a warning when the run has others; a run
 with nothing usable, a converter that crashes or runs away, is an InputError naming the file.
 """
 
@@ -105,14 +106,12 @@ def _read_run(run_files: discovery.RunFiles, plan: _Plan) -> dict[str, Any]:
             raise _unusable_run(problems, plan)
         device = bool(_device_planes(next(iter(captures.values()))))
         converting = stack.enter_context(_Converting(list(captures), device, plan))
-        own_tools: ToolFacts | None = None
         host_facts: dict[Path, dict[str, Any]] = {}
+        host_tools: dict[Path, ToolFacts] = {}
         for path, capture in captures.items():
-            # The first usable host's events give the converter facts when the converter does not run.
-            tools_here = ToolFacts() if plan.mode == "own" and not host_facts else None
+            host_tools[path] = ToolFacts()
             try:
-                host_facts[path] = _trace_facts(capture, tools_here)
-                own_tools = own_tools or tools_here
+                host_facts[path] = _trace_facts(capture, host_tools[path])
             except _UnusableCapture as problem:
                 problems[path] = str(problem)
         if not host_facts:
@@ -124,18 +123,16 @@ def _read_run(run_files: discovery.RunFiles, plan: _Plan) -> dict[str, Any]:
         warnings = [f"capture {p.name} skipped: {_explain(p, why, plan)}" for p, why in problems.items()]
         if problems:
             converting.start(usable)
+        own = ToolFacts.combined([host_tools[p] for p in usable])
         tools, own_warning = converting.facts(usable[0])
         if tools is None:  # advisor reads the run alone
-            if own_tools is None:
-                own_tools = ToolFacts()
-                host_facts[usable[0]] = _trace_facts(captures[usable[0]], own_tools)
             tools = {"overview": convert.empty_overview(), "ops": {"top": [], "total_self_us": {}},
-                     **own_tools.facts(), "from_trace": True}
-            others = f"; from {usable[0].name} only" if len(usable) > 1 else ""
+                     "iterators": own["iterators"], "from_trace": True}
             devices = "; no device tools (kernel_stats, op_profile)" if device else ""
-            warnings.insert(0, f"{own_warning}. {_OWN_READING}{devices}{others}")
+            warnings.insert(0, f"{own_warning}. {_OWN_READING}{devices}")
         elif "device_error" in tools:
             warnings.append(f"device tools (kernel_stats, op_profile) failed: {tools.pop('device_error')}")
+        tools["memory"] = own["memory"]
     if len(usable) > 1:
         warnings.append(f"{len(usable)} hosts in run {run_files.name}; trace-derived facts (steps without markers, "
                         f"host gaps) come from {usable[0].name}")
@@ -210,7 +207,7 @@ def _device_planes(capture: CaptureFile) -> list[str]:
     return [plane.name for plane in capture.planes if plane.name.startswith("/device:")]
 
 
-def _trace_facts(capture: CaptureFile, tools: ToolFacts | None) -> dict[str, Any]:
+def _trace_facts(capture: CaptureFile, tools: ToolFacts) -> dict[str, Any]:
     try:
         facts = trace.read_trace_facts(capture, tools)
     except CaptureFormatError as error:

@@ -1,14 +1,16 @@
-"""Converter facts that advisor can read from the raw trace itself, for captures too big to convert.
+"""Converter facts that advisor reads from the raw trace itself: always the memory peaks, and the iterator times of
+captures too big to convert.
 
 The converters build their tables from every event of a capture and need 30-60 times its size in memory; for the
 tables below the trace holds the same numbers, so advisor reads them in its own streaming pass (``trace.py``) and
-returns them in the shape of ``convert.convert``'s facts:
+returns them in the shape of the conversion's facts:
 
 - ``iterators`` (input_pipeline_analyzer): per tf.data iterator, its calls, total time and self time, where self time
   is the time not spent in the iterator events nested in it on the same thread (work that an iterator does in other
   ops, e.g. a ``py_function`` a generator calls, stays its own, as in the converter).
 - ``memory`` (memory_profile): per allocator, the peak of bytes allocated plus bytes reserved, over the
-  ``MemoryAllocation`` / ``MemoryDeallocation`` events' stats.
+  ``MemoryAllocation`` / ``MemoryDeallocation`` events' stats. Read here even when the converter runs: its
+  memory_profile tool costs a quarter of a conversion.
 
 Both equal the converter's figures on every committed sample capture (tests/profile/test_tool_facts.py).
 The op table (framework_op_stats) is not derived: the converter's op names, occurrences and totals follow rules
@@ -68,8 +70,21 @@ class ToolFacts:
         totals[2] += duration - children
 
     def facts(self) -> dict[str, Any]:
+        return self.combined([self])
+
+    @staticmethod
+    def combined(hosts: list[ToolFacts]) -> dict[str, Any]:
+        """The facts of a run's hosts together, as the converter combines them: iterator calls and times add up,
+        and each allocator's peak is the highest of any host."""
+        iterators: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        memory: dict[str, int] = {}
+        for host in hosts:
+            for name, totals in host._iterators.items():
+                iterators[name] = [a + b for a, b in zip(iterators[name], totals)]
+            for allocator, peak in host._memory_peaks.items():
+                memory[allocator] = max(memory.get(allocator, 0), peak)
         return {
             "iterators": [{"name": name, "count": calls, "time_ms": total / PS_PER_MS, "self_time_ms": own / PS_PER_MS}
-                          for name, (calls, total, own) in self._iterators.items()],
-            "memory": self._memory_peaks,
+                          for name, (calls, total, own) in iterators.items()],
+            "memory": memory,
         }
