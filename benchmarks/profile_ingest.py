@@ -3,8 +3,9 @@
 Run from the repo root: ``python benchmarks/profile_ingest.py [--mb 50,200] [--gb] [--keep DIR]``. Captures: the
 committed input_bound_markers (1.5 MB) and captures scaled from it by ``benchmarks/scale_capture.py`` to each size
 in ``--mb`` (``--gb`` adds a 1000 MB one; about 40 s of generation per 200 MB). Every figure is measured in a fresh
-subprocess (time inside it; peak RSS from ru_maxrss, of the process and of its children, i.e. the converter's
-child), so imports and caches of one measurement never help another. Per capture:
+subprocess (wall time inside it, and CPU time of the whole process with its children, which says more on a busy
+machine; peak RSS from ru_maxrss, of the process and of its children, i.e. the converter's child), so imports and
+caches of one measurement never help another. Per capture:
 
 - ``overview_page``: the converter alone, in-process, on a copy (the baseline; under an 11 GiB address-space cap,
   and skipped for captures over 250 MB: it needs about 40 times their size);
@@ -43,27 +44,31 @@ CONVERTER_ADDRESS_SPACE_CAP = 11 << 30
 # Each measurement: a snippet run in a fresh interpreter that prints {"seconds": ...} and its peak RSS figures.
 PEAKS = """
 import resource
-def peaks():
-    return {"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "child_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+def cpu():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+def peaks(cpu_before):
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"peak_mb": own.ru_maxrss / 1024, "child_peak_mb": children.ru_maxrss / 1024,
+            "cpu_s": cpu() - cpu_before}
 """
 CONVERTER = PEAKS + """
 import json, shutil, sys, tempfile, time
 from xprof.convert import _pywrap_profiler_plugin
 with tempfile.TemporaryDirectory() as scratch:
     copy = shutil.copy(sys.argv[1], scratch)
-    started = time.perf_counter()
+    cpu_before, started = cpu(), time.perf_counter()
     _, ok = _pywrap_profiler_plugin.xspace_to_tools_data([copy], "overview_page", {})
-    print(json.dumps({"seconds": time.perf_counter() - started, "ok": ok, **peaks()}))
+    print(json.dumps({"seconds": time.perf_counter() - started, "ok": ok, **peaks(cpu_before)}))
 """
 INGEST = PEAKS + """
 import json, sys, time
 from pathlib import Path
 from advisor.profile import load_profile
-started = time.perf_counter()
+cpu_before, started = cpu(), time.perf_counter()
 findings = load_profile(Path(sys.argv[1]))
 print(json.dumps({"seconds": time.perf_counter() - started, "steps": findings.steps.count,
-                  "own_reading": any("too big to convert" in w for w in findings.warnings), **peaks()}))
+                  "own_reading": any("too big to convert" in w for w in findings.warnings), **peaks(cpu_before)}))
 """
 TRACE_PASS = PEAKS + """
 import json, sys, time
@@ -71,20 +76,20 @@ from pathlib import Path
 from advisor.profile import trace
 from advisor.profile.xplane_pb import XSpace
 from advisor.profile.xspace_reader import CaptureFile
-started = time.perf_counter()
+cpu_before, started = cpu(), time.perf_counter()
 if sys.argv[2] == "streamed":
     with CaptureFile(Path(sys.argv[1])) as capture:
         trace.read_trace_facts(capture)
 else:
     trace.read_trace_facts(XSpace.FromString(Path(sys.argv[1]).read_bytes()))
-print(json.dumps({"seconds": time.perf_counter() - started, **peaks()}))
+print(json.dumps({"seconds": time.perf_counter() - started, **peaks(cpu_before)}))
 """
 CHILD_COST = PEAKS + """
 import json, sys, time
 from pathlib import Path
 from advisor.profile import convert
 capture = Path(sys.argv[1])
-started = time.perf_counter()
+cpu_before, started = cpu(), time.perf_counter()
 if sys.argv[2] == "child":
     with convert.Conversion([capture], False, convert.memory_limit()[0]) as conversion:
         conversion.result()
@@ -92,7 +97,7 @@ else:
     import tempfile, shutil
     with tempfile.TemporaryDirectory() as scratch:
         convert._run_tools([shutil.copy(capture, scratch)], convert.HOST_TOOLS)
-print(json.dumps({"seconds": time.perf_counter() - started, **peaks()}))
+print(json.dumps({"seconds": time.perf_counter() - started, **peaks(cpu_before)}))
 """
 
 
@@ -110,7 +115,7 @@ def _figure(result: dict) -> str:
     if "failed" in result:
         return f"failed ({result['failed']})"
     child = f" + {result['child_peak_mb']:.0f} MB child" if result.get("child_peak_mb", 0) > 1 else ""
-    return f"{result['seconds']:.2f} s / {result['peak_mb']:.0f} MB{child}"
+    return f"{result['seconds']:.2f} s ({result['cpu_s']:.2f} s CPU) / {result['peak_mb']:.0f} MB{child}"
 
 
 def main() -> None:

@@ -10,8 +10,9 @@ whatever happens there into a result or one exception: the converter's own error
 directory is removed by this process whatever the child did, and the copies' paths never reach a message.
 
 The child is a bare interpreter running this file, not the advisor package (whose imports cost a second or more):
-this module imports nothing of advisor's. It reads its request as JSON on stdin and writes the facts as JSON on
-stdout. All tools run in one directory on purpose: the first one (``overview_page``) builds the combined op stats
+this module imports nothing of advisor's. It starts without ``site`` (whose .pth files cost more than the rest of
+the start) and takes its import path from this process instead. It reads its request as JSON on stdin and writes
+the facts as JSON on stdout. All tools run in one directory on purpose: the first one (``overview_page``) builds the combined op stats
 and the following ones reuse them, which makes them nearly free. ``memory_profile`` is not run: it does not reuse
 them (a quarter of a conversion's time), and advisor reads the same peaks from the trace (``tool_facts.py``).
 """
@@ -47,7 +48,7 @@ TIMEOUT_BASE_S, TIMEOUT_PER_MB_S = 30.0, 2.0
 _POLL_S = 0.05
 # Runs this file in a bare interpreter; the child's working directory is its scratch directory, so that nothing
 # in the user's current directory can shadow a module it imports.
-_LAUNCH = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
+_LAUNCH = ["-S", "-c", "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"]
 
 
 class ConversionError(Exception):
@@ -122,13 +123,14 @@ class Conversion:
                 shutil.copyfile(capture, copy)
                 self._copies[str(copy)] = capture
             self._process = subprocess.Popen(
-                [sys.executable, "-c", _LAUNCH, __file__], cwd=self._scratch, stdin=subprocess.PIPE,
+                [sys.executable, *_LAUNCH, __file__], cwd=self._scratch, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # the converter logs every stage on stderr
         except BaseException:
             shutil.rmtree(self._scratch, ignore_errors=True)
             raise
         self._started = time.monotonic()
-        self._request = json.dumps({"captures": list(self._copies), "device": device}).encode()
+        self._request = json.dumps({"captures": list(self._copies), "device": device,
+                                    "import_path": sys.path}).encode()
         self._output: bytes | None = None
         self._watcher = threading.Thread(target=self._watch, daemon=True)
         self._watcher.start()
@@ -214,6 +216,7 @@ def gib(size: int) -> str:
 def _serve() -> None:
     """The child's side: read the request, run the tools, write the facts (or the converter's error)."""
     request = json.load(sys.stdin)
+    sys.path[:] = request["import_path"]
     captures = request["captures"]
     try:
         outputs = _run_tools(captures, HOST_TOOLS)
