@@ -12,16 +12,16 @@ directory is removed by this process whatever the child did, and the copies' pat
 The child is a bare interpreter running this file, not the advisor package (whose imports cost a second or more):
 this module imports nothing of advisor's. It starts without ``site`` (whose .pth files cost more than the rest of
 the start) and takes its import path from this process instead. It reads its request as JSON on stdin and writes
-the facts as JSON on stdout. All tools run in one directory on purpose: the first one (``overview_page``) builds the combined op stats
-and the following ones reuse them, which makes them nearly free. ``memory_profile`` is not run: it does not reuse
-them (a quarter of a conversion's time), and advisor reads the same peaks from the trace (``tool_facts.py``).
+the facts as JSON on stdout. All tools run in one directory on purpose: the first one (``overview_page``) builds
+the combined op stats and the following ones reuse them, which makes them nearly free. ``memory_profile`` is not
+run: it does not reuse them (a quarter of a conversion's time), and advisor reads the same peaks from the trace
+(``tool_facts.py``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -109,11 +109,9 @@ class Conversion:
     """
 
     def __init__(self, captures: list[Path], device: bool, memory_limit: int, timeout_s: float | None = None) -> None:
-        self.captures = captures
         self.memory_limit = memory_limit
         size_mb = sum(p.stat().st_size for p in captures) / 1e6
         self.timeout_s = timeout_s if timeout_s is not None else TIMEOUT_BASE_S + TIMEOUT_PER_MB_S * size_mb
-        self.peak_rss_bytes = 0
         self._ended_by: str | None = None  # "memory" or "timeout" when the watcher killed the child
         self._scratch = tempfile.mkdtemp(prefix="advisor-convert-")
         try:
@@ -129,8 +127,15 @@ class Conversion:
             shutil.rmtree(self._scratch, ignore_errors=True)
             raise
         self._started = time.monotonic()
-        self._request = json.dumps({"captures": list(self._copies), "device": device,
-                                    "import_path": sys.path}).encode()
+        # The request is sent now (it fits in a pipe's buffer), so that the child converts while this process
+        # reads the trace.
+        request = json.dumps({"captures": list(self._copies), "device": device, "import_path": sys.path})
+        try:
+            with self._process.stdin as stdin:
+                stdin.write(request.encode())
+        except BrokenPipeError:
+            pass  # it ended already; result() says how
+        self._process.stdin = None
         self._output: bytes | None = None
         self._watcher = threading.Thread(target=self._watch, daemon=True)
         self._watcher.start()
@@ -146,9 +151,8 @@ class Conversion:
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
-        for stream in (self._process.stdin, self._process.stdout):
-            if stream and not stream.closed:
-                stream.close()
+        if not self._process.stdout.closed:
+            self._process.stdout.close()
         shutil.rmtree(self._scratch, ignore_errors=True)
 
     def result(self) -> dict[str, Any]:
@@ -156,7 +160,7 @@ class Conversion:
         ``kernels`` and ``convolutions``, or ``device_error`` when the device tools failed. Raises ConversionError
         or OverMemoryLimit."""
         if self._output is None:
-            self._output, _ = self._process.communicate(self._request)
+            self._output, _ = self._process.communicate()
             self._watcher.join()
         if self._ended_by == "memory":
             raise OverMemoryLimit(f"the converter went over its memory limit ({gib(self.memory_limit)})")
@@ -169,7 +173,6 @@ class Conversion:
             if code < 0:
                 raise ConversionError(f"the converter crashed ({signal.Signals(-code).name})") from None
             raise ConversionError(f"the converter ended without a result (exit code {code})") from None
-        self.peak_rss_bytes = max(self.peak_rss_bytes, reply.get("peak_rss_bytes", 0))
         if "error" in reply:
             raise ConversionError(self._without_copies(reply["error"]))
         facts = reply["facts"]
@@ -182,7 +185,6 @@ class Conversion:
         status = Path(f"/proc/{self._process.pid}/status")
         while self._process.poll() is None:
             rss = _resident_bytes(status)
-            self.peak_rss_bytes = max(self.peak_rss_bytes, rss or 0)
             if rss is not None and rss > self.memory_limit:
                 self._ended_by = "memory"
             elif time.monotonic() - self._started > self.timeout_s:
@@ -235,7 +237,6 @@ def _serve() -> None:
         reply: dict[str, Any] = {"facts": facts}
     except ConversionError as error:
         reply = {"error": str(error)}
-    reply["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     json.dump(reply, sys.stdout)
 
 
