@@ -41,8 +41,8 @@ def load_profile(path: Path, run: str | None = None, use_cache: bool = True) -> 
     else the newest. ``use_cache=False`` reads the captures again (and refreshes the cache). Raises InputError with
     one line naming the file on unusable input."""
     run_files = discovery.find_run(Path(path), run)
-    plan = _plan(run_files)
     try:
+        plan = _plan(run_files)
         digests = [cache.file_digest(p, trust_stamp=use_cache) for p in run_files.hosts]
     except OSError as error:
         raise InputError(f"{error.filename}: cannot read it ({error.strerror})") from None

@@ -36,7 +36,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from advisor.profile.tool_facts import ITERATOR_PREFIX, MEMORY_EVENTS, MEMORY_STATS, ToolFacts
+from advisor.profile.tool_facts import ITERATOR_PREFIX, MEMORY_EVENTS, MEMORY_STATS, PS_PER_MS, ToolFacts
 
 PYTHON_THREAD = "python"
 # Everything read here happens on the python thread or on tf.data's iterator threads; the compute and Eigen thread
@@ -49,7 +49,6 @@ PYTHON_FRAME_PREFIX = "$"  # the python tracer names frames "$file.py:LINE funct
 ITERATOR_STATS = ("name", "parallelism", "autotune", "batch_size", "buffer_size", "buffer_limit", "cycle_length",
                   "deterministic", "cpu_budget", "ram_budget_megabytes")
 FRAMES_KEPT = 15
-PS_PER_MS = 1e9
 EAGER_OP = "EagerExecute"
 EAGER_DISPATCH = frozenset({"TFE_Py_FastPathExecute_C", "TFE_Py_ExecuteCancelable"})
 EAGER_KERNEL = "EagerKernelExecute"
