@@ -64,7 +64,7 @@ with tempfile.TemporaryDirectory() as scratch:
 INGEST = PEAKS + """
 import json, sys, time
 from pathlib import Path
-from advisor.profile import load_profile
+from advisor.profile.loader import load_profile
 cpu_before, started = cpu(), time.perf_counter()
 findings = load_profile(Path(sys.argv[1]))
 print(json.dumps({"seconds": time.perf_counter() - started, "steps": findings.steps.count,

@@ -53,7 +53,8 @@ def test_json_output_follows_the_contract_and_diffs_apply_with_git(problem_repo:
     report = json.loads(result.stdout)
     assert set(report) == {"version", "repo", "profile", "findings", "warnings"}
     assert report["profile"] is None
-    finding_keys = {"id", "code", "name", "path", "line", "column", "end_line", "message", "confidence", "evidence",
+    finding_keys = {"id", "code", "name", "path", "line", "column", "end_line", "message", "confidence", "reach",
+                    "evidence",
                     "speedup", "fix"}
     assert report["findings"]
     for finding in report["findings"]:

@@ -4,7 +4,7 @@ Entries are keyed by the captures' content (SHA-256), the converter's version, h
 converter, or by advisor alone when too big to convert) and advisor's cache format, so an edited capture or an
 upgraded converter never hits a stale entry. An entry is only trusted as far as it builds: the loader reads the
 captures again when one does not (an older format, a damaged file). The directory is ``profile/`` under the
-per-user cache root (:func:`advisor.cache.cache_root`).
+per-user cache root (:func:`advisor.files.cache_root`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from advisor.cache import cache_root
-from advisor.state import write_atomically
+from advisor.files import cache_root, write_atomically
 
 # Bump when what is cached (the converter's facts / trace.read_trace_facts output) changes shape.
 CACHE_FORMAT = 3

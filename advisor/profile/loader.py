@@ -19,7 +19,8 @@ from typing import Any
 
 from advisor.errors import InputError
 from advisor.profile import cache, convert, discovery, trace
-from advisor.profile.findings import ProfileFindings, build_findings
+from advisor.profile.facts import ProfileFindings
+from advisor.profile.findings import build_findings
 from advisor.profile.tool_facts import ToolFacts
 from advisor.profile.xspace_reader import CaptureFile, CaptureFormatError
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import InputError
-from advisor.profile import convert, load_profile
+from advisor.profile import convert
+from advisor.profile.loader import load_profile
 from advisor.profile.xplane_pb import XSpace
 from profile_fixtures import capture_file
 

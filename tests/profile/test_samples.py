@@ -11,8 +11,9 @@ import json
 import pytest
 from rich.console import Console
 
-from advisor.profile import discovery, render_profile_summary, trace
+from advisor.profile import discovery, trace
 from advisor.profile.xspace_reader import CaptureFile
+from advisor.report.profile_summary import render_profile_summary
 from profile_fixtures import capture_file, load_sample
 
 

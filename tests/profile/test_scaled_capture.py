@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.profile import load_profile
+from advisor.profile.loader import load_profile
 from profile_fixtures import capture_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

@@ -41,13 +41,13 @@ def test_one_annotation_per_finding_pointing_at_the_file_from_the_checkout(sampl
                                                                      finding.location.end_column)
         body = unescape(message).splitlines()
         assert body[0].startswith(finding.message)
-        assert [f"{e.kind}: {e.message}" for e in finding.evidence] == body[1:1 + len(finding.evidence)]
+        assert [f"{e.kind.value}: {e.message}" for e in finding.evidence] == body[1:1 + len(finding.evidence)]
 
 
 def test_separators_and_newlines_in_paths_and_messages_are_escaped(tmp_path, monkeypatch):
     repo = tmp_path / "odd, name: 100%"
     repo.mkdir()
-    (repo / "train.py").write_text("import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: x)\n")
+    (repo / "train.py").write_text("import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: x * 2)\n")
     from advisor.config import Settings
     from advisor.engine import analyze
 
