@@ -49,7 +49,8 @@ class Example:
     For invalid examples, ``line`` is where the finding must point, and ``fixed`` is the file after its fix
     (``None`` when the rule offers no fix for it). ``files`` adds other modules of the example repo, by path.
     ``profile``: a committed capture (path from the repository root, e.g. ``samples/profiles/slow_callback``) the
-    example is analysed with, for rules that need one to report.
+    example is analysed with, for rules that need one to report; ``settings``: Settings fields it is analysed with
+    (e.g. ``{"target_device": "gpu"}``).
     """
 
     code: str
@@ -58,6 +59,7 @@ class Example:
     files: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
     profile: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def source(self) -> str:

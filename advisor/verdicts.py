@@ -185,6 +185,31 @@ class Verdicts:
         return Verdict(Confidence.CONFIRMED, self._on_cpu(speedup.input_overlap(self.input_share)), measured.evidence,
                        "the capture shows no prefetch at run time")
 
+    def python_source(self, stage: Stage, static: Verdict) -> Verdict:
+        """How much of the captured steps the Python generator behind ``stage`` (``from_generator``) took, and
+        whether the step waited for input meanwhile: moving the data to tf.data ops saves at most the smaller."""
+        if self.profile is None:
+            return static
+        found = self._runtime_iterator(stage)
+        if found is None:
+            return static.adding(Evidence.profile("this stage does not appear in the capture's tf.data iterators"))
+        iterator, match = found
+        share = min(iterator.self_time_ms / self._captured_ms, 1.0) if self._captured_ms else 0.0
+        bottleneck = self.profile.bottleneck
+        evidence = (Evidence.profile(f"runs as {iterator.name}: {iterator.self_time_ms:.0f} ms self time = {share:.0%} "
+                                     f"of {self.profile.steps.count} steps; the step waits for input "
+                                     f"{bottleneck.input_pct:.1f}% of the time ({bottleneck.input_class})",
+                                     {"iterator": iterator.name, "stage_share": round(share, 4),
+                                      "input_pct": bottleneck.input_pct}), *self._ambiguity(match))
+        measured = Verdict(Confidence.POSSIBLE, None, static.evidence + evidence, static.note)
+        not_bound = self._input_bound(measured, "a faster generator would not shorten the step")
+        if not_bound is not None:
+            return not_bound
+        saved = min(share, self.input_share or 0.0)
+        return replace(measured, confidence=Confidence.CONFIRMED,
+                       speedup=self._on_cpu(speedup.bounded_by_share(saved, "Python generator time the step waits "
+                                                                              "for")))
+
     @staticmethod
     def _ambiguity(match: PipelineMatch) -> list[Evidence]:
         if match.candidates <= 1:

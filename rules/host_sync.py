@@ -181,22 +181,8 @@ class HostSync(Rule):
             syncs = _Syncs(loop)
             loop.node.body.visit(syncs)
             for sync in syncs.found:
-                if not self._guarded(loop, sync):
+                if not loop.throttles(sync.statement):
                     yield self._finding(ctx, loop, sync)
-
-    @staticmethod
-    def _guarded(loop: TrainingLoop, sync: Sync) -> bool:
-        """Inside an ``if`` on the step counter (``if step % 100 == 0``): it runs on some steps only."""
-        module, node = loop.module, sync.statement
-        parent = module.parent(node)
-        while parent is not None and parent is not loop.node:
-            if isinstance(parent, cst.If) and node is not parent.test and not any(
-                    n.value in loop.tensors for n in m.findall(parent.test, m.Name())) and (
-                    m.findall(parent.test, m.Modulo()) or (loop.counter is not None and any(
-                        n.value == loop.counter for n in m.findall(parent.test, m.Name())))):
-                return True
-            node, parent = parent, module.parent(parent)
-        return False
 
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync) -> Finding:
         module = loop.module

@@ -120,6 +120,8 @@ class MissingPrefetch(Rule):
         verdict = ctx.verdicts.tfdata_chain(pipeline, static)
         message = (f"The {sink.role} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next batch "
                    f"is prepared only after each step ({verdict.note}).")
+        priority = ROLE_PRIORITY[sink.role] if ctx.queries.feeds_training(pipeline) or not sink.is_training \
+            else ROLE_PRIORITY["evaluate"]  # a loop over a dataset that trains nothing
         return self.finding(last.module, last.anchor, message, verdict,
                             reach=ctx.queries.reach(sink.module, sink.node), codemod=AppendPrefetch,
-                            priority=ROLE_PRIORITY[sink.role], end_node=last.node)
+                            priority=priority, end_node=last.node)

@@ -151,7 +151,7 @@ class SerialMap(Rule):
         verdict = ctx.verdicts.tfdata_stage(stage, Verdict(confidence, typical("parallel_map"), tuple(evidence)))
         if verdict.note is not None:
             message = f"`.{stage.op}()` {verdict.note}: run it with parallel calls."
-        priority = 0 if any(p.sink.is_training for p in pipelines) else 1
+        priority = 0 if any(ctx.queries.feeds_training(p) for p in pipelines) else 1
         reaches = [ctx.queries.reach(p.sink.module, p.sink.node) for p in pipelines] or [
             ctx.queries.reach(stage.module, stage.node)]
         return self.finding(stage.module, stage.anchor, message, verdict, reach=min(reaches, key=lambda r: r.rank),

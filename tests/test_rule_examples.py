@@ -34,7 +34,8 @@ def _profile(path: str):
 def _findings(rule: type[Rule], example: Example, code: str):
     files = {EXAMPLE_PATH: code, **{p: Example(t).source for p, t in example.files.items()}}
     profile = _profile(example.profile) if example.profile else None
-    return [f for f in analyze_texts(files, Settings(select=(rule.code,)), profile=profile) if f.code == rule.code]
+    settings = Settings(select=(rule.code,), **example.settings)
+    return [f for f in analyze_texts(files, settings, profile=profile) if f.code == rule.code]
 
 
 def test_rules_are_discovered_with_unique_codes_and_names():

@@ -17,7 +17,7 @@ import libcst.matchers as m
 import networkx as nx
 
 from ..model import Reach
-from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo
+from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
 from .syntax import argument_value
@@ -82,6 +82,8 @@ WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "sock
                     "cv2.imread", "cv2.VideoCapture", "imageio.", "skimage.io.", "numpy.load", "numpy.fromfile",
                     "h5py.", "tensorflow.io.gfile.", "tensorflow.io.read_file", "scipy.io.", "soundfile.",
                     "librosa.load", "pandas.read_", "pickle.load", "json.load", "os.read", "boto3.")
+# Python libraries that compute on arrays and images on the host.
+PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
 WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_file", "get_object"})
 # How deep to follow repo functions called from a mapped function.
 CALL_DEPTH = 3
@@ -126,6 +128,20 @@ class TrainingLoop:
                 elements=[m.Element(m.Name()), m.ZeroOrMore()])):
             return loop.target.elements[0].value.value
         return None
+
+    def throttles(self, statement: cst.CSTNode) -> bool:
+        """Whether ``statement`` runs only on some steps: inside an ``if`` on a step interval (``if step % 100 ==
+        0:``) or on the loop's counter, whose test reads no tensor of the step."""
+        module, node = self.module, statement
+        parent = module.parent(node)
+        while parent is not None and parent is not self.node:
+            if isinstance(parent, cst.If) and node is not parent.test and not any(
+                    n.value in self.tensors for n in m.findall(parent.test, m.Name())) and (
+                    m.findall(parent.test, m.Modulo()) or (self.counter is not None and any(
+                        n.value == self.counter for n in m.findall(parent.test, m.Name())))):
+                return True
+            node, parent = parent, module.parent(parent)
+        return False
 
     @property
     def description(self) -> str:
@@ -496,6 +512,41 @@ class SourceQueries:
         return [f for arg in site.node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
                 for f in self.index.functions_named(*site.module.names.resolve(arg.value, class_key))]
 
+    def feeds_training(self, pipeline: Pipeline) -> bool:
+        """Whether ``pipeline`` feeds training: ``fit``, a distribution strategy, a function's return (out of
+        sight, but named like training data), or a loop or iterator in code that runs training steps (a loop over
+        a dataset that only predicts or prints does not)."""
+        sink = pipeline.sink
+        if sink.role not in ("loop", "iter"):
+            return sink.is_training
+        if sink.role == "loop" and any(loop.node is sink.node for loop in self.training_loops):
+            return True
+        scope = self.enclosing_function(sink.module, sink.node)
+        key = id(scope.node) if scope is not None else ("module", id(sink.module))
+        return any(self._caller_key(site) == key for site in self._training_calls) or any(
+            (id(loop.node) if isinstance(loop.node, cst.FunctionDef) else None) == key
+            or (self.enclosing_function(loop.module, loop.node) is scope and loop.module is sink.module)
+            for loop in self.training_loops)
+
+    def python_batches(self, loop: TrainingLoop) -> list[FunctionInfo]:
+        """When a training loop iterates over batches that Python makes (``for x, y in Batches():`` with a repo
+        class's ``__next__``/``__iter__``, or a repo generator function): the functions that make each batch."""
+        if not isinstance(loop.node, cst.For):
+            return []
+        iterable = loop.node.iter
+        if isinstance(iterable, cst.Call) and m.matches(iterable.func, m.Name("enumerate")) and iterable.args:
+            iterable = iterable.args[0].value
+        if isinstance(iterable, cst.Name):
+            bound = self.bound_call(loop.module, loop.node, iterable.value)
+            iterable = bound.node if bound is not None else iterable
+        site = self._call_at.get(id(iterable)) if isinstance(iterable, cst.Call) else None
+        if site is None:
+            return []
+        makers = [method for cls_info in self._classes_named(site.names) for method in self.index.methods_of(cls_info)
+                  if method.name in ("__next__", "__iter__", "__getitem__")]
+        generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
+        return makers + generators
+
     def _classes_named(self, names: frozenset[str]) -> list[ClassInfo]:
         """Repo classes a callee's names may refer to (``Net()``, ``models.Net()``), by suffix as for functions."""
         return [c for name in names for c in self._classes_by_name.get(name, ())]
@@ -630,6 +681,12 @@ class SourceQueries:
                 if any(name.startswith(WAITING_PREFIXES) for name in site.names)
                 or (not site.names and isinstance(site.node.func, cst.Attribute)
                     and site.node.func.attr.value in WAITING_METHODS)]
+
+    def python_work(self, function: MappedFunction) -> list[CallSite]:
+        """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work: I/O, or
+        array and image computation in NumPy, PIL or OpenCV."""
+        return [site for site in self.calls_run_by(function)
+                if any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
 
     def stateful_calls(self, function: MappedFunction) -> list[CallSite]:
         """Calls that make the mapped function stateful (random ops, Python functions)."""
