@@ -119,10 +119,11 @@ def _read_run(run_files: discovery.RunFiles, plan: _Plan) -> dict[str, Any]:
             converting.cancel()
             raise _unusable_run(problems, plan)
         usable = [p for p in run_files.hosts if p in host_facts]
-        if problems:
-            converting.cancel()  # it was converting the broken captures too; one converter at a time
+        stale = len(usable) < len(captures)  # the conversion holds captures whose trace turned out broken
+        if stale:
+            converting.cancel()  # first: explaining a broken capture may run the converter on it
         warnings = [f"capture {p.name} skipped: {_explain(p, why, plan)}" for p, why in problems.items()]
-        if problems:
+        if stale:
             converting.start(usable)
         own = ToolFacts.combined([host_tools[p] for p in usable])
         tools, own_warning = converting.facts(usable[0])
