@@ -24,7 +24,7 @@ from .files import cache_root, write_atomically
 from .model import Finding, Report
 from .profile.facts import ProfileFindings
 
-CACHE_FORMAT = 4
+CACHE_FORMAT = 5
 
 
 @cache

@@ -22,15 +22,17 @@ from .profile.facts import ProfileFindings
 from .rule import RuleContext
 from .source.facts import ModuleInfo
 from .source.index import SourceIndex
-from .source.walk import SourceFile, python_files, relevant_sources
+from .source.notebook import NotebookError
+from .source.walk import SOURCE_SUFFIXES, SourceFile, relevant_sources, source_files
 
 if TYPE_CHECKING:
     from .cache import ResultCache
 
 
 
-def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
-    """Run a rule's codemod on the module the index already parsed; None if it changes nothing."""
+def render_fix(module: ModuleInfo, fix: FixRef, target_line: int) -> Patch | None:
+    """Run a rule's codemod, which targets module line ``target_line``, on the module the index already parsed; None
+    if it changes nothing."""
     context = CodemodContext(filename=str(module.absolute), full_module_name=module.name, wrapper=module.wrapper)
     try:
         new_tree = fix.codemod(context, **fix.args).transform_module(module.tree)
@@ -40,12 +42,20 @@ def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
     if new_code == module.code:
         return None
     cst.parse_module(new_code)  # a codemod that produces unparsable code is a bug: fail loudly, in tests too
-    return Patch(fix.description, fix.applicability, fix.why_unsafe, unified_diff(module.path, module.code, new_code),
-                 new_code)
+    notebook = module.notebook
+    if notebook is None:
+        return Patch(fix.description, fix.applicability, fix.why_unsafe,
+                     unified_diff(module.path, module.code, new_code), new_code)
+    try:
+        new_text = notebook.with_code(new_code, [target_line])
+    except NotebookError:
+        return None  # a change the notebook cannot take (it would rewrite a magic line): no fix rather than a wrong one
+    return Patch(fix.description, fix.applicability, fix.why_unsafe, unified_diff(module.path, notebook.text, new_text),
+                 new_code, notebook.cell_diff(module.path, new_code, [target_line]))
 
 
 def file_hashes(index: SourceIndex) -> dict[str, str]:
-    return {m.path.as_posix(): content_hash(m.tree.bytes) for m in index.modules}
+    return {m.path.as_posix(): content_hash(m.file_bytes) for m in index.modules}
 
 
 def run_rules(index: SourceIndex, settings: Settings,
@@ -78,7 +88,7 @@ def run_rules(index: SourceIndex, settings: Settings,
                 off_training += 1
                 continue
             if finding.fix is not None:
-                finding.patch = render_fix(modules[loc.path], finding.fix)
+                finding.patch = render_fix(modules[loc.path], finding.fix, loc.line)
             findings.append(finding)
     return sorted(findings, key=Finding.sort_key), hidden, off_training
 
@@ -107,7 +117,7 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
 
         profile = load_profile(logdir, run=run, use_cache=cache is not None)  # --no-cache reads captures again
         warnings.extend(profile.warnings)
-    candidates = python_files(repo)
+    candidates = source_files(repo)
     included = [path for path in candidates if not settings.is_excluded(path)]
     sources, _ = relevant_sources(repo, included)
     files_seen, excluded = len(candidates), len(candidates) - len(included)
@@ -140,7 +150,7 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
             relative.append(file.resolve().relative_to(root))
         except ValueError:
             raise InputError(f"{file}: outside the current directory {root}") from None
-    candidates = [p for p in relative if p.suffix == ".py"]
+    candidates = [p for p in relative if p.suffix in SOURCE_SUFFIXES]
     included = [path for path in candidates if not settings.is_excluded(path)]
     sources, _ = relevant_sources(root, included)
     files_seen, excluded = len(candidates), len(candidates) - len(included)

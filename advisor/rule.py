@@ -27,7 +27,8 @@ from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipelin
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
 from .source.queries import (PYTHON_FUNCTION_OPS, HotContext, InLoopBody, IntegerLiteral, SideEffect, SourceQueries,
-                             TrainingLoop, batch_parameter, compiled_function_name, drops_remainder)
+                             TrainingLoop, batch_parameter, compiled_function_name, drops_remainder,
+                             num_parallel_calls, runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .speedup import round_up, typical
 from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
@@ -38,7 +39,7 @@ __all__ = [
     "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "ModuleInfo", "Pipeline", "Reach", "Rule",
     "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument",
     "argument_value", "batch_parameter", "compiled_function_name", "drops_remainder", "literal", "method_name",
-    "round_up", "typical",
+    "num_parallel_calls", "round_up", "runs_in_parallel", "typical",
 ]
 
 

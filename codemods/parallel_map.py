@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from advisor.source.queries import NUM_PARALLEL_CALLS_POSITION
 from advisor.source.syntax import method_name
 
 from .base import CallTargetCodemod, with_keyword
-
-# Where num_parallel_calls sits among the positional parameters of each method.
-NUM_PARALLEL_CALLS_POSITION = {"map": 1, "interleave": 3}
 
 
 class AddNumParallelCalls(CallTargetCodemod):

@@ -6,7 +6,8 @@ from typing import Iterable
 
 from advisor.codemods.tf_function import AddTfFunction
 from advisor.rule import (CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Applicability, CallSite, Confidence, Evidence,
-                          Example, Finding, FixAvailability, FunctionInfo, Rule, RuleContext, Verdict, typical)
+                          Example, Finding, FixAvailability, FunctionInfo, Rule, RuleContext, TrainingLoop, Verdict,
+                          typical)
 
 
 class EagerTrainStep(Rule):
@@ -153,6 +154,16 @@ class EagerTrainStep(Rule):
             for x, y in dataset:
                 train_step(x, y)
             """, line=3, note="`.numpy()` fails inside tf.function: no patch, and the finding says why"),
+        Example("""
+            import tensorflow as tf
+
+            def main():
+                for x, y in dataset:
+                    with tf.GradientTape() as tape:
+                        loss = loss_fn(y, model(x, training=True))
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            """, line=4, note="a step written inline in the loop: reported at the loop, no patch"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -162,6 +173,20 @@ class EagerTrainStep(Rule):
             calls = ctx.queries.per_batch_calls(function)
             if calls:
                 yield self._finding(ctx, function, calls)
+        for loop in ctx.queries.training_loops:
+            if loop.inline_step:
+                yield self._inline_finding(ctx, loop)
+
+    def _inline_finding(self, ctx: RuleContext, loop: TrainingLoop) -> Finding:
+        """A step written inline in the loop: compiling it means moving it into a function first (no patch)."""
+        at = loop.module.location(loop.node).display
+        message = (f"The training loop at {at} opens a GradientTape and updates the weights in its own body, so "
+                   "every op of every step is dispatched eagerly from Python. Move the step into a function "
+                   "decorated with `@tf.function` and call it in the loop; no automatic patch moves it.")
+        verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.LIKELY, typical("tf_function"), (
+            Evidence.source(f"the step is written inline in the loop at {at}"),)))
+        return self.finding(loop.module, loop.node, message, verdict, reach=ctx.queries.reach(loop.module, loop.node),
+                            end_node=loop.node.body.body[0] if loop.node.body.body else None)
 
     def _finding(self, ctx: RuleContext, function: FunctionInfo, calls: list[CallSite]) -> Finding:
         module = function.module
@@ -170,13 +195,13 @@ class EagerTrainStep(Rule):
                     for loop, module in loops.values()]
         effects = ctx.queries.side_effects(function)
         for effect in effects:
-            evidence.append(Evidence.source(f"line {module.location(effect.node).line}: {effect.what} "
+            evidence.append(Evidence.source(f"{module.location(effect.node).line_label}: {effect.what} "
                                             f"{effect.consequence} under tf.function"))
         message = (f"`{function.name}` opens a GradientTape and updates the weights but is not compiled with "
                    f"`tf.function`, so every op of every step is dispatched eagerly from Python.")
         breaking = [e for e in effects if e.breaks_step]
         if breaking:
-            lines = ", ".join(f"{e.what} (line {module.location(e.node).line})" for e in breaking)
+            lines = ", ".join(f"{e.what} ({module.location(e.node).line_label})" for e in breaking)
             message += (f" No automatic patch: {lines} would fail or change meaning inside a compiled step; move "
                         f"it out of `{function.name}` (return the tensor and convert it in the loop, every N steps), "
                         f"then add `@tf.function`.")

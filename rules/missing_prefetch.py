@@ -5,9 +5,15 @@ from __future__ import annotations
 from typing import Iterable
 
 from advisor.codemods.append_prefetch import AppendPrefetch
-from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Verdict,
-                          typical)
+from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Stage,
+                          Verdict, runs_in_parallel, typical)
 
+# Stages that do per-element work worth overlapping with the step; a pipeline of in-memory slices, shuffles and
+# batches alone prepares a batch in microseconds.
+WORK_OPS = frozenset({"map", "interleave", "flat_map", "filter", "map_with_legacy_function", "apply"})
+IN_MEMORY_SOURCES = frozenset({"from_tensor_slices", "from_tensors", "range", "zip", "counter"})
+# Stages after a prefetch that only count or repeat elements: nothing to overlap.
+COUNTING_OPS = frozenset({"take", "skip", "repeat", "enumerate", "shard"})
 ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "returned": 1, "validation": 1, "evaluate": 2,
                  "predict": 2, "returned_eval": 2}
 
@@ -28,12 +34,12 @@ class MissingPrefetch(Rule):
     valid = (
         Example("""
             import tensorflow as tf
-            ds = tf.data.Dataset.range(10).batch(2).prefetch(tf.data.AUTOTUNE)
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(2).prefetch(tf.data.AUTOTUNE)
             model.fit(ds)
             """),
         Example("""
             import tensorflow as tf
-            ds = tf.data.Dataset.range(10).batch(2).prefetch(1).with_options(tf.data.Options())
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(2).prefetch(1).with_options(tf.data.Options())
             for batch in ds:
                 pass
             """, note="with_options after prefetch adds no stage"),
@@ -42,20 +48,36 @@ class MissingPrefetch(Rule):
             x = np.zeros((8, 2))
             model.fit(x, epochs=1)
             """, note="NumPy input: no tf.data pipeline"),
+        Example("""
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(1000).batch(32)
+            model.fit(ds, epochs=2)
+            """, note="slices of arrays in memory, shuffled and batched: no per-element work to overlap"),
+        Example("""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+            model.fit(ds)
+            """, note="a parallel map works ahead of the step by itself"),
+        Example("""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(8).prefetch(2)
+            for batch in ds.take(100):
+                pass
+            """, note="take() after the prefetch only counts elements"),
     )
     invalid = (
         Example("""
             import tensorflow as tf
-            ds = tf.data.Dataset.from_tensor_slices(([1.0], [0])).batch(32)
+            ds = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load_image).batch(32)
             model.fit(ds, epochs=2)
             """, line=2, fixed="""
             import tensorflow as tf
-            ds = tf.data.Dataset.from_tensor_slices(([1.0], [0])).batch(32).prefetch(tf.data.AUTOTUNE)
+            ds = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load_image).batch(32).prefetch(tf.data.AUTOTUNE)
             model.fit(ds, epochs=2)
             """),
         Example("""
             from tensorflow import data
-            ds = data.Dataset.range(100)
+            ds = data.TFRecordDataset(files).map(parse)
             ds = ds.prefetch(2)
             ds = ds.batch(8)
             for batch in ds:
@@ -64,7 +86,7 @@ class MissingPrefetch(Rule):
             from tensorflow import data
             import tensorflow as tf
 
-            ds = data.Dataset.range(100)
+            ds = data.TFRecordDataset(files).map(parse)
             ds = ds.prefetch(2)
             ds = ds.batch(8).prefetch(tf.data.AUTOTUNE)
             for batch in ds:
@@ -72,22 +94,37 @@ class MissingPrefetch(Rule):
             """, note="prefetch earlier in the chain, not last; tensorflow imported for AUTOTUNE"),
         Example("""
             import tensorflow as tf
-            ds = tf.data.Dataset.range(100).batch(8)
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(8)
             ds.prefetch(2)
             model.fit(ds)
             """, line=2, fixed="""
             import tensorflow as tf
-            ds = tf.data.Dataset.range(100).batch(8).prefetch(tf.data.AUTOTUNE)
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(8).prefetch(tf.data.AUTOTUNE)
             ds.prefetch(2)
             model.fit(ds)
             """, note="the result of ds.prefetch(2) is discarded"),
+        Example("""
+            import tensorflow as tf
+
+            def train_input_fn(files):
+                return tf.data.TFRecordDataset(files).map(parse).batch(64)
+
+            estimator.train(input_fn=lambda: train_input_fn(files), max_steps=1000)
+            """, line=4, fixed="""
+            import tensorflow as tf
+
+            def train_input_fn(files):
+                return tf.data.TFRecordDataset(files).map(parse).batch(64).prefetch(tf.data.AUTOTUNE)
+
+            estimator.train(input_fn=lambda: train_input_fn(files), max_steps=1000)
+            """, note="an Estimator's input function: it trains on what the function returns"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         best: dict[int, Pipeline] = {}
         for pipeline in ctx.index.pipelines():
             stages = pipeline.working_stages
-            if not stages or stages[-1].op == "prefetch":
+            if not stages or stages[-1].op == "prefetch" or _overlapped(stages) or _negligible(stages):
                 continue
             key = id(stages[-1].node)
             if key not in best or ROLE_PRIORITY[pipeline.sink.role] < ROLE_PRIORITY[best[key].sink.role]:
@@ -103,13 +140,13 @@ class MissingPrefetch(Rule):
                                     f"{' -> '.join(pipeline.ops())}")]
         earlier = [s for s in pipeline.stages if s.op == "prefetch"]
         if earlier:
-            line = earlier[-1].module.location(earlier[-1].anchor).line
-            evidence.append(Evidence.source(f"prefetch on line {line} is followed by `{last.op}`, which then runs "
+            line = earlier[-1].module.location(earlier[-1].anchor).line_label
+            evidence.append(Evidence.source(f"prefetch on {line} is followed by `{last.op}`, which then runs "
                                             "without overlap"))
         discarded = [d for s in pipeline.stages for d in ctx.index.discarded_after(s) if d.op == "prefetch"]
         if discarded:
-            line = discarded[0].module.location(discarded[0].anchor).line
-            evidence.append(Evidence.source(f"the result of `.prefetch()` on line {line} is discarded: tf.data "
+            line = discarded[0].module.location(discarded[0].anchor).line_label
+            evidence.append(Evidence.source(f"the result of `.prefetch()` on {line} is discarded: tf.data "
                                             "transformations return a new dataset"))
         if pipeline.runtime_optimization("inject_prefetch") is False:
             static = Verdict(Confidence.LIKELY, typical("prefetch"), tuple(evidence),
@@ -125,3 +162,19 @@ class MissingPrefetch(Rule):
         return self.finding(last.module, last.anchor, message, verdict,
                             reach=ctx.queries.reach(sink.module, sink.node), codemod=AppendPrefetch,
                             priority=priority, end_node=last.node)
+
+
+def _overlapped(stages: list[Stage]) -> bool:
+    """Input already overlaps the step: the last stage runs its work in parallel in the background (a map or
+    interleave with parallel calls, a fused map-and-batch), or only counting stages follow a prefetch."""
+    last = stages[-1]
+    if runs_in_parallel(last) or (
+            last.op == "apply" and "map_and_batch" in last.module.node_code(last.node)):
+        return True
+    prefetches = [i for i, s in enumerate(stages) if s.op == "prefetch"]
+    return bool(prefetches) and all(s.op in COUNTING_OPS for s in stages[prefetches[-1] + 1:])
+
+
+def _negligible(stages: list[Stage]) -> bool:
+    """A pipeline over data in memory with no per-element work: nothing for a prefetch to overlap."""
+    return stages[0].is_source and stages[0].op in IN_MEMORY_SOURCES and not any(s.op in WORK_OPS for s in stages)

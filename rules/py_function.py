@@ -82,18 +82,20 @@ class PyFunction(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         hot = ctx.queries.hot_functions
-        for site in ctx.index.calls_to(*PYTHON_FUNCTION_OPS):
-            context = hot.context_of(site)
-            if context is None or (context.in_dataset and ctx.queries.waiting_calls(site)):
-                continue
-            yield self._finding(ctx, site, context)
+        sites = [(site, context) for site in ctx.index.calls_to(*PYTHON_FUNCTION_OPS)
+                 if (context := hot.context_of(site)) is not None]
+        for site, context in sites:
+            if not (context.in_dataset and ctx.queries.waiting_calls(site)):
+                yield self._finding(ctx, site, context, sites)
 
-    def _finding(self, ctx: RuleContext, site: CallSite, context: HotContext) -> Finding:
+    def _finding(self, ctx: RuleContext, site: CallSite, context: HotContext,
+                 sites: list[tuple[CallSite, HotContext]]) -> Finding:
         module = site.module
         called = module.node_code(site.node.func)
         advice = (": `num_parallel_calls` cannot parallelize it; rewrite it with TensorFlow ops."
                   if context.in_dataset else "; rewrite it with TensorFlow ops or move it out of the step.")
         static = Verdict(Confidence.LIKELY, typical("py_function"), (Evidence.source(context.where),))
-        verdict = ctx.verdicts.python_function_ops(True, context.in_dataset, static)
-        return self.finding(module, anchor(site.node), f"`{called}` runs Python {context.what}, holding the GIL{advice}",
-                            verdict, reach=ctx.queries.reach(module, site.node), end_node=site.node)
+        verdict = ctx.verdicts.python_function_ops(site, context, sites, static)
+        message = f"`{called}` runs Python {context.what}, holding the GIL{advice}"
+        return self.finding(module, anchor(site.node), message, verdict, reach=ctx.queries.reach(module, site.node),
+                            end_node=site.node)

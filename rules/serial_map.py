@@ -6,9 +6,9 @@ from typing import Iterable
 
 import libcst as cst
 
-from advisor.codemods.parallel_map import NUM_PARALLEL_CALLS_POSITION, AddNumParallelCalls
+from advisor.codemods.parallel_map import AddNumParallelCalls
 from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
-                          RuleContext, Stage, Verdict, argument, typical)
+                          RuleContext, Stage, Verdict, num_parallel_calls, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -93,9 +93,9 @@ class SerialMap(Rule):
             for stage in pipeline.stages:
                 pipelines_by_stage.setdefault(id(stage.node), []).append(pipeline)
         for stage in ctx.index.stages():
-            if stage.op not in NUM_PARALLEL_CALLS_POSITION:
+            if stage.op not in ("map", "interleave"):
                 continue
-            parallelism = argument(stage.node, "num_parallel_calls", NUM_PARALLEL_CALLS_POSITION[stage.op])
+            parallelism = num_parallel_calls(stage)
             if parallelism is not None and not _is_small_literal(parallelism.value):
                 continue
             finding = self._finding(ctx, stage, parallelism, pipelines_by_stage.get(id(stage.node), []))
@@ -133,8 +133,9 @@ class SerialMap(Rule):
             confidence = Confidence.LIKELY
         elif stage.op == "map" and stateful:
             first = stateful[0]
+            where = first.module.location(first.node).line_label
             message = (f"`.map()` has no `num_parallel_calls`, and its function is stateful "
-                       f"(`{first.module.node_code(first.node.func)}`, line {first.module.location(first.node).line}): "
+                       f"(`{first.module.node_code(first.node.func)}`, {where}): "
                        "TensorFlow does not parallelize stateful maps at run time, so it runs one element at a time.")
             confidence = Confidence.LIKELY
         else:

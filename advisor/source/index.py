@@ -16,6 +16,7 @@ import networkx as nx
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .names import TF_FUNCTION
+from .notebook import NOTEBOOK_SUFFIX, NotebookError
 from .syntax import parameter_names
 from .visitors import CollectorVisitor
 from .walk import SourceFile, relevant_sources
@@ -114,6 +115,9 @@ class SourceIndex:
         return index
 
     def _add(self, source: SourceFile) -> None:
+        if source.path.suffix == NOTEBOOK_SUFFIX:
+            self._add_notebook(source)
+            return
         try:
             tree = cst.parse_module(source.data)
         except cst.ParserSyntaxError as exc:
@@ -122,7 +126,22 @@ class SourceIndex:
         except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
             self.warnings.append(f"{source.path.as_posix()}: skipped, cannot decode: {exc}")
             return
-        module = ModuleInfo.of(source.path, source.absolute, tree, source.data)
+        self._visit(ModuleInfo.of(source.path, source.absolute, tree, source.data))
+
+    def _add_notebook(self, source: SourceFile) -> None:
+        try:
+            module, notes = ModuleInfo.of_notebook(source.path, source.absolute, source.data)
+        except NotebookError as exc:
+            self.warnings.append(f"{source.path.as_posix()}: skipped, {exc}")
+            return
+        except cst.ParserSyntaxError as exc:
+            self.warnings.append(f"{source.path.as_posix()}: skipped, its cells parse one by one but not together: "
+                                 f"{exc.message}")
+            return
+        self.warnings.extend(notes)
+        self._visit(module)
+
+    def _visit(self, module: ModuleInfo) -> None:
         module.wrapper.visit_batched([_DefinitionCollector(module, self),
                                       pl.PipelineCollector(module, self.dataflow, self._pending_calls)])
         self.modules.append(module)

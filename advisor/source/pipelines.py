@@ -59,6 +59,14 @@ TRAIN_METHODS = {"fit": "train", "evaluate": "evaluate", "predict": "predict"}
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 ITERATOR_FUNCTIONS = frozenset({"tensorflow.data.make_one_shot_iterator",
                                 "tensorflow.data.make_initializable_iterator"})
+# Calls that take a function and consume the datasets it returns: inner datasets of a dataset method (no sink of
+# their own), or a strategy's distributed input.
+FUNCTION_CONSUMERS = {"interleave": "inner", "flat_map": "inner", "parallel_interleave": "inner",
+                      "distribute_datasets_from_function": "distribute"}
+# `estimator.train(input_fn=...)` trains on what input_fn returns; evaluate/predict do not.
+INPUT_FN_ROLES = {"train": "train", "evaluate": "evaluate", "predict": "predict"}
+ESTIMATOR_SPECS = frozenset({"tensorflow.estimator.TrainSpec", "tensorflow.estimator.EvalSpec"})
+ESTIMATOR_SPECS_ROLE = {"tensorflow.estimator.TrainSpec": "train", "tensorflow.estimator.EvalSpec": "evaluate"}
 # A returned pipeline whose function is named like this feeds evaluation or inference, not training.
 NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNORECASE)
 
@@ -184,6 +192,9 @@ class PipelineCollector(CollectorVisitor):
         node = original_node
         func = node.func
         names = self.qualified(func)
+        self._record_functions_passed(node, names)
+        if isinstance(func, cst.Attribute) and not names:  # `replay_buffer.as_dataset(...)`: a method of some object
+            self.graph.graph.setdefault("called_methods", set()).add(func.attr.value)
         if names & DATASET_SOURCES:
             op = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
                 else "source"
@@ -239,6 +250,29 @@ class PipelineCollector(CollectorVisitor):
         key = ("sink", id(node), role)
         self.graph.add_node(key, kind="sink", sink=Sink(role, node, self.module))
         self.graph.add_edge(value, key)
+
+    def _record_functions_passed(self, node: cst.Call, names: frozenset[str]) -> None:
+        """Functions handed to a call that calls them later: where what they return is consumed.
+
+        An Estimator trains on what ``input_fn`` returns, ``interleave``/``flat_map`` consume the datasets their
+        function returns as inner datasets, a strategy distributes the dataset its function makes. A lambda's value
+        flows there directly; a named function's returns are linked once every module is read (:func:`link`)."""
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        for arg in node.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if method in FUNCTION_CONSUMERS and keyword in (None, "map_func"):
+                role = FUNCTION_CONSUMERS[method]
+            elif keyword == "input_fn":
+                specs = names & ESTIMATOR_SPECS
+                role = ESTIMATOR_SPECS_ROLE[next(iter(specs))] if specs else INPUT_FN_ROLES.get(method or "", "train")
+            else:
+                continue
+            if isinstance(arg.value, cst.Lambda):
+                value = self.value_of(arg.value.body)
+                if value is not None:
+                    self.graph.add_edge(value, _consumer(self.graph, role, node, self.module))
+            elif isinstance(arg.value, (cst.Name, cst.Attribute)) and (passed := self.qualified(arg.value)):
+                self.graph.graph.setdefault("passed_functions", []).append((passed, role, node, self.module))
 
     def _record_possible_repo_call(self, node: cst.Call, names: frozenset[str]) -> None:
         """Remember a call that may be to a function of this repo, with the values passed to it.
@@ -327,7 +361,7 @@ class PipelineCollector(CollectorVisitor):
             if source is not None:
                 target = ("return", func_key, i if isinstance(value, cst.Tuple) else None)
                 self.graph.add_node(target, kind="return", node=original_node, module=self.module,
-                                    function=func_key.rsplit(".", 1)[-1])
+                                    function=func_key.rsplit(".", 1)[-1], method=bool(self.class_names))
                 self.graph.add_edge(source, target)
 
     def leave_Expr(self, original_node: cst.Expr) -> None:
@@ -382,6 +416,7 @@ def link(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Callees) 
     _link_calls(graph, pending_calls, callees)
     _link_references(graph)
     _settle_tentative_stages(graph)
+    _link_functions_passed(graph, callees)
     _end_returned_pipelines(graph)
 
 
@@ -440,11 +475,39 @@ def _settle_tentative_stages(graph: nx.DiGraph) -> None:
                 data.update(kind="opaque", node=stage.node, module=stage.module, tentative=False)
 
 
+def _link_functions_passed(graph: nx.DiGraph, callees: Callees) -> None:
+    """What a function handed to a consumer returns flows where that consumer puts it: an Estimator's ``train``
+    makes it a training pipeline; ``interleave`` consumes it as an inner dataset (it needs no prefetch)."""
+    returns_by_function: dict[str, list[tuple]] = {}
+    for node in graph.nodes:
+        if node[0] == "return":
+            returns_by_function.setdefault(node[1], []).append(node)
+    for names, role, call, module in graph.graph.get("passed_functions", ()):
+        for function, _ in callees(names):
+            for ret in returns_by_function.get(function.key, ()):
+                graph.add_edge(ret, _consumer(graph, role, call, module))
+
+
+def _consumer(graph: nx.DiGraph, role: str, call: cst.Call, module: ModuleInfo) -> tuple:
+    """The node for the consumer ``call`` of a function's datasets: a sink of ``role``, or for an inner dataset of
+    an interleave a node that ends the flow without a pipeline end of its own."""
+    key = ("sink", id(call), role)
+    if key not in graph:
+        if role == "inner":
+            graph.add_node(key, kind="consumed")
+        else:
+            graph.add_node(key, kind="sink", sink=Sink(role, call, module))
+    return key
+
+
 def _end_returned_pipelines(graph: nx.DiGraph) -> None:
     """A dataset a function returns to no caller the repo shows (an Estimator's input function, a library
-    function) is consumed out of sight: its pipeline ends at the ``return``."""
+    function) is consumed out of sight: its pipeline ends at the ``return``. A method whose name is called on some
+    object of unknown type has a caller, which may continue the pipeline: no end there."""
+    called_methods = graph.graph.get("called_methods", set())
     for node, data in list(graph.nodes(data=True)):
-        if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node):
+        if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node) \
+                and not (data["method"] and data["function"] in called_methods):
             role = "returned" if not NOT_TRAINING_NAME.search(data["function"]) else "returned_eval"
             sink = ("sink", id(data["node"]), role)
             graph.add_node(sink, kind="sink", sink=Sink(role, data["node"], data["module"], data["function"]))

@@ -17,10 +17,10 @@ import libcst.matchers as m
 import networkx as nx
 
 from ..model import Reach
-from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline
+from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
-from .syntax import argument_value
+from .syntax import argument, argument_value
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
@@ -45,6 +45,8 @@ MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16"})
 COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
                               "steps_per_execution", "jit_compile", "auto_scale_loss"})
 
+# Where num_parallel_calls sits among the positional parameters of each dataset method that takes it.
+NUM_PARALLEL_CALLS_POSITION = {"map": 1, "interleave": 3, "batch": 2}
 # Dataset methods whose first argument is a function tf.data traces and calls per element.
 FUNCTION_STAGES = {"map": "map_func", "flat_map": "map_func", "interleave": "map_func", "filter": "predicate",
                    "map_with_legacy_function": "map_func"}
@@ -74,8 +76,12 @@ COSTLY_METHODS = {
 STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_",
                         "tensorflow.nn.dropout", "keras.layers.Random", "tensorflow.py_function",
                         "tensorflow.numpy_function", "tensorflow.py_func")
-# Python run from the graph (tf.py_function and friends), by the callee's canonical name.
-PYTHON_FUNCTION_OPS = frozenset({"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"})
+# Python run from the graph (tf.py_function and friends), by the callee's canonical name, with the op type a capture
+# shows it as: py_function runs as EagerPyFunc (eager tensors in Python), numpy_function and TF1's py_func as PyFunc.
+PYTHON_FUNCTION_OP_TYPES = {"tensorflow.py_function": frozenset({"EagerPyFunc"}),
+                            "tensorflow.numpy_function": frozenset({"PyFunc", "PyFuncStateless"}),
+                            "tensorflow.py_func": frozenset({"PyFunc", "PyFuncStateless"})}
+PYTHON_FUNCTION_OPS = frozenset(PYTHON_FUNCTION_OP_TYPES)
 # Calls that wait rather than compute: sleeping, file, network and image/array I/O. They release the GIL, so
 # several run at once when tf.data calls the Python function in parallel (measured: 1.8x on 2 cores).
 WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "socket.", "http.", "PIL.Image.open",
@@ -115,6 +121,7 @@ class TrainingLoop:
     loop_module: ModuleInfo | None = None
     tensors: set[str] = field(default_factory=set)
     step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
+    inline_step: bool = False  # the loop's own body opens the GradientTape and updates the weights
 
     @property
     def counter(self) -> str | None:
@@ -260,6 +267,7 @@ class HotContext:
     what: str
     where: str
     in_dataset: bool
+    stage: Stage | None = None  # the dataset stage that maps it, when it runs per element
 
 
 class HotFunctions:
@@ -292,8 +300,9 @@ class HotFunctions:
             if func is None:
                 continue
             where = f"mapped by `.{stage.op}()` at {stage.module.location(stage.anchor).display}"
-            context = HotContext(f"for every element of the dataset `.{stage.op}()` at line "
-                                 f"{stage.module.location(stage.anchor).line}", where, in_dataset=True)
+            context = HotContext(f"for every element of the dataset `.{stage.op}()` at "
+                                 f"{stage.module.location(stage.anchor).line_label}", where, in_dataset=True,
+                                 stage=stage)
             if isinstance(func, cst.Lambda):
                 for call in m.findall(func, m.Call()):
                     self.lambda_calls[id(call)] = context
@@ -528,6 +537,77 @@ class SourceQueries:
             or (self.enclosing_function(loop.module, loop.node) is scope and loop.module is sink.module)
             for loop in self.training_loops)
 
+    @cached_property
+    def registered_callbacks(self) -> dict[int, bool]:
+        """Callbacks a training call is given: ``id`` of the callback object's construction (a repo class, or
+        Keras' own like ``TensorBoard(...)``) -> whether every run registers it. ``callbacks=[A(), b]`` registers
+        its elements; a list built before the call registers what is appended to it, unconditionally unless the
+        ``append`` sits under an ``if`` (``if args.log_every_batch: callbacks.append(Logger())``)."""
+        registered: dict[int, bool] = {}
+        for training in self._training_calls:
+            value = argument_value(training.node, "callbacks")
+            if isinstance(value, cst.Name):
+                bound = self.bound_call(training.module, training.node, value.value)
+                listed = self._list_bound_to(training, value.value)
+                if bound is not None:
+                    registered[id(bound.node)] = True
+                for element, unconditional in listed:
+                    self._register(training, element, unconditional, registered)
+            elif isinstance(value, (cst.List, cst.Tuple)):
+                for element in value.elements:
+                    self._register(training, element.value, True, registered)
+        return registered
+
+    def _register(self, training: CallSite, element: cst.BaseExpression, unconditional: bool,
+                  registered: dict[int, bool]) -> None:
+        if isinstance(element, cst.Name):
+            bound = self.bound_call(training.module, training.node, element.value)
+            element = bound.node if bound is not None else element
+        if isinstance(element, cst.Call):
+            registered[id(element)] = registered.get(id(element), False) or unconditional
+
+    def _list_bound_to(self, training: CallSite, name: str) -> list[tuple[cst.BaseExpression, bool]]:
+        """The elements of the list ``name`` holds in the training call's scope: its literal and what is appended,
+        each with whether it is added on every run."""
+        module, scope = training.module, self.enclosing_function(training.module, training.node)
+        body = scope.node.body if scope is not None else module.tree
+        found: list[tuple[cst.BaseExpression, bool]] = []
+        for assign in m.findall(body, m.Assign(targets=[m.AssignTarget(m.Name(name))], value=m.List())):
+            found += [(e.value, not self._under_condition(module, assign, body)) for e in assign.value.elements]
+        append = m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name("append") | m.Name("extend")))
+        for call in m.findall(body, append):
+            if call.args:
+                added = call.args[0].value
+                elements = [e.value for e in added.elements] if isinstance(added, (cst.List, cst.Tuple)) else [added]
+                found += [(e, not self._under_condition(module, call, body)) for e in elements]
+        return found
+
+    @staticmethod
+    def _under_condition(module: ModuleInfo, node: cst.CSTNode, body: cst.CSTNode) -> bool:
+        parent = module.parent(node)
+        while parent is not None and parent is not body:
+            if isinstance(parent, (cst.If, cst.Try, cst.IfExp)):
+                return True
+            parent = module.parent(parent)
+        return False
+
+    def constructions_of(self, cls_info: ClassInfo) -> list[CallSite]:
+        """Calls that instantiate ``cls_info`` (``Logger()``, ``callbacks.Logger(path)``)."""
+        return [site for site in self.index.calls if any(c is cls_info for c in self._classes_named(site.names))]
+
+    @staticmethod
+    def fixed_sleep_ms(function: FunctionInfo) -> float:
+        """What ``function`` spends sleeping on every call: ``time.sleep(<number>)`` statements of its own body,
+        not under a condition (a fixed cost its calls must show)."""
+        total = 0.0
+        body = function.node.body.body if isinstance(function.node.body, cst.IndentedBlock) else ()
+        for statement in body:
+            for call in m.findall(statement, m.Call(args=[m.Arg(m.Integer() | m.Float())])) \
+                    if isinstance(statement, cst.SimpleStatementLine) else ():
+                if "time.sleep" in function.module.qualified_names(call.func):
+                    total += float(call.args[0].value.evaluated_value) * 1000.0
+        return total
+
     def python_batches(self, loop: TrainingLoop) -> list[FunctionInfo]:
         """When a training loop iterates over batches that Python makes (``for x, y in Batches():`` with a repo
         class's ``__next__``/``__iter__``, or a repo generator function): the functions that make each batch."""
@@ -603,7 +683,7 @@ class SourceQueries:
             loop = call.module.enclosing_loop(call.node)
             if loop is not None and not (call.function is not None and self.index.is_compiled(call.function)) \
                     and m.findall(loop.body, _UPDATE_CALL):
-                scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module))
+                scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module)).inline_step = True
         for scope in scopes.values():
             scope.node.body.visit(_TensorNames(scope, self._names_of))
         return list(scopes.values())
@@ -935,6 +1015,17 @@ class SourceQueries:
         """``tf.constant(step)`` and the like: already a tensor, whatever Python it was made from."""
         return isinstance(expression, cst.Call) and any(
             n.startswith("tensorflow.") for n in module.qualified_names(expression.func))
+
+
+def num_parallel_calls(stage: Stage) -> cst.Arg | None:
+    """The argument setting ``num_parallel_calls`` of a map, interleave or batch stage, by keyword or position."""
+    return argument(stage.node, "num_parallel_calls", NUM_PARALLEL_CALLS_POSITION.get(stage.op))
+
+
+def runs_in_parallel(stage: Stage) -> bool:
+    """A map, interleave or batch given parallel calls (any but a literal 1): it works ahead, in the background."""
+    given = num_parallel_calls(stage)
+    return given is not None and not m.matches(given.value, m.Integer("1"))
 
 
 def batch_parameter(hook: cst.FunctionDef) -> str | None:

@@ -1,0 +1,397 @@
+"""The tf.data dataflow: which dataset stages reach which consumer, through names, closures, helper functions,
+modules, star imports, tuple returns, parameters, ``self`` attributes and dataset collections; pipelines returned to
+consumers out of sight; thrown-away stages; the pipeline's tf.data Options."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.source.facts import Sink
+from advisor.source.index import SourceIndex
+
+
+def paths(index: SourceIndex) -> set[tuple[tuple[str, ...], str]]:
+    """Each source-to-sink pipeline as (its operations, its sink's role)."""
+    return {(tuple(p.ops()), p.sink.role) for p in index.pipelines()}
+
+
+def test_reassigned_names_carry_the_dataset_from_stage_to_stage(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices((x, y))
+        ds = ds.shuffle(1024)
+        ds = ds.map(augment).batch(64)
+        model.fit(ds, epochs=3)
+        """)
+    assert paths(index) == {(("from_tensor_slices", "shuffle", "map", "batch"), "train")}
+    (pipeline,) = index.pipelines()
+    assert [pipeline.sink.module.location(s.anchor).line for s in pipeline.stages] == [3, 4, 5, 5]
+    assert pipeline.last_stage.op == "batch" and pipeline.stages[0].is_source
+
+
+def test_a_name_rebound_to_something_else_is_no_longer_the_dataset(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(2)
+        ds = len(names)
+        for batch in ds:
+            pass
+        """)
+    assert paths(index) == set()
+
+
+def test_names_are_looked_up_in_the_function_then_the_module(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(3)
+
+        def shadowing():
+            ds = tf.data.TFRecordDataset(files).batch(1)
+            return ds
+
+        def reading_the_module():
+            for batch in ds.batch(2):
+                pass
+
+        model.fit(shadowing())
+        """)
+    assert paths(index) == {(("TFRecordDataset", "batch"), "train"), (("range", "batch"), "loop")}
+
+
+@pytest.mark.parametrize("imports, call", [
+    ("from pkg.data import load", "load(files)"),
+    ("from pkg import data", "data.load(files)"),
+    ("import pkg.data", "pkg.data.load(files)"),
+    ("import pkg.data as d", "d.load(files)"),
+    ("from .pkg.data import load", "load(files)"),
+])
+def test_a_dataset_returned_by_a_helper_in_another_module_reaches_its_consumer(index_of, imports, call):
+    index = index_of({
+        "pkg/__init__.py": "",
+        "pkg/data.py": """
+            import tensorflow as tf
+
+            def load(files):
+                ds = tf.data.TFRecordDataset(files)
+                ds = ds.shuffle(1000)
+                return ds.batch(128)
+            """,
+        "train.py": f"{imports}\nmodel.fit({call}, epochs=3)\n",
+    })
+    assert paths(index) == {(("TFRecordDataset", "shuffle", "batch"), "train")}
+    (pipeline,) = index.pipelines()
+    assert pipeline.last_stage.module.path.as_posix() == "pkg/data.py"
+    assert pipeline.sink.module.path.as_posix() == "train.py"
+
+
+def test_tuple_returns_are_followed_element_by_element(index_of):
+    index = index_of({
+        "data.py": """
+            import tensorflow as tf
+
+            def make_datasets():
+                train = tf.data.Dataset.range(100).shuffle(100).batch(10)
+                test = tf.data.Dataset.range(20).batch(10).prefetch(1)
+                return train, test
+            """,
+        "train.py": """
+            from data import make_datasets
+            train_ds, test_ds = make_datasets()
+            model.fit(train_ds, validation_data=test_ds)
+            """,
+    })
+    assert paths(index) == {(("range", "shuffle", "batch"), "train"), (("range", "batch", "prefetch"), "validation")}
+
+
+def test_datasets_passed_to_a_helper_flow_through_its_parameters_by_position_and_keyword(index_of):
+    index = index_of({
+        "augment.py": """
+            def add_augmentation(ds, fn, size=32):
+                return ds.map(fn).batch(size)
+            """,
+        "train.py": """
+            import tensorflow as tf
+            import augment
+            files = tf.data.Dataset.list_files("*.png")
+            by_position = augment.add_augmentation(files, lambda x: x)
+            by_keyword = augment.add_augmentation(fn=decode, ds=tf.data.TFRecordDataset(names).shuffle(8))
+            for batch in by_position:
+                pass
+            model.fit(by_keyword)
+            """,
+    })
+    assert {(("list_files", "map", "batch"), "loop"), (("TFRecordDataset", "shuffle", "map", "batch"), "train")} \
+        <= paths(index)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "the dataflow is context-insensitive: a helper applied to two datasets joins them at its parameter, so "
+    "each reaches the other's consumer too"))
+def test_a_helper_applied_to_two_datasets_keeps_them_apart(index_of):
+    index = index_of({
+        "augment.py": "def add(ds):\n    return ds.map(f).batch(2)\n",
+        "train.py": """
+            import tensorflow as tf
+            from augment import add
+            train = add(tf.data.TFRecordDataset(train_files))
+            val = add(tf.data.Dataset.range(5))
+            model.fit(train, validation_data=val)
+            """,
+    })
+    assert paths(index) == {(("TFRecordDataset", "map", "batch"), "train"), (("range", "map", "batch"), "validation")}
+
+
+@pytest.mark.parametrize("consumer, role", [
+    ("model.fit(ds)", "train"),
+    ("model.fit(x=ds, epochs=2)", "train"),
+    ("model.fit(other, validation_data=ds)", "validation"),
+    ("model.evaluate(ds)", "evaluate"),
+    ("model.predict(ds)", "predict"),
+    ("for batch in ds:\n    pass", "loop"),
+    ("for step, batch in enumerate(ds):\n    pass", "loop"),
+    ("for batch, label in zip(ds, labels):\n    pass", "loop"),
+    ("batches = iter(ds)", "iter"),
+    ("dist = strategy.experimental_distribute_dataset(ds)", "distribute"),
+])
+def test_every_kind_of_consumer_is_a_sink_with_its_role(index_of, consumer, role):
+    index = index_of(code=f"import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\n{consumer}\n")
+    assert paths(index) == {(("range", "batch"), role)}
+
+
+@pytest.mark.parametrize("role, training", [("train", True), ("loop", True), ("iter", True), ("distribute", True),
+                                            ("validation", False), ("evaluate", False), ("predict", False)])
+def test_training_sinks(role: str, training: bool):
+    assert Sink(role, None, None).is_training is training
+
+
+def test_a_transformation_whose_result_is_thrown_away_is_marked_and_left_out_of_the_pipeline(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(2)
+        ds.prefetch(2)
+        model.fit(ds)
+        """)
+    assert paths(index) == {(("range", "batch"), "train")}
+    (pipeline,) = index.pipelines()
+    (discarded,) = index.discarded_after(pipeline.last_stage)
+    assert discarded.op == "prefetch" and discarded.discarded
+    assert not any(s.discarded for s in pipeline.stages)
+
+
+def test_both_inputs_of_concatenate_flow_into_it(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        a = tf.data.Dataset.range(3)
+        b = tf.data.TFRecordDataset(files).map(parse)
+        for batch in a.concatenate(b).batch(2):
+            pass
+        """)
+    assert paths(index) == {(("range", "concatenate", "batch"), "loop"),
+                            (("TFRecordDataset", "map", "concatenate", "batch"), "loop")}
+
+
+def test_ambiguous_methods_on_values_not_known_to_be_datasets_are_not_stages(index_of):
+    # `.map`/`.filter`/`.take` exist on pandas, lists of futures...; `.batch`/`.prefetch` are tf.data's alone.
+    index = index_of(code="""
+        import tensorflow as tf
+        frame = read_table(path)
+        labels = frame.map(encode)
+        rows = unknown.filter(keep)
+        for batch in make_batches().batch(32).prefetch(2):
+            pass
+        """)
+    assert {s.op for s in index.stages()} == {"batch", "prefetch"}
+    assert paths(index) == {(("batch", "prefetch"), "loop")}
+
+
+def test_tf_data_options_apply_to_the_pipeline_even_when_set_after_with_options(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        options = tf.data.Options()
+        ds = tf.data.Dataset.range(10).map(f).with_options(options).batch(2)
+        options.experimental_optimization.map_parallelization = False
+        options.threading.private_threadpool_size = 4
+        model.fit(ds)
+        """)
+    (pipeline,) = index.pipelines()
+    assert pipeline.options == {"experimental_optimization.map_parallelization": False,
+                                "threading.private_threadpool_size": 4}
+    assert pipeline.runtime_optimization("map_parallelization") is False
+    assert pipeline.runtime_optimization("inject_prefetch") is None  # TensorFlow's default stays in force
+    assert [s.op for s in pipeline.working_stages] == ["range", "map", "batch"]
+
+
+def test_turning_the_default_optimizations_off_turns_each_of_them_off(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        options = tf.data.Options()
+        options.experimental_optimization.apply_default_optimizations = False
+        options.experimental_optimization.inject_prefetch = True
+        model.fit(tf.data.Dataset.range(10).map(f).batch(2).with_options(options))
+        """)
+    (pipeline,) = index.pipelines()
+    assert pipeline.runtime_optimization("map_parallelization") is False
+    assert pipeline.runtime_optimization("inject_prefetch") is True  # an explicit setting wins
+
+
+def test_a_pipeline_without_options_leaves_every_optimization_to_tensorflow(index_of):
+    (pipeline,) = index_of(code="import tensorflow as tf\nmodel.fit(tf.data.Dataset.range(4).batch(2))\n").pipelines()
+    assert pipeline.options == {} and pipeline.runtime_optimization("map_parallelization") is None
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "Options are read when the module is left, through module-level names only: an Options object built in "
+    "the function that applies it is lost"))
+def test_options_built_inside_the_input_function_apply(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def make():
+            options = tf.data.Options()
+            options.experimental_optimization.apply_default_optimizations = False
+            return tf.data.Dataset.range(3).map(f).batch(2).with_options(options)
+
+        model.fit(make())
+        """)
+    (pipeline,) = index.pipelines()
+    assert pipeline.runtime_optimization("map_parallelization") is False
+
+
+def test_a_map_on_a_dataset_a_helper_returned_is_a_stage(index_of):
+    # `.map` alone does not make `load()` a dataset (pandas has one too): linking shows that load returns one.
+    index = index_of({
+        "data.py": "import tensorflow as tf\n\ndef load():\n    return tf.data.TFRecordDataset(files)\n",
+        "train.py": """
+            from data import load
+            ds = load()
+            ds = ds.map(augment)
+            model.fit(ds.batch(32))
+            """,
+    })
+    assert paths(index) == {(("TFRecordDataset", "map", "batch"), "train")}
+
+
+def test_a_closure_consumes_its_enclosing_functions_dataset(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def main():
+            ds = tf.data.Dataset.range(10).batch(2)
+
+            def run_epoch():
+                for batch in ds:
+                    pass
+
+            run_epoch()
+        """)
+    assert paths(index) == {(("range", "batch"), "loop")}
+
+
+def test_a_compat_v1_pipeline_is_a_pipeline(index_of):
+    # shared/repros r8, r9: TF1 input functions through tensorflow.compat.v1.
+    index = index_of(code="""
+        import tensorflow.compat.v1 as tf
+        ds = tf.data.TFRecordDataset(files).map(parse).batch(32)
+        for batch in ds:
+            pass
+        """)
+    assert paths(index) == {(("TFRecordDataset", "map", "batch"), "loop")}
+
+
+def test_a_pipeline_returned_to_no_visible_caller_ends_at_its_return(index_of):
+    # An Estimator's input functions: the consumer is outside the repo.
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def train_input_fn():
+            return tf.data.TFRecordDataset(files).map(parse).batch(32)
+
+        def eval_input_fn():
+            return tf.data.TFRecordDataset(files).batch(32)
+
+        def make():
+            return tf.data.Dataset.range(4).batch(2)
+
+        model.fit(make())
+        """)
+    assert paths(index) == {(("TFRecordDataset", "map", "batch"), "returned"),
+                            (("TFRecordDataset", "batch"), "returned_eval"), (("range", "batch"), "train")}
+    returned = {p.sink.role: p.sink for p in index.pipelines()}
+    assert returned["returned"].function == "train_input_fn" and returned["returned"].is_training
+    assert returned["returned_eval"].function == "eval_input_fn" and not returned["returned_eval"].is_training
+
+
+def test_an_element_of_a_dataset_collection_is_that_dataset(index_of):
+    index = index_of(code="""
+        import tensorflow_datasets as tfds
+        datasets = tfds.load("mnist")
+        model.fit(datasets["train"].map(normalize).batch(32))
+        """)
+    assert paths(index) == {(("load", "map", "batch"), "train")}
+
+
+def test_a_dataset_kept_on_self_flows_from_the_constructor_to_the_methods(index_of):
+    index = index_of({
+        "trainer.py": """
+            class Trainer:
+                def __init__(self, model, dataset):
+                    self.model = model
+                    self.dataset = dataset.prefetch(2)
+
+                def train(self):
+                    for batch in self.dataset:
+                        self.model.train_on_batch(batch)
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from trainer import Trainer
+            Trainer(model, tf.data.Dataset.range(8).batch(2)).train()
+            """,
+    })
+    assert paths(index) == {(("range", "batch", "prefetch"), "loop")}
+
+
+@pytest.mark.parametrize("consumer", ["ds.make_one_shot_iterator()", "tf.data.make_one_shot_iterator(ds)",
+                                      "ds.make_initializable_iterator()"])
+def test_tf1_iterators_consume_the_dataset(index_of, consumer: str):
+    index = index_of(code=f"""
+        import tensorflow.compat.v1 as tf
+        ds = tf.data.TFRecordDataset(files).batch(2)
+        iterator = {consumer}
+        """)
+    assert paths(index) == {(("TFRecordDataset", "batch"), "iter")}
+
+
+def test_module_level_datasets_reach_star_importers_and_functions_defined_above_them(index_of):
+    index = index_of({
+        "data.py": "import tensorflow as tf\ntrain_ds = tf.data.Dataset.range(8).batch(2)\n",
+        "other.py": "import tensorflow as tf\ntrain_ds = tf.data.TFRecordDataset(files).batch(2)\n",
+        "train.py": """
+            import tensorflow as tf
+            from data import *
+
+            def main():
+                model.fit(train_ds)
+                for batch in val_ds:
+                    pass
+
+            val_ds = tf.data.Dataset.range(4).batch(4)
+            """,
+    })
+    assert paths(index) == {(("range", "batch"), "train"), (("range", "batch"), "loop")}
+    train, loop = sorted(index.pipelines(), key=lambda p: p.sink.role, reverse=True)
+    assert train.stages[0].module.name == "data" and loop.stages[0].module.name == "train"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "a parameter counts as a dataset for any DATASET_METHODS call: a pandas `series.map(...)` in a function "
+    "nobody calls is a stage (TFD002) and, since #11, a returned pipeline too (TFD001)"))
+def test_a_map_on_a_parameter_not_known_to_be_a_dataset_is_no_stage(index_of):
+    index = index_of(code="""
+        import pandas as pd
+        import tensorflow as tf
+
+        def encode_labels(series, vocabulary):
+            return series.map(vocabulary.get)
+        """)
+    assert list(index.stages()) == [] and paths(index) == set()

@@ -1,0 +1,647 @@
+"""SourceQueries: training steps and loops, Python that changes meaning under tf.function, what runs per element or
+per step, host costs, Keras compiles, model construction and output layers, integer literals through constants."""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+import pytest
+
+from advisor.source.facts import FunctionInfo, ModuleInfo
+from advisor.source.index import SourceIndex
+from advisor.source.queries import SourceQueries, batch_parameter, compiled_function_name, drops_remainder
+
+
+def function(index: SourceIndex, name: str) -> FunctionInfo:
+    (found,) = [f for f in index.functions if f.name == name]
+    return found
+
+
+def module(index: SourceIndex, path: str = "train.py") -> ModuleInfo:
+    (found,) = [m for m in index.modules if m.path.as_posix() == path]
+    return found
+
+
+def call(module: ModuleInfo, code: str) -> cst.Call:
+    """The one call in ``module`` written exactly as ``code``."""
+    (found,) = [c for c in m.findall(module.tree, m.Call()) if module.node_code(c) == code]
+    return found
+
+
+STEP = """
+    import tensorflow as tf
+
+    def train_step(model, optimizer, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+    """
+
+
+# -- training steps and loops -------------------------------------------------------------------------------------
+
+
+def test_a_training_step_opens_a_tape_and_updates_weights_in_its_own_body(index_of):
+    index = index_of({"steps.py": STEP + """
+        def eval_step(model, x):
+            with tf.GradientTape() as tape:  # a tape without an update: saliency, not training
+                y = model(x)
+            return tape.gradient(y, x)
+
+        def minimize_step(opt, loss_fn, var_list):
+            with tf.GradientTape():
+                pass
+            opt.minimize(loss_fn, var_list)
+
+        def outer():
+            def inner():
+                with tf.GradientTape() as tape:
+                    pass
+            optimizer.apply_gradients([])  # the tape is the closure's, not this function's
+        """})
+    assert {f.name for f in SourceQueries(index).training_steps} == {"train_step", "minimize_step"}
+
+
+def test_a_step_called_eagerly_from_a_loop_makes_a_training_loop(index_of):
+    index = index_of({"steps.py": STEP, "train.py": """
+        import tensorflow as tf
+        from steps import train_step
+
+        def fit(model, optimizer, dataset):
+            for step, (x, y) in enumerate(dataset):
+                loss = train_step(model, optimizer, x, y)
+                scaled = tf.reduce_mean(loss)
+                label = describe(loss)
+
+        @tf.function
+        def compiled_epoch(model, optimizer, dataset):
+            for x, y in dataset:
+                train_step(model, optimizer, x, y)  # AutoGraph runs this loop in the graph
+        """})
+    queries = SourceQueries(index)
+    step = function(index, "train_step")
+    (per_batch,) = queries.per_batch_calls(step)
+    assert per_batch.function.name == "fit"
+    loop, step_body = queries.training_loops
+    assert isinstance(loop.node, cst.For) and loop.module.path.as_posix() == "train.py" and loop.counter == "step"
+    assert loop.step_names == {"steps.train_step"}
+    assert loop.tensors == {"loss", "scaled"}  # the step's results and TensorFlow's; not a Python helper's
+    # The eager step's own body runs once per iteration too.
+    assert step_body.node is step.node and step_body.loop is loop.node and step_body.loop_module is loop.module
+    assert step_body.description == "`train_step`, which the training loop at train.py:6:5 runs every step,"
+
+
+def test_a_function_a_loop_calls_per_iteration_runs_per_step(index_of):
+    # shared/repros r3, r5: the step is reached through a method that a `while` loop calls.
+    index = index_of({"steps.py": STEP, "train.py": """
+        import tensorflow as tf
+        from steps import train_step
+
+        class Trainer:
+            def train(self):
+                loss = train_step(self.model, self.optimizer, self.x, self.y)
+                history = float(loss)
+
+        def main(trainer):
+            while trainer.running:
+                trainer.train()
+        """})
+    queries = SourceQueries(index)
+    (per_batch,) = queries.per_batch_calls(function(index, "train_step"))
+    loop, _ = queries.iteration_loop(per_batch)
+    assert isinstance(loop, cst.While)
+    scopes = {s.node.name.value if isinstance(s.node, cst.FunctionDef) else "loop": s for s in queries.training_loops}
+    assert set(scopes) == {"train", "train_step"}
+    assert scopes["train"].loop is loop and scopes["train"].tensors == {"loss"}
+    assert scopes["train"].description == "`train`, which the training loop at train.py:11:5 runs every step,"
+
+
+def test_a_step_that_returns_python_values_gives_its_loop_no_tensors(index_of):
+    index = index_of(code=STEP.replace("return loss", "return loss.numpy()") + """
+        for x, y in dataset:
+            loss = train_step(model, optimizer, x, y)
+        """)
+    loop = next(s for s in SourceQueries(index).training_loops if isinstance(s.node, cst.For))
+    assert loop.step_names == set() and loop.tensors == set()  # reading `loss` later costs no further sync
+
+
+def test_a_loop_that_opens_a_tape_itself_is_a_training_loop(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        for epoch in range(10):
+            for x, y in dataset:
+                with tf.GradientTape() as tape:
+                    prediction = model(x)
+                    loss = loss_fn(y, prediction)
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+        """)
+    (loop,) = SourceQueries(index).training_loops
+    assert isinstance(loop.node, cst.For) and module(index).node_code(loop.node.target) == "x, y"
+    assert loop.counter is None
+    assert loop.tensors == {"prediction", "loss"}  # assigned under the tape: the forward pass
+
+
+@pytest.mark.parametrize("header, counter", [
+    ("for step in range(100):", "step"),
+    ("for i, (x, y) in enumerate(dataset):", "i"),
+    ("for x, y in dataset:", None),
+    ("while True:", None),
+])
+def test_the_step_counter_of_a_training_loop(index_of, header: str, counter: str | None):
+    index = index_of(code=f"""
+        import tensorflow as tf
+        {header}
+            with tf.GradientTape() as tape:
+                loss = model(x)
+            optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        """)
+    (loop,) = SourceQueries(index).training_loops
+    assert loop.counter == counter
+
+
+def test_a_loop_with_a_tape_but_no_weight_update_is_no_training_loop(index_of):
+    # Filter visualization, adversarial examples: gradients with respect to the input, not the weights.
+    index = index_of(code="""
+        import tensorflow as tf
+        for step in range(100):
+            with tf.GradientTape() as tape:
+                tape.watch(image)
+                activation = model(image)
+            image = image + 0.1 * tape.gradient(activation, image)
+        """)
+    assert SourceQueries(index).training_loops == []
+
+
+# -- side effects -----------------------------------------------------------------------------------------------
+
+
+def test_side_effects_are_python_that_a_trace_runs_once_or_cannot_run(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        history = []
+        traces = 0
+
+        def train_step(self, x):
+            global traces
+            loss = self.model(x)
+            value = loss.numpy()
+            as_float = float(loss)
+            size = int(x.shape[0])
+            history.append(loss)
+            print("loss", loss)
+            tf.print("loss", loss)
+            self.calls += 1
+            traces += 1
+            local = 0
+            local += 1
+            return loss
+        """)
+    found = {(e.what, e.breaks_step) for e in SourceQueries.side_effects(function(index, "train_step"))}
+    assert found == {("`loss.numpy()`", True), ("`float(loss)`", True), ("`history.append(loss)`", True),
+                     ('`print("loss", loss)`', False), ("`self.calls += 1`", True), ("`traces += 1`", True)}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "the number exclusion matches `m.BaseNumber()`, which libcst matches on no node: `float(3)` reads as a "
+    "tensor conversion that breaks the step, and the eager-step finding then withholds its patch"))
+def test_converting_a_number_is_no_side_effect(index_of):
+    index = index_of(code="""
+        def train_step(x):
+            rate = float(1e-3)
+            steps = int(2 ** 10)
+            return x * rate
+        """)
+    assert SourceQueries.side_effects(function(index, "train_step")) == []
+
+
+def test_a_print_that_is_not_the_builtin_is_no_side_effect(index_of):
+    index = index_of(code="""
+        from rich import print
+
+        def step(x):
+            print(x)
+        """)
+    assert SourceQueries.side_effects(function(index, "step")) == []
+
+
+# -- hot functions ----------------------------------------------------------------------------------------------
+
+
+def test_functions_a_dataset_maps_are_hot_per_element_and_so_are_their_callees(index_of):
+    index = index_of({
+        "pkg/preprocess.py": """
+            import tensorflow as tf
+
+            def _to_array(record):
+                return tf.numpy_function(convert, [record], tf.float32)
+
+            def decode(record):
+                return _to_array(record)
+
+            def debug_decode(record):
+                return record
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from pkg.preprocess import decode
+            ds = tf.data.TFRecordDataset(files).map(decode).filter(lambda x: keep(x))
+            """,
+    })
+    hot = SourceQueries(index).hot_functions
+    assert set(hot.functions) == {"pkg.preprocess.decode", "pkg.preprocess._to_array"}
+    context = hot.functions["pkg.preprocess._to_array"]
+    assert context.in_dataset and context.what == "for every element of the dataset `.map()` at line 4"
+    assert context.where == "mapped by `.map()` at train.py:4:37"
+    (in_lambda,) = [c for c in index.calls if c.module.node_code(c.node) == "keep(x)"]
+    assert hot.context_of(in_lambda).what == "for every element of the dataset `.filter()` at line 4"
+
+
+def test_compiled_and_keras_traced_functions_are_hot_per_step(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+        from tensorflow import keras
+
+        @tf.function(reduce_retracing=True)
+        def decorated(x):
+            return helper(x)
+
+        def helper(x):
+            return x
+
+        def wrapped(x):
+            return x
+
+        step = tf.function(wrapped)
+
+        class Classifier(keras.Model):
+            def train_step(self, data):
+                return data
+
+            def summary_text(self):
+                return ""
+
+        class Block(keras.layers.Layer):
+            def call(self, x):
+                return x
+
+        def eager(x):
+            return x
+        """)
+    hot = SourceQueries(index).hot_functions.functions
+    assert set(hot) == {"train.decorated", "train.helper", "train.wrapped", "train.Classifier.train_step",
+                        "train.Block.call"}
+    assert not any(context.in_dataset for context in hot.values())
+    assert hot["train.helper"] is hot["train.decorated"]  # a callee inherits its caller's reason
+    assert hot["train.wrapped"].where == "wrapped by `tf.function(...)` at train.py:15:8"
+    assert hot["train.Classifier.train_step"].what == "on every call of a method Keras compiles, `train_step`"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "functions are keyed without their enclosing function: the compiled closure `step` of train() makes the "
+    "eager closure `step` of evaluate() hot too"))
+def test_a_compiled_closure_does_not_make_an_eager_closure_of_the_same_name_hot(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def train():
+            @tf.function
+            def step(x):
+                return x
+
+        def evaluate():
+            def step(x):
+                return tf.py_function(show, [x], tf.float32)
+        """)
+    hot = SourceQueries(index).hot_functions
+    (py_function,) = index.calls_to("tensorflow.py_function")
+    assert hot.context_of(py_function) is None
+
+
+# -- host costs -------------------------------------------------------------------------------------------------
+
+
+def test_host_costs_are_the_first_call_of_each_kind_in_the_functions_own_body(index_of):
+    index = index_of(code="""
+        import logging
+        import matplotlib.pyplot as plt
+        import numpy as np
+
+        def on_train_batch_end(self, batch, logs=None):
+            with open("log.txt", "a") as f:
+                f.write(str(logs))
+            logging.getLogger(__name__).info("batch %s", batch)
+            logging.info("batch %s", batch)
+            weights = self.model.get_weights()
+            np.save("w.npy", weights)
+            plt.savefig("loss.png")
+            value = logs["loss"].numpy()
+
+            def later():
+                print(value)
+        """)
+    costs = SourceQueries(index).host_costs(function(index, "on_train_batch_end"))
+    written = {what: module(index).node_code(node) for what, node in costs.items()}
+    assert written == {
+        "file I/O": 'open("log.txt", "a")',
+        "logging": 'logging.getLogger(__name__).info("batch %s", batch)',
+        "copying weights to the host (get_weights)": "self.model.get_weights()",
+        "plotting": 'plt.savefig("loss.png")',
+        "a device-to-host sync (.numpy())": 'logs["loss"].numpy()',
+    }  # np.save is file I/O too, but not the first; print() is in a nested function
+
+
+# -- Keras --------------------------------------------------------------------------------------------------------
+
+
+def test_keras_compiles_are_told_from_other_compile_methods(index_of):
+    index = index_of({
+        "train.py": """
+            import re
+            pattern = re.compile("run-[0-9]+")
+            model.compile(optimizer="adam", loss="mse")
+            fitted.compile()
+            fitted.fit(ds)
+            regex.compile(flags)
+            """,
+        "other.py": "model.fit(ds)\nunrelated.compile()\n",
+    })
+    compiles = SourceQueries(index).keras_compiles
+    assert [c.module.node_code(c.node) for c in compiles] == ['model.compile(optimizer="adam", loss="mse")',
+                                                             "fitted.compile()"]
+
+
+@pytest.mark.parametrize("code, trains", [
+    ("model.fit(ds)", True),
+    ("model.compile(optimizer='adam')", True),
+    ("model.train_on_batch(x, y)", True),
+    ("estimator.train(input_fn=train_input_fn)", True),
+    ("import tensorflow as tf\nfor x in ds:\n    with tf.GradientTape() as tape:\n        loss = model(x)\n"
+     "    optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))", True),
+    ("import tensorflow as tf\nwith tf.GradientTape() as tape:\n    y = model(image)", False),  # gradients, no update
+    ("model.predict(ds)", False),
+    ("from sklearn.svm import SVC\nSVC().fit(x, y)", False),
+])
+def test_trains(index_of, code: str, trains: bool):
+    assert SourceQueries(index_of(code=code)).trains is trains
+
+
+@pytest.mark.parametrize("code, mixed", [
+    ("from tensorflow.keras import mixed_precision\nmixed_precision.set_global_policy('mixed_float16')", True),
+    ("import keras\nkeras.config.set_dtype_policy(POLICY)", True),
+    ("POLICY = 'mixed_bfloat16'", True),
+    ("import keras\nkeras.layers.Dense(4, dtype=\"mixed_float16\")", True),
+    ("import keras\nkeras.layers.Dense(4, dtype='float32')", False),
+    ("# we could try mixed_float16 later\nimport keras", False),  # a comment is no policy
+])
+def test_uses_mixed_precision(index_of, code: str, mixed: bool):
+    assert SourceQueries(index_of(code=code)).uses_mixed_precision is mixed
+
+
+def test_without_a_trained_model_the_construction_is_the_first_in_a_training_module_outside_layer_classes(index_of):
+    index = index_of({
+        "a_export.py": "import keras\nexported = keras.Sequential([keras.layers.Dense(1)])\n",
+        "layers.py": """
+            import keras
+
+            class Block(keras.layers.Layer):
+                def build(self, shape):
+                    self.dense = keras.layers.Dense(8)
+            """,
+        "train.py": """
+            import keras
+            from layers import Block
+
+            inputs = keras.Input(shape=(4,))
+            outputs = keras.layers.Dense(1)(Block()(inputs))
+            model = keras.Model(inputs, outputs)
+            model.compile("adam", "mse")
+            """,
+    })
+    first = SourceQueries(index).model_construction
+    assert first.module.path.as_posix() == "train.py" and first.module.node_code(first.node) == \
+        "keras.Input(shape=(4,))"
+
+
+def test_the_model_construction_is_that_of_the_model_fit_trains_followed_into_its_builder(index_of):
+    index = index_of({
+        "models.py": """
+            import keras
+
+            def build_probe():
+                return keras.Sequential([keras.layers.Dense(1)])
+
+            def build(units):
+                inputs = keras.Input(shape=(units,))
+                return keras.Model(inputs, keras.layers.Dense(10)(inputs))
+            """,
+        "train.py": """
+            from models import build, build_probe
+            probe = build_probe()
+            model = build(64)
+            model.fit(x, y)
+            """,
+    })
+    construction = SourceQueries(index).model_construction
+    assert construction.module.node_code(construction.node) == "keras.Input(shape=(units,))"
+
+
+def test_without_a_training_module_the_first_construction_in_source_order_is_taken(index_of):
+    index = index_of({"b.py": "import keras\nkeras.layers.Dense(2)\n", "a.py": "import keras\nkeras.layers.Dense(1)\n"})
+    first = SourceQueries(index).model_construction
+    assert first.module.node_code(first.node) == "keras.layers.Dense(1)"
+    assert SourceQueries(index_of(code="import numpy\n")).model_construction is None
+
+
+def test_the_output_layer_of_a_sequential_literal(index_of):
+    index = index_of(code="""
+        import keras
+        plain = keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10)])
+        typed = keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10, dtype="float32")])
+        pooled = keras.Sequential([keras.layers.Dense(64), keras.layers.GlobalAveragePooling1D()])
+        built = keras.Sequential(layers)
+        """)
+    train, queries = module(index), SourceQueries(index)
+    outputs = {name: queries.sequential_output_layer(train, call(train, code)) for name, code in [
+        ("plain", "keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10)])"),
+        ("typed", 'keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10, dtype="float32")])'),
+        ("pooled", "keras.Sequential([keras.layers.Dense(64), keras.layers.GlobalAveragePooling1D()])"),
+        ("built", "keras.Sequential(layers)")]}
+    assert train.node_code(outputs["plain"]) == "keras.layers.Dense(10)"
+    assert outputs["typed"] is None and outputs["pooled"] is None and outputs["built"] is None
+
+
+def test_output_layers_of_sequential_and_functional_models(index_of):
+    index = index_of(code="""
+        import keras
+        seq = keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10)])
+        x = keras.layers.Dense(32)(inputs)
+        scores = keras.layers.Dense(5)(x)
+        hidden = keras.layers.Dense(7)(x)
+        model = keras.Model(inputs=inputs, outputs=[scores, keras.layers.Dense(3)(x)])
+        """)
+    train, queries = module(index), SourceQueries(index)
+    is_output = {code: queries.is_output_layer(train, call(train, code)) for code in (
+        "keras.layers.Dense(64)", "keras.layers.Dense(10)", "keras.layers.Dense(32)", "keras.layers.Dense(5)",
+        "keras.layers.Dense(7)", "keras.layers.Dense(3)")}
+    assert is_output == {"keras.layers.Dense(64)": False, "keras.layers.Dense(10)": True,
+                         "keras.layers.Dense(32)": False, "keras.layers.Dense(5)": True,
+                         "keras.layers.Dense(7)": False, "keras.layers.Dense(3)": True}
+
+
+def test_a_size_is_data_sized_by_its_constant_name_its_activation_or_its_place(index_of):
+    index = index_of(code="""
+        import keras
+        keras.layers.Dense(NUM_CLASSES)
+        keras.layers.Dense(12, activation="sigmoid")
+        keras.layers.Dense(12, activation="relu")
+        keras.Sequential([keras.layers.Dense(300), keras.layers.Dense(10)])
+        """)
+    train, queries = module(index), SourceQueries(index)
+    assert queries.is_data_sized(train, call(train, "keras.layers.Dense(NUM_CLASSES)"), "NUM_CLASSES")
+    assert queries.is_data_sized(train, call(train, 'keras.layers.Dense(12, activation="sigmoid")'), None)
+    assert not queries.is_data_sized(train, call(train, 'keras.layers.Dense(12, activation="relu")'), None)
+    assert not queries.is_data_sized(train, call(train, "keras.layers.Dense(300)"), "HIDDEN_UNITS")
+    assert queries.is_data_sized(train, call(train, "keras.layers.Dense(10)"), None)
+
+
+# -- values -------------------------------------------------------------------------------------------------------
+
+
+def test_integer_literals_are_found_directly_and_through_constants_of_any_module(index_of):
+    index = index_of({
+        "config.py": "UNITS = 300\nRATE = 0.1\nSTEPS = 10\nSTEPS = 20\n",
+        "train.py": """
+            import config
+            from config import UNITS
+            WIDTH = 60
+            layer(300, UNITS, config.UNITS, WIDTH, config.RATE, config.STEPS, units, 2 * WIDTH)
+            """,
+    })
+    train, queries = module(index), SourceQueries(index)
+    arguments = [a.value for a in call(train, "layer(300, UNITS, config.UNITS, WIDTH, config.RATE, config.STEPS, "
+                                                  "units, 2 * WIDTH)").args]
+    found = [queries.integer_literal(train, value) for value in arguments]
+    described = [(f.value, f.module.name, f.constant) if f is not None else None for f in found]
+    assert described == [(300, "train", None), (300, "config", "UNITS"), (300, "config", "UNITS"),
+                         (60, "train", "WIDTH"), None, None, None, None]
+    assert queries.integer_literal(train, None) is None
+
+
+def test_enclosing_function_of_a_node_and_of_a_def_name(index_of):
+    index = index_of(code="""
+        def outer():
+            def inner():
+                work()
+            return inner
+        top()
+        """)
+    train, queries = module(index), SourceQueries(index)
+    assert queries.enclosing_function(train, call(train, "work()")).name == "inner"
+    inner = function(index, "inner")
+    assert queries.enclosing_function(train, inner.node.name).name == "outer"  # the def's own name: the def around
+    assert queries.enclosing_function(train, call(train, "top()")) is None
+
+
+def test_is_tensor_call(index_of):
+    train = module(index_of(code="import tensorflow as tf\na = tf.constant(step)\nb = float(step)\n"))
+    assert SourceQueries.is_tensor_call(train, call(train, "tf.constant(step)"))
+    assert not SourceQueries.is_tensor_call(train, call(train, "float(step)"))
+    assert not SourceQueries.is_tensor_call(train, cst.parse_expression("step"))
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("ds.batch(32, drop_remainder=True)", True), ("ds.batch(32, True)", True), ("ds.batch(32, flag)", True),
+    ("ds.batch(32)", False), ("ds.batch(32, drop_remainder=False)", False),
+])
+def test_drops_remainder(code: str, expected: bool):
+    assert drops_remainder(cst.parse_expression(code)) is expected
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("tf.function(train_step)", "train_step"), ("tf.function(train_step, jit_compile=True)", "train_step"),
+    ("tf.function(func=train_step)", None), ("tf.function(self.step)", None), ("tf.function()", None),
+])
+def test_compiled_function_name(code: str, expected: str | None):
+    assert compiled_function_name(cst.parse_expression(code)) == expected
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("def on_train_batch_end(self, batch, logs=None): pass", "batch"),
+    ("def on_train_batch_end(self, /, step, logs=None): pass", "step"),
+    ("def on_train_batch_end(self): pass", None),
+])
+def test_batch_parameter(code: str, expected: str | None):
+    assert batch_parameter(cst.parse_statement(code)) == expected
+
+
+# -- mapped functions ---------------------------------------------------------------------------------------------
+
+
+MAPS = """
+    import tensorflow as tf
+    from augment import jitter, RandomProcess
+
+    def decode(record):
+        return tf.io.parse_tensor(record, tf.float32)
+
+    def stateless(image, seed):
+        return tf.image.stateless_random_flip_left_right(image, seed=seed)
+
+    process = RandomProcess(64)
+    ds = tf.data.TFRecordDataset(files)
+    projected = ds.map(lambda x: x["image"])
+    swapped = ds.map(lambda a, b: (b, a))
+    scaled = ds.map(lambda x: x / 255)
+    decoded = ds.map(decode)
+    seeded = ds.map(stateless)
+    jittered = ds.map(lambda x: jitter(x))
+    processed = ds.map(process)
+    python = ds.map(lambda x: tf.py_function(str, [x], tf.string))
+    imported = ds.map(unknown)
+    """
+AUGMENT = """
+    import tensorflow as tf
+
+    def jitter(image):
+        return image + noise(tf.shape(image))
+
+    def noise(shape):
+        return tf.random.normal(shape)
+
+    class RandomProcess:
+        def __init__(self, size):
+            self.size = size
+
+        def __call__(self, image):
+            return tf.image.random_crop(image, (self.size, self.size, 3))
+    """
+
+
+def test_mapped_functions_are_lambdas_repo_functions_or_callable_objects(index_of):
+    index = index_of({"train.py": MAPS, "augment.py": AUGMENT})
+    train, queries = module(index), SourceQueries(index)
+    mapped = {code: queries.mapped_function(call(train, code), train) for code in (
+        'ds.map(lambda x: x["image"])', "ds.map(lambda a, b: (b, a))", "ds.map(lambda x: x / 255)",
+        "ds.map(decode)", "ds.map(process)", "ds.map(unknown)")}
+    assert [code for code, found in mapped.items() if found is not None and found.is_projection] == [
+        'ds.map(lambda x: x["image"])', "ds.map(lambda a, b: (b, a))"]  # arithmetic is work, selection is not
+    assert mapped["ds.map(decode)"].function.key == "train.decode"
+    assert mapped["ds.map(process)"].function.key == "augment.RandomProcess.__call__"
+    assert mapped["ds.map(unknown)"] is None
+
+
+def test_stateful_calls_are_random_ops_and_python_functions_through_the_repo_functions_a_map_runs(index_of):
+    index = index_of({"train.py": MAPS, "augment.py": AUGMENT})
+    train, queries = module(index), SourceQueries(index)
+
+    def stateful(code: str) -> list[str]:
+        found = queries.stateful_calls(queries.mapped_function(call(train, code), train))
+        return [site.module.node_code(site.node.func) for site in found]
+
+    assert stateful("ds.map(decode)") == []
+    assert stateful("ds.map(stateless)") == []  # stateless random ops take their seed: TF parallelizes them
+    assert stateful("ds.map(lambda x: jitter(x))") == ["tf.random.normal"]  # two repo calls deep
+    assert stateful("ds.map(process)") == ["tf.image.random_crop"]
+    assert stateful('ds.map(lambda x: tf.py_function(str, [x], tf.string))') == ["tf.py_function"]
