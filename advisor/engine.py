@@ -117,7 +117,7 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
     if logdir is not None:
         from .profile.loader import load_profile  # the converters load only when a profile is given
 
-        profile = load_profile(logdir, run=run)
+        profile = load_profile(logdir, run=run, use_cache=cache is not None)  # --no-cache reads captures again
         warnings.extend(profile.warnings)
     candidates = source_files(repo, warnings)
     included = [path for path in candidates if not settings.is_excluded(path)]

@@ -26,8 +26,8 @@ LAYERS: list[tuple[str, ...]] = [
      "advisor.profile.xplane_pb"),
     # reading source and captures
     ("advisor.config", "advisor.speedup", "advisor.source.facts", "advisor.source.notebook", "advisor.source.walk",
-     "advisor.profile.trace", "advisor.profile.convert", "advisor.profile.discovery", "advisor.profile.cache",
-     "advisor.profile.bootstrap", "advisor.profile.capture"),
+     "advisor.profile.trace", "advisor.profile.tool_facts", "advisor.profile.xspace_reader", "advisor.profile.convert",
+     "advisor.profile.discovery", "advisor.profile.cache", "advisor.profile.bootstrap", "advisor.profile.capture"),
     ("advisor.source.pipelines", "advisor.profile.findings", "advisor.linking"),
     ("advisor.source.index", "advisor.profile.loader"),
     # what rules share: source queries, profile verdicts; what outlives a run

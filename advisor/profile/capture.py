@@ -51,6 +51,9 @@ def capture(command: list[str], logdir: Path, warmup: int, steps: int, python_tr
     check_python_command(command, "advisor profile")
     if warmup < 0 or steps < 1:
         raise InputError(f"--warmup must be >= 0 and --steps >= 1, got {warmup} and {steps}")
+    existing = next(p for p in (logdir, *logdir.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        raise InputError(f"{existing}: not a directory (--logdir {logdir} must be a directory, new or existing)")
     logdir = logdir.resolve()
     runs_dir = logdir / "plugins" / "profile"
     runs_before = set(runs_dir.iterdir()) if runs_dir.is_dir() else set()

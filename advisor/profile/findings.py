@@ -27,7 +27,8 @@ TOP_OPS_SHOWN = 10
 
 def build_findings(path: Path, run: str, hosts: list[str], tools: dict[str, Any], trace_facts: dict[str, Any],
                    warnings: list[str]) -> ProfileFindings:
-    """Combine converter facts (``convert.convert``) and one host's trace facts (``trace.read_trace_facts``).
+    """Combine converter facts (the conversion's result, or the same facts read from the trace when ``from_trace``
+    is set in them: see ``tool_facts.py``) and one host's trace facts (``trace.read_trace_facts``).
 
     Raises ValueError when the capture has no steps (the caller turns it into an InputError naming the file).
     """
@@ -51,7 +52,7 @@ def build_findings(path: Path, run: str, hosts: list[str], tools: dict[str, Any]
         steps = Steps(count=len(durations), source=recovered.source, kind=recovered.kind,
                       step_time_ms=StepTime(**trace.step_time_summary(durations)))
         breakdown = trace.trace_breakdown_pct(recovered, trace_facts["input_waits"])
-        bottleneck = _trace_bottleneck(breakdown)
+        bottleneck = _trace_bottleneck(breakdown, recovered.source)
 
     gaps = trace_facts["host_gaps"]
     memory = tools["memory"]
@@ -68,7 +69,8 @@ def build_findings(path: Path, run: str, hosts: list[str], tools: dict[str, Any]
         eager=Eager(**trace_facts["eager"]),
         tracing=[TracedFunction(**f) for f in trace_facts["tracing"]],
         memory=Memory(peak_bytes=max(memory.values(), default=0), by_allocator=memory),
-        device=_device(tools, breakdown) if trace_facts["device_planes"] else None,
+        # Device facts come from the converter's device tools only.
+        device=_device(tools, breakdown) if trace_facts["device_planes"] and not tools.get("from_trace") else None,
         warnings=warnings,
     )
 
@@ -123,8 +125,10 @@ def _converter_bottleneck(summary: dict[str, Any], analysis: dict[str, Any]) -> 
     )
 
 
-def _trace_bottleneck(breakdown: dict[str, float]) -> Bottleneck:
+def _trace_bottleneck(breakdown: dict[str, float], step_source: str) -> Bottleneck:
     input_pct = breakdown["input"]
+    steps = ("steps recovered from the trace; the capture has no step markers" if step_source == "trace"
+             else "steps timed by advisor from the capture's step markers")
     input_class = _class(input_pct, INPUT_HIGH_PCT, INPUT_MODERATE_PCT)
     degree = {"high": "HIGHLY", "moderate": "MODERATELY", "low": "NOT"}[input_class]
     return Bottleneck(
@@ -132,7 +136,7 @@ def _trace_bottleneck(breakdown: dict[str, float]) -> Bottleneck:
         kernel_launch_class=_class(breakdown["kernel_launch"], OTHER_HIGH_PCT, OTHER_MODERATE_PCT),
         all_other_class=_class(breakdown["other"], OTHER_HIGH_PCT, OTHER_MODERATE_PCT),
         statement=f"Your program is {degree} input-bound because {input_pct:.1f}% of the total step time sampled "
-                  f"is waiting for input (steps recovered from the trace; the capture has no step markers).",
+                  f"is waiting for input ({steps}).",
         source="trace",
     )
 

@@ -36,19 +36,19 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from advisor.profile.tool_facts import ITERATOR_PREFIX, MEMORY_EVENTS, MEMORY_STATS, PS_PER_MS, ToolFacts
+
 PYTHON_THREAD = "python"
 # Everything read here happens on the python thread or on tf.data's iterator threads; the compute and Eigen thread
 # pools hold most of a capture's events and none of these, so they are not walked at all.
 TF_DATA_THREAD_PREFIXES = ("tf_data_iterator_get_next", "tf_data_iterator_resource")
 KERAS_STEP_FUNCTIONS = ("multi_step_on_iterator", "one_step_on_iterator")
 GET_NEXT = "IteratorGetNextOp::DoCompute"
-ITERATOR_PREFIX = "Iterator::"
 PYTHON_FRAME_PREFIX = "$"  # the python tracer names frames "$file.py:LINE function"
 # Iterator stats worth keeping (the runtime's view of each tf.data stage); other stats are ids and shapes.
 ITERATOR_STATS = ("name", "parallelism", "autotune", "batch_size", "buffer_size", "buffer_limit", "cycle_length",
                   "deterministic", "cpu_budget", "ram_budget_megabytes")
 FRAMES_KEPT = 15
-PS_PER_MS = 1e9
 EAGER_OP = "EagerExecute"
 EAGER_DISPATCH = frozenset({"TFE_Py_FastPathExecute_C", "TFE_Py_ExecuteCancelable"})
 EAGER_KERNEL = "EagerKernelExecute"
@@ -58,13 +58,16 @@ FUNCTION_CALL_STAT, TRACING_COUNT_STAT = "tf_function_call", "tracing_count"
 Interval = tuple[int, int]
 
 
-def read_trace_facts(xspace: Any) -> dict[str, Any]:
-    """Everything advisor takes from one host's raw XSpace, as JSON-able data.
+def read_trace_facts(xspace: Any, tools: ToolFacts | None = None) -> dict[str, Any]:
+    """Everything advisor takes from one host's raw XSpace (a parsed XSpace or an open ``CaptureFile``), as JSON-able
+    data.
 
     ``hostnames``, ``device_planes`` (e.g. ``/device:GPU:0``), ``markers``/``step_calls``/``loop_get_next``
     (intervals), ``input_waits`` (GetNext intervals on any thread), ``iterators`` (name -> runtime stats),
     ``host_gaps`` (see :func:`host_gap_facts`; None without Keras step calls), ``eager`` (see :func:`eager_facts`;
-    None without steps) and ``tracing`` (see :func:`tracing_facts`).
+    None without steps) and ``tracing`` (see :func:`tracing_facts`). With ``tools``, every host line is read, and
+    ``tools`` collects the converter facts that the trace gives too (see ``tool_facts.py``).
+    Raises ValueError for events no profiler writes (a negative duration).
     """
     facts: dict[str, Any] = {
         "hostnames": list(xspace.hostnames),
@@ -82,12 +85,22 @@ def read_trace_facts(xspace: Any) -> dict[str, Any]:
         event_names = {key: meta.name for key, meta in plane.event_metadata.items()}
         step_num_ids = {key for key, name in stat_names.items() if name == "step_num"}
         call_stat_ids = {key for key, name in stat_names.items() if name == FUNCTION_CALL_STAT}
+        tool_event_ids = {key for key, name in event_names.items() if tools and tools.wanted(name)}
         for line in plane.lines:
             on_python = line.name == PYTHON_THREAD
-            if not on_python and not line.name.startswith(TF_DATA_THREAD_PREFIXES):
-                continue
             base_ps = line.timestamp_ns * 1000
+            if not (on_python or line.name.startswith(TF_DATA_THREAD_PREFIXES)):
+                if tools is not None:  # only the tool facts' events matter here: a lean loop over most of a capture
+                    for event in line.events:
+                        if event.metadata_id in tool_event_ids:
+                            _add_tool_event(tools, event, line.name, base_ps, plane, event_names, stat_names)
+                    tools.end_line()
+                continue
             for event in line.events:
+                if event.duration_ps < 0:
+                    _refuse_negative(event, line.name)
+                if event.metadata_id in tool_event_ids:
+                    _add_tool_event(tools, event, line.name, base_ps, plane, event_names, stat_names)
                 name = event_names.get(event.metadata_id, "")
                 start = base_ps + event.offset_ps
                 interval = (start, start + event.duration_ps)
@@ -118,6 +131,8 @@ def read_trace_facts(xspace: Any) -> dict[str, Any]:
                 elif _has_stat(event, step_num_ids):
                     if _stats(event.stats, plane, stat_names, ("_r",)).get("_r") == 1:
                         facts["markers"].append(interval)
+            if tools is not None:
+                tools.end_line()
     for key in ("markers", "step_calls", "loop_get_next", "input_waits"):
         facts[key].sort()
     facts["host_gaps"] = host_gap_facts(facts["step_calls"], frames)
@@ -127,8 +142,26 @@ def read_trace_facts(xspace: Any) -> dict[str, Any]:
     return facts
 
 
+def _add_tool_event(tools: ToolFacts, event: Any, line_name: str, base_ps: int, plane: Any,
+                    event_names: dict[int, str], stat_names: dict[int, str]) -> None:
+    if event.duration_ps < 0:
+        _refuse_negative(event, line_name)
+    name = event_names[event.metadata_id]
+    stats = _stats(event.stats, plane, stat_names, MEMORY_STATS) if name in MEMORY_EVENTS else {}
+    tools.add(name, base_ps + event.offset_ps, event.duration_ps, stats)
+
+
+def _refuse_negative(event: Any, line_name: str) -> None:
+    raise ValueError(f"an event on thread {line_name!r} has a negative duration ({event.duration_ps} ps), which no "
+                     f"profiler writes")
+
+
 def _has_stat(event: Any, stat_ids: set[int]) -> bool:
-    return bool(stat_ids) and any(stat.metadata_id in stat_ids for stat in event.stats)
+    if stat_ids:  # a loop rather than any(): this runs for most events of the lines read
+        for stat in event.stats:
+            if stat.metadata_id in stat_ids:
+                return True
+    return False
 
 
 def _stats(stats: Iterable[Any], plane: Any, stat_names: dict[int, str], wanted: tuple[str, ...]) -> dict[str, Any]:

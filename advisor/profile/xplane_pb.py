@@ -15,4 +15,5 @@ SERIALIZED_FILE = b'\n\"tsl/profiler/protobuf/xplane.proto\x12\x13tensorflow.pro
 _POOL = descriptor_pool.DescriptorPool()
 _POOL.AddSerializedFile(SERIALIZED_FILE)
 
-XSpace = message_factory.GetMessageClass(_POOL.FindMessageTypeByName("tensorflow.profiler.XSpace"))
+XSpace, XPlane, XLine = (message_factory.GetMessageClass(_POOL.FindMessageTypeByName(f"tensorflow.profiler.{name}"))
+                         for name in ("XSpace", "XPlane", "XLine"))

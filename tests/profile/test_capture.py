@@ -60,3 +60,13 @@ def test_a_missing_script_is_refused_before_starting_python(tmp_path):
         capture([sys.executable, str(tmp_path / "train.py")], tmp_path / "logdir", warmup=1, steps=2,
                 python_tracer=False)
     assert not (tmp_path / "logdir").exists()
+
+
+@pytest.mark.parametrize("logdir", ["a-file", "a-file/run"])
+def test_a_logdir_that_is_not_a_directory_is_refused_before_starting_python(tmp_path, logdir):
+    (tmp_path / "a-file").write_text("notes\n")
+    script = tmp_path / "train.py"
+    script.write_text("raise SystemExit('should not run')\n")
+    with pytest.raises(InputError, match=f"{tmp_path / 'a-file'}: not a directory"):
+        capture([sys.executable, str(script)], tmp_path / logdir, warmup=1, steps=2, python_tracer=False)
+    assert (tmp_path / "a-file").read_text() == "notes\n"

@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 
 from advisor.profile import discovery, trace
+from advisor.profile.xspace_reader import CaptureFile
 from advisor.report.profile_summary import render_profile_summary
-from advisor.profile.loader import _trace_facts
 from profile_fixtures import capture_file, load_sample
 
 
@@ -55,7 +55,8 @@ def test_steps_source_follows_markers():
 
 
 def test_trace_recovered_steps_agree_with_markers_in_the_same_capture():
-    facts = _trace_facts(capture_file("input_bound_markers"))
+    with CaptureFile(capture_file("input_bound_markers")) as capture:
+        facts = trace.read_trace_facts(capture)
     marked = trace.recover_steps(facts)
     recovered = trace.recover_steps(facts, use_markers=False)
     assert (marked.source, recovered.kind) == ("markers", "keras")
