@@ -33,7 +33,7 @@ def verification_line(verification: Mapping[str, Any]) -> str:
 def render_finding(console: Console, finding: Finding, show_diff: bool,
                    verification: Mapping[str, Any] | None = None) -> None:
     style = CONFIDENCE_STYLE[finding.confidence]
-    console.print(f"[bold]{escape(finding.location.display)}[/]: [bold]{finding.code}[/] "
+    console.print(f"[bold]{escape(finding.location.display)}[/]: [bold]{escape(finding.code)}[/] "
                   f"[{style}]{finding.confidence.value}[/] {escape(finding.message)}", highlight=False)
     for evidence in finding.evidence:
         console.print(f"    [cyan]{evidence.kind}:[/] {escape(evidence.message)}", highlight=False)
@@ -46,7 +46,9 @@ def render_finding(console: Console, finding: Finding, show_diff: bool,
     patch = finding.patch
     if patch is not None:
         kind = "safe fix" if patch.applicability.value == "safe" else "unsafe fix"
-        console.print(f"    [magenta]{kind}[/] [{finding.id}]: {escape(patch.description)}", highlight=False)
+        # Ids are hex: "[fa022922]" unescaped would be read as a style tag and vanish.
+        console.print(f"    [magenta]{kind}[/] {escape(f'[{finding.id}]')}: {escape(patch.description)}",
+                      highlight=False)
         if patch.why_unsafe:
             console.print(f"    [magenta]why unsafe:[/] {escape(patch.why_unsafe)}", highlight=False)
         if show_diff:
