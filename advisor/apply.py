@@ -33,6 +33,7 @@ from .errors import InputError
 from .files import content_hash, unified_diff, write_atomically
 from .model import Applicability, Finding, Report
 from .source.facts import ModuleInfo
+from .source.names import rebound_names
 from .state import OPEN, OUTDATED, SavedAnalysis, load_analysis, previous_analysis_options, save_analysis
 
 # The helper transforms libcst's CodemodCommand runs after a codemod, from what the codemod put in the context.
@@ -108,6 +109,10 @@ def compose(module: ModuleInfo, findings: list[Finding]) -> tuple[str, list[Find
     for key, transform in DEFERRED_TRANSFORMS:
         if applied and key in context.scratch:
             tree = transform(context).transform_module(tree)
+    rebound = rebound_names(module.tree, tree) if applied else []
+    if rebound:  # each fix was checked alone when analysed; together they must not rebind a name either
+        reason = f"together with the other fixes of this file it would rebind a name ({'; '.join(rebound)})"
+        return module.code, [], skipped + [Skipped(finding, reason) for finding in applied]
     return tree.code, sorted(applied, key=lambda f: _span(f)[0]), skipped
 
 

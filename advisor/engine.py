@@ -22,24 +22,36 @@ from .profile.facts import ProfileFindings
 from .rule import RuleContext
 from .source.facts import ModuleInfo
 from .source.index import SourceIndex
+from .source.names import rebound_names
 from .source.walk import SourceFile, relevant_sources
 
 if TYPE_CHECKING:
     from .cache import ResultCache
 
 
+class FixRefused(Exception):
+    """A fix that would break the module (or cannot be written in it); the message says why, to the user."""
+
 
 def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
-    """Run a rule's codemod on the module the index already parsed; None if it changes nothing."""
+    """Run a rule's codemod on the module the index already parsed; None if it changes nothing.
+
+    Raises FixRefused when the codemod declines, or when its result binds a name the module uses to something else.
+    """
     context = CodemodContext(filename=str(module.absolute), full_module_name=module.name, wrapper=module.wrapper)
     try:
         new_tree = fix.codemod(context, **fix.args).transform_module(module.tree)
-    except SkipFile:
+    except SkipFile as declined:
+        if str(declined):
+            raise FixRefused(str(declined)) from None
         return None
     new_code = new_tree.code
     if new_code == module.code:
         return None
     cst.parse_module(new_code)  # a codemod that produces unparsable code is a bug: fail loudly, in tests too
+    rebound = rebound_names(module.tree, new_tree)
+    if rebound:
+        raise FixRefused("; ".join(rebound))
     return Patch(fix.description, fix.applicability, fix.why_unsafe, unified_diff(module.path, module.code, new_code),
                  new_code)
 
@@ -74,7 +86,10 @@ def run_rules(index: SourceIndex, settings: Settings,
                 hidden += 1
                 continue
             if finding.fix is not None:
-                finding.patch = render_fix(modules[loc.path], finding.fix)
+                try:
+                    finding.patch = render_fix(modules[loc.path], finding.fix)
+                except FixRefused as refused:
+                    finding.message += f" No automatic patch: {refused}."
             findings.append(finding)
     return sorted(findings, key=Finding.sort_key), hidden
 
