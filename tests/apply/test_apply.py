@@ -136,7 +136,7 @@ def test_nested_fixes_in_one_file_apply_the_outer_and_report_the_inner(advisor, 
     result = advisor("apply", "--all", cwd=repo)
     assert result.code == 1
     text = (repo / "train.py").read_text()
-    assert "cycle_length=2, num_parallel_calls=tf.data.AUTOTUNE)" in text
+    assert "    cycle_length=2,\n    num_parallel_calls=tf.data.AUTOTUNE)" in text
     assert ".map(f)," in text
     assert "overlaps the TFD002 fix" in result.err and "train.py:3" in result.err
 
