@@ -18,7 +18,7 @@ import libcst.matchers as m
 from .facts import CallSite, FunctionInfo, ModuleInfo
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
-from .syntax import argument_value
+from .syntax import argument_value, parameter_names
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
@@ -143,6 +143,23 @@ class _TensorNames(InLoopBody):
 
 # -- Python that changes meaning under tf.function ----------------------------------------------------------------
 
+# TensorFlow ops that return one tensor (not a list, tuple or dict): their results are certainly tensors.
+SINGLE_TENSOR_OPS = frozenset(f"tensorflow.{name}" for name in (
+    "constant", "convert_to_tensor", "reshape", "cast", "concat", "stack", "matmul", "add", "subtract", "multiply",
+    "divide", "square", "sqrt", "exp", "abs", "ones", "zeros", "ones_like", "zeros_like", "fill", "range", "where",
+    "gather", "transpose", "expand_dims", "squeeze", "clip_by_value", "clip_by_norm", "argmax", "argmin", "one_hot",
+    "tile", "identity", "maximum", "minimum", "norm", "tensordot", "einsum", "sign", "pow", "tanh", "sigmoid",
+    "nn.relu", "nn.softmax", "nn.sigmoid", "nn.l2_loss", "nn.conv2d", "nn.bias_add", "image.resize"))
+SINGLE_TENSOR_PREFIXES = ("tensorflow.reduce_", "tensorflow.math.reduce_", "tensorflow.random.")
+# Python builtins that iterate over their (positional) arguments; AutoGraph converts none of them for tensors.
+ITERATING_BUILTINS = frozenset({"zip", "enumerate", "list", "tuple", "sum", "map", "filter", "sorted", "set", "min",
+                                "max", "any", "all"})
+# Attributes and builtins that read static facts of a tensor, which stay Python values while tracing.
+STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "name", "device"})
+STATIC_BUILTINS = frozenset({"len", "isinstance", "hasattr", "type", "callable"})
+KERAS_STATE_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.applications.", "keras.metrics.")
+VARIABLE_CREATORS = frozenset({"tensorflow.Variable", "keras.Variable", *KERAS_MODEL, *SEQUENTIAL})
+
 
 @dataclass(frozen=True)
 class SideEffect:
@@ -154,12 +171,153 @@ class SideEffect:
     breaks_step: bool  # True: compiling would make the function fail or compute something else
 
 
-class _SideEffects(m.MatcherDecoratableVisitor):
-    def __init__(self, module: ModuleInfo) -> None:
+class _TensorValues(cst.CSTVisitor):
+    """What one function's names hold, read in source order: ``tensors`` (results of single-tensor ops and of
+    arithmetic on tensors), ``taped`` (the forward pass recorded inside a GradientTape: tensors as a rule, though a
+    model may return a list), ``gradients`` (``tape.gradient`` results: a tensor or a list), ``local`` (parameters
+    and names the function binds), and every read of a name with its position."""
+
+    def __init__(self, module: ModuleInfo, function: cst.FunctionDef) -> None:
         super().__init__()
         self.module = module
+        self.tensors: set[str] = set()
+        self.taped: set[str] = set()
+        self.gradients: set[str] = set()
+        self.parameters = frozenset(_all_parameter_names(function))
+        self.local: set[str] = set(self.parameters)
+        self.reads: list[tuple[str, tuple[int, int]]] = []
+        self._tapes = 0
+
+    def is_tensor(self, expression: cst.BaseExpression) -> bool:
+        """Certainly a tensor: a single-tensor op, arithmetic with a tensor (or a gradient: a list times a number
+        is never meant), an element of a tensor, or a name bound to one of these."""
+        if isinstance(expression, cst.Name):
+            return expression.value in self.tensors
+        if isinstance(expression, cst.BinaryOperation):
+            return any(self.is_tensor(side) or m.matches(side, m.Name(value=m.MatchIfTrue(self.gradients.__contains__)))
+                       for side in (expression.left, expression.right))
+        if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
+            return self.is_tensor(expression.expression) or m.matches(expression.expression, m.Name(
+                value=m.MatchIfTrue(self.gradients.__contains__)))
+        if isinstance(expression, cst.Subscript):
+            return self.is_tensor(expression.value)
+        if isinstance(expression, cst.Call):
+            return any(n in SINGLE_TENSOR_OPS or n.startswith(SINGLE_TENSOR_PREFIXES)
+                       for n in self.module.qualified_names(expression.func))
+        return False
+
+    def depends_on_tensor(self, node: cst.CSTNode) -> bool:
+        """Whether a condition's value comes from a tensor (not from its static shape or dtype)."""
+        if isinstance(node, cst.Attribute) and node.attr.value in STATIC_ATTRIBUTES:
+            return False
+        if isinstance(node, cst.Call) and m.matches(node.func, m.Name(value=m.MatchIfTrue(STATIC_BUILTINS.__contains__))):
+            return False
+        if isinstance(node, cst.Name):
+            return node.value in self.tensors | self.taped | self.gradients
+        if isinstance(node, cst.BaseExpression) and self.is_tensor(node):
+            return True
+        if isinstance(node, cst.Attribute):  # `loss.x` depends on `loss`, not on a name `x`
+            return self.depends_on_tensor(node.value)
+        return any(self.depends_on_tensor(child) for child in node.children)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested definition's names are its own
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_With(self, node: cst.With) -> None:
+        self._tapes += _opens_tape(self.module, node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self._tapes -= _opens_tape(self.module, original_node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._bind([t.target for t in node.targets], node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind([node.target], node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name) and self.is_tensor(node.value):
+            self.tensors.add(node.target.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.local.update(_target_names(node.target))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        position = self.module.position(node).start
+        self.reads.append((node.value, (position.line, position.column)))
+
+    def _bind(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
+        names = [name for target in targets for name in _target_names(target)]
+        self.local.update(names)
+        if len(targets) == 1 and isinstance(targets[0], cst.Name):
+            if self.is_tensor(value):
+                self.tensors.update(names)
+            elif m.matches(value, m.Call(func=m.Attribute(attr=m.Name("gradient")))):
+                self.gradients.update(names)
+        if self._tapes:
+            self.taped.update(names)
+
+
+def _opens_tape(module: ModuleInfo, node: cst.With) -> bool:
+    return any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in module.qualified_names(item.item.func)
+               for item in node.items)
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    return [n.value for n in m.findall(target, m.Name())] if isinstance(target, (cst.Name, cst.Tuple, cst.List)) \
+        else []
+
+
+def _all_parameter_names(function: cst.FunctionDef) -> list[str]:
+    params = function.params
+    star = [p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [*parameter_names(function), *star]
+
+
+class _Assignments(cst.CSTVisitor):
+    """Names a block of statements binds (nested definitions left out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names.update(_target_names(node.target))
+
+
+def _assigned_in(block: cst.CSTNode | None) -> set[str]:
+    if block is None:
+        return set()
+    visitor = _Assignments()
+    block.visit(visitor)
+    return visitor.names
+
+
+class _SideEffects(m.MatcherDecoratableVisitor):
+    """Python in a function that ``tf.function`` would trace once instead of running per call, or cannot trace
+    (each pattern checked against TensorFlow in tests/fixes/test_graph_compatibility.py)."""
+
+    def __init__(self, module: ModuleInfo, values: _TensorValues) -> None:
+        super().__init__()
+        self.module = module
+        self.values = values
         self.found: list[SideEffect] = []
         self.declared: set[str] = set()  # global / nonlocal names: state that outlives one call
+        self.bound: set[str] = set(values.parameters)  # names bound so far, in source order
+        self._loops: list[cst.For | cst.While] = []
 
     def _add(self, node: cst.CSTNode, consequence: str, breaks_step: bool) -> None:
         self.found.append(SideEffect(node, f"`{self.module.node_code(node)}`", consequence, breaks_step))
@@ -178,7 +336,8 @@ class _SideEffects(m.MatcherDecoratableVisitor):
     def value_conversion(self, node: cst.Call) -> None:
         if self.module.qualified_names(node.func) & {f"builtins.{n}" for n in VALUE_CONVERSIONS} and not \
                 m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | m.BaseNumber()):
-            self._add(node, "fails: a graph tensor has no Python value while tracing", True)
+            self._add(node, "becomes a tensor cast, not a Python number, while tracing: code that needs the number "
+                            "fails or computes something else", True)
 
     @m.visit(m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend"))))
     def list_append(self, node: cst.Call) -> None:
@@ -189,10 +348,100 @@ class _SideEffects(m.MatcherDecoratableVisitor):
         if "builtins.print" in self.module.qualified_names(node.func):
             self._add(node, "prints only while tracing, not every step (`tf.print` prints every step)", False)
 
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self.module.qualified_names(node.func)
+        if names & VARIABLE_CREATORS or any(n.startswith(KERAS_STATE_PREFIXES) and n.rsplit(".", 1)[-1][:1].isupper()
+                                            for n in names):
+            self._add(node, "creates variables on every call: tf.function allows them only on the first call "
+                            "(ValueError)", True)
+        if names & {f"builtins.{n}" for n in ITERATING_BUILTINS}:
+            iterated = [a.value for a in node.args if not a.keyword and not a.star]
+            if names & {"builtins.map", "builtins.filter"}:
+                iterated = iterated[1:]  # the first argument is the function
+            if any(self.values.is_tensor(value) for value in iterated):
+                self._add(node, "iterates over a tensor in Python, which a traced function cannot do "
+                                "(OperatorNotAllowedInGraphError)", True)
+        if any(a.star == "*" and self.values.is_tensor(a.value) for a in node.args):
+            self._add(node, "unpacks a tensor into arguments, which a traced function cannot do "
+                            "(OperatorNotAllowedInGraphError)", True)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets) and self.values.is_tensor(node.value):
+            self._add(node, "unpacks a tensor in Python, which a traced function cannot do "
+                            "(OperatorNotAllowedInGraphError)", True)
+        for target in node.targets:
+            base = target.target
+            while isinstance(base, (cst.Attribute, cst.Subscript)):
+                base = base.value
+            if base is not target.target and isinstance(base, cst.Name) and (
+                    base.value not in self.values.local or base.value == "self"):
+                self._add(node, "stores into state that outlives the call once, while tracing: it keeps a symbolic "
+                                "tensor instead of one value per step", True)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            self.bound.update(_target_names(target.target))
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        self.bound.update(_target_names(original_node.target))
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.bound.update(_target_names(node.asname.name))
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Attribute) or m.matches(node.target, m.Name(
                 value=m.MatchIfTrue(self.declared.__contains__))):
             self._add(node, "counts traces, not steps: it runs only while tracing", True)
+
+    # Python control flow on a tensor: AutoGraph converts `if`/`while` on tensors, but not these forms.
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self.values.depends_on_tensor(node.test):
+            self._add(node, "checks a tensor as a Python bool, which a traced function cannot do", True)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append(node)
+        self.bound.update(_target_names(node.target))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops.append(node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loops.pop()
+
+    def visit_If(self, node: cst.If) -> None:
+        if not self.values.depends_on_tensor(node.test):
+            return
+        what = f"`if {self.module.node_code(node.test)}:`"
+        if m.findall(node, m.Raise()):
+            self.found.append(SideEffect(node.test, what, "raises in a branch taken on a tensor value, which a traced "
+                                                          "function cannot do", True))
+        if self._loops and self._in_python_loop() and m.findall(node, m.Break() | m.Continue()):
+            self.found.append(SideEffect(node.test, what, "leaves a Python loop on a tensor value, which a traced "
+                                                          "function cannot do", True))
+        orelse = node.orelse.body if isinstance(node.orelse, cst.Else) else node.orelse
+        one_sided = (_assigned_in(node.body) ^ _assigned_in(orelse)) - self.bound
+        end = self.module.position(node).end
+        read_after = {name for name, at in self.values.reads if at >= (end.line, end.column)}
+        for name in sorted(one_sided & read_after):
+            self.found.append(SideEffect(node.test, what, f"sets `{name}` in one branch only and reads it after: a "
+                                                          "tensor condition needs it set in both", True))
+
+    def _in_python_loop(self) -> bool:
+        """The innermost loop runs in Python: ``for`` over ``range(n)``, a literal or ``zip``/``enumerate``, or a
+        ``while`` whose condition is no tensor (AutoGraph turns loops over tensors and datasets into graph loops)."""
+        loop = self._loops[-1]
+        if isinstance(loop, cst.While):
+            return not self.values.depends_on_tensor(loop.test)
+        iterated = loop.iter
+        if isinstance(iterated, (cst.List, cst.Tuple)):
+            return True
+        return isinstance(iterated, cst.Call) and m.matches(iterated.func, m.Name("range") | m.Name("enumerate") |
+                                                            m.Name("zip")) and not any(
+            self.values.depends_on_tensor(a.value) for a in iterated.args)
 
 
 # -- what runs per element or per compiled step -------------------------------------------------------------------
@@ -349,8 +598,12 @@ class SourceQueries:
 
     @staticmethod
     def side_effects(function: FunctionInfo) -> list[SideEffect]:
-        """Python in ``function`` that runs only while tracing, or fails, once it is compiled."""
-        visitor = _SideEffects(function.module)
+        """Python in ``function`` that runs only while tracing, or fails, once it is compiled: side effects, variables
+        created per call, ``.numpy()``, Python iteration over tensors, control flow on tensors AutoGraph cannot
+        convert."""
+        values = _TensorValues(function.module, function.node)
+        function.node.body.visit(values)
+        visitor = _SideEffects(function.module, values)
         function.node.body.visit(visitor)
         return visitor.found
 
