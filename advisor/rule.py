@@ -26,8 +26,8 @@ from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
-from .source.queries import (HotContext, InLoopBody, IntegerLiteral, SideEffect, SourceQueries, TrainingLoop,
-                             batch_parameter, compiled_function_name, drops_remainder)
+from .source.queries import (HotContext, InLoopBody, IntegerLiteral, MixedPrecisionPlan, SideEffect, SourceQueries,
+                             TrainingLoop, batch_parameter, compiled_function_name, drops_remainder)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .speedup import round_up, typical
 from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
@@ -35,7 +35,7 @@ from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdict
 __all__ = [
     "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "TF_FUNCTION", "Applicability", "CallSite",
     "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability", "FunctionInfo", "HotContext",
-    "InLoopBody", "IntegerLiteral", "ModuleInfo", "Pipeline", "Rule", "RuleContext", "SideEffect",
+    "InLoopBody", "IntegerLiteral", "MixedPrecisionPlan", "ModuleInfo", "Pipeline", "Rule", "RuleContext", "SideEffect",
     "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value",
     "batch_parameter", "compiled_function_name", "drops_remainder", "literal", "method_name", "round_up", "typical",
 ]

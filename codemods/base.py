@@ -115,6 +115,13 @@ class TensorflowCodemod(VisitorBasedCodemodCommand):
             self._module_names = ModuleNames.of(self.context.module, "", "")
         return self._module_names
 
+    @property
+    def used_names(self) -> set[str]:
+        """Every identifier the module writes (see :func:`advisor.source.names.used_names`)."""
+        if getattr(self, "_used_names", None) is None:
+            self._used_names = used_names(self.context.module)
+        return self._used_names
+
     def tensorflow_attribute(self, dotted: str) -> cst.BaseExpression:
         """``data.AUTOTUNE`` spelled with the module's own alias for tensorflow (or for ``tensorflow.compat.v1``,
         when the name exists there), else with a new import under a name the module does not use."""
@@ -134,10 +141,8 @@ class TensorflowCodemod(VisitorBasedCodemodCommand):
                         if item.module == module and item.obj_name is None), None)
         if pending is not None:
             return pending.alias or module
-        if getattr(self, "_used_names", None) is None:
-            self._used_names = used_names(self.context.module)
         for name in names:
-            if name not in self._used_names:
+            if name not in self.used_names:
                 AddImportsVisitor.add_needed_import(self.context, module, asname=None if name == module else name)
                 return name
         raise SkipFile(f"the module already uses {' and '.join(f'`{n}`' for n in names)} for something else, so "

@@ -10,15 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import libcst as cst
 import libcst.matchers as m
 
-from .facts import CallSite, FunctionInfo, ModuleInfo
+from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
-from .syntax import argument_value, parameter_names
+from .syntax import argument, argument_value, parameter_names
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
@@ -68,6 +68,8 @@ COSTLY_METHODS = {
 }
 # Names that say a size is dictated by the data (the class count), not chosen for capacity.
 DATA_SIZE_NAME = re.compile(r"class|label|categor|vocab|target|output", re.IGNORECASE)
+# A docstring: the first statement of a body, which must stay first.
+DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
 # A layer with one of these activations produces class scores.
 OUTPUT_ACTIVATIONS = frozenset({"softmax", "sigmoid"})
 
@@ -543,6 +545,202 @@ class IntegerLiteral:
         return int(self.literal.evaluated_value)
 
 
+# -- the trained model: where it is built, and what mixed precision changes there -------------------------------
+
+KERAS_OPTIMIZER_PREFIX = "keras.optimizers."
+FIT_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
+TRAINABLE_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights"})
+BUILDER_DEPTH = 4  # builders calling builders: how far the model is followed
+
+
+@dataclass(frozen=True)
+class ModelConstruction:
+    """Where a trained Keras model is constructed: ``Sequential(...)``, ``Model(inputs, outputs)``, or the
+    constructor of a ``keras.Model`` subclass; ``builder`` is the repo function the training calls to get it."""
+
+    kind: str  # "sequential", "functional", "subclassed"
+    call: cst.Call
+    module: ModuleInfo
+    scope: FunctionInfo | None  # the function the construction is written in (None: module level)
+    builder: FunctionInfo | None
+    model_class: ClassInfo | None = None
+
+
+@dataclass(frozen=True)
+class OutputEdit:
+    """How the model's output is kept in float32: ``dtype`` passes ``dtype="float32"`` to the output layer's
+    constructor ``node``; ``wrap`` applies a float32 linear ``Activation`` to the outputs expression ``node``."""
+
+    kind: str
+    node: cst.CSTNode
+    module: ModuleInfo
+
+
+@dataclass(frozen=True)
+class LossScaling:
+    """What a custom GradientTape loop needs under ``mixed_float16``: inside the ``tape`` block, the loss scaled by
+    the optimizer that applies its gradients; the ``gradient`` call taking the scaled loss; the optimizer
+    ``construction`` wrapped in a ``LossScaleOptimizer`` (None: Keras' compile wraps it)."""
+
+    module: ModuleInfo
+    tape: cst.With
+    loss: str
+    gradient: cst.Call
+    optimizer: cst.BaseExpression
+    construction: cst.Call | None
+
+
+@dataclass
+class MixedPrecisionPlan:
+    """Where a mixed-precision policy goes so that it holds for the trained model(s), and what else must change;
+    ``problem`` says why it cannot be written as one patch (then nothing else is to be trusted as a patch)."""
+
+    models: list[ModelConstruction]
+    policy_before: list[tuple[ModuleInfo, cst.BaseStatement]] = field(default_factory=list)
+    outputs: list[OutputEdit] = field(default_factory=list)
+    loss_scaling: list[LossScaling] = field(default_factory=list)
+    problem: str | None = None
+
+    @property
+    def modules(self) -> list[ModuleInfo]:
+        """The modules the patch would change, in path order."""
+        touched = [m for m, _ in self.policy_before] + [e.module for e in self.outputs] + \
+            [s.module for s in self.loss_scaling]
+        return sorted({id(m): m for m in touched}.values(), key=lambda m: m.path.as_posix())
+
+
+class _ModelResolver:
+    """Follows a trained model back to its construction: names to their assignments (in the function, the functions
+    around it, the module, or ``self.x`` in the class's methods), builder functions to what they return."""
+
+    def __init__(self, queries: "SourceQueries") -> None:
+        self.queries = queries
+        self.index = queries.index
+
+    def receiver(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                 depth: int = 0) -> ModelConstruction | str | None:
+        """The construction ``expression`` (a model, as written at a training call) stands for, why it is unknown,
+        or None when it is no Keras model (a scikit-learn estimator's ``fit``)."""
+        if depth > BUILDER_DEPTH:
+            return "the model comes through more builder functions than advisor follows"
+        if isinstance(expression, cst.Call):
+            return self._call(module, scope, expression, depth)
+        value = self.value_of(module, scope, expression)
+        if value is None:
+            return f"advisor cannot tell where `{module.node_code(expression)}` is built"
+        value_module, value_scope, node = value
+        return self.receiver(value_module, value_scope, node, depth + 1)
+
+    def _call(self, module: ModuleInfo, scope: FunctionInfo | None, call: cst.Call,
+              depth: int) -> ModelConstruction | str | None:
+        names = module.qualified_names(call.func)
+        if names & SEQUENTIAL:
+            return ModelConstruction("sequential", call, module, scope, None)
+        if names & KERAS_MODEL:
+            return ModelConstruction("functional", call, module, scope, None)
+        subclass = self.model_class(names)
+        if subclass is not None:
+            return ModelConstruction("subclassed", call, module, scope, None, subclass)
+        builders = self.index.functions_named(*names) or self._method(scope, call.func)
+        if len(builders) == 1:
+            builder = builders[0]
+            returned = [r.value for r in m.findall(builder.node.body, m.Return(value=m.DoNotCare()))
+                        if r.value is not None and self.queries.enclosing_function(builder.module, r) is builder]
+            results = [self.receiver(builder.module, builder, value, depth + 1) for value in returned]
+            if all(r is None for r in results):
+                return None
+            constructions = {id(r.call): r for r in results if isinstance(r, ModelConstruction)}
+            if len(constructions) != 1 or len(constructions) != len(results):
+                return f"`{builder.name}` returns more than one model, or one advisor cannot follow"
+            found = next(iter(constructions.values()))
+            return ModelConstruction(found.kind, found.call, found.module, found.scope, builder,
+                                     found.model_class)
+        if names and not any(n.startswith(TENSOR_APIS) for n in names):
+            return None  # known, and no TensorFlow or Keras model
+        return f"`{module.node_code(call.func)}` builds the model where advisor cannot rewrite it"
+
+    def _method(self, scope: FunctionInfo | None, func: cst.BaseExpression) -> list[FunctionInfo]:
+        """``self.build_model`` called in a method: that method of the class."""
+        if scope is None or scope.class_key is None or not m.matches(func, m.Attribute(value=m.Name("self"))):
+            return []
+        return [f for f in self.index.methods_of(self._class(scope)) if f.name == func.attr.value]
+
+    def model_class(self, names: frozenset[str]) -> ClassInfo | None:
+        for cls_info in self.index.subclasses_of(*KERAS_MODEL):
+            if any(name == cls_info.key or cls_info.key.endswith("." + name) or name.endswith("." + cls_info.key)
+                   for name in names):
+                return cls_info
+        return None
+
+    def value_of(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression) \
+            -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
+        """The expression last assigned to a name (or ``self.attribute``), with where it was assigned."""
+        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
+                and scope.class_key is not None:
+            attribute = expression.attr.value
+            for method in self.index.methods_of(self._class(scope)):
+                value = _last_assignment(method.node.body, m.Attribute(value=m.Name("self"),
+                                                                         attr=m.Name(attribute)))
+                if value is not None:
+                    return module, method, value
+            return None
+        if not isinstance(expression, cst.Name):
+            return None
+        target = m.Name(expression.value)
+        function = scope
+        while function is not None:
+            value = _last_assignment(function.node.body, target)
+            if value is not None:
+                return module, function, value
+            function = function.outer
+        value = _last_assignment(module.tree, target, module_level=True)
+        return (module, None, value) if value is not None else None
+
+    def _class(self, method: FunctionInfo) -> ClassInfo:
+        return next(c for c in self.index.classes if c.key == method.class_key)
+
+
+class _Assigned(cst.CSTVisitor):
+    """The value of the last ``target = value`` (single target) in a block; nested definitions left out."""
+
+    def __init__(self, target: m.BaseMatcherNode, module_level: bool) -> None:
+        super().__init__()
+        self.target = target
+        self.module_level = module_level
+        self.value: cst.BaseExpression | None = None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and m.matches(node.targets[0].target, self.target):
+            self.value = node.value
+
+
+def _last_assignment(block: cst.CSTNode, target: m.BaseMatcherNode,
+                     module_level: bool = False) -> cst.BaseExpression | None:
+    visitor = _Assigned(target, module_level)
+    block.visit(visitor)
+    return visitor.value
+
+
+def _is_layer_constructor(module: ModuleInfo, node: cst.BaseExpression) -> bool:
+    """A call of a Keras layer class (``keras.layers.Dense(10)``), not of a functional helper like ``concatenate``."""
+    return isinstance(node, cst.Call) and any(
+        n.startswith("keras.layers.") and n.rsplit(".", 1)[-1][:1].isupper() for n in module.qualified_names(node.func))
+
+
+def _statement_in(body: Sequence[cst.BaseStatement], module: ModuleInfo, node: cst.CSTNode) -> cst.BaseStatement | None:
+    """The statement of ``body`` that holds ``node``."""
+    child, parent = node, module.parent(node)
+    while parent is not None and child not in body:
+        child, parent = parent, module.parent(parent)
+    return child if child in body else None
+
+
 class SourceQueries:
     """The shared questions about one index (see the module doc)."""
 
@@ -741,6 +939,216 @@ class SourceQueries:
             elif value is not None:
                 found.append(value)
         return found
+
+    # -- the trained model and mixed precision --------------------------------------------------------------------
+    def mixed_precision_plans(self, scale_losses: bool) -> list[MixedPrecisionPlan]:
+        """For each module that trains Keras models (``fit``, ``compile``, a GradientTape step): where a
+        mixed-precision policy must go for the models it trains, the float32 output each needs, and
+        (``scale_losses``, for float16) the loss scaling of its GradientTape steps."""
+        resolver = _ModelResolver(self)
+        by_module: dict[int, tuple[ModuleInfo, list[ModelConstruction | str]]] = {}
+        for module, scope, expression in self._trained_receivers():
+            result = resolver.receiver(module, scope, expression)
+            if result is not None:
+                by_module.setdefault(id(module), (module, []))[1].append(result)
+        return [self._plan(resolver, module, results, scale_losses) for module, results in by_module.values()]
+
+    def _plan(self, resolver: _ModelResolver, training: ModuleInfo, results: list[ModelConstruction | str],
+              scale_losses: bool) -> MixedPrecisionPlan:
+        models = list({id(r.call): r for r in results if isinstance(r, ModelConstruction)}.values())
+        plan = MixedPrecisionPlan(models)
+        problems = [r for r in results if isinstance(r, str)]
+        if problems:
+            plan.problem = problems[0]
+            return plan
+        for model in models:
+            plan.policy_before.append(self._policy_statement(model))
+            edit = self._output_edit(resolver, model)
+            if isinstance(edit, str):
+                plan.problem = edit
+                return plan
+            if edit is not None:
+                plan.outputs.append(edit)
+        plan.policy_before = list({id(s): (module, s) for module, s in plan.policy_before}.values())
+        if scale_losses:
+            scaling = self._loss_scaling(resolver, [s for s in self.training_steps if s.module is training])
+            if isinstance(scaling, str):
+                plan.problem = scaling
+                return plan
+            plan.loss_scaling = scaling
+        if len(plan.modules) > 1:
+            plan.problem = (f"the model is built and trained across {len(plan.modules)} files "
+                            f"({', '.join(m.path.as_posix() for m in plan.modules)}), and a patch changes one file")
+        return plan
+
+    def _trained_receivers(self) -> list[tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]]:
+        """The model expressions training uses: ``X`` of ``X.fit(...)``/``X.compile(...)``, and of
+        ``tape.gradient(loss, X.trainable_variables)`` in a training step."""
+        found: dict[tuple[int, str], tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]] = {}
+
+        def add(site: CallSite, expression: cst.BaseExpression) -> None:
+            key = (id(site.function.node) if site.function else id(site.module), site.module.node_code(expression))
+            found.setdefault(key, (site.module, site.function, expression))
+
+        fits = m.Attribute(attr=m.Name(value=m.MatchIfTrue(FIT_METHODS.__contains__)))
+        compiles = {id(site) for site in self.keras_compiles}
+        for site in self.index.calls:
+            if m.matches(site.node.func, fits) or id(site) in compiles:
+                add(site, site.node.func.value)
+        trainable = m.Attribute(attr=m.Name(value=m.MatchIfTrue(TRAINABLE_ATTRIBUTES.__contains__)))
+        for step in self.training_steps:
+            for site in self.calls_in(step):
+                sources = argument_value(site.node, "sources", 1) \
+                    if m.matches(site.node.func, m.Attribute(attr=m.Name("gradient"))) else None
+                for attribute in m.findall(sources, trainable) if sources is not None else ():
+                    add(site, attribute.value)
+        return list(found.values())
+
+    def _policy_statement(self, model: ModelConstruction) -> tuple[ModuleInfo, cst.BaseStatement]:
+        """The statement a global policy goes before: the top of the builder the training calls, else the first
+        statement of the function (or module) that builds the model which constructs a Keras layer or model. Always
+        a statement of a function's or the module's own body: never inside one of its branches."""
+        if model.builder is not None:
+            body = list(model.builder.node.body.body)
+            docstring = 1 if len(body) > 1 and m.matches(body[0], DOCSTRING) else 0
+            return model.builder.module, body[docstring]
+        module = model.module
+        body = list(model.scope.node.body.body) if model.scope is not None else list(module.tree.body)
+        anchor = _statement_in(body, module, model.call)
+        for statement in body[:body.index(anchor)]:
+            if not isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and any(
+                    self._constructs_keras(module, call) for call in m.findall(statement, m.Call())):
+                return module, statement
+        return module, anchor
+
+    def _constructs_keras(self, module: ModuleInfo, call: cst.Call) -> bool:
+        names = module.qualified_names(call.func)
+        return bool(names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or any(
+            n.startswith(MODEL_BUILDING_PREFIXES) for n in names) or \
+            _ModelResolver(self).model_class(names) is not None
+
+    def _output_edit(self, resolver: _ModelResolver, model: ModelConstruction) -> OutputEdit | str | None:
+        """How the model's output stays float32 (None: it already does), or why advisor cannot say."""
+        module = model.module
+        if model.kind == "sequential":
+            layers = argument_value(model.call, "layers", 0)
+            if layers is None:
+                last = self._added_layers(module, model)
+            else:
+                last = layers.elements[-1].value if isinstance(layers, cst.List) and layers.elements else None
+            if not _is_layer_constructor(module, last):
+                return "advisor cannot find a Keras layer at the end of the `Sequential` model to keep in float32"
+            return None if argument(last, "dtype") is not None else OutputEdit("dtype", last, module)
+        if model.kind == "functional":
+            outputs = argument_value(model.call, "outputs", 1)
+            value = resolver.value_of(module, model.scope, outputs) if isinstance(outputs, cst.Name) else \
+                (module, model.scope, outputs)
+            applied = value[2] if value is not None else None
+            if isinstance(applied, cst.Call) and _is_layer_constructor(module, applied.func):
+                layer = applied.func
+                return None if argument(layer, "dtype") is not None else OutputEdit("dtype", layer, module)
+            if isinstance(applied, cst.Call) and (isinstance(applied.func, cst.Call) or any(
+                    n in SINGLE_TENSOR_OPS for n in module.qualified_names(applied.func))):
+                return OutputEdit("wrap", outputs, module)
+            return "advisor cannot tell that the model has a single output tensor to keep in float32"
+        return self._subclassed_output(resolver, model)
+
+    def _added_layers(self, module: ModuleInfo, model: ModelConstruction) -> cst.BaseExpression | None:
+        """The layer of the last ``model.add(layer)`` after ``model = Sequential()``."""
+        assignment = module.parent(model.call)
+        if not (isinstance(assignment, cst.Assign) and isinstance(assignment.targets[0].target, cst.Name)):
+            return None
+        name = assignment.targets[0].target.value
+        block = model.scope.node.body if model.scope is not None else module.tree
+        adds = m.findall(block, m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name("add")), args=[m.Arg()]))
+        return adds[-1].args[0].value if adds else None
+
+    def _subclassed_output(self, resolver: _ModelResolver, model: ModelConstruction) -> OutputEdit | str | None:
+        """The layer a subclassed model's ``call`` applies last, built as ``self.x = keras.layers.X(...)``."""
+        cls_info = model.model_class
+        call_method = next((f for f in self.index.methods_of(cls_info) if f.name == "call"), None)
+        problem = f"advisor cannot find the layer `{cls_info.name}.call` applies last, to keep it in float32"
+        if call_method is None:
+            return problem
+        returns = [r for r in m.findall(call_method.node.body, m.Return())
+                   if self.enclosing_function(cls_info.module, r) is call_method]
+        returned = returns[-1].value if len(returns) == 1 else None
+        if isinstance(returned, cst.Name):
+            value = resolver.value_of(cls_info.module, call_method, returned)
+            returned = value[2] if value is not None else None
+        self_layer = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name()))
+        if not m.matches(returned, self_layer):
+            return problem
+        value = resolver.value_of(cls_info.module, call_method, returned.func)
+        layer = value[2] if value is not None else None
+        if not _is_layer_constructor(cls_info.module, layer):
+            return problem
+        return None if argument(layer, "dtype") is not None else OutputEdit("dtype", layer, cls_info.module)
+
+    def _loss_scaling(self, resolver: _ModelResolver, steps: list[FunctionInfo]) -> list[LossScaling] | str:
+        """What the gradients of these steps need under float16: the loss scaled inside its tape by the optimizer
+        that applies them, that optimizer built as a ``LossScaleOptimizer``; or why advisor cannot write it."""
+        found: dict[tuple, LossScaling] = {}
+        for step in steps:
+            module = step.module
+            for site in self.calls_in(step):
+                call = site.node
+                if not m.matches(call.func, m.Attribute(value=m.Name(), attr=m.Name("gradient"))):
+                    continue
+                where = module.location(call).display
+                tape = self._tape_block(step, call.func.value.value)
+                loss = argument_value(call, "target", 0)
+                if tape is None or not isinstance(loss, cst.Name) or not m.findall(
+                        tape.body, m.Assign(targets=[m.AssignTarget(target=m.Name(loss.value))])):
+                    return (f"the gradient at {where} is not of a loss computed inside its `with GradientTape()` "
+                            f"block, where loss scaling must happen")
+                optimizer = self._applying_optimizer(step, call)
+                if optimizer is None:
+                    return f"advisor cannot find the optimizer `apply_gradients` call that uses the gradient at {where}"
+                construction = self._optimizer_construction(resolver, step, optimizer)
+                if isinstance(construction, str):
+                    return construction
+                key = (id(tape), loss.value, module.node_code(optimizer))
+                found.setdefault(key, LossScaling(module, tape, loss.value, call, optimizer, construction))
+        return list(found.values())
+
+    @staticmethod
+    def _tape_block(step: FunctionInfo, tape_name: str) -> cst.With | None:
+        for block in m.findall(step.node.body, m.With()):
+            for item in block.items:
+                if m.matches(item.asname, m.AsName(name=m.Name(tape_name))) and \
+                        GRADIENT_TAPE in step.module.qualified_names(getattr(item.item, "func", item.item)):
+                    return block
+        return None
+
+    def _applying_optimizer(self, step: FunctionInfo, gradient: cst.Call) -> cst.BaseExpression | None:
+        """The receiver of the ``apply_gradients`` call that uses the gradients ``gradient`` returned."""
+        assignment = step.module.parent(gradient)
+        if not (isinstance(assignment, cst.Assign) and isinstance(assignment.targets[0].target, cst.Name)):
+            return None
+        grads = assignment.targets[0].target.value
+        for site in self.calls_in(step):
+            func = site.node.func
+            if m.matches(func, m.Attribute(attr=m.Name("apply_gradients"))) and \
+                    m.findall(site.node, m.Name(grads)):
+                return func.value
+        return None
+
+    @staticmethod
+    def _optimizer_construction(resolver: _ModelResolver, step: FunctionInfo,
+                                optimizer: cst.BaseExpression) -> cst.Call | None | str:
+        """The Keras optimizer construction to wrap; None when Keras' compile builds it (``self.optimizer`` of a
+        model's own ``train_step``, which compile wraps under a float16 policy)."""
+        value = resolver.value_of(step.module, step, optimizer)
+        call = value[2] if value is not None else None
+        if isinstance(call, cst.Call) and any(n.startswith(KERAS_OPTIMIZER_PREFIX) and n.rsplit(".", 1)[-1][:1].isupper()
+                                              for n in step.module.qualified_names(call.func)):
+            return call
+        if value is None and m.matches(optimizer, m.Attribute(value=m.Name("self"), attr=m.Name("optimizer"))) and \
+                step.class_key in {c.key for c in resolver.index.subclasses_of(*KERAS_MODEL)}:
+            return None
+        return f"advisor cannot tell where the optimizer `{step.module.node_code(optimizer)}` is built, to wrap it " \
+               f"in a LossScaleOptimizer"
 
     # -- values ---------------------------------------------------------------------------------------------------
     def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None) -> IntegerLiteral | None:
