@@ -7,8 +7,13 @@ added at the top would shift every target below it. When two fixes' spans overla
 the inner one skipped (and reported): the outer rewrite may have moved or replaced the inner target. Fixes with
 the very same span target the same call and are both applied.
 
-A file is only written when its content is still what the analysis read, the composed result parses, and it can
-be replaced atomically with its mode, encoding, newline style and trailing newline kept.
+A file is only written when its content is still what the analysis read, the composed result parses, binds no name
+the module uses to something else, and it can be replaced atomically with its mode, encoding, newline style and
+trailing newline kept.
+
+``apply --all`` and ``--fix`` apply to a fixpoint, like Ruff: the files a round rewrote are analysed again (same
+profile and options) and what is fixable in them now is applied, until a round changes nothing or MAX_ROUNDS
+rounds ran. That picks up fixes skipped for overlapping another, and fixes whose targets a fix created.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ from .model import Applicability, Finding, Report
 from .source.facts import ModuleInfo
 from .source.names import rebound_names
 from .state import OPEN, OUTDATED, SavedAnalysis, load_analysis, previous_analysis_options, save_analysis
+
+MAX_ROUNDS = 5
 
 # The helper transforms libcst's CodemodCommand runs after a codemod, from what the codemod put in the context.
 DEFERRED_TRANSFORMS = ((AddImportsVisitor.CONTEXT_KEY, AddImportsVisitor),
@@ -220,22 +227,28 @@ def report_results(results: list[FileResult], *, show_diff: bool, verb: str | No
 
 
 def fix_report(report: Report, reanalyze: Callable[[], Report]) -> tuple[Report, bool]:
-    """``--fix`` of analyze and check: apply the report's safe fixes, then analyze again for what remains.
+    """``--fix`` of analyze and check: apply the report's safe fixes and analyze again for what remains, to a
+    fixpoint (at most MAX_ROUNDS rounds).
 
-    Returns the new report (the same one when nothing changed) and whether files changed. What was fixed goes to
+    Returns the last report (the same one when nothing changed) and whether files changed. What was fixed goes to
     stderr, so stdout stays the report in the format asked for.
     """
-    fixable, _ = split_by_safety([f for f in report.findings if f.patch is not None], unsafe_fixes=False)
-    results = apply_fixes(report.repo, fixable, report.file_hashes)
-    changed = any(r.written for r in results)
-    for result in results:
-        for finding in result.applied:
-            click.echo(f"fixed {describe(finding)}", err=True)
-        for skip in result.skipped:
-            click.echo(f"advisor: not fixed {describe(skip.finding)}: {skip.reason}", err=True)
-        if result.error:
-            click.echo(f"advisor: {result.path.as_posix()}: {result.error}", err=True)
-    return (reanalyze() if changed else report), changed
+    changed = False
+    for _ in range(MAX_ROUNDS):
+        fixable, _ = split_by_safety([f for f in report.findings if f.patch is not None], unsafe_fixes=False)
+        results = apply_fixes(report.repo, fixable, report.file_hashes)
+        for result in results:
+            for finding in result.applied:
+                click.echo(f"fixed {describe(finding)}", err=True)
+            if result.error:
+                click.echo(f"advisor: {result.path.as_posix()}: {result.error}", err=True)
+        if not any(r.written for r in results):
+            for skip in (skip for result in results for skip in result.skipped):
+                click.echo(f"advisor: not fixed {describe(skip.finding)}: {skip.reason}", err=True)
+            break
+        changed = True
+        report = reanalyze()  # what the rewritten files hold now: fixes skipped this round may apply next
+    return report, changed
 
 
 def _choose_interactively(findings: list[Finding]) -> list[Finding]:
@@ -312,11 +325,45 @@ def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool
         click.echo("nothing to apply")
         return 1 if problems else 0
     results = apply_fixes(repo, pending, saved.files, write=mode == "write")
+    if mode == "write":
+        _record(saved, results)
+        if apply_all and not explicit and not interactive:
+            results += _until_fixpoint(repo, state_file, results, unsafe_fixes)
     verb = {"write": "applied", "diff": None, "dry-run": "would apply"}[mode]
     problems += report_results(results, show_diff=mode != "dry-run", verb=verb)
     if mode == "write":
         applied = [f for r in results if r.written for f in r.applied]
-        saved.record_apply(applied, {r.path.as_posix() for r in results if r.written})
-        files = sum(1 for r in results if r.written)
+        files = len({r.path for r in results if r.written})
         click.echo(f"Applied {len(applied)} fix{'es' * (len(applied) != 1)} to {files} file{'s' * (files != 1)}.")
     return 1 if problems else 0
+
+
+def _record(saved: SavedAnalysis, results: list[FileResult]) -> None:
+    saved.record_apply([f for r in results if r.written for f in r.applied],
+                       {r.path.as_posix() for r in results if r.written})
+
+
+def _until_fixpoint(repo: Path, state_file: Path, results: list[FileResult], unsafe_fixes: bool) -> list[FileResult]:
+    """The rounds after the first of ``apply --all``: analyze again (and save), apply what is fixable now in the
+    files the last round rewrote, until a round rewrites nothing (at most MAX_ROUNDS rounds in all).
+
+    A fix skipped in a round is tried again in the next, on the file as rewritten; only the skips of the round
+    that last saw a file are left in the results, so what is reported is what remains."""
+    later: list[FileResult] = []
+    rewritten = {r.path for r in results if r.written}
+    for _ in range(MAX_ROUNDS - 1):
+        if not rewritten:
+            break
+        saved = _reanalyze(repo, state_file)
+        wanted, _ = split_by_safety([f for f in saved.findings if f.patch is not None
+                                     and f.location.path in rewritten], unsafe_fixes)
+        for result in [*results, *later]:
+            if result.path in rewritten:
+                result.skipped = []  # seen again in this round: applied now, or skipped again below
+        round_results = apply_fixes(repo, wanted, saved.files)
+        _record(saved, round_results)
+        later += round_results
+        rewritten = {r.path for r in round_results if r.written}
+    if rewritten:  # the bound was reached: keep the saved analysis true to the files
+        _reanalyze(repo, state_file)
+    return later
