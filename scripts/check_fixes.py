@@ -55,7 +55,8 @@ def advisor(*args: str) -> tuple[int, str]:
 
 def fix_everything(source: Path, copy: Path, logdir: Path | None = None) -> FixRun:
     """Copy ``source`` to ``copy``, apply every fix there, and check the result (see the module doc)."""
-    shutil.copytree(source, copy, ignore=NOT_SOURCES, symlinks=True)
+    # Contents only: a read-only snapshot gives a writable copy.
+    shutil.copytree(source, copy, ignore=NOT_SOURCES, symlinks=True, copy_function=shutil.copyfile)
     run = FixRun(source, copy, logdir)
     profile = [str(logdir)] if logdir else []
     advisor("analyze", str(copy), *profile, "--select", "ALL", "--no-cache")

@@ -28,7 +28,6 @@ KERAS_MODEL = frozenset({"keras.Model", "keras.models.Model"})
 SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
-OUTPUT_LAYERS = frozenset({"keras.layers.Dense", "keras.layers.Activation"})
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
 MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.set_global_policy", "keras.mixed_precision.Policy", "keras.mixed_precision.DTypePolicy",
@@ -659,55 +658,65 @@ class _ModelResolver:
             return None  # known, and no TensorFlow or Keras model
         return f"`{module.node_code(call.func)}` builds the model where advisor cannot rewrite it"
 
+    def constructs_keras(self, module: ModuleInfo, call: cst.Call) -> bool:
+        """A call that builds a Keras layer or model (a subclass of the repo's included)."""
+        names = module.qualified_names(call.func)
+        return bool(names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or any(
+            n.startswith(MODEL_BUILDING_PREFIXES) for n in names) or self.model_class(names) is not None
+
     def _method(self, scope: FunctionInfo | None, func: cst.BaseExpression) -> list[FunctionInfo]:
         """``self.build_model`` called in a method: that method of the class."""
         if scope is None or scope.class_key is None or not m.matches(func, m.Attribute(value=m.Name("self"))):
             return []
         return [f for f in self.index.methods_of(self._class(scope)) if f.name == func.attr.value]
 
+    @cached_property
+    def _model_classes(self) -> list[ClassInfo]:
+        return list(self.index.subclasses_of(*KERAS_MODEL))
+
     def model_class(self, names: frozenset[str]) -> ClassInfo | None:
-        for cls_info in self.index.subclasses_of(*KERAS_MODEL):
+        """The repo's ``keras.Model`` subclass one of ``names`` (a callee's) refers to."""
+        for cls_info in self._model_classes:
             if any(name == cls_info.key or cls_info.key.endswith("." + name) or name.endswith("." + cls_info.key)
                    for name in names):
                 return cls_info
         return None
 
-    def value_of(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression) \
-            -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
-        """The expression last assigned to a name (or ``self.attribute``), with where it was assigned."""
+    def value_of(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                 last: bool = False) -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
+        """The expression assigned to a name (or ``self.attribute``), with where it was assigned: in the function,
+        the functions around it, or the module (``self.x``: in the class's methods). None when it is not assigned,
+        or assigned more than once there (which value is used is not known) unless ``last`` asks for the last
+        assignment (``x = layer(x)`` chains of a model's forward pass)."""
         if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
                 and scope.class_key is not None:
-            attribute = expression.attr.value
-            for method in self.index.methods_of(self._class(scope)):
-                value = _last_assignment(method.node.body, m.Attribute(value=m.Name("self"),
-                                                                         attr=m.Name(attribute)))
-                if value is not None:
-                    return module, method, value
-            return None
+            target = m.Attribute(value=m.Name("self"), attr=m.Name(expression.attr.value))
+            found = [(method, value) for method in self.index.methods_of(self._class(scope))
+                     for value in _assignments(method.node.body, target)]
+            return (module, *found[0]) if len(found) == 1 else None
         if not isinstance(expression, cst.Name):
             return None
         target = m.Name(expression.value)
         function = scope
         while function is not None:
-            value = _last_assignment(function.node.body, target)
-            if value is not None:
-                return module, function, value
+            values = _assignments(function.node.body, target)
+            if values:
+                return (module, function, values[-1]) if len(values) == 1 or last else None
             function = function.outer
-        value = _last_assignment(module.tree, target, module_level=True)
-        return (module, None, value) if value is not None else None
+        values = _assignments(module.tree, target)
+        return (module, None, values[-1]) if len(values) == 1 or last and values else None
 
     def _class(self, method: FunctionInfo) -> ClassInfo:
         return next(c for c in self.index.classes if c.key == method.class_key)
 
 
 class _Assigned(cst.CSTVisitor):
-    """The value of the last ``target = value`` (single target) in a block; nested definitions left out."""
+    """The values of every ``target = value`` (single target) in a block; nested definitions left out."""
 
-    def __init__(self, target: m.BaseMatcherNode, module_level: bool) -> None:
+    def __init__(self, target: m.BaseMatcherNode) -> None:
         super().__init__()
         self.target = target
-        self.module_level = module_level
-        self.value: cst.BaseExpression | None = None
+        self.values: list[cst.BaseExpression] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -717,14 +726,13 @@ class _Assigned(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and m.matches(node.targets[0].target, self.target):
-            self.value = node.value
+            self.values.append(node.value)
 
 
-def _last_assignment(block: cst.CSTNode, target: m.BaseMatcherNode,
-                     module_level: bool = False) -> cst.BaseExpression | None:
-    visitor = _Assigned(target, module_level)
+def _assignments(block: cst.CSTNode, target: m.BaseMatcherNode) -> list[cst.BaseExpression]:
+    visitor = _Assigned(target)
     block.visit(visitor)
-    return visitor.value
+    return visitor.values
 
 
 def _is_layer_constructor(module: ModuleInfo, node: cst.BaseExpression) -> bool:
@@ -885,20 +893,6 @@ class SourceQueries:
 
         return min(sites, key=order)
 
-    @staticmethod
-    def sequential_output_layer(module: ModuleInfo, construction: cst.Call) -> cst.Call | None:
-        """The last layer of ``Sequential([..., Dense(n)])`` when it is a Dense/Activation literal without a dtype."""
-        if not module.qualified_names(construction.func) & SEQUENTIAL or not construction.args:
-            return None
-        layers = construction.args[0].value
-        if not isinstance(layers, cst.List) or not layers.elements:
-            return None
-        last = layers.elements[-1].value
-        if isinstance(last, cst.Call) and module.qualified_names(last.func) & OUTPUT_LAYERS \
-                and argument_value(last, "dtype") is None:
-            return last
-        return None
-
     def is_output_layer(self, module: ModuleInfo, layer: cst.Call) -> bool:
         """The last layer of a ``Sequential([...])`` literal, or the layer whose output is a ``Model``'s outputs."""
         parent = module.parent(layer)
@@ -962,7 +956,7 @@ class SourceQueries:
             plan.problem = problems[0]
             return plan
         for model in models:
-            plan.policy_before.append(self._policy_statement(model))
+            plan.policy_before.append(self._policy_statement(resolver, model))
             edit = self._output_edit(resolver, model)
             if isinstance(edit, str):
                 plan.problem = edit
@@ -1004,7 +998,8 @@ class SourceQueries:
                     add(site, attribute.value)
         return list(found.values())
 
-    def _policy_statement(self, model: ModelConstruction) -> tuple[ModuleInfo, cst.BaseStatement]:
+    @staticmethod
+    def _policy_statement(resolver: _ModelResolver, model: ModelConstruction) -> tuple[ModuleInfo, cst.BaseStatement]:
         """The statement a global policy goes before: the top of the builder the training calls, else the first
         statement of the function (or module) that builds the model which constructs a Keras layer or model. Always
         a statement of a function's or the module's own body: never inside one of its branches."""
@@ -1017,15 +1012,9 @@ class SourceQueries:
         anchor = _statement_in(body, module, model.call)
         for statement in body[:body.index(anchor)]:
             if not isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and any(
-                    self._constructs_keras(module, call) for call in m.findall(statement, m.Call())):
+                    resolver.constructs_keras(module, call) for call in m.findall(statement, m.Call())):
                 return module, statement
         return module, anchor
-
-    def _constructs_keras(self, module: ModuleInfo, call: cst.Call) -> bool:
-        names = module.qualified_names(call.func)
-        return bool(names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or any(
-            n.startswith(MODEL_BUILDING_PREFIXES) for n in names) or \
-            _ModelResolver(self).model_class(names) is not None
 
     def _output_edit(self, resolver: _ModelResolver, model: ModelConstruction) -> OutputEdit | str | None:
         """How the model's output stays float32 (None: it already does), or why advisor cannot say."""
@@ -1041,8 +1030,8 @@ class SourceQueries:
             return None if argument(last, "dtype") is not None else OutputEdit("dtype", last, module)
         if model.kind == "functional":
             outputs = argument_value(model.call, "outputs", 1)
-            value = resolver.value_of(module, model.scope, outputs) if isinstance(outputs, cst.Name) else \
-                (module, model.scope, outputs)
+            value = resolver.value_of(module, model.scope, outputs, last=True) if isinstance(outputs, cst.Name) \
+                else (module, model.scope, outputs)
             applied = value[2] if value is not None else None
             if isinstance(applied, cst.Call) and _is_layer_constructor(module, applied.func):
                 layer = applied.func
@@ -1074,7 +1063,7 @@ class SourceQueries:
                    if self.enclosing_function(cls_info.module, r) is call_method]
         returned = returns[-1].value if len(returns) == 1 else None
         if isinstance(returned, cst.Name):
-            value = resolver.value_of(cls_info.module, call_method, returned)
+            value = resolver.value_of(cls_info.module, call_method, returned, last=True)
             returned = value[2] if value is not None else None
         self_layer = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name()))
         if not m.matches(returned, self_layer):
