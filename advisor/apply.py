@@ -9,7 +9,8 @@ the very same span target the same call and are both applied.
 
 A file is only written when its content is still what the analysis read, the composed result parses, binds no name
 the module uses to something else, and it can be replaced atomically with its mode, encoding, newline style and
-trailing newline kept.
+trailing newline kept. A notebook's fixes are composed on the module its code cells make and written back into the
+cells they change (see :mod:`advisor.source.notebook`): the rest of the file stays byte for byte as it was.
 
 ``apply --all`` and ``--fix`` apply to a fixpoint, like Ruff: the files a round rewrote are analysed again (same
 profile and options) and what is fixable in them now is applied, until a round changes nothing or MAX_ROUNDS
@@ -39,6 +40,7 @@ from .files import content_hash, unified_diff, write_atomically
 from .model import Applicability, Finding, Report
 from .source.facts import ModuleInfo
 from .source.names import rebound_names
+from .source.notebook import NOTEBOOK_SUFFIX, NotebookError
 from .state import OPEN, OUTDATED, SavedAnalysis, load_analysis, previous_analysis_options, save_analysis
 
 MAX_ROUNDS = 5
@@ -61,7 +63,8 @@ class FileResult:
     path: Path  # relative to the repo
     applied: list[Finding] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    diff: str = ""
+    diff: str = ""  # of the file: `git apply` takes it
+    cell_diff: str | None = None  # of a notebook's changed cells, for people
     error: str | None = None  # the file was left as it was, for this reason
     written: bool = False
 
@@ -131,6 +134,18 @@ def _read_only_reason(path: Path) -> str | None:
     return None
 
 
+def _new_file(module: ModuleInfo, new_code: str, targets: list[int]) -> tuple[str, str, bytes]:
+    """(the file's text, its new text, the new bytes) once ``new_code``, made by fixes targeting module lines
+    ``targets``, replaces the module's code; raises when the result would not parse, or a notebook cannot take it."""
+    if module.notebook is None:
+        new_data = new_code.encode(module.encoding)
+        cst.parse_module(new_data)
+        return module.code, new_code, new_data
+    cst.parse_module(new_code)
+    new_text = module.notebook.with_code(new_code, targets)
+    return module.notebook.text, new_text, new_text.encode("utf-8")
+
+
 def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: list[Finding], *,
                   write: bool) -> FileResult:
     """Apply ``findings``' fixes to ``root / path`` if its content hash is still ``expected_hash``."""
@@ -147,19 +162,28 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
     if content_hash(data) != expected_hash:
         result.error = "changed since the analysis; not changed (run `advisor apply --reanalyze`)"
         return result
-    tree = cst.parse_module(data)  # it parsed when analysed, and it has not changed
-    module = ModuleInfo.of(path, absolute, tree, data)
+    # It parsed when analysed, and it has not changed.
+    if path.suffix == NOTEBOOK_SUFFIX:
+        module, _ = ModuleInfo.of_notebook(path, absolute, data)
+    else:
+        module = ModuleInfo.of(path, absolute, cst.parse_module(data), data)
     new_code, result.applied, result.skipped = compose(module, findings)
     if not result.applied:
         return result
+    targets = [finding.location.line for finding in result.applied]
     try:
-        new_data = new_code.encode(module.encoding)
-        cst.parse_module(new_data)
+        old_text, new_text, new_data = _new_file(module, new_code, targets)
     except (cst.ParserSyntaxError, UnicodeEncodeError) as exc:
         result.error = f"the fixes produce a file that does not parse ({type(exc).__name__}); not changed"
         result.applied = []
         return result
-    result.diff = unified_diff(path, module.code, new_code)
+    except NotebookError as exc:
+        result.error = f"the fixes cannot be written back into the notebook: {exc}; not changed"
+        result.applied = []
+        return result
+    result.diff = unified_diff(path, old_text, new_text)
+    if module.notebook is not None:
+        result.cell_diff = module.notebook.cell_diff(path, new_code, targets)
     if not write:
         return result
     reason = _read_only_reason(absolute)
@@ -206,14 +230,16 @@ def describe(finding: Finding) -> str:
 
 
 def report_results(results: list[FileResult], *, show_diff: bool, verb: str | None) -> int:
-    """Print what happened, file by file (``verb`` None: the diff alone, for ``git apply``); problems go to stderr.
+    """Print what happened, file by file (``verb`` None: the diff alone, for ``git apply``; with a verb, a notebook's
+    diff is that of its cells); problems go to stderr.
 
     Returns how many fixes or files could not be applied.
     """
     problems = 0
     for result in results:
         if show_diff and result.diff:
-            click.echo(result.diff, nl=False)
+            shown = result.cell_diff if verb is not None and result.cell_diff is not None else result.diff
+            click.echo(shown, nl=False)
         for finding in result.applied if verb else ():
             click.echo(f"{verb} {describe(finding)}")
             if finding.fix.applicability == Applicability.UNSAFE:
@@ -257,7 +283,7 @@ def _choose_interactively(findings: list[Finding]) -> list[Finding]:
         click.echo(describe(finding))
         if finding.fix.applicability == Applicability.UNSAFE:
             click.echo(f"    unsafe: {finding.fix.why_unsafe}")
-        click.echo(finding.patch.diff, nl=False)
+        click.echo(finding.patch.shown_diff, nl=False)
         answer = click.prompt("Apply this fix? [y]es, [n]o, [a]ll remaining, [q]uit", default="y",
                               type=click.Choice(["y", "n", "a", "q"]), show_choices=False)
         if answer == "q":

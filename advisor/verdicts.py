@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Sequence
 
 from . import speedup
 from .linking import PARALLEL_STAGES, PipelineMatch, match_pipelines
 from .model import Confidence, Evidence, EvidenceKind, SpeedupEstimate
 from .profile.facts import Iterator, ProfileFindings
-from .source.facts import FunctionInfo, Pipeline, Stage
+from .source.facts import CallSite, FunctionInfo, Pipeline, Stage
 from .source.index import SourceIndex
+from .source.queries import PYTHON_FUNCTION_OP_TYPES, HotContext
 
 # Host gaps: the profile calls a gap between steps this large (share of the step) a cost worth confirming.
 CONFIRMED_GAP_SHARE = 0.05
@@ -185,6 +187,31 @@ class Verdicts:
         return Verdict(Confidence.CONFIRMED, self._on_cpu(speedup.input_overlap(self.input_share)), measured.evidence,
                        "the capture shows no prefetch at run time")
 
+    def python_source(self, stage: Stage, static: Verdict) -> Verdict:
+        """How much of the captured steps the Python generator behind ``stage`` (``from_generator``) took, and
+        whether the step waited for input meanwhile: moving the data to tf.data ops saves at most the smaller."""
+        if self.profile is None:
+            return static
+        found = self._runtime_iterator(stage)
+        if found is None:
+            return static.adding(Evidence.profile("this stage does not appear in the capture's tf.data iterators"))
+        iterator, match = found
+        share = min(iterator.self_time_ms / self._captured_ms, 1.0) if self._captured_ms else 0.0
+        bottleneck = self.profile.bottleneck
+        evidence = (Evidence.profile(f"runs as {iterator.name}: {iterator.self_time_ms:.0f} ms self time = {share:.0%} "
+                                     f"of {self.profile.steps.count} steps; the step waits for input "
+                                     f"{bottleneck.input_pct:.1f}% of the time ({bottleneck.input_class})",
+                                     {"iterator": iterator.name, "stage_share": round(share, 4),
+                                      "input_pct": bottleneck.input_pct}), *self._ambiguity(match))
+        measured = Verdict(Confidence.POSSIBLE, None, static.evidence + evidence, static.note)
+        not_bound = self._input_bound(measured, "a faster generator would not shorten the step")
+        if not_bound is not None:
+            return not_bound
+        saved = min(share, self.input_share or 0.0)
+        return replace(measured, confidence=Confidence.CONFIRMED,
+                       speedup=self._on_cpu(speedup.bounded_by_share(saved, "Python generator time the step waits "
+                                                                              "for")))
+
     @staticmethod
     def _ambiguity(match: PipelineMatch) -> list[Evidence]:
         if match.candidates <= 1:
@@ -193,46 +220,90 @@ class Verdicts:
                                  "this one is ranked first")]
 
     # -- Python functions in the graph ----------------------------------------------------------------------------
-    def python_function_ops(self, hot: bool, in_dataset: bool, static: Verdict) -> Verdict:
-        """Do the capture's Python-function ops (EagerPyFunc, PyFunc) take a share of the step? ``hot``: the call
-        runs per element or per compiled step; ``in_dataset``: in a tf.data map, beside the step."""
+    def python_function_ops(self, site: CallSite, context: HotContext,
+                            others: Sequence[tuple[CallSite, HotContext]], static: Verdict) -> Verdict:
+        """Did this Python-function call (run per element or per compiled step, as ``context`` says) take a share of
+        the captured steps? The capture knows the op kind (``py_function`` runs as EagerPyFunc, ``numpy_function``
+        as PyFunc) and which pipelines ran, not which call site: ``others``, the other hot call sites, that could
+        have made the same kind of op in code that ran keep it from being confirmed on its own."""
         if self.profile is None:
             return static
-        share = sum(op.share_pct for op in self.profile.top_ops if op.is_py_func) / 100.0
+        kinds = frozenset().union(*(PYTHON_FUNCTION_OP_TYPES[n] for n in site.names if n in PYTHON_FUNCTION_OP_TYPES))
+        named = "/".join(sorted(kinds))
+        share = sum(op.share_pct for op in self.profile.top_ops if op.op_type in kinds) / 100.0
         if not share:
-            # The capture lists its top ops and no Python-function op among them: the time goes elsewhere.
-            return Verdict(Confidence.POSSIBLE, None, static.evidence + (
-                Evidence.profile("no EagerPyFunc/PyFunc op among the capture's top ops"),), static.note)
-        evidence = Evidence.profile(f"Python-function ops (EagerPyFunc/PyFunc) take {share:.1%} of the step time",
-                                    {"share": share})
+            return Verdict(Confidence.POSSIBLE, None, static.evidence + (Evidence.profile(
+                f"no {named} op among the capture's top ops: this call did not take time in it"),), static.note)
+        if not self._ran(context):
+            return Verdict(Confidence.POSSIBLE, None, static.evidence + (Evidence.profile(
+                "the pipeline that maps it does not appear in the capture's tf.data iterators: the "
+                f"{named} time came from elsewhere"),), static.note)
+        evidence = [Evidence.profile(f"{named} ops (this call's kind) take {share:.1%} of the step time",
+                                     {"share": share, "op_types": sorted(kinds)})]
+        rivals = [o for o, c in others if o is not site and kinds & frozenset().union(
+            *(PYTHON_FUNCTION_OP_TYPES[n] for n in o.names if n in PYTHON_FUNCTION_OP_TYPES)) and self._ran(c)]
+        if rivals:
+            evidence.append(Evidence.profile(
+                f"{len(rivals) + 1} call sites that ran could make these {named} ops ("
+                + ", ".join(r.module.location(r.node).display for r in rivals[:3])
+                + "): the capture does not tell them apart"))
         input_share = self.input_share
-        if hot and in_dataset and input_share is not None and input_share < share:
+        if context.in_dataset and input_share is not None and input_share < share:
             # tf.data runs the map beside the step: only the time the step waits for input can be saved.
-            estimate = speedup.bounded_by_share(input_share, "input wait", f"Python-function ops {share:.0%} of "
+            estimate = speedup.bounded_by_share(input_share, "input wait", f"{named} ops {share:.0%} of "
                                                 "step, under the GIL; only TensorFlow ops help")
         else:
-            estimate = speedup.bounded_by_share(share, "Python-function ops",
+            estimate = speedup.bounded_by_share(share, f"{named} ops",
                                                 "the GIL serializes them: only TensorFlow ops recover it")
-        return Verdict(Confidence.CONFIRMED if hot else Confidence.LIKELY, estimate,
-                       static.evidence + (evidence,), static.note)
+        return Verdict(Confidence.LIKELY if rivals else Confidence.CONFIRMED, estimate,
+                       static.evidence + tuple(evidence), static.note)
+
+    def _ran(self, context: HotContext) -> bool:
+        """The code runs in the capture as far as it can tell: a mapped function's pipeline ran; a compiled step is
+        taken to run (the capture names no call site of it)."""
+        return context.stage is None or self._runtime_iterator(context.stage) is not None
 
     # -- host work between steps ----------------------------------------------------------------------------------
-    def host_gap(self, every: int, static: Verdict, hook: FunctionInfo | None = None) -> Verdict:
+    def host_gap(self, every: int, static: Verdict, hook: FunctionInfo | None = None,
+                 registered: bool | None = None, fixed_ms: float = 0.0) -> Verdict:
         """How long the host works between Keras steps, and what running the work every ``every`` batches saves.
-        With ``hook``, the python tracer's frames of that callback hook are evidence too."""
+
+        For a callback's ``hook``, the gap is its cost only if the hook ran: the python tracer's frames show it (or,
+        when the capture recorded frames, show that it did not run); a hook that sleeps ``fixed_ms`` on every call
+        cannot have run every step when the gap is far shorter; and without frames the gap is put on the hook only
+        when every run ``registered`` it (the training call is always given it). ``registered`` None: not a
+        question (host work of Keras itself)."""
         if self.profile is None or self.profile.host_gaps is None:
             return static
         gaps = self.profile.host_gaps
         share = gaps.share_pct / 100
-        evidence = [*self._frames_of(hook), Evidence.profile(
+        frames = self._frames_of(hook)
+        evidence = [*frames, Evidence.profile(
             f"the host waits {gaps.avg_ms:.1f} ms between steps on average, {share:.0%} of the step time",
             {"avg_ms": gaps.avg_ms, "share": share})]
-        confidence = Confidence.CONFIRMED if share >= CONFIRMED_GAP_SHARE else Confidence.POSSIBLE
-        return Verdict(confidence, speedup.throttle(share, every), static.evidence + tuple(evidence), static.note)
+        measured = Verdict(Confidence.POSSIBLE, None, static.evidence + tuple(evidence), static.note)
+        if hook is not None and gaps.frames and not frames:
+            return measured.adding(Evidence.contradiction(
+                f"the python tracer recorded the host's work between steps and `{hook.name}` is not in it: it did "
+                "not run in this capture"))
+        if hook is not None and fixed_ms and gaps.avg_ms < fixed_ms / 2:
+            return measured.adding(Evidence.contradiction(
+                f"`{hook.name}` sleeps {fixed_ms:.0f} ms on every call, but the host waits only {gaps.avg_ms:.1f} ms "
+                "between steps: it did not run every step in this capture"))
+        estimate = speedup.throttle(share, every)
+        if share < CONFIRMED_GAP_SHARE:
+            return replace(measured, speedup=estimate)
+        if frames or registered is not False:
+            return replace(measured, confidence=Confidence.CONFIRMED, speedup=estimate)
+        return replace(measured.adding(Evidence.profile(
+            "the training does not register it on every run, and the capture has no python tracer frames to show "
+            "it ran: the gap may be other host work (`advisor profile --python-tracer` tells)")),
+            confidence=Confidence.LIKELY, speedup=estimate)
 
     def _frames_of(self, hook: FunctionInfo | None) -> list[Evidence]:
-        """The python tracer's frames (``$train.py:24 on_train_batch_end``) that are ``hook``: same file name, same
-        function name, a line inside the definition (the tracer names the ``def`` line, or a decorator's)."""
+        """The python tracer's frames (``$train.py:24 on_train_batch_end``) that are ``hook``: the same file (for a
+        notebook, the cell its kernel ran), the same function name, a line inside the definition (the tracer names
+        the ``def`` line, or a decorator's)."""
         if hook is None:
             return []
         position = hook.module.position(hook.node)
@@ -241,8 +312,9 @@ class Verdicts:
             name = frame.frame.lstrip("$")
             where, _, function = name.partition(" ")
             filename, _, line = where.rpartition(":")
-            if function == hook.name and filename.rsplit("/", 1)[-1] == hook.module.path.name and line.isdigit() \
-                    and position.start.line <= int(line) <= position.end.line:
+            offset = hook.module.frame_offset(filename)
+            if function == hook.name and offset is not None and line.isdigit() \
+                    and position.start.line <= int(line) + offset <= position.end.line:
                 found.append(Evidence.profile(
                     f"python tracer: `{name}` ran {frame.total_ms:.1f} ms in {frame.count} calls between steps",
                     {"frame": name, "total_ms": frame.total_ms, "count": frame.count}))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import libcst as cst
-
 from advisor.codemods.mixed_precision import EnableMixedPrecision
-from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding, FixAvailability, MixedPrecisionPlan,
-                          ModuleInfo, Rule, RuleContext, Verdict, anchor, typical)
+from advisor.rule import (Applicability, CallSite, Confidence, Evidence, Example, Finding, FixAvailability,
+                          MixedPrecisionPlan, ModelConstruction, ModuleInfo, Rule, RuleContext, Verdict, anchor,
+                          typical)
 
 POLICY = {"tpu": "mixed_bfloat16"}
 DEFAULT_POLICY = "mixed_float16"
@@ -90,7 +89,7 @@ class MixedPrecision(Rule):
 
             model = build()
             model.fit(x, y)
-            """, line=13, fixed="""
+            """, line=10, fixed="""
             import tensorflow as tf
 
             def conv_block(x, filters, downsample):
@@ -213,33 +212,42 @@ class MixedPrecision(Rule):
         queries = ctx.queries
         if hardware == "cpu" or queries.uses_mixed_precision or not queries.trains:
             return
-        policy = POLICY.get(hardware, DEFAULT_POLICY)
+        construction = queries.model_construction
+        if construction is None:
+            return
         verdict = ctx.verdicts.device_precision(Verdict(Confidence.POSSIBLE, typical("mixed_precision"), (
             Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere in the repo"),
         )))
         if verdict is None:
             return  # the capture already computes in 16 bits
-        first = queries.first_model_construction
-        for plan in queries.mixed_precision_plans(scale_losses=policy == "mixed_float16") or [None]:
-            if plan is not None and plan.models:  # the finding points at the first model the module trains
-                model = min(plan.models, key=lambda c: (c.module.path.as_posix(), c.module.location(c.call).line))
-                yield self._finding(model.module, model.call, policy, verdict, plan)
-            elif first is not None:
-                yield self._finding(first.module, first.node, policy, verdict, plan)
-
-    def _finding(self, module: ModuleInfo, node: cst.Call, policy: str, verdict: Verdict,
-                 plan: MixedPrecisionPlan | None) -> Finding:
+        policy = POLICY.get(hardware, DEFAULT_POLICY)
+        plans = queries.mixed_precision_plans(scale_losses=policy == "mixed_float16")
+        plan = next((p for p in plans if any(_builds(model, construction) for model in p.models)), None) or \
+            next((p for p in plans if p.training is construction.module), None)
+        module, node = construction.module, construction.node
         message = (f"The model built here computes in float32: `{policy}` would run its matrix multiplications "
                    "and convolutions on 16-bit hardware units.")
         if plan is not None and plan.loss_scaling:
             message += " Its GradientTape loop also needs loss scaling, which the fix adds."
-        problem = plan.problem if plan is not None and plan.problem else \
-            "advisor cannot tell which model the training builds" if plan is None or not plan.models else None
+        problem = "advisor cannot tell which model the training builds" if plan is None else plan.problem
+        reach = queries.reach(module, node)
         if problem is not None:
             message += f" No automatic patch: {problem}."
-            return self.finding(module, anchor(node), message, verdict, end_node=node)
-        return self.finding(module, anchor(node), message, verdict, codemod=EnableMixedPrecision,
-                            fix_args=_fix_args(plan, policy), end_node=node)
+            yield self.finding(module, anchor(node), message, verdict, reach=reach, end_node=node)
+            return
+        yield self.finding(module, anchor(node), message, verdict, reach=reach, codemod=EnableMixedPrecision,
+                           fix_args=_fix_args(plan, policy), end_node=node)
+
+
+def _builds(model: ModelConstruction, construction: CallSite) -> bool:
+    """Whether ``construction`` (where the finding points) builds ``model``: it is the model's construction, or a
+    layer built in the function that constructs the model or in its builder."""
+    if model.call is construction.node:
+        return True
+    function = construction.function
+    if function is None:
+        return model.scope is None and model.module is construction.module
+    return any(owner is not None and owner.node is function.node for owner in (model.scope, model.builder))
 
 
 def _position(module: ModuleInfo, node: object) -> list[int]:

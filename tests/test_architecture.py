@@ -25,9 +25,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("advisor.model", "advisor.source", "advisor.source.names", "advisor.source.visitors", "advisor.source.syntax",
      "advisor.profile.xplane_pb"),
     # reading source and captures
-    ("advisor.config", "advisor.speedup", "advisor.source.facts", "advisor.source.walk", "advisor.profile.trace",
-     "advisor.profile.convert", "advisor.profile.discovery", "advisor.profile.cache", "advisor.profile.bootstrap",
-     "advisor.profile.capture"),
+    ("advisor.config", "advisor.speedup", "advisor.source.facts", "advisor.source.notebook", "advisor.source.walk",
+     "advisor.profile.trace", "advisor.profile.convert", "advisor.profile.discovery", "advisor.profile.cache",
+     "advisor.profile.bootstrap", "advisor.profile.capture"),
     ("advisor.source.pipelines", "advisor.profile.findings", "advisor.linking"),
     ("advisor.source.index", "advisor.profile.loader"),
     # what rules share: source queries, profile verdicts; what outlives a run

@@ -21,6 +21,7 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
         "code": rule.code,
         "name": rule.name,
         "title": rule.title,
+        "enabled_by_default": rule.enabled_by_default,
         "rationale": rule.rationale,
         "fix": rule.fix,
         "fix_availability": rule.fix_availability.value,
@@ -53,7 +54,8 @@ def _code(source: str) -> Syntax:
 
 def render_rule(rule_class: type[Rule], console: Console) -> None:
     rule = rule_json(rule_class)
-    console.print(f"[bold]{rule['code']} {rule['name']}[/]: {escape(rule['title'])}\n")
+    off = "" if rule["enabled_by_default"] else " (off unless selected)"
+    console.print(f"[bold]{rule['code']} {rule['name']}[/]: {escape(rule['title'])}{off}\n")
     console.print(escape(rule["rationale"]) + "\n")
     if rule["fix"]:
         console.print(f"[bold]Fix ({fix_summary(rule)}):[/] {escape(rule['fix'])}")

@@ -10,6 +10,7 @@ import jinja2
 
 from ..model import Confidence, Finding, Report, SpeedupEstimate
 from ..profile.facts import Iterator
+from ..source.notebook import Notebook, NotebookError
 
 # Step-time categories in the order a step spends them, with the labels people read.
 BREAKDOWN_LABELS = {
@@ -37,6 +38,7 @@ def finding_view(finding: Finding) -> dict[str, Any]:
     data = finding.to_json()
     data["where"] = finding.location.display
     data["speedup_text"] = speedup_text(finding.speedup)
+    data["shown_diff"] = finding.patch.shown_diff if finding.patch is not None else None
     return data
 
 
@@ -48,15 +50,30 @@ class SourceLine:
 
 
 def source_snippet(report: Report, finding: Finding, context: int = 3) -> list[SourceLine]:
-    """The lines around a finding, read from the repo now; empty when the file is gone or unreadable."""
+    """The lines around a finding, read from the repo now (in a notebook, from its cell, numbered as the cell numbers
+    them); empty when the file is gone or unreadable."""
     location = finding.location
     try:
-        lines = (report.repo / location.path).read_text(encoding="utf-8", errors="replace").splitlines()
+        data = (report.repo / location.path).read_bytes()
     except OSError:
         return []
-    first = max(1, location.line - context)
-    last = min(len(lines), location.end_line + context)
-    return [SourceLine(n, lines[n - 1], location.line <= n <= location.end_line) for n in range(first, last + 1)]
+    if location.cell is not None:
+        lines = _cell_lines(data, location.cell.cell)
+    else:
+        lines = data.decode("utf-8", errors="replace").splitlines()
+    line, end_line = location.shown_lines
+    first = max(1, line - context)
+    last = min(len(lines), end_line + context)
+    return [SourceLine(n, lines[n - 1], line <= n <= end_line) for n in range(first, last + 1)]
+
+
+def _cell_lines(data: bytes, number: int) -> list[str]:
+    """The lines of code cell ``number`` of the notebook ``data``; none when it is no longer a readable notebook."""
+    try:
+        cells = Notebook.parse(data).cells
+    except NotebookError:
+        return []
+    return next(([line.rstrip("\r\n") for line in cell.lines] for cell in cells if cell.number == number), [])
 
 
 @dataclass(frozen=True)

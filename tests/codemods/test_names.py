@@ -85,7 +85,7 @@ def _module(code: str) -> ModuleInfo:
 def test_render_fix_refuses_a_patch_that_rebinds_and_says_why():
     fix = FixRef(RebindTf, {"line": 1, "column": 1}, "rebind", Applicability.SAFE)
     with pytest.raises(FixRefused, match="`tf` would change from `tensorflow.compat.v1` to `tensorflow`"):
-        render_fix(_module(COMPAT_V1_MODULE), fix)
+        render_fix(_module(COMPAT_V1_MODULE), fix, 1)
 
 
 def test_apply_compose_refuses_fixes_that_rebind():

@@ -27,3 +27,10 @@ def constructed_profile_json() -> dict:
     document.pop("_comment")
     return document
 
+
+def file_span(location) -> tuple[int, int, int, int]:
+    """Where a finding is in its file's own text (line, column, end line, end column): a notebook's, in its JSON."""
+    cell = location.cell
+    if cell is not None:
+        return cell.file_line, cell.file_column, cell.file_end_line, cell.file_end_column
+    return location.line, location.column, location.end_line, location.end_column

@@ -58,7 +58,7 @@ def test_every_finding_has_a_section_with_source_evidence_and_diff(samples_repor
         for evidence in finding.evidence:  # `code spans` become <code> elements
             assert evidence.message.replace("`", "") in text
         if finding.patch is not None:
-            for line in finding.patch.diff.splitlines():
+            for line in finding.patch.shown_diff.splitlines():
                 assert line in text
     assert "<pre class=\"source\">" in html
     assert not page.element("breakdown-chart"), "a static report has no profile to draw"

@@ -14,7 +14,7 @@ def test_summary_table_and_sections_for_every_finding(samples_report):
     for number, finding in enumerate(samples_report.findings, 1):
         assert f"#### {number}. {finding.code} {finding.name} at `{finding.location.display}`" in text
         if finding.patch is not None:
-            assert code_block(finding.patch.diff, "diff") in text
+            assert code_block(finding.patch.shown_diff, "diff") in text
     assert "### Profile" not in text
 
 

@@ -4,8 +4,12 @@ where the policy goes, which output stays float32, and when there is no patch, t
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from advisor.engine import analyze_texts
+from advisor.source.index import SourceIndex
+from advisor.source.queries import SourceQueries
+from advisor.source.walk import SourceFile
 
 
 def _finding(files: dict[str, str]):
@@ -33,7 +37,9 @@ def test_a_functional_forward_pass_written_as_x_chains_keeps_its_last_layer_floa
 
 
 def test_a_model_built_by_a_method_of_the_trainer():
-    finding = _finding({"agent.py": """
+    """The plan follows ``self.model = self.create_model()`` into the method (the rule reports where
+    ``SourceQueries.model_construction`` says the model is built)."""
+    code = textwrap.dedent("""
         import tensorflow as tf
 
         class Agent:
@@ -43,14 +49,15 @@ def test_a_model_built_by_a_method_of_the_trainer():
 
             def create_model(self):
                 return tf.keras.Sequential([tf.keras.layers.Dense(16), tf.keras.layers.Dense(2)])
-
-            def learn(self, states, targets):
-                self.model.fit(states, targets)
-        """})
-    assert finding.patch is not None
-    assert '    def create_model(self):\n        tf.keras.mixed_precision.set_global_policy("mixed_float16")\n' \
-        in finding.patch.new_code
-    assert 'tf.keras.layers.Dense(2, dtype="float32")' in finding.patch.new_code
+        """).lstrip()
+    root = Path("/nonexistent-example-repo")
+    index = SourceIndex.build(root, [SourceFile(Path("agent.py"), root / "agent.py", code.encode())], 1)
+    (plan,) = SourceQueries(index).mixed_precision_plans(scale_losses=True)
+    (model,) = plan.models
+    assert (model.kind, model.builder.name, plan.problem) == ("sequential", "create_model", None)
+    assert [model.module.location(statement).line for _, statement in plan.policy_before] == [9]  # its top
+    assert [(edit.kind, model.module.node_code(edit.node)) for edit in plan.outputs] == \
+        [("dtype", "tf.keras.layers.Dense(2)")]
 
 
 def test_a_model_assigned_in_two_branches_has_no_patch_and_says_why():
@@ -99,14 +106,3 @@ def test_a_loss_computed_outside_the_tape_cannot_be_scaled():
         """})
     assert finding.patch is None
     assert "is not of a loss computed inside its `with GradientTape()` block" in finding.message
-
-
-def test_the_module_that_trains_gets_its_own_finding():
-    model = """
-        import tensorflow as tf
-        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
-        model.fit(data)
-        """
-    findings = [f for f in analyze_texts({"a.py": textwrap.dedent(model), "b.py": textwrap.dedent(model)})
-                if f.code == "TFC001"]
-    assert sorted(f.location.path.as_posix() for f in findings if f.patch is not None) == ["a.py", "b.py"]

@@ -1,9 +1,10 @@
-"""A custom GradientTape loop, eager, with a per-step loss printout.
+"""A custom GradientTape loop, eager, with a per-step loss printout and summary.
 
 Run: python train.py [--steps N]
 """
 
 import argparse
+import tempfile
 
 import numpy as np
 import tensorflow as tf
@@ -38,9 +39,12 @@ def main():
     x = rng.normal(size=(args.steps * 16, 12)).astype(np.float32)
     y = x.sum(axis=1, keepdims=True)
     dataset = tf.data.Dataset.from_tensor_slices((x, y)).map(normalize).batch(16)
-    for step, (features, targets) in enumerate(dataset):
-        loss = train_step(features, targets)
-        print(f"step {step}: loss {float(loss):.4f}")
+    writer = tf.summary.create_file_writer(tempfile.mkdtemp())
+    with writer.as_default():
+        for step, (features, targets) in enumerate(dataset):
+            loss = train_step(features, targets)
+            tf.summary.write("loss", loss, step=step)
+            print(f"step {step}: loss {float(loss):.4f}")
 
 
 if __name__ == "__main__":
