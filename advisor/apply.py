@@ -7,12 +7,16 @@ added at the top would shift every target below it. When two fixes' spans overla
 the inner one skipped (and reported): the outer rewrite may have moved or replaced the inner target. Fixes with
 the very same span target the same call and are both applied.
 
-A file is only written when its content is still what the analysis read, the composed result parses, and it can
-be replaced atomically with its mode, encoding, newline style and trailing newline kept. A notebook's fixes are
-composed on the module its code cells make and written back into the cells they change (see
-:mod:`advisor.source.notebook`): the rest of the file stays byte for byte as it was. Its path, read from the saved
-analysis, must lead to a file inside the repo: a source that is a symlink is edited at its target (the link stays
-a link) when that target is inside the repo, and refused when the link leads out of it.
+A file is only written when its content is still what the analysis read, the composed result parses, binds no name
+the module uses to something else, and it can be replaced atomically with its mode, encoding, newline style and
+trailing newline kept. A notebook's fixes are composed on the module its code cells make and written back into the
+cells they change (see :mod:`advisor.source.notebook`): the rest of the file stays byte for byte as it was. Its
+path, read from the saved analysis, must lead to a file inside the repo: a source that is a symlink is edited at its
+target (the link stays a link) when that target is inside the repo, and refused when the link leads out of it.
+
+``apply --all`` and ``--fix`` apply to a fixpoint, like Ruff: the files a round rewrote are analysed again (same
+profile and options) and what is fixable in them now is applied, until a round changes nothing or MAX_ROUNDS
+rounds ran. That picks up fixes skipped for overlapping another, and fixes whose targets a fix created.
 
 Ctrl-C while files are rewritten is held until the file in hand is written, then apply stops: the fixes written so
 far are listed and recorded like any others (an interrupt inside libcst would otherwise surface as an unrelated
@@ -45,9 +49,12 @@ from .files import content_hash, is_inside, unified_diff, write_atomically
 from .model import Applicability, Finding, Report
 from .printable import printable
 from .source.facts import ModuleInfo
+from .source.names import rebound_names
 from .source.notebook import NOTEBOOK_SUFFIX, NotebookError
 from .source.walk import read_source
 from .state import OPEN, OUTDATED, SavedAnalysis, load_analysis, previous_analysis_options, save_analysis
+
+MAX_ROUNDS = 5
 
 # The helper transforms libcst's CodemodCommand runs after a codemod, from what the codemod put in the context.
 DEFERRED_TRANSFORMS = ((AddImportsVisitor.CONTEXT_KEY, AddImportsVisitor),
@@ -123,6 +130,10 @@ def compose(module: ModuleInfo, findings: list[Finding]) -> tuple[str, list[Find
     for key, transform in DEFERRED_TRANSFORMS:
         if applied and key in context.scratch:
             tree = transform(context).transform_module(tree)
+    rebound = rebound_names(module.tree, tree) if applied else []
+    if rebound:  # each fix was checked alone when analysed; together they must not rebind a name either
+        reason = f"together with the other fixes of this file it would rebind a name ({'; '.join(rebound)})"
+        return module.code, [], skipped + [Skipped(finding, reason) for finding in applied]
     return tree.code, sorted(applied, key=lambda f: _span(f)[0]), skipped
 
 
@@ -289,27 +300,34 @@ def report_results(results: list[FileResult], *, show_diff: bool, verb: str | No
 
 
 def fix_report(report: Report, reanalyze: Callable[[], Report]) -> tuple[Report, bool]:
-    """``--fix`` of analyze and check: apply the report's safe fixes, then analyze again for what remains.
+    """``--fix`` of analyze and check: apply the report's safe fixes and analyze again for what remains, to a
+    fixpoint (at most MAX_ROUNDS rounds).
 
-    Returns the new report (the same one when nothing changed) and whether files changed. What was fixed goes to
+    Returns the last report (the same one when nothing changed) and whether files changed. What was fixed goes to
     stderr, so stdout stays the report in the format asked for.
     """
-    fixable, _ = split_by_safety([f for f in report.findings if f.patch is not None], unsafe_fixes=False)
-    try:
-        results = apply_fixes(report.repo, fixable, report.file_hashes)
-    except ApplyInterrupted as interrupt:
-        _report_fixed(interrupt.results)
-        raise
-    _report_fixed(results)
-    changed = any(r.written for r in results)
-    return (reanalyze() if changed else report), changed
+    changed = False
+    for _ in range(MAX_ROUNDS):
+        fixable, _ = split_by_safety([f for f in report.findings if f.patch is not None], unsafe_fixes=False)
+        try:
+            results = apply_fixes(report.repo, fixable, report.file_hashes)
+        except ApplyInterrupted as interrupt:
+            _report_fixed(interrupt.results, with_skips=True)
+            raise
+        done = not any(r.written for r in results)
+        _report_fixed(results, with_skips=done)  # skips are final only in the round that changes nothing
+        if done:
+            break
+        changed = True
+        report = reanalyze()  # what the rewritten files hold now: fixes skipped this round may apply next
+    return report, changed
 
 
-def _report_fixed(results: list[FileResult]) -> None:
+def _report_fixed(results: list[FileResult], with_skips: bool) -> None:
     for result in results:
         for finding in result.applied:
             click.echo(f"fixed {describe(finding)}", err=True)
-        for skip in result.skipped:
+        for skip in result.skipped if with_skips else ():
             click.echo(f"advisor: not fixed {describe(skip.finding)}: {skip.reason}", err=True)
         if result.error:
             click.echo(f"advisor: {printable(result.path.as_posix())}: {result.error}", err=True)
@@ -393,13 +411,56 @@ def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool
         results = apply_fixes(repo, pending, saved.files, write=mode == "write")
     except ApplyInterrupted as interrupt:  # what was written before Ctrl-C is listed and recorded all the same
         results, interrupted = interrupt.results, interrupt
+    if mode == "write":
+        _record(saved, results)
+        if apply_all and not explicit and not interactive and interrupted is None:
+            try:
+                results += _until_fixpoint(repo, state_file, results, unsafe_fixes)
+            except ApplyInterrupted as interrupt:
+                results, interrupted = results + interrupt.results, interrupt
     verb = {"write": "applied", "diff": None, "dry-run": "would apply"}[mode]
     problems += report_results(results, show_diff=mode != "dry-run", verb=verb)
     if mode == "write":
         applied = [f for r in results if r.written for f in r.applied]
-        saved.record_apply(applied, {r.path.as_posix() for r in results if r.written})
-        files = sum(1 for r in results if r.written)
+        files = len({r.path for r in results if r.written})
         click.echo(f"Applied {len(applied)} fix{'es' * (len(applied) != 1)} to {files} file{'s' * (files != 1)}.")
     if interrupted is not None:
         raise interrupted
     return 1 if problems else 0
+
+
+def _record(saved: SavedAnalysis, results: list[FileResult]) -> None:
+    saved.record_apply([f for r in results if r.written for f in r.applied],
+                       {r.path.as_posix() for r in results if r.written})
+
+
+def _until_fixpoint(repo: Path, state_file: Path, results: list[FileResult], unsafe_fixes: bool) -> list[FileResult]:
+    """The rounds after the first of ``apply --all``: analyze again (and save), apply what is fixable now in the
+    files the last round rewrote, until a round rewrites nothing (at most MAX_ROUNDS rounds in all).
+
+    A fix skipped in a round is tried again in the next, on the file as rewritten; only the skips of the round
+    that last saw a file are left in the results, so what is reported is what remains. Ctrl-C raises
+    :class:`ApplyInterrupted` with the results of these rounds."""
+    later: list[FileResult] = []
+    rewritten = {r.path for r in results if r.written}
+    for _ in range(MAX_ROUNDS - 1):
+        if not rewritten:
+            break
+        saved = _reanalyze(repo, state_file)
+        wanted, _ = split_by_safety([f for f in saved.findings if f.patch is not None
+                                     and f.location.path in rewritten], unsafe_fixes)
+        for result in [*results, *later]:
+            if result.path in rewritten:
+                result.skipped = []  # seen again in this round: applied now, or skipped again below
+        try:
+            round_results = apply_fixes(repo, wanted, saved.files)
+        except ApplyInterrupted as interrupt:  # recorded, then up with all this function wrote
+            _record(saved, interrupt.results)
+            interrupt.results = later + interrupt.results
+            raise
+        _record(saved, round_results)
+        later += round_results
+        rewritten = {r.path for r in round_results if r.written}
+    if rewritten:  # the bound was reached: keep the saved analysis true to the files
+        _reanalyze(repo, state_file)
+    return later

@@ -22,6 +22,7 @@ from .profile.facts import ProfileFindings
 from .rule import RuleContext
 from .source.facts import ModuleInfo
 from .source.index import SourceIndex
+from .source.names import rebound_names
 from .source.notebook import NotebookError
 from .source.walk import SOURCE_SUFFIXES, SourceFile, relevant_sources, source_files
 
@@ -29,21 +30,34 @@ if TYPE_CHECKING:
     from .cache import ResultCache
 
 
+class FixRefused(Exception):
+    """A fix that would break the module (or cannot be written in it); the message says why, to the user."""
+
 
 def render_fix(module: ModuleInfo, fix: FixRef, target_line: int) -> Patch | None:
     """Run a rule's codemod, which targets module line ``target_line``, on the module the index already parsed; None
     if it changes nothing, or if the module is nested too deeply for the codemod's recursion (the index admits files
     up to MAX_NESTING levels, and a codemod may need more stack than the visit that read them): the finding then
-    comes without a fix."""
+    comes without a fix.
+
+    Raises FixRefused when the codemod declines, or when its result binds a name the module uses to something else.
+    """
     context = CodemodContext(filename=str(module.absolute), full_module_name=module.name, wrapper=module.wrapper)
     try:
         new_tree = fix.codemod(context, **fix.args).transform_module(module.tree)
-    except (SkipFile, RecursionError):
+    except SkipFile as declined:
+        if str(declined):
+            raise FixRefused(str(declined)) from None
+        return None
+    except RecursionError:
         return None
     new_code = new_tree.code
     if new_code == module.code:
         return None
     cst.parse_module(new_code)  # a codemod that produces unparsable code is a bug: fail loudly, in tests too
+    rebound = rebound_names(module.tree, new_tree)
+    if rebound:
+        raise FixRefused("; ".join(rebound))
     notebook = module.notebook
     if notebook is None:
         return Patch(fix.description, fix.applicability, fix.why_unsafe,
@@ -90,7 +104,10 @@ def run_rules(index: SourceIndex, settings: Settings,
                 off_training += 1
                 continue
             if finding.fix is not None:
-                finding.patch = render_fix(modules[loc.path], finding.fix, loc.line)
+                try:
+                    finding.patch = render_fix(modules[loc.path], finding.fix, loc.line)
+                except FixRefused as refused:
+                    finding.message += f" No automatic patch: {refused}."
             findings.append(finding)
     return sorted(findings, key=Finding.sort_key), hidden, off_training
 

@@ -7,34 +7,80 @@ from contextlib import contextmanager
 from typing import Iterator
 
 import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod import CodemodContext, SkipFile, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
-from advisor.source.names import ModuleNames
+from advisor.source.names import ModuleNames, canonical, used_names
 from advisor.source.syntax import anchor, argument
+
+# The TensorFlow names codemods write, spelled for a module whose ``tf`` is ``tensorflow.compat.v1`` (TF1 code run
+# on TF2): that alias is kept, not rebound. ``tf.data.AUTOTUNE`` is TF 2.x only; the experimental name exists in
+# every TF since 1.13 and in compat.v1. tests/codemods/test_names.py checks each pair against TensorFlow.
+COMPAT_V1_SPELLING = {
+    "data.AUTOTUNE": "data.experimental.AUTOTUNE",
+    "numpy_function": "numpy_function",
+    "function": "function",
+    "constant": "constant",
+}
 
 
 def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression, position: int | None = None) -> cst.Call:
     """``call`` passing ``value`` for parameter ``name``: the argument that binds it (by keyword, or by ``position``)
-    gets the new value; else ``name=value`` is appended in the call's own layout (a call written one argument per
-    line, with a trailing comma, gets the new one on a line of its own)."""
+    gets the new value; else ``name=value`` is appended in the call's own layout: on a line of its own, indented like
+    the others, when the arguments are written one per line; a trailing comma and comments stay where they were."""
     existing = argument(call, name, position)
     if existing is not None:
         return call.with_changes(args=[arg.with_changes(value=value) if arg is existing else arg for arg in call.args])
-    args = list(call.args)
     new = cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(cst.SimpleWhitespace(""),
                                                                         cst.SimpleWhitespace("")))
+    args = list(call.args)
     if not args:
         return call.with_changes(args=[new])
     last = args[-1]
-    if isinstance(last.comma, cst.Comma) and isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):
-        # The separator between arguments is the previous one's comma, or the line break after the parenthesis.
-        separator = args[-2].comma if len(args) > 1 else cst.Comma(whitespace_after=call.whitespace_before_args)
-        args[-1] = last.with_changes(comma=separator)
-        return call.with_changes(args=[*args, new.with_changes(comma=last.comma)])
-    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    between = _argument_separator(call)
+    if isinstance(last.comma, cst.Comma):  # `f(a, b,)`: the new argument takes over the trailing comma
+        closing = last.comma.whitespace_after
+        new = new.with_changes(comma=last.comma.with_changes(whitespace_before=cst.SimpleWhitespace(""),
+                                                             whitespace_after=_without_comment(closing)),
+                               whitespace_after_arg=last.whitespace_after_arg)
+    else:
+        closing = last.whitespace_after_arg
+        new = new.with_changes(whitespace_after_arg=_without_comment(closing))
+    comma = cst.Comma(whitespace_before=last.comma.whitespace_before if isinstance(last.comma, cst.Comma)
+                      else cst.SimpleWhitespace(""), whitespace_after=_line_break_keeping_comment(closing, between))
+    args[-1] = last.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace(""))
     return call.with_changes(args=[*args, new])
+
+
+def _argument_separator(call: cst.Call) -> cst.BaseParenthesizableWhitespace:
+    """The whitespace this call puts before an argument: after the previous comma, or after the parenthesis when
+    the first argument starts a new line; comments left out."""
+    args = call.args
+    if len(args) > 1 and isinstance(args[-2].comma, cst.Comma):
+        return _without_comment(args[-2].comma.whitespace_after)
+    if isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        return _without_comment(call.whitespace_before_args)
+    return cst.SimpleWhitespace(" ")
+
+
+def _without_comment(whitespace: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
+    """The same line break and indentation, without the comment or blank lines (those stay where they were)."""
+    if isinstance(whitespace, cst.ParenthesizedWhitespace):
+        return whitespace.with_changes(first_line=cst.TrailingWhitespace(newline=whitespace.first_line.newline),
+                                       empty_lines=[])
+    return whitespace
+
+
+def _line_break_keeping_comment(closing: cst.BaseParenthesizableWhitespace,
+                                between: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
+    """What follows the comma after the formerly last argument: the separator ``between`` arguments, keeping a
+    comment that ended that argument's line (``closing``) on that line."""
+    if not (isinstance(closing, cst.ParenthesizedWhitespace) and closing.first_line.comment is not None):
+        return between
+    if isinstance(between, cst.ParenthesizedWhitespace):
+        return between.with_changes(first_line=closing.first_line, empty_lines=closing.empty_lines)
+    return closing
 
 
 class TensorflowCodemod(VisitorBasedCodemodCommand):
@@ -69,13 +115,38 @@ class TensorflowCodemod(VisitorBasedCodemodCommand):
             self._module_names = ModuleNames.of(self.context.module, "", "")
         return self._module_names
 
+    @property
+    def used_names(self) -> set[str]:
+        """Every identifier the module writes (see :func:`advisor.source.names.used_names`)."""
+        if getattr(self, "_used_names", None) is None:
+            self._used_names = used_names(self.context.module)
+        return self._used_names
+
     def tensorflow_attribute(self, dotted: str) -> cst.BaseExpression:
-        """``data.AUTOTUNE`` spelled with the module's own alias for tensorflow, importing it when missing."""
-        alias = next((name for name, target in self.module_names.aliases.items() if target == "tensorflow"), None)
+        """``data.AUTOTUNE`` spelled with the module's own alias for tensorflow (or for ``tensorflow.compat.v1``,
+        when the name exists there), else with a new import under a name the module does not use."""
+        aliases = self.module_names.global_aliases
+        alias = next((name for name, target in aliases.items() if canonical(target) == "tensorflow"), None)
+        if alias is None and dotted in COMPAT_V1_SPELLING:
+            alias = next((name for name, target in aliases.items() if target == "tensorflow.compat.v1"), None)
+            dotted = COMPAT_V1_SPELLING[dotted] if alias is not None else dotted
         if alias is None:
-            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
-            alias = "tf"
+            alias = self.import_under_free_name("tensorflow", ("tf", "tensorflow"))
         return cst.parse_expression(f"{alias}.{dotted}")
+
+    def import_under_free_name(self, module: str, names: tuple[str, ...]) -> str:
+        """Import ``module`` under the first of ``names`` that the module never writes (an import must not rebind
+        anything); SkipFile when all are taken. An import an earlier fix of the same pass asked for is reused."""
+        pending = next((item for item in self.context.scratch.get(AddImportsVisitor.CONTEXT_KEY, ())
+                        if item.module == module and item.obj_name is None), None)
+        if pending is not None:
+            return pending.alias or module
+        for name in names:
+            if name not in self.used_names:
+                AddImportsVisitor.add_needed_import(self.context, module, asname=None if name == module else name)
+                return name
+        raise SkipFile(f"the module already uses {' and '.join(f'`{n}`' for n in names)} for something else, so "
+                       f"`{module}` cannot be imported without rebinding a name")
 
 
 class PositionTargetCodemod(TensorflowCodemod):

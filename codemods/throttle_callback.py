@@ -6,11 +6,9 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
 
-from advisor.source.queries import batch_parameter
+from advisor.source.queries import DOCSTRING, batch_parameter
 
 from .base import CallTargetCodemod, FunctionTargetCodemod, with_keyword
-
-DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
 
 
 class ThrottleBatchHook(FunctionTargetCodemod):

@@ -26,7 +26,9 @@ class EagerTrainStep(Rule):
     fix_applicability = Applicability.UNSAFE
     why_unsafe = (
         "Python in the step (print, list appends, counters, `.numpy()`) runs only while the function is traced, "
-        "not every step; the fix is offered only when no such code would change what the step computes."
+        "not every step; the fix is offered only when no such code would change what the step computes, and when "
+        "the step neither iterates over tensors in Python, creates variables per call, nor branches on tensors in a "
+        "way AutoGraph cannot convert."
     )
     speedup_model = ("the step's share outside kernels (Python and eager op dispatch) measured in a custom loop's "
                      "capture is the most compiling removes; confirmed when that share is at least "
@@ -164,6 +166,20 @@ class EagerTrainStep(Rule):
                     grads = tape.gradient(loss, model.trainable_variables)
                     optimizer.apply_gradients(zip(grads, model.trainable_variables))
             """, line=4, note="a step written inline in the loop: reported at the loop, no patch"),
+        Example("""
+            import tensorflow as tf
+
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x, training=True))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                scale = tf.Variable(1.0)
+                return loss * scale
+
+            for x, y in dataset:
+                train_step(x, y)
+            """, line=3, note="a variable created on every call fails inside tf.function: no patch"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from advisor.codemods.mixed_precision import EnableMixedPrecision
-from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
-                          FixAvailability, Rule, RuleContext, Verdict, anchor, typical)
+from advisor.rule import (Applicability, CallSite, Confidence, Evidence, Example, Finding, FixAvailability,
+                          MixedPrecisionPlan, ModelConstruction, ModuleInfo, Rule, RuleContext, Verdict, anchor,
+                          typical)
 
 POLICY = {"tpu": "mixed_bfloat16"}
 DEFAULT_POLICY = "mixed_float16"
@@ -26,7 +27,7 @@ class MixedPrecision(Rule):
            'model is built, and give a visible output layer `dtype="float32"`. A custom GradientTape loop must '
            "also scale the loss: wrap the optimizer in `keras.mixed_precision.LossScaleOptimizer` and take the "
            "gradient of `optimizer.scale_loss(loss)` inside the tape.")
-    fix_availability = FixAvailability.ALWAYS
+    fix_availability = FixAvailability.SOMETIMES
     fix_applicability = Applicability.UNSAFE
     why_unsafe = ("Changes the numerics: float16 overflows above 65504 and underflows small gradients, so custom "
                   "loops need loss scaling (Keras `fit` adds it by itself); outputs and losses should stay float32.")
@@ -74,25 +75,136 @@ class MixedPrecision(Rule):
         Example("""
             import tensorflow as tf
 
+            def conv_block(x, filters, downsample):
+                if downsample:
+                    x = tf.keras.layers.Conv2D(filters, 3, strides=2)(x)
+                return tf.keras.layers.Conv2D(filters, 3)(x)
+
             def build():
-                inputs = tf.keras.Input(shape=(32,))
-                outputs = tf.keras.layers.Dense(1)(inputs)
+                \"\"\"The classifier.\"\"\"
+                inputs = tf.keras.Input(shape=(32, 32, 3))
+                x = conv_block(tf.keras.layers.Dense(16)(inputs), 16, downsample=True)
+                outputs = tf.keras.layers.Dense(10)(tf.keras.layers.Flatten()(x))
                 return tf.keras.Model(inputs, outputs)
 
             model = build()
             model.fit(x, y)
-            """, line=4, fixed="""
+            """, line=10, fixed="""
             import tensorflow as tf
 
+            def conv_block(x, filters, downsample):
+                if downsample:
+                    x = tf.keras.layers.Conv2D(filters, 3, strides=2)(x)
+                return tf.keras.layers.Conv2D(filters, 3)(x)
+
             def build():
+                \"\"\"The classifier.\"\"\"
                 tf.keras.mixed_precision.set_global_policy("mixed_float16")
-                inputs = tf.keras.Input(shape=(32,))
-                outputs = tf.keras.layers.Dense(1)(inputs)
+                inputs = tf.keras.Input(shape=(32, 32, 3))
+                x = conv_block(tf.keras.layers.Dense(16)(inputs), 16, downsample=True)
+                outputs = tf.keras.layers.Dense(10, dtype="float32")(tf.keras.layers.Flatten()(x))
                 return tf.keras.Model(inputs, outputs)
 
             model = build()
             model.fit(x, y)
-            """, note="functional model: the policy goes before the first layer, inside the builder"),
+            """, note="functional model: the policy goes at the top of the builder the training calls, never into "
+                      "a per-layer helper; the layer whose output is the model's output stays float32"),
+        Example("""
+            import tensorflow as tf
+
+            class Net(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.hidden = tf.keras.layers.Dense(64, activation="relu")
+                    self.classifier = tf.keras.layers.Dense(10)
+
+                def call(self, x):
+                    return self.classifier(self.hidden(x))
+
+            model = Net()
+            model.compile(optimizer="adam", loss="mse")
+            """, line=12, fixed="""
+            import tensorflow as tf
+
+            class Net(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.hidden = tf.keras.layers.Dense(64, activation="relu")
+                    self.classifier = tf.keras.layers.Dense(10, dtype="float32")
+
+                def call(self, x):
+                    return self.classifier(self.hidden(x))
+
+            tf.keras.mixed_precision.set_global_policy("mixed_float16")
+            model = Net()
+            model.compile(optimizer="adam", loss="mse")
+            """, note="subclassed model: the last layer `call` applies stays float32"),
+        Example("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.Adam(1e-3)
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+
+            for x, y in dataset:
+                train_step(x, y)
+            """, line=3, fixed="""
+            import tensorflow as tf
+
+            tf.keras.mixed_precision.set_global_policy("mixed_float16")
+            model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(1, dtype="float32")])
+            optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam(1e-3))
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+                    scaled_loss = optimizer.scale_loss(loss)
+                grads = tape.gradient(scaled_loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+
+            for x, y in dataset:
+                train_step(x, y)
+            """, note="a custom loop: its optimizer becomes a LossScaleOptimizer and the tape differentiates the "
+                      "scaled loss (apply_gradients unscales the gradients)"),
+        Example("""
+            import tensorflow as tf
+            from model import Net
+
+            model = Net()
+            model.compile(optimizer="adam", loss="mse")
+            """, line=4, files={"model.py": """
+            import tensorflow as tf
+
+            class Net(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.classifier = tf.keras.layers.Dense(10)
+
+                def call(self, x):
+                    return self.classifier(x)
+            """}, note="the policy belongs in example.py and the float32 output layer in model.py: no patch, and "
+                       "the finding says why"),
+        Example("""
+            import tensorflow as tf
+
+            def train(optimizer, dataset):
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                for x, y in dataset:
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(model(x) - y))
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            """, line=4, note="the optimizer comes from the caller: advisor cannot wrap it for loss scaling, so no "
+                              "patch"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -100,28 +212,59 @@ class MixedPrecision(Rule):
         queries = ctx.queries
         if hardware == "cpu" or queries.uses_mixed_precision or not queries.trains:
             return
-        for construction, custom_loop in queries.model_constructions:
+        policy = POLICY.get(hardware, DEFAULT_POLICY)
+        for construction in queries.model_constructions:
             verdict = ctx.verdicts.device_precision(Verdict(Confidence.POSSIBLE, typical("mixed_precision"), (
                 Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere in the "
                                 "repo"),)))
             if verdict is None:
                 return  # the capture already computes in 16 bits
-            yield self._finding(ctx, construction, custom_loop, verdict, hardware)
+            yield self._finding(ctx, construction, verdict, policy)
 
-    def _finding(self, ctx: RuleContext, construction: CallSite, custom_loop: bool, verdict: Verdict,
-                 hardware: str | None) -> Finding:
-        policy = POLICY.get(hardware, DEFAULT_POLICY)
-        module = construction.module
+    def _finding(self, ctx: RuleContext, construction: CallSite, verdict: Verdict, policy: str) -> Finding:
+        queries = ctx.queries
+        plans = queries.mixed_precision_plans(scale_losses=policy == "mixed_float16")
+        plan = next((p for p in plans if any(_builds(model, construction) for model in p.models)), None) or \
+            next((p for p in plans if p.training is construction.module), None)
+        module, node = construction.module, construction.node
         message = (f"The model built here computes in float32: `{policy}` would run its matrix multiplications "
                    "and convolutions on 16-bit hardware units.")
-        loops = list(ctx.index.calls_to(GRADIENT_TAPE))
-        if custom_loop and loops and policy == "mixed_float16":
-            where = loops[0].module.location(loops[0].node).display
-            message += (f" The GradientTape loop ({where}) also needs loss scaling: wrap its optimizer in "
-                        "`LossScaleOptimizer` and differentiate `optimizer.scale_loss(loss)` inside the tape.")
-        output = ctx.queries.sequential_output_layer(module, construction.node)
-        output_at = module.location(anchor(output)) if output is not None else None
-        fix_args = {"policy": policy, "output_layer": (output_at.line, output_at.column) if output_at else None}
-        return self.finding(module, anchor(construction.node), message, verdict,
-                            reach=ctx.queries.reach(module, construction.node), codemod=EnableMixedPrecision,
-                            fix_args=fix_args, end_node=construction.node)
+        if plan is not None and plan.loss_scaling:
+            message += " Its GradientTape loop also needs loss scaling, which the fix adds."
+        problem = "advisor cannot tell which model the training builds" if plan is None else plan.problem
+        reach = queries.reach(module, node)
+        if problem is not None:
+            message += f" No automatic patch: {problem}."
+            return self.finding(module, anchor(node), message, verdict, reach=reach, end_node=node)
+        return self.finding(module, anchor(node), message, verdict, reach=reach, codemod=EnableMixedPrecision,
+                            fix_args=_fix_args(plan, policy), end_node=node)
+
+
+def _builds(model: ModelConstruction, construction: CallSite) -> bool:
+    """Whether ``construction`` (where the finding points) builds ``model``: it is the model's construction, or a
+    layer built in the function that constructs the model or in its builder."""
+    if model.call is construction.node:
+        return True
+    function = construction.function
+    if function is None:
+        return model.scope is None and model.module is construction.module
+    return any(owner is not None and owner.node is function.node for owner in (model.scope, model.builder))
+
+
+def _position(module: ModuleInfo, node: object) -> list[int]:
+    location = module.location(node)
+    return [location.line, location.column]
+
+
+def _fix_args(plan: MixedPrecisionPlan, policy: str) -> dict:
+    """The codemod's arguments: positions in the one module the plan changes (JSON, for the saved analysis)."""
+    return {
+        "policy": policy,
+        "policy_before": [_position(module, statement) for module, statement in plan.policy_before],
+        "outputs": [[edit.kind, *_position(edit.module, anchor(edit.node) if edit.kind == "dtype" else edit.node)]
+                    for edit in plan.outputs],
+        "loss_scaling": [{"tape": _position(s.module, s.tape), "loss": s.loss,
+                          "optimizer": s.module.node_code(s.optimizer), "gradient": _position(s.module, s.gradient),
+                          "wrap_optimizer": _position(s.module, s.construction) if s.construction else None}
+                         for s in plan.loss_scaling],
+    }

@@ -3,6 +3,7 @@ with exactly the stated fix, which parses and which a second run leaves alone.""
 
 from __future__ import annotations
 
+import subprocess
 from functools import cache
 from pathlib import Path
 
@@ -82,3 +83,14 @@ def test_invalid_example_is_reported_and_fixed(rule, example):
     again = [f for f in _findings(rule, example, finding.patch.new_code)
              if f.location.path.as_posix() == EXAMPLE_PATH and f.location.line == example.line]
     assert again == []
+
+
+@pytest.mark.parametrize("rule,example", [case for case in _cases("invalid") if case.values[1].fixed is not None])
+def test_fixed_example_passes_git_diff_check(rule, example, tmp_path):
+    """The fix (equal to the example's fixed text, above) adds no trailing whitespace or misindented lines."""
+    before, after = tmp_path / "before.py", tmp_path / "after.py"
+    before.write_text(example.source)
+    after.write_text(example.fixed_source)
+    check = subprocess.run(["git", "diff", "--no-index", "--check", str(before), str(after)],
+                           capture_output=True, text=True)
+    assert check.stdout == ""

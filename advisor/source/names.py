@@ -61,6 +61,7 @@ class ModuleNames(cst.CSTVisitor):
         self.module_name = module_name
         self.package = package
         self.aliases: dict[str, str] = {}  # bound name -> dotted name it refers to
+        self.global_aliases: dict[str, str] = {}  # the same, for imports outside any def or class: visible everywhere
         self.top_level: set[str] = set()  # names defined at module level: resolve to ``module.name``
         self.star_imports: list[str] = []  # modules imported with ``from X import *``, in import order
         # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
@@ -106,14 +107,19 @@ class ModuleNames(cst.CSTVisitor):
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._path.pop()
 
+    def _bind(self, name: str, target: str) -> None:
+        self.aliases[name] = target
+        if not self._path:
+            self.global_aliases[name] = target
+
     def _import(self, node: cst.Import) -> None:
         for alias in node.names:
             full = cst.helpers.get_full_name_for_node(alias.name) or ""
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.aliases[alias.asname.name.value] = full
+                self._bind(alias.asname.name.value, full)
             else:  # ``import a.b`` binds ``a``
                 head = full.split(".")[0]
-                self.aliases[head] = head
+                self._bind(head, head)
 
     def _import_from(self, node: cst.ImportFrom) -> None:
         module = cst.helpers.get_full_name_for_node(node.module) if node.module is not None else ""
@@ -129,7 +135,7 @@ class ModuleNames(cst.CSTVisitor):
             name = cst.helpers.get_full_name_for_node(alias.name) or ""
             bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
                 else name
-            self.aliases[bound] = f"{module}.{name}" if module else name
+            self._bind(bound, f"{module}.{name}" if module else name)
 
     def resolve(self, expr: cst.CSTNode, class_key: str | None = None) -> frozenset[str]:
         """The canonical dotted names ``expr`` (a Name or an Attribute chain on a Name) may refer to.
@@ -157,6 +163,67 @@ class ModuleNames(cst.CSTVisitor):
         else:
             return frozenset()
         return frozenset({canonical(full)})
+
+
+    def binding(self, name: str) -> str | None:
+        """What ``name`` is bound to at module level as far as imports and definitions say, in words (None: not
+        bound by either)."""
+        bound = [f"`{self.aliases[name]}`"] if name in self.aliases else []
+        if name in self.top_level:
+            bound.append("its definition in this module")
+        return " or ".join(bound) or None
+
+
+class _UsedNames(cst.CSTVisitor):
+    """Identifiers the module binds or reads; attribute names, keywords and imported module paths are not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.found.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            self.found.add(alias.evaluated_alias or alias.evaluated_name.split(".")[0])
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            self.found.update(alias.evaluated_alias or alias.evaluated_name for alias in node.names)
+        return False
+
+
+def used_names(tree: cst.Module) -> set[str]:
+    """Every identifier written in the module: a name that is not among them is free to bind."""
+    visitor = _UsedNames()
+    tree.visit(visitor)
+    return visitor.found
+
+
+def rebound_names(before: cst.Module, after: cst.Module) -> list[str]:
+    """How ``after`` (a rewrite of ``before``) binds differently a name ``before`` uses, one sentence per name:
+    e.g. an ``import tensorflow as tf`` added to a module that did ``import tensorflow.compat.v1 as tf``.
+
+    Every patch is checked with this: a fix that makes ``tf.to_float`` stop existing breaks the module."""
+    old, new = ModuleNames.of(before, "", ""), ModuleNames.of(after, "", "")
+    changed = sorted(name for name in {*old.aliases, *old.top_level, *new.aliases, *new.top_level}
+                     if old.binding(name) != new.binding(name))
+    if any(old.binding(name) is None for name in changed):
+        used = used_names(before)  # a name bound anew matters only if the module already used it
+        changed = [name for name in changed if old.binding(name) is not None or name in used]
+    unbound = "a local or unbound name"
+    return [f"`{name}` would change from {old.binding(name) or unbound} to {new.binding(name) or unbound}"
+            for name in changed]
 
 
 def _bound_names(target: cst.BaseExpression) -> list[str]:

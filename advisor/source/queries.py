@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -20,7 +20,7 @@ from ..model import Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
-from .syntax import argument, argument_value
+from .syntax import argument, argument_value, parameter_names
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
@@ -35,7 +35,6 @@ KERAS_MODEL = frozenset({"keras.Model", "keras.models.Model"})
 SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
-OUTPUT_LAYERS = frozenset({"keras.layers.Dense", "keras.layers.Activation"})
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
 MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.set_global_policy", "keras.mixed_precision.Policy", "keras.mixed_precision.DTypePolicy",
@@ -99,6 +98,8 @@ ESTIMATOR_TRAINING = frozenset({"tensorflow.estimator.train_and_evaluate"})
 NOT_KERAS_PREFIXES = ("sklearn.", "numpy.", "pandas.", "scipy.", "xgboost.", "lightgbm.")
 # Names that say a size is dictated by the data (the class count), not chosen for capacity.
 DATA_SIZE_NAME = re.compile(r"class|label|categor|vocab|target|output", re.IGNORECASE)
+# A docstring: the first statement of a body, which must stay first.
+DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
 # A layer with one of these activations produces class scores.
 OUTPUT_ACTIVATIONS = frozenset({"softmax", "sigmoid"})
 
@@ -205,6 +206,23 @@ class _TensorNames(InLoopBody):
 
 # -- Python that changes meaning under tf.function ----------------------------------------------------------------
 
+# TensorFlow ops that return one tensor (not a list, tuple or dict): their results are certainly tensors.
+SINGLE_TENSOR_OPS = frozenset(f"tensorflow.{name}" for name in (
+    "constant", "convert_to_tensor", "reshape", "cast", "concat", "stack", "matmul", "add", "subtract", "multiply",
+    "divide", "square", "sqrt", "exp", "abs", "ones", "zeros", "ones_like", "zeros_like", "fill", "range", "where",
+    "gather", "transpose", "expand_dims", "squeeze", "clip_by_value", "clip_by_norm", "argmax", "argmin", "one_hot",
+    "tile", "identity", "maximum", "minimum", "norm", "tensordot", "einsum", "sign", "pow", "tanh", "sigmoid",
+    "nn.relu", "nn.softmax", "nn.sigmoid", "nn.l2_loss", "nn.conv2d", "nn.bias_add", "image.resize"))
+SINGLE_TENSOR_PREFIXES = ("tensorflow.reduce_", "tensorflow.math.reduce_", "tensorflow.random.")
+# Python builtins that iterate over their (positional) arguments; AutoGraph converts none of them for tensors.
+ITERATING_BUILTINS = frozenset({"zip", "enumerate", "list", "tuple", "sum", "map", "filter", "sorted", "set", "min",
+                                "max", "any", "all"})
+# Attributes and builtins that read static facts of a tensor, which stay Python values while tracing.
+STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "name", "device"})
+STATIC_BUILTINS = frozenset({"len", "isinstance", "hasattr", "type", "callable"})
+KERAS_STATE_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.applications.", "keras.metrics.")
+VARIABLE_CREATORS = frozenset({"tensorflow.Variable", "keras.Variable", *KERAS_MODEL, *SEQUENTIAL})
+
 
 @dataclass(frozen=True)
 class SideEffect:
@@ -216,12 +234,153 @@ class SideEffect:
     breaks_step: bool  # True: compiling would make the function fail or compute something else
 
 
-class _SideEffects(m.MatcherDecoratableVisitor):
-    def __init__(self, module: ModuleInfo) -> None:
+class _TensorValues(cst.CSTVisitor):
+    """What one function's names hold, read in source order: ``tensors`` (results of single-tensor ops and of
+    arithmetic on tensors), ``taped`` (the forward pass recorded inside a GradientTape: tensors as a rule, though a
+    model may return a list), ``gradients`` (``tape.gradient`` results: a tensor or a list), ``local`` (parameters
+    and names the function binds), and every read of a name with its position."""
+
+    def __init__(self, module: ModuleInfo, function: cst.FunctionDef) -> None:
         super().__init__()
         self.module = module
+        self.tensors: set[str] = set()
+        self.taped: set[str] = set()
+        self.gradients: set[str] = set()
+        self.parameters = frozenset(_all_parameter_names(function))
+        self.local: set[str] = set(self.parameters)
+        self.reads: list[tuple[str, tuple[int, int]]] = []
+        self._tapes = 0
+
+    def is_tensor(self, expression: cst.BaseExpression) -> bool:
+        """Certainly a tensor: a single-tensor op, arithmetic with a tensor (or a gradient: a list times a number
+        is never meant), an element of a tensor, or a name bound to one of these."""
+        if isinstance(expression, cst.Name):
+            return expression.value in self.tensors
+        if isinstance(expression, cst.BinaryOperation):
+            return any(self.is_tensor(side) or m.matches(side, m.Name(value=m.MatchIfTrue(self.gradients.__contains__)))
+                       for side in (expression.left, expression.right))
+        if isinstance(expression, cst.UnaryOperation) and isinstance(expression.operator, cst.Minus):
+            return self.is_tensor(expression.expression) or m.matches(expression.expression, m.Name(
+                value=m.MatchIfTrue(self.gradients.__contains__)))
+        if isinstance(expression, cst.Subscript):
+            return self.is_tensor(expression.value)
+        if isinstance(expression, cst.Call):
+            return any(n in SINGLE_TENSOR_OPS or n.startswith(SINGLE_TENSOR_PREFIXES)
+                       for n in self.module.qualified_names(expression.func))
+        return False
+
+    def depends_on_tensor(self, node: cst.CSTNode) -> bool:
+        """Whether a condition's value comes from a tensor (not from its static shape or dtype)."""
+        if isinstance(node, cst.Attribute) and node.attr.value in STATIC_ATTRIBUTES:
+            return False
+        if isinstance(node, cst.Call) and m.matches(node.func, m.Name(value=m.MatchIfTrue(STATIC_BUILTINS.__contains__))):
+            return False
+        if isinstance(node, cst.Name):
+            return node.value in self.tensors | self.taped | self.gradients
+        if isinstance(node, cst.BaseExpression) and self.is_tensor(node):
+            return True
+        if isinstance(node, cst.Attribute):  # `loss.x` depends on `loss`, not on a name `x`
+            return self.depends_on_tensor(node.value)
+        return any(self.depends_on_tensor(child) for child in node.children)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested definition's names are its own
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_With(self, node: cst.With) -> None:
+        self._tapes += _opens_tape(self.module, node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self._tapes -= _opens_tape(self.module, original_node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._bind([t.target for t in node.targets], node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind([node.target], node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name) and self.is_tensor(node.value):
+            self.tensors.add(node.target.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.local.update(_target_names(node.target))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        position = self.module.position(node).start
+        self.reads.append((node.value, (position.line, position.column)))
+
+    def _bind(self, targets: list[cst.BaseExpression], value: cst.BaseExpression) -> None:
+        names = [name for target in targets for name in _target_names(target)]
+        self.local.update(names)
+        if len(targets) == 1 and isinstance(targets[0], cst.Name):
+            if self.is_tensor(value):
+                self.tensors.update(names)
+            elif m.matches(value, m.Call(func=m.Attribute(attr=m.Name("gradient")))):
+                self.gradients.update(names)
+        if self._tapes:
+            self.taped.update(names)
+
+
+def _opens_tape(module: ModuleInfo, node: cst.With) -> bool:
+    return any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in module.qualified_names(item.item.func)
+               for item in node.items)
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    return [n.value for n in m.findall(target, m.Name())] if isinstance(target, (cst.Name, cst.Tuple, cst.List)) \
+        else []
+
+
+def _all_parameter_names(function: cst.FunctionDef) -> list[str]:
+    params = function.params
+    star = [p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [*parameter_names(function), *star]
+
+
+class _Assignments(cst.CSTVisitor):
+    """Names a block of statements binds (nested definitions left out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names.update(_target_names(node.target))
+
+
+def _assigned_in(block: cst.CSTNode | None) -> set[str]:
+    if block is None:
+        return set()
+    visitor = _Assignments()
+    block.visit(visitor)
+    return visitor.names
+
+
+class _SideEffects(m.MatcherDecoratableVisitor):
+    """Python in a function that ``tf.function`` would trace once instead of running per call, or cannot trace
+    (each pattern checked against TensorFlow in tests/fixes/test_graph_compatibility.py)."""
+
+    def __init__(self, module: ModuleInfo, values: _TensorValues) -> None:
+        super().__init__()
+        self.module = module
+        self.values = values
         self.found: list[SideEffect] = []
         self.declared: set[str] = set()  # global / nonlocal names: state that outlives one call
+        self.bound: set[str] = set(values.parameters)  # names bound so far, in source order
+        self._loops: list[cst.For | cst.While] = []
 
     def _add(self, node: cst.CSTNode, consequence: str, breaks_step: bool) -> None:
         self.found.append(SideEffect(node, f"`{self.module.node_code(node)}`", consequence, breaks_step))
@@ -240,7 +399,8 @@ class _SideEffects(m.MatcherDecoratableVisitor):
     def value_conversion(self, node: cst.Call) -> None:
         if self.module.qualified_names(node.func) & {f"builtins.{n}" for n in VALUE_CONVERSIONS} and not \
                 m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | _NUMBER):
-            self._add(node, "fails: a graph tensor has no Python value while tracing", True)
+            self._add(node, "becomes a tensor cast, not a Python number, while tracing: code that needs the number "
+                            "fails or computes something else", True)
 
     @m.visit(m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend"))))
     def list_append(self, node: cst.Call) -> None:
@@ -251,10 +411,100 @@ class _SideEffects(m.MatcherDecoratableVisitor):
         if "builtins.print" in self.module.qualified_names(node.func):
             self._add(node, "prints only while tracing, not every step (`tf.print` prints every step)", False)
 
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self.module.qualified_names(node.func)
+        if names & VARIABLE_CREATORS or any(n.startswith(KERAS_STATE_PREFIXES) and n.rsplit(".", 1)[-1][:1].isupper()
+                                            for n in names):
+            self._add(node, "creates variables on every call: tf.function allows them only on the first call "
+                            "(ValueError)", True)
+        if names & {f"builtins.{n}" for n in ITERATING_BUILTINS}:
+            iterated = [a.value for a in node.args if not a.keyword and not a.star]
+            if names & {"builtins.map", "builtins.filter"}:
+                iterated = iterated[1:]  # the first argument is the function
+            if any(self.values.is_tensor(value) for value in iterated):
+                self._add(node, "iterates over a tensor in Python, which a traced function cannot do "
+                                "(OperatorNotAllowedInGraphError)", True)
+        if any(a.star == "*" and self.values.is_tensor(a.value) for a in node.args):
+            self._add(node, "unpacks a tensor into arguments, which a traced function cannot do "
+                            "(OperatorNotAllowedInGraphError)", True)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in node.targets) and self.values.is_tensor(node.value):
+            self._add(node, "unpacks a tensor in Python, which a traced function cannot do "
+                            "(OperatorNotAllowedInGraphError)", True)
+        for target in node.targets:
+            base = target.target
+            while isinstance(base, (cst.Attribute, cst.Subscript)):
+                base = base.value
+            if base is not target.target and isinstance(base, cst.Name) and (
+                    base.value not in self.values.local or base.value == "self"):
+                self._add(node, "stores into state that outlives the call once, while tracing: it keeps a symbolic "
+                                "tensor instead of one value per step", True)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        for target in original_node.targets:
+            self.bound.update(_target_names(target.target))
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        self.bound.update(_target_names(original_node.target))
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.bound.update(_target_names(node.asname.name))
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Attribute) or m.matches(node.target, m.Name(
                 value=m.MatchIfTrue(self.declared.__contains__))):
             self._add(node, "counts traces, not steps: it runs only while tracing", True)
+
+    # Python control flow on a tensor: AutoGraph converts `if`/`while` on tensors, but not these forms.
+    def visit_Assert(self, node: cst.Assert) -> None:
+        if self.values.depends_on_tensor(node.test):
+            self._add(node, "checks a tensor as a Python bool, which a traced function cannot do", True)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append(node)
+        self.bound.update(_target_names(node.target))
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._loops.append(node)
+
+    def leave_While(self, original_node: cst.While) -> None:
+        self._loops.pop()
+
+    def visit_If(self, node: cst.If) -> None:
+        if not self.values.depends_on_tensor(node.test):
+            return
+        what = f"`if {self.module.node_code(node.test)}:`"
+        if m.findall(node, m.Raise()):
+            self.found.append(SideEffect(node.test, what, "raises in a branch taken on a tensor value, which a traced "
+                                                          "function cannot do", True))
+        if self._loops and self._in_python_loop() and m.findall(node, m.Break() | m.Continue()):
+            self.found.append(SideEffect(node.test, what, "leaves a Python loop on a tensor value, which a traced "
+                                                          "function cannot do", True))
+        orelse = node.orelse.body if isinstance(node.orelse, cst.Else) else node.orelse
+        one_sided = (_assigned_in(node.body) ^ _assigned_in(orelse)) - self.bound
+        end = self.module.position(node).end
+        read_after = {name for name, at in self.values.reads if at >= (end.line, end.column)}
+        for name in sorted(one_sided & read_after):
+            self.found.append(SideEffect(node.test, what, f"sets `{name}` in one branch only and reads it after: a "
+                                                          "tensor condition needs it set in both", True))
+
+    def _in_python_loop(self) -> bool:
+        """The innermost loop runs in Python: ``for`` over ``range(n)``, a literal or ``zip``/``enumerate``, or a
+        ``while`` whose condition is no tensor (AutoGraph turns loops over tensors and datasets into graph loops)."""
+        loop = self._loops[-1]
+        if isinstance(loop, cst.While):
+            return not self.values.depends_on_tensor(loop.test)
+        iterated = loop.iter
+        if isinstance(iterated, (cst.List, cst.Tuple)):
+            return True
+        return isinstance(iterated, cst.Call) and m.matches(iterated.func, m.Name("range") | m.Name("enumerate") |
+                                                            m.Name("zip")) and not any(
+            self.values.depends_on_tensor(a.value) for a in iterated.args)
 
 
 # -- what runs per element or per compiled step -------------------------------------------------------------------
@@ -376,6 +626,204 @@ class IntegerLiteral:
     @property
     def value(self) -> int:
         return int(self.literal.evaluated_value)
+
+
+# -- the trained model: where it is built, and what mixed precision changes there -------------------------------
+
+KERAS_OPTIMIZER_PREFIX = "keras.optimizers."
+TRAINABLE_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights"})
+BUILDER_DEPTH = 4  # builders calling builders: how far the model is followed
+
+
+@dataclass(frozen=True)
+class ModelConstruction:
+    """Where a trained Keras model is constructed: ``Sequential(...)``, ``Model(inputs, outputs)``, or the
+    constructor of a ``keras.Model`` subclass; ``builder`` is the repo function the training calls to get it."""
+
+    kind: str  # "sequential", "functional", "subclassed"
+    call: cst.Call
+    module: ModuleInfo
+    scope: FunctionInfo | None  # the function the construction is written in (None: module level)
+    builder: FunctionInfo | None
+    model_class: ClassInfo | None = None
+
+
+@dataclass(frozen=True)
+class OutputEdit:
+    """How the model's output is kept in float32: ``dtype`` passes ``dtype="float32"`` to the output layer's
+    constructor ``node``; ``wrap`` applies a float32 linear ``Activation`` to the outputs expression ``node``."""
+
+    kind: str
+    node: cst.CSTNode
+    module: ModuleInfo
+
+
+@dataclass(frozen=True)
+class LossScaling:
+    """What a custom GradientTape loop needs under ``mixed_float16``: inside the ``tape`` block, the loss scaled by
+    the optimizer that applies its gradients; the ``gradient`` call taking the scaled loss; the optimizer
+    ``construction`` wrapped in a ``LossScaleOptimizer`` (None: Keras' compile wraps it)."""
+
+    module: ModuleInfo
+    tape: cst.With
+    loss: str
+    gradient: cst.Call
+    optimizer: cst.BaseExpression
+    construction: cst.Call | None
+
+
+@dataclass
+class MixedPrecisionPlan:
+    """Where a mixed-precision policy goes so that it holds for the trained model(s), and what else must change;
+    ``problem`` says why it cannot be written as one patch (then nothing else is to be trusted as a patch)."""
+
+    training: ModuleInfo  # the module whose training calls the plan is for
+    models: list[ModelConstruction]
+    policy_before: list[tuple[ModuleInfo, cst.BaseStatement]] = field(default_factory=list)
+    outputs: list[OutputEdit] = field(default_factory=list)
+    loss_scaling: list[LossScaling] = field(default_factory=list)
+    problem: str | None = None
+
+    @property
+    def modules(self) -> list[ModuleInfo]:
+        """The modules the patch would change, in path order."""
+        touched = [m for m, _ in self.policy_before] + [e.module for e in self.outputs] + \
+            [s.module for s in self.loss_scaling]
+        return sorted({id(m): m for m in touched}.values(), key=lambda m: m.path.as_posix())
+
+
+class _ModelResolver:
+    """Follows a trained model back to its construction: names to their assignments (in the function, the functions
+    around it, the module, or ``self.x`` in the class's methods), builder functions to what they return."""
+
+    def __init__(self, queries: "SourceQueries") -> None:
+        self.queries = queries
+        self.index = queries.index
+
+    def receiver(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                 depth: int = 0) -> ModelConstruction | str | None:
+        """The construction ``expression`` (a model, as written at a training call) stands for, why it is unknown,
+        or None when it is no Keras model (a scikit-learn estimator's ``fit``)."""
+        if depth > BUILDER_DEPTH:
+            return "the model comes through more builder functions than advisor follows"
+        if isinstance(expression, cst.Call):
+            return self._call(module, scope, expression, depth)
+        value = self.value_of(module, scope, expression)
+        if value is None:
+            return f"advisor cannot tell where `{module.node_code(expression)}` is built"
+        value_module, value_scope, node = value
+        return self.receiver(value_module, value_scope, node, depth + 1)
+
+    def _call(self, module: ModuleInfo, scope: FunctionInfo | None, call: cst.Call,
+              depth: int) -> ModelConstruction | str | None:
+        names = module.qualified_names(call.func)
+        if names & SEQUENTIAL:
+            return ModelConstruction("sequential", call, module, scope, None)
+        if names & KERAS_MODEL:
+            return ModelConstruction("functional", call, module, scope, None)
+        subclass = self.model_class(names)
+        if subclass is not None:
+            return ModelConstruction("subclassed", call, module, scope, None, subclass)
+        builders = self.index.functions_named(*names) or self._method(scope, call.func)
+        if len(builders) == 1:
+            builder = builders[0]
+            returned = [r.value for r in m.findall(builder.node.body, m.Return(value=m.DoNotCare()))
+                        if r.value is not None and self.queries.enclosing_function(builder.module, r) is builder]
+            results = [self.receiver(builder.module, builder, value, depth + 1) for value in returned]
+            if all(r is None for r in results):
+                return None
+            constructions = {id(r.call): r for r in results if isinstance(r, ModelConstruction)}
+            if len(constructions) != 1 or len(constructions) != len(results):
+                return f"`{builder.name}` returns more than one model, or one advisor cannot follow"
+            found = next(iter(constructions.values()))
+            return ModelConstruction(found.kind, found.call, found.module, found.scope, builder,
+                                     found.model_class)
+        if names and not any(n.startswith(TENSOR_APIS) for n in names):
+            return None  # known, and no TensorFlow or Keras model
+        return f"`{module.node_code(call.func)}` builds the model where advisor cannot rewrite it"
+
+    def constructs_keras(self, module: ModuleInfo, call: cst.Call) -> bool:
+        """A call that builds a Keras layer or model (a subclass of the repo's included)."""
+        names = module.qualified_names(call.func)
+        return bool(names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or any(
+            n.startswith(MODEL_BUILDING_PREFIXES) for n in names) or self.model_class(names) is not None
+
+    def _method(self, scope: FunctionInfo | None, func: cst.BaseExpression) -> list[FunctionInfo]:
+        """``self.build_model`` called in a method: that method of the class."""
+        if scope is None or scope.class_key is None or not m.matches(func, m.Attribute(value=m.Name("self"))):
+            return []
+        return [f for f in self.index.methods_of(self._class(scope)) if f.name == func.attr.value]
+
+    def model_class(self, names: frozenset[str]) -> ClassInfo | None:
+        """The repo's ``keras.Model`` subclass one of ``names`` (a callee's) refers to."""
+        subclasses = self.queries._keras_model_classes
+        return next((c for c in self.queries._classes_named(names) if c.key in subclasses), None)
+
+    def value_of(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                 last: bool = False) -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
+        """The expression assigned to a name (or ``self.attribute``), with where it was assigned: in the function,
+        the functions around it, or the module (``self.x``: in the class's methods). None when it is not assigned,
+        or assigned more than once there (which value is used is not known) unless ``last`` asks for the last
+        assignment (``x = layer(x)`` chains of a model's forward pass)."""
+        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
+                and scope.class_key is not None:
+            target = m.Attribute(value=m.Name("self"), attr=m.Name(expression.attr.value))
+            found = [(method, value) for method in self.index.methods_of(self._class(scope))
+                     for value in _assignments(method.node.body, target)]
+            return (module, *found[0]) if len(found) == 1 else None
+        if not isinstance(expression, cst.Name):
+            return None
+        target = m.Name(expression.value)
+        function = scope
+        while function is not None:
+            values = _assignments(function.node.body, target)
+            if values:
+                return (module, function, values[-1]) if len(values) == 1 or last else None
+            function = function.outer
+        values = _assignments(module.tree, target)
+        return (module, None, values[-1]) if len(values) == 1 or last and values else None
+
+    def _class(self, method: FunctionInfo) -> ClassInfo:
+        return next(c for c in self.index.classes if c.key == method.class_key)
+
+
+class _Assigned(cst.CSTVisitor):
+    """The values of every ``target = value`` (single target) in a block; nested definitions left out."""
+
+    def __init__(self, target: m.BaseMatcherNode) -> None:
+        super().__init__()
+        self.target = target
+        self.values: list[cst.BaseExpression] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and m.matches(node.targets[0].target, self.target):
+            self.values.append(node.value)
+
+
+def _assignments(block: cst.CSTNode, target: m.BaseMatcherNode) -> list[cst.BaseExpression]:
+    visitor = _Assigned(target)
+    block.visit(visitor)
+    return visitor.values
+
+
+def _is_layer_constructor(module: ModuleInfo, node: cst.BaseExpression) -> bool:
+    """A call of a Keras layer class (``keras.layers.Dense(10)``), not of a functional helper like ``concatenate``."""
+    return isinstance(node, cst.Call) and any(
+        n.startswith("keras.layers.") and n.rsplit(".", 1)[-1][:1].isupper() for n in module.qualified_names(node.func))
+
+
+def _statement_in(body: Sequence[cst.BaseStatement], module: ModuleInfo, node: cst.CSTNode) -> cst.BaseStatement | None:
+    """The statement of ``body`` that holds ``node``."""
+    child, parent = node, module.parent(node)
+    while parent is not None and child not in body:
+        child, parent = parent, module.parent(parent)
+    return child if child in body else None
 
 
 class SourceQueries:
@@ -754,8 +1202,12 @@ class SourceQueries:
 
     @staticmethod
     def side_effects(function: FunctionInfo) -> list[SideEffect]:
-        """Python in ``function`` that runs only while tracing, or fails, once it is compiled."""
-        visitor = _SideEffects(function.module)
+        """Python in ``function`` that runs only while tracing, or fails, once it is compiled: side effects, variables
+        created per call, ``.numpy()``, Python iteration over tensors, control flow on tensors AutoGraph cannot
+        convert."""
+        values = _TensorValues(function.module, function.node)
+        function.node.body.visit(values)
+        visitor = _SideEffects(function.module, values)
         function.node.body.visit(visitor)
         return visitor.found
 
@@ -885,24 +1337,23 @@ class SourceQueries:
                    if any(policy in module.code for policy in MIXED_POLICIES))
 
     @cached_property
-    def model_constructions(self) -> list[tuple[CallSite, bool]]:
-        """Where the program builds the models it trains, each with whether a custom loop trains it: the
-        construction of the model a training call (``model.fit``) trains, or of the models a training step calls
-        (``generator(noise)``, ``self.net(x)``), followed into the builder functions that make them; else the
-        first Keras layer or model construction of code a training run reaches, in a module that trains when there
+    def model_constructions(self) -> list[CallSite]:
+        """Where the program builds the models it trains: the construction of the model a training call
+        (``model.fit``) trains, or of the models a training step calls (``generator(noise)``, ``self.net(x)``),
+        followed into the builder functions that make them; else the first Keras layer or model construction of code a training run reaches, in a module that trains when there
         is one.
 
         Layers built inside a class (a custom layer's ``__init__``/``build``) are not where the program builds its
         model; instantiating a repo subclass of ``keras.Model`` is."""
-        found: dict[int, tuple[CallSite, bool]] = {}
+        found: dict[int, CallSite] = {}
         for site in self._training_calls:
             for construction in self._constructions_of_receiver(site):
-                found.setdefault(id(construction.node), (construction, False))
+                found.setdefault(id(construction.node), construction)
         for step in self.training_steps:
             for construction in self._constructions_called_by(step):
-                found.setdefault(id(construction.node), (construction, True))
+                found.setdefault(id(construction.node), construction)
         if found:
-            return sorted(found.values(), key=lambda pair: self._source_order(pair[0]))
+            return sorted(found.values(), key=self._source_order)
         sites = [c for c in self.index.calls if self._builds_model(c) and not (
             c.function is not None and c.function.class_key is not None)
             and self.reach(c.module, c.node) is not Reach.OTHER]
@@ -911,7 +1362,7 @@ class SourceQueries:
         trains = m.Attribute(attr=m.Name("fit") | m.Name("compile"))
         training_modules = {id(c.module) for c in self.index.calls if m.matches(c.node.func, trains)}
         first = min(sites, key=lambda c: (id(c.module) not in training_modules, *self._source_order(c)))
-        return [(first, bool(self.training_steps))]
+        return [first]
 
     def _constructions_called_by(self, step: FunctionInfo) -> list[CallSite]:
         """The model constructions behind the models a training step calls (``model(x)``, ``self.net(x)``)."""
@@ -1001,20 +1452,6 @@ class SourceQueries:
                     found.setdefault(("attr", site.function.class_key, target.target.attr.value), []).append(site)
         return found
 
-    @staticmethod
-    def sequential_output_layer(module: ModuleInfo, construction: cst.Call) -> cst.Call | None:
-        """The last layer of ``Sequential([..., Dense(n)])`` when it is a Dense/Activation literal without a dtype."""
-        if not module.qualified_names(construction.func) & SEQUENTIAL or not construction.args:
-            return None
-        layers = construction.args[0].value
-        if not isinstance(layers, cst.List) or not layers.elements:
-            return None
-        last = layers.elements[-1].value
-        if isinstance(last, cst.Call) and module.qualified_names(last.func) & OUTPUT_LAYERS \
-                and argument_value(last, "dtype") is None:
-            return last
-        return None
-
     def is_output_layer(self, module: ModuleInfo, layer: cst.Call) -> bool:
         """The last layer of a ``Sequential([...])`` literal, the layer whose output is a ``Model``'s outputs, or
         the layer a subclassed model's ``call`` returns the output of (``self.head = Dense(10)`` ... ``return
@@ -1092,6 +1529,218 @@ class SourceQueries:
             elif value is not None:
                 found.append(value)
         return found
+
+    # -- the trained model and mixed precision --------------------------------------------------------------------
+    def mixed_precision_plans(self, scale_losses: bool) -> list[MixedPrecisionPlan]:
+        """For each module that trains Keras models (``fit``, ``compile``, a GradientTape step): where a
+        mixed-precision policy must go for the models it trains, the float32 output each needs, and
+        (``scale_losses``, for float16) the loss scaling of its GradientTape steps."""
+        resolver = _ModelResolver(self)
+        by_module: dict[int, tuple[ModuleInfo, list[ModelConstruction | str]]] = {}
+        for module, scope, expression in self._trained_receivers():
+            result = resolver.receiver(module, scope, expression)
+            if result is not None:
+                by_module.setdefault(id(module), (module, []))[1].append(result)
+        return [self._plan(resolver, module, results, scale_losses) for module, results in by_module.values()]
+
+    def _plan(self, resolver: _ModelResolver, training: ModuleInfo, results: list[ModelConstruction | str],
+              scale_losses: bool) -> MixedPrecisionPlan:
+        models = list({id(r.call): r for r in results if isinstance(r, ModelConstruction)}.values())
+        plan = MixedPrecisionPlan(training, models)
+        problems = [r for r in results if isinstance(r, str)]
+        if problems:
+            plan.problem = problems[0]
+            return plan
+        for model in models:
+            plan.policy_before.append(self._policy_statement(resolver, model))
+            edit = self._output_edit(resolver, model)
+            if isinstance(edit, str):
+                plan.problem = edit
+                return plan
+            if edit is not None:
+                plan.outputs.append(edit)
+        plan.policy_before = list({id(s): (module, s) for module, s in plan.policy_before}.values())
+        if scale_losses:
+            scaling = self._loss_scaling(resolver, [s for s in self.training_steps if s.module is training])
+            if isinstance(scaling, str):
+                plan.problem = scaling
+                return plan
+            inline = [loop for loop in self.training_loops if loop.inline_step and loop.module is training]
+            if inline:
+                plan.problem = (f"the GradientTape loop at {training.location(inline[0].node).display} needs loss "
+                                "scaling, which advisor writes only into a training step function")
+                return plan
+            plan.loss_scaling = scaling
+        if len(plan.modules) > 1:
+            plan.problem = (f"the model is built and trained across {len(plan.modules)} files "
+                            f"({', '.join(m.path.as_posix() for m in plan.modules)}), and a patch changes one file")
+        return plan
+
+    def _trained_receivers(self) -> list[tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]]:
+        """The model expressions training uses: ``X`` of ``X.fit(...)``/``X.compile(...)``, and of
+        ``tape.gradient(loss, X.trainable_variables)`` in a training step or a loop that trains inline."""
+        found: dict[tuple[int, str], tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]] = {}
+
+        def add(site: CallSite, expression: cst.BaseExpression) -> None:
+            key = (id(site.function.node) if site.function else id(site.module), site.module.node_code(expression))
+            found.setdefault(key, (site.module, site.function, expression))
+
+        fits = m.Attribute(attr=m.Name(value=m.MatchIfTrue(TRAINING_METHODS.__contains__)))
+        compiles = {id(site) for site in self.keras_compiles}
+        for site in self.index.calls:
+            if m.matches(site.node.func, fits) or id(site) in compiles:
+                add(site, site.node.func.value)
+        trainable = m.Attribute(attr=m.Name(value=m.MatchIfTrue(TRAINABLE_ATTRIBUTES.__contains__)))
+        inline_steps = {id(loop.node) for loop in self.training_loops if loop.inline_step}
+        step_calls = [site for step in self.training_steps for site in self.calls_in(step)] + [
+            site for site in self.index.calls if id(site.module.enclosing_loop(site.node)) in inline_steps]
+        for site in step_calls:
+            sources = argument_value(site.node, "sources", 1) \
+                if m.matches(site.node.func, m.Attribute(attr=m.Name("gradient"))) else None
+            for attribute in m.findall(sources, trainable) if sources is not None else ():
+                add(site, attribute.value)
+        return list(found.values())
+
+    @staticmethod
+    def _policy_statement(resolver: _ModelResolver, model: ModelConstruction) -> tuple[ModuleInfo, cst.BaseStatement]:
+        """The statement a global policy goes before: the top of the builder the training calls, else the first
+        statement of the function (or module) that builds the model which constructs a Keras layer or model. Always
+        a statement of a function's or the module's own body: never inside one of its branches."""
+        if model.builder is not None:
+            body = list(model.builder.node.body.body)
+            docstring = 1 if len(body) > 1 and m.matches(body[0], DOCSTRING) else 0
+            return model.builder.module, body[docstring]
+        module = model.module
+        body = list(model.scope.node.body.body) if model.scope is not None else list(module.tree.body)
+        anchor = _statement_in(body, module, model.call)
+        for statement in body[:body.index(anchor)]:
+            if not isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and any(
+                    resolver.constructs_keras(module, call) for call in m.findall(statement, m.Call())):
+                return module, statement
+        return module, anchor
+
+    def _output_edit(self, resolver: _ModelResolver, model: ModelConstruction) -> OutputEdit | str | None:
+        """How the model's output stays float32 (None: it already does), or why advisor cannot say."""
+        module = model.module
+        if model.kind == "sequential":
+            layers = argument_value(model.call, "layers", 0)
+            if layers is None:
+                last = self._added_layers(module, model)
+            else:
+                last = layers.elements[-1].value if isinstance(layers, cst.List) and layers.elements else None
+            if not _is_layer_constructor(module, last):
+                return "advisor cannot find a Keras layer at the end of the `Sequential` model to keep in float32"
+            return None if argument(last, "dtype") is not None else OutputEdit("dtype", last, module)
+        if model.kind == "functional":
+            outputs = argument_value(model.call, "outputs", 1)
+            value = resolver.value_of(module, model.scope, outputs, last=True) if isinstance(outputs, cst.Name) \
+                else (module, model.scope, outputs)
+            applied = value[2] if value is not None else None
+            if isinstance(applied, cst.Call) and _is_layer_constructor(module, applied.func):
+                layer = applied.func
+                return None if argument(layer, "dtype") is not None else OutputEdit("dtype", layer, module)
+            if isinstance(applied, cst.Call) and (isinstance(applied.func, cst.Call) or any(
+                    n in SINGLE_TENSOR_OPS for n in module.qualified_names(applied.func))):
+                return OutputEdit("wrap", outputs, module)
+            return "advisor cannot tell that the model has a single output tensor to keep in float32"
+        return self._subclassed_output(resolver, model)
+
+    def _added_layers(self, module: ModuleInfo, model: ModelConstruction) -> cst.BaseExpression | None:
+        """The layer of the last ``model.add(layer)`` after ``model = Sequential()``."""
+        assignment = module.parent(model.call)
+        if not (isinstance(assignment, cst.Assign) and isinstance(assignment.targets[0].target, cst.Name)):
+            return None
+        name = assignment.targets[0].target.value
+        block = model.scope.node.body if model.scope is not None else module.tree
+        adds = m.findall(block, m.Call(func=m.Attribute(value=m.Name(name), attr=m.Name("add")), args=[m.Arg()]))
+        return adds[-1].args[0].value if adds else None
+
+    def _subclassed_output(self, resolver: _ModelResolver, model: ModelConstruction) -> OutputEdit | str | None:
+        """The layer a subclassed model's ``call`` applies last, built as ``self.x = keras.layers.X(...)``."""
+        cls_info = model.model_class
+        call_method = next((f for f in self.index.methods_of(cls_info) if f.name == "call"), None)
+        problem = f"advisor cannot find the layer `{cls_info.name}.call` applies last, to keep it in float32"
+        if call_method is None:
+            return problem
+        returns = [r for r in m.findall(call_method.node.body, m.Return())
+                   if self.enclosing_function(cls_info.module, r) is call_method]
+        returned = returns[-1].value if len(returns) == 1 else None
+        if isinstance(returned, cst.Name):
+            value = resolver.value_of(cls_info.module, call_method, returned, last=True)
+            returned = value[2] if value is not None else None
+        self_layer = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name()))
+        if not m.matches(returned, self_layer):
+            return problem
+        value = resolver.value_of(cls_info.module, call_method, returned.func)
+        layer = value[2] if value is not None else None
+        if not _is_layer_constructor(cls_info.module, layer):
+            return problem
+        return None if argument(layer, "dtype") is not None else OutputEdit("dtype", layer, cls_info.module)
+
+    def _loss_scaling(self, resolver: _ModelResolver, steps: list[FunctionInfo]) -> list[LossScaling] | str:
+        """What the gradients of these steps need under float16: the loss scaled inside its tape by the optimizer
+        that applies them, that optimizer built as a ``LossScaleOptimizer``; or why advisor cannot write it."""
+        found: dict[tuple, LossScaling] = {}
+        for step in steps:
+            module = step.module
+            for site in self.calls_in(step):
+                call = site.node
+                if not m.matches(call.func, m.Attribute(value=m.Name(), attr=m.Name("gradient"))):
+                    continue
+                where = module.location(call).display
+                tape = self._tape_block(step, call.func.value.value)
+                loss = argument_value(call, "target", 0)
+                if tape is None or not isinstance(loss, cst.Name) or not m.findall(
+                        tape.body, m.Assign(targets=[m.AssignTarget(target=m.Name(loss.value))])):
+                    return (f"the gradient at {where} is not of a loss computed inside its `with GradientTape()` "
+                            f"block, where loss scaling must happen")
+                optimizer = self._applying_optimizer(step, call)
+                if optimizer is None:
+                    return f"advisor cannot find the optimizer `apply_gradients` call that uses the gradient at {where}"
+                construction = self._optimizer_construction(resolver, step, optimizer)
+                if isinstance(construction, str):
+                    return construction
+                key = (id(tape), loss.value, module.node_code(optimizer))
+                found.setdefault(key, LossScaling(module, tape, loss.value, call, optimizer, construction))
+        return list(found.values())
+
+    @staticmethod
+    def _tape_block(step: FunctionInfo, tape_name: str) -> cst.With | None:
+        for block in m.findall(step.node.body, m.With()):
+            for item in block.items:
+                if m.matches(item.asname, m.AsName(name=m.Name(tape_name))) and \
+                        GRADIENT_TAPE in step.module.qualified_names(getattr(item.item, "func", item.item)):
+                    return block
+        return None
+
+    def _applying_optimizer(self, step: FunctionInfo, gradient: cst.Call) -> cst.BaseExpression | None:
+        """The receiver of the ``apply_gradients`` call that uses the gradients ``gradient`` returned."""
+        assignment = step.module.parent(gradient)
+        if not (isinstance(assignment, cst.Assign) and isinstance(assignment.targets[0].target, cst.Name)):
+            return None
+        grads = assignment.targets[0].target.value
+        for site in self.calls_in(step):
+            func = site.node.func
+            if m.matches(func, m.Attribute(attr=m.Name("apply_gradients"))) and \
+                    m.findall(site.node, m.Name(grads)):
+                return func.value
+        return None
+
+    @staticmethod
+    def _optimizer_construction(resolver: _ModelResolver, step: FunctionInfo,
+                                optimizer: cst.BaseExpression) -> cst.Call | None | str:
+        """The Keras optimizer construction to wrap; None when Keras' compile builds it (``self.optimizer`` of a
+        model's own ``train_step``, which compile wraps under a float16 policy)."""
+        value = resolver.value_of(step.module, step, optimizer)
+        call = value[2] if value is not None else None
+        if isinstance(call, cst.Call) and any(n.startswith(KERAS_OPTIMIZER_PREFIX) and n.rsplit(".", 1)[-1][:1].isupper()
+                                              for n in step.module.qualified_names(call.func)):
+            return call
+        if value is None and m.matches(optimizer, m.Attribute(value=m.Name("self"), attr=m.Name("optimizer"))) and \
+                step.class_key in {c.key for c in resolver.index.subclasses_of(*KERAS_MODEL)}:
+            return None
+        return f"advisor cannot tell where the optimizer `{step.module.node_code(optimizer)}` is built, to wrap it " \
+               f"in a LossScaleOptimizer"
 
     # -- values ---------------------------------------------------------------------------------------------------
     def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None) -> IntegerLiteral | None:

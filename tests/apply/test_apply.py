@@ -121,7 +121,8 @@ def test_overlap_keeps_the_outer_fix_and_reports_the_inner():
     assert "a.py:3:5" in skipped[0].reason
 
 
-def test_nested_fixes_in_one_file_apply_the_outer_and_report_the_inner(advisor, tmp_path):
+def test_nested_fixes_apply_to_a_fixpoint(advisor, tmp_path):
+    """The outer fix first; the inner one, skipped because the outer rewrote its statement, in the next round."""
     repo = tmp_path / "nested"
     repo.mkdir()
     (repo / "train.py").write_text(
@@ -134,11 +135,44 @@ def test_nested_fixes_in_one_file_apply_the_outer_and_report_the_inner(advisor, 
     advisor("analyze", ".", "--select", "TFD002", cwd=repo)
     assert sorted(f["line"] for f in _state(repo)["findings"]) == [2, 3]
     result = advisor("apply", "--all", cwd=repo)
-    assert result.code == 1
+    assert (result.code, result.err) == (0, "")
+    assert (repo / "train.py").read_text() == (
+        "import tensorflow as tf\n"
+        "ds = tf.data.Dataset.range(4).interleave(\n"
+        "    lambda x: tf.data.Dataset.range(x).map(f, num_parallel_calls=tf.data.AUTOTUNE),\n"
+        "    cycle_length=2,\n"
+        "    num_parallel_calls=tf.data.AUTOTUNE)\n"
+        "ds = ds.prefetch(1)\n"
+        "model.fit(ds)\n")
+    assert "Applied 2 fixes to 1 file." in result.out
+    assert [f for f in _state(repo)["findings"] if f["fix"]] == []  # the saved analysis is of the fixed file
+
+
+def test_overlapping_unsafe_fixes_in_one_statement_all_apply_and_nothing_is_left(advisor, tmp_path):
+    """Mixed precision's output layer and a padded Conv2D width in one `Sequential([...])` (issue #13)."""
+    repo = tmp_path / "overlap"
+    repo.mkdir()
+    (repo / "train.py").write_text(
+        "from tensorflow import keras\n"
+        "\n"
+        "model = keras.Sequential([\n"
+        "    keras.layers.Conv2D(30, 3, activation=\"relu\"),\n"
+        "    keras.layers.Flatten(),\n"
+        "    keras.layers.Dense(10),\n"
+        "])\n"
+        "model.compile(optimizer=\"adam\", loss=\"mse\")\n")
+    advisor("analyze", ".", cwd=repo)
+    assert sorted(f["code"] for f in _state(repo)["findings"]) == ["TFC001", "TFC002"]
+    result = advisor("apply", "--all", "--unsafe-fixes", cwd=repo)
+    assert (result.code, result.err) == (0, "")
     text = (repo / "train.py").read_text()
-    assert "cycle_length=2, num_parallel_calls=tf.data.AUTOTUNE)" in text
-    assert ".map(f)," in text
-    assert "overlaps the TFD002 fix" in result.err and "train.py:3" in result.err
+    assert 'keras.mixed_precision.set_global_policy("mixed_float16")\nmodel = keras.Sequential' in text
+    assert "Conv2D(32, 3" in text and 'Dense(10, dtype="float32")' in text
+    assert advisor("analyze", ".", cwd=repo).code == 0
+    before = listing(repo)
+    again = advisor("apply", "--all", "--unsafe-fixes", cwd=repo)
+    assert (again.code, again.out.strip()) == (0, "nothing to apply")
+    assert listing(repo) == before
 
 
 def test_changed_file_is_refused_and_the_rest_applied(advisor, tmp_path):
@@ -224,22 +258,28 @@ def test_a_patch_that_no_longer_applies_is_skipped(advisor, repo):
     assert (repo / "data.py").read_bytes() == before
 
 
-def test_unsafe_fixes_need_the_flag_and_say_why(advisor, repo):
-    advisor("analyze", ".", "--select", "TFD", cwd=repo)
-    unsafe_id = _ids(repo, "TFD001")[0]
-
-    def make_unsafe(document):
-        for finding in document["findings"]:
-            if finding["id"] == unsafe_id:
-                finding["fix"].update(applicability="unsafe", why_unsafe="may reorder side effects")
-    _edit_state(repo, make_unsafe)
+def test_unsafe_fixes_need_the_flag_and_say_why(advisor, tmp_path):
+    repo = tmp_path / "unsafe"
+    repo.mkdir()
+    (repo / "train.py").write_text("from tensorflow import keras\n"
+                                   "model = keras.Sequential([keras.layers.Dense(30), keras.layers.Dense(10)])\n"
+                                   "model.compile(optimizer=\"adam\", loss=\"mse\")\n")
+    advisor("analyze", ".", cwd=repo)
+    before = listing(repo)
     result = advisor("apply", "--all", cwd=repo)
-    assert result.code == 0
-    assert "may reorder side effects" in result.err and "--unsafe-fixes" in result.err
-    assert ".prefetch(" not in (repo / "data.py").read_text()
-    # The first apply rewrote data.py: the held-back fix's positions are stale now.
-    explicit = advisor("apply", unsafe_id, "--unsafe-fixes", cwd=repo)
-    assert explicit.code == 1 and "--reanalyze" in explicit.err
+    assert result.code == 0  # --all means "every safe fix": holding the unsafe ones back is no failure
+    assert "Changes the numerics" in result.err and "pass --unsafe-fixes" in result.err
+    assert listing(repo) == before
+    explicit = advisor("apply", _ids(repo, "TFC002")[0], cwd=repo)
+    assert explicit.code == 1 and "--unsafe-fixes" in explicit.err
+
+
+def test_a_fix_of_a_file_another_explicit_apply_rewrote_needs_reanalysis(advisor, repo):
+    advisor("analyze", ".", "--select", "TFD", cwd=repo)
+    assert advisor("apply", _ids(repo, "TFD002")[0], cwd=repo).code == 0
+    # That apply rewrote data.py: the other fix's positions are stale now.
+    stale = advisor("apply", _ids(repo, "TFD001")[0], cwd=repo)
+    assert stale.code == 1 and "--reanalyze" in stale.err
 
 
 def test_unsafe_fix_applied_with_the_flag(advisor, repo):

@@ -413,9 +413,9 @@ def test_without_a_trained_model_the_construction_is_the_first_in_a_training_mod
             model.compile("adam", "mse")
             """,
     })
-    ((first, custom_loop),) = SourceQueries(index).model_constructions
+    (first,) = SourceQueries(index).model_constructions
     assert first.module.path.as_posix() == "train.py" and first.module.node_code(first.node) == \
-        "keras.Input(shape=(4,))" and not custom_loop
+        "keras.Input(shape=(4,))"
 
 
 def test_the_model_construction_is_that_of_the_model_fit_trains_followed_into_its_builder(index_of):
@@ -437,33 +437,15 @@ def test_the_model_construction_is_that_of_the_model_fit_trains_followed_into_it
             model.fit(x, y)
             """,
     })
-    ((construction, _),) = SourceQueries(index).model_constructions
+    (construction,) = SourceQueries(index).model_constructions
     assert construction.module.node_code(construction.node) == "keras.Input(shape=(units,))"
 
 
 def test_without_a_training_module_the_first_construction_in_source_order_is_taken(index_of):
     index = index_of({"b.py": "import keras\nkeras.layers.Dense(2)\n", "a.py": "import keras\nkeras.layers.Dense(1)\n"})
-    ((first, _),) = SourceQueries(index).model_constructions
+    (first,) = SourceQueries(index).model_constructions
     assert first.module.node_code(first.node) == "keras.layers.Dense(1)"
     assert SourceQueries(index_of(code="import numpy\n")).model_constructions == []
-
-
-def test_the_output_layer_of_a_sequential_literal(index_of):
-    index = index_of(code="""
-        import keras
-        plain = keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10)])
-        typed = keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10, dtype="float32")])
-        pooled = keras.Sequential([keras.layers.Dense(64), keras.layers.GlobalAveragePooling1D()])
-        built = keras.Sequential(layers)
-        """)
-    train, queries = module(index), SourceQueries(index)
-    outputs = {name: queries.sequential_output_layer(train, call(train, code)) for name, code in [
-        ("plain", "keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10)])"),
-        ("typed", 'keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(10, dtype="float32")])'),
-        ("pooled", "keras.Sequential([keras.layers.Dense(64), keras.layers.GlobalAveragePooling1D()])"),
-        ("built", "keras.Sequential(layers)")]}
-    assert train.node_code(outputs["plain"]) == "keras.layers.Dense(10)"
-    assert outputs["typed"] is None and outputs["pooled"] is None and outputs["built"] is None
 
 
 def test_output_layers_of_sequential_and_functional_models(index_of):
