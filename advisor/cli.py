@@ -251,11 +251,12 @@ def verify(ids_and_command: tuple[str, ...], verify_all: bool, each: bool, unsaf
     from .report.text import verification_line
     from .verify import DEFAULT_RTOL, default_repo, run_verify
 
-    # Click drops the "--" separator: what follows the ids is the command, which starts with its interpreter.
+    # What follows the ids is the command, which starts with its interpreter. Click drops the "--" separator
+    # when no id comes before it, and keeps it after one.
     split = next((i for i, arg in enumerate(ids_and_command) if "python" in Path(arg).name), None)
     if split is None:
         raise click.UsageError("give the training command after --, e.g. `advisor verify --all -- python train.py`")
-    ids, command = list(ids_and_command[:split]), list(ids_and_command[split:])
+    ids, command = [a for a in ids_and_command[:split] if a != "--"], list(ids_and_command[split:])
     if not (ids or verify_all):
         raise click.UsageError("name the fixes to verify by id (shown by `advisor analyze`), or pass --all")
     try:

@@ -60,6 +60,11 @@ class RunFailed(Exception):
         self.message = message
 
 
+class WindowTooShort(RunFailed):
+    """The measured steps hold fewer than two whole step calls: with steps_per_execution=k a call runs k batches,
+    and a window shorter than two calls measures the compilation, not the program."""
+
+
 @dataclass(frozen=True)
 class Variant:
     """One version of the program: ``command`` (interpreter first) run in ``cwd``."""
@@ -202,8 +207,16 @@ def run_once(variant: Variant, *, warmup: int, steps: int, seed: int, round_numb
         raise RunFailed(variant.name, f"the script ran {len(result['step_ms'])} steps, none after the {warmup} "
                                       f"warm-up steps (in Keras fit or a tf.data loop; with steps_per_execution, "
                                       f"the first execution's batches are all warm-up)")
+    marks = result["cpu_marks"]
+    calls = sum(1 for batches, _ in marks if batches > warmup)  # step-end calls inside the measured window
+    per_call = max(later[0] - earlier[0] for earlier, later in zip(marks, marks[1:]))
+    if per_call > 1 and calls < 2:
+        raise WindowTooShort(variant.name, f"it runs {per_call} batches per step call (steps_per_execution), so "
+                                           f"{warmup} warm-up and {steps} measured steps hold {calls} whole "
+                                           f"call(s) after the warm-up: use --warmup {per_call} --steps "
+                                           f"{2 * per_call} or more (and a script that runs that many steps)")
     # Only Keras fit logs losses; a custom loop has none.
-    return Run(variant.name, round_number, measured, cpu_ms_per_step(result["cpu_marks"], warmup),
+    return Run(variant.name, round_number, measured, cpu_ms_per_step(marks, warmup),
                [e for e in result["logs"] if e["step"] >= warmup], result["complete"], load, result.get("executed"))
 
 

@@ -26,8 +26,8 @@ from typing import Any, Callable
 from .apply import _select, apply_fixes, describe, split_by_safety
 from .config import DEFAULT_STATE_FILE, load_settings
 from .errors import InputError
-from .measure import CPU, FASTER, FIGURE_NAMES, STEP, Estimate, Run, RunFailed, StoppingRule, Variant, alternate, \
-    estimate, load_average, log_differences, machine, run_once
+from .measure import CPU, FASTER, FIGURE_NAMES, STEP, Estimate, Run, RunFailed, StoppingRule, Variant, \
+    WindowTooShort, alternate, estimate, load_average, log_differences, machine, run_once
 from .model import Applicability, Finding, SpeedupEstimate
 from .rule import all_rules
 from .speedup import combine
@@ -240,18 +240,20 @@ def run_verify(repo: Path, ids: list[str], command: list[str], *, unsafe_fixes: 
         verification = Verification(sets, rule, held_back=[describe(f) for f in held_back],
                                     machine={**machine(), "load_avg_1m_start": load_average()})
         variants = {name: Variant(name, *relocate(command, Path.cwd(), repo, copy)) for name, copy in copies.items()}
-        failures = check_fixes_run(sets, variants, copies, warmup=warmup, steps=steps, timeout_s=timeout_s)
-        measuring = [s for s in sets if s.variant not in failures]
-        try:
-            verification.runs, failed_later = alternate(
-                [v for name, v in variants.items() if name not in failures], ORIGINAL,
-                {s.variant: s.figure for s in measuring}, rule, warmup=warmup, steps=steps, timeout_s=timeout_s,
-                progress=progress)
-        except RunFailed as failure:  # only the original's failure ends the measurement
-            raise InputError(f"the original script fails, so there is nothing to compare: {failure.message}") \
-                from None
+        failures = check_runs(sets, variants, copies, warmup=warmup, steps=steps, timeout_s=timeout_s)
+        measuring = {s.variant: s.figure for s in sets if s.variant not in failures}
+        if measuring:
+            try:
+                verification.runs, failed_later = alternate(
+                    [variants[ORIGINAL], *(variants[name] for name in measuring)], ORIGINAL, measuring, rule,
+                    warmup=warmup, steps=steps, timeout_s=timeout_s, progress=progress)
+            except WindowTooShort as short:
+                raise InputError(f"cannot measure the original: {short.message}") from None
+            except RunFailed as failure:  # only the original's failure ends the measurement
+                raise InputError(f"the original script fails, so there is nothing to compare: {failure.message}") \
+                    from None
+            failures.update(failed_later)
         verification.machine["load_avg_1m_end"] = load_average()
-    failures.update(failed_later)
     for patch_set in sets:
         patch_set.error = failures.get(patch_set.variant)
         if patch_set.error is None:
@@ -261,25 +263,28 @@ def run_verify(repo: Path, ids: list[str], command: list[str], *, unsafe_fixes: 
     return verification
 
 
-def check_fixes_run(sets: list[PatchSet], variants: dict[str, Variant], copies: dict[str, Path], *, warmup: int,
-                    steps: int, timeout_s: float | None) -> dict[str, str]:
-    """One untimed run of every single-fix variant under a line probe: sets ``ran`` (did the statements the fix
-    changed execute?). Returns the variants that failed, with the end of their output."""
+def check_runs(sets: list[PatchSet], variants: dict[str, Variant], copies: dict[str, Path], *, warmup: int,
+               steps: int, timeout_s: float | None) -> dict[str, str]:
+    """One untimed run of every patched variant before the rounds: a variant that fails leaves early, a window too
+    short for the program is an input error, and a single fix's run goes under a line probe that sets ``ran``
+    (did the statements the fix changed execute?). Returns the variants that failed, with the end of their output."""
     failures = {}
     for patch_set in sets:
-        if not patch_set.watched:
-            continue
         copy = copies[patch_set.variant]
         lines = {str(copy / path): changed_statements((copies[ORIGINAL] / path).read_text(encoding="utf-8"),
                                                       (copy / path).read_text(encoding="utf-8"))
-                 for path in patch_set.files}
+                 for path in patch_set.files} if patch_set.watched else None
         try:
             run = run_once(variants[patch_set.variant], warmup=warmup, steps=steps, seed=0, round_number=-1,
                            timeout_s=timeout_s, lines=lines)
+        except WindowTooShort as short:
+            raise InputError(f"cannot measure the fixes {', '.join(f.id for f in patch_set.patches)}: "
+                             f"{short.message}") from None
         except RunFailed as failure:
             failures[patch_set.variant] = failure.message
             continue
-        patch_set.ran = any(run.executed.values())
+        if lines is not None:
+            patch_set.ran = any(run.executed.values())
     return failures
 
 
