@@ -29,7 +29,7 @@ from .errors import InputError
 from .measure import CPU, FASTER, FIGURE_NAMES, STEP, Estimate, Run, RunFailed, StoppingRule, Variant, \
     WindowTooShort, alternate, estimate, load_average, log_differences, machine, run_once
 from .model import Applicability, Finding, SpeedupEstimate
-from .rule import all_rules
+from .catalogue import all_rules
 from .speedup import combine
 from .state import OPEN, SavedAnalysis, load_analysis
 

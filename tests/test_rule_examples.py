@@ -10,8 +10,9 @@ import libcst as cst
 import pytest
 
 from advisor.engine import analyze_texts
-from advisor.profile import load_profile
-from advisor.rule import Example, Rule, all_rules
+from advisor.profile.loader import load_profile
+from advisor.catalogue import all_rules
+from advisor.rule import Example, Rule
 
 EXAMPLE_PATH = "example.py"
 REPO = Path(__file__).resolve().parents[1]

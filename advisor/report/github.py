@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..engine import Report
+from ..model import Report
 from ..model import Finding
 from .view import severity, speedup_text
 

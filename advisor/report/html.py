@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from .. import __version__
-from ..engine import Report
+from ..model import Report
 from .text import summary_line
 from .view import IteratorRow, Segment, finding_view, make_environment, profile_view, source_snippet
 

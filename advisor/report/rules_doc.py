@@ -12,7 +12,8 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
-from ..rule import Rule, all_rules
+from ..catalogue import all_rules
+from ..rule import Rule
 
 
 def rule_json(rule: type[Rule]) -> dict[str, Any]:

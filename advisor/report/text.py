@@ -8,9 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 
-from ..engine import Report
 from ..measure import FIGURE_NAMES
-from ..model import Confidence, Finding
+from ..model import Confidence, Finding, Report
 
 CONFIDENCE_STYLE = {Confidence.CONFIRMED: "bold red", Confidence.LIKELY: "yellow", Confidence.POSSIBLE: "dim"}
 
@@ -70,7 +69,7 @@ def render_finding(console: Console, finding: Finding, show_diff: bool,
 
 def render_report(report: Report, console: Console, show_diff: bool = True) -> None:
     if report.profile is not None:
-        from ..profile import render_profile_summary
+        from .profile_summary import render_profile_summary
 
         render_profile_summary(report.profile, console)
         console.print()

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping
 
 import jinja2
 
-from ..engine import Report
+from ..model import Report
 from ..model import Confidence, Finding, SpeedupEstimate
 
 # Step-time categories in the order a step spends them, with the labels people read.

@@ -28,7 +28,7 @@ _EXACT_ALIASES = {
 
 
 def canonical(qualified_name: str) -> str:
-    """Map one qualified name to the spelling rules use (``tensorflow.keras.layers.Dense`` -> ``keras.layers.Dense``)."""
+    """One qualified name in the spelling rules use (``tensorflow.keras.layers.Dense`` -> ``keras.layers.Dense``)."""
     if qualified_name in _EXACT_ALIASES:
         return _EXACT_ALIASES[qualified_name]
     for prefix, replacement in _PREFIX_ALIASES:
@@ -36,6 +36,10 @@ def canonical(qualified_name: str) -> str:
             return replacement + qualified_name[len(prefix):]
     return qualified_name
 
+
+# Canonical names of the APIs advisor reasons about in several places.
+TF_FUNCTION = "tensorflow.function"
+GRADIENT_TAPE = "tensorflow.GradientTape"
 
 # A file that mentions none of these cannot use TensorFlow or Keras; it is not parsed at all.
 PREFILTER_WORDS = (b"tensorflow", b"keras", b"tf_keras")

@@ -10,16 +10,14 @@ read by rules as :class:`Pipeline` paths from a source to a sink.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import Iterator, Mapping
 
 import libcst as cst
 import networkx as nx
 
-from .visitors import CollectorVisitor, parameter_names
-
-
-if TYPE_CHECKING:
-    from .index import FunctionInfo, ModuleInfo
+from .facts import DISTRIBUTE_METHODS, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
+from .syntax import argument_value, literal, parameter_names
+from .visitors import CollectorVisitor
 
 DATASET_SOURCES = frozenset({
     "tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors",
@@ -47,71 +45,8 @@ DISTINCTIVE_METHODS = DATASET_METHODS - {
     "map", "filter", "apply", "take", "skip", "zip", "concatenate", "repeat", "enumerate", "window", "unique",
     "scan", "shard", "cache",
 }
-# Calls that wrap a dataset without adding a stage of the input pipeline.
-DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset", "distribute_datasets_from_function"})
-# Operations that change no element of the data: they add no stage of work.
-PASS_THROUGH_OPS = frozenset({"with_options"}) | DISTRIBUTE_METHODS
 
 TRAIN_METHODS = {"fit": "train", "evaluate": "evaluate", "predict": "predict"}
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One dataset-producing call of a pipeline (a source or a transformation)."""
-
-    op: str  # "from_tensor_slices", "map", "prefetch", ...
-    is_source: bool
-    node: cst.Call
-    module: "ModuleInfo"
-    discarded: bool  # the call's result is thrown away (``ds.prefetch(2)`` as a statement)
-
-    @property
-    def anchor(self) -> cst.CSTNode:
-        """The node findings point at: the method name of ``ds.map(...)``, so the report names the ``.map(`` line."""
-        func = self.node.func
-        return func.attr if isinstance(func, cst.Attribute) else func
-
-
-@dataclass(frozen=True)
-class Sink:
-    """Where a pipeline is consumed."""
-
-    role: str  # "train", "validation", "evaluate", "predict", "loop", "iter", "distribute"
-    node: cst.CSTNode
-    module: "ModuleInfo"
-
-    @property
-    def is_training(self) -> bool:
-        return self.role in ("train", "loop", "iter", "distribute")
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    """One path through the dataflow graph from where a dataset starts to where it is consumed."""
-
-    stages: tuple[Stage, ...]
-    sink: Sink
-    options: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
-
-    @property
-    def last_stage(self) -> Stage:
-        return self.stages[-1]
-
-    def ops(self) -> list[str]:
-        return [s.op for s in self.stages]
-
-    def runtime_optimization(self, name: str) -> bool | None:
-        """Whether tf.data's run-time rewrite ``name`` (``map_parallelization``, ``inject_prefetch``) is on.
-
-        True or False when the pipeline's ``tf.data.Options`` say so (``apply_default_optimizations = False``
-        turns the default rewrites off); None when the options leave TensorFlow's default in force.
-        """
-        explicit = self.options.get(f"experimental_optimization.{name}")
-        if isinstance(explicit, bool):
-            return explicit
-        if self.options.get("experimental_optimization.apply_default_optimizations") is False:
-            return False
-        return None
 
 
 # --- graph node keys -------------------------------------------------------------------------------------------
@@ -132,7 +67,7 @@ class _Scope:
 class PipelineCollector(CollectorVisitor):
     """Adds one module's dataset values, transformations and sinks to the repo-wide graph."""
 
-    def __init__(self, module: "ModuleInfo", graph: nx.DiGraph, pending_calls: list) -> None:
+    def __init__(self, module: ModuleInfo, graph: nx.DiGraph, pending_calls: list) -> None:
         super().__init__()
         self.module = module
         self.graph = graph
@@ -230,13 +165,12 @@ class PipelineCollector(CollectorVisitor):
             self._record_possible_repo_call(node, names)
 
     def _train_sinks(self, node: cst.Call, role: str) -> None:
-        positional = [a for a in node.args if a.keyword is None and a.star == ""]
-        keyword = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        data = keyword.get("x", positional[0].value if positional else None)
+        data = argument_value(node, "x", 0)
         if data is not None:
             self._add_sink(data, node, role)
-        if role == "train" and "validation_data" in keyword:
-            self._add_sink(keyword["validation_data"], node, "validation")
+        validation = argument_value(node, "validation_data")
+        if role == "train" and validation is not None:
+            self._add_sink(validation, node, "validation")
 
     def _add_sink(self, expr: cst.BaseExpression, node: cst.CSTNode, role: str) -> None:
         value = self.value_of(expr)
@@ -322,11 +256,7 @@ class PipelineCollector(CollectorVisitor):
         key = self.lookup(expr.value)
         if key is None or key[0] != "call" or key[1] not in self.options_settings:
             return
-        literal: object = value.value if isinstance(value, cst.Name) and value.value in ("True", "False", "None") \
-            else None
-        if isinstance(value, cst.Integer):
-            literal = int(value.value)
-        setting = literal if not isinstance(literal, str) else {"True": True, "False": False, "None": None}[literal]
+        setting = literal(value) if isinstance(value, (cst.Name, cst.Integer)) else None
         self.options_settings[key[1]][".".join(reversed(path))] = setting
 
     def leave_Return(self, original_node: cst.Return) -> None:
@@ -367,7 +297,7 @@ class PipelineCollector(CollectorVisitor):
                 data["options"] = self._options_of(stage.node)
 
 
-def link_calls(graph: nx.DiGraph, pending_calls: list, functions: Mapping[str, list["FunctionInfo"]]) -> None:
+def link_calls(graph: nx.DiGraph, pending_calls: list, functions: Mapping[str, list[FunctionInfo]]) -> None:
     """Connect calls to repo functions with what those functions return and take.
 
     ``functions`` maps every name a function can be imported by (``pkg.data.make_dataset``,

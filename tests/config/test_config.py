@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from advisor import engine
-from advisor.cache import ResultCache, cache_root, cached_check
+from advisor.cache import ResultCache
+from advisor.files import cache_root
 from advisor.config import Settings, find_pyproject, load_settings, parse_selectors
 from advisor.errors import InputError
 from advisor.model import Confidence
@@ -138,20 +139,21 @@ def test_check_cache_hits_on_same_content_and_settings_only(monkeypatch, tmp_pat
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
     settings = load_settings(root, CODES, select="TFD")
     files = [Path("src/data.py")]
-    first = cached_check(files, settings)
+    first = engine.check(files, settings, ResultCache("check", settings))
     assert [f.code for f in first.findings] == ["TFD002"]
     assert list((tmp_path / "cache/check").glob("*/*.json"))
 
     def no_analysis(*args):
         raise AssertionError("analysed although cached")
-    monkeypatch.setattr(engine, "check", no_analysis)
-    second = cached_check(files, settings)
+    monkeypatch.setattr(engine, "run_rules", no_analysis)
+    second = engine.check(files, settings, ResultCache("check", settings))
     assert [(f.id, f.patch.diff) for f in second.findings] == [(f.id, f.patch.diff) for f in first.findings]
     assert second.file_hashes == first.file_hashes
-    key = ResultCache.key({"src/data.py": (root / "src/data.py").read_bytes()}, settings, "context")
+    key = ResultCache("check", settings).key({"src/data.py": (root / "src/data.py").read_bytes()}, "context")
+    other_settings = load_settings(root, CODES, select="TFD001")
     with pytest.raises(AssertionError):  # other settings: a miss
-        cached_check(files, load_settings(root, CODES, select="TFD001"))
+        engine.check(files, other_settings, ResultCache("check", other_settings))
     (root / "src/data.py").write_text((root / "src/data.py").read_text() + "# changed\n")
     with pytest.raises(AssertionError):  # other content: a miss
-        cached_check(files, settings)
-    assert key != ResultCache.key({"src/data.py": (root / "src/data.py").read_bytes()}, settings, "context")
+        engine.check(files, settings, ResultCache("check", settings))
+    assert key != ResultCache("check", settings).key({"src/data.py": (root / "src/data.py").read_bytes()}, "context")

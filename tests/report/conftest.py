@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from advisor.config import Settings
-from advisor.engine import Report, analyze
+from advisor.engine import analyze
+from advisor.model import Report
 
 from report_helpers import MARKUP_SOURCE, REPO_ROOT, ConstructedProfile, constructed_profile_json
 
