@@ -277,7 +277,7 @@ def _select(saved: SavedAnalysis, ids: list[str]) -> list[Finding]:
 
 
 def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool, mode: str, interactive: bool,
-              reanalyze: bool) -> int:
+              reanalyze: bool, verified: bool = False) -> int:
     """The ``advisor apply`` command; ``mode`` is "write", "diff" or "dry-run". Returns the exit code."""
     if not repo.is_dir():
         raise InputError(f"{repo}: no such directory")
@@ -292,6 +292,14 @@ def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool
         click.echo(f"advisor: not applied {describe(finding)}: unsafe ({finding.fix.why_unsafe}); "
                    f"pass --unsafe-fixes to apply it", err=True)
     problems += len(held_back) if explicit else 0  # --all means "what is safe": holding back is no failure
+    if verified:
+        from .verify import verified_fixes  # verify builds on this module
+
+        wanted, unverified = verified_fixes(saved, wanted)
+        for finding, reason in unverified:
+            click.echo(f"advisor: not applied {describe(finding)}: {reason} (--verified applies only fixes "
+                       f"measured faster on their own)", err=True)
+        problems += len(unverified) if explicit else 0
     pending = []
     for finding in wanted:
         status = saved.status_of(finding)

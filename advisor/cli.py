@@ -166,10 +166,12 @@ def check(files: tuple[Path, ...], select: str | None, ignore: str | None, fix: 
 @click.option("--dry-run", is_flag=True, help="List the fixes that would be applied; change nothing.")
 @click.option("--interactive", "-i", is_flag=True, help="Show each fix and ask before applying it.")
 @click.option("--reanalyze", is_flag=True, help="Analyze again first (same profile and options).")
+@click.option("--verified", is_flag=True,
+              help="Only fixes that `advisor verify` measured faster on their own, with matching losses.")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="The analysed repository.")
 def apply(ids: tuple[str, ...], apply_all: bool, unsafe_fixes: bool, diff_only: bool, dry_run: bool,
-          interactive: bool, reanalyze: bool, repo: Path) -> None:
+          interactive: bool, reanalyze: bool, verified: bool, repo: Path) -> None:
     """Apply fixes IDS (or --all) from the last `advisor analyze` of the repo (.advisor/last.json)."""
     from .apply import run_apply
 
@@ -177,7 +179,7 @@ def apply(ids: tuple[str, ...], apply_all: bool, unsafe_fixes: bool, diff_only: 
         raise click.UsageError("--diff and --dry-run exclude each other")
     mode = "diff" if diff_only else "dry-run" if dry_run else "write"
     sys.exit(run_apply(repo, list(ids), apply_all=apply_all, unsafe_fixes=unsafe_fixes, mode=mode,
-                       interactive=interactive, reanalyze=reanalyze))
+                       interactive=interactive, reanalyze=reanalyze, verified=verified))
 
 
 @cli.command()
