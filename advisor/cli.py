@@ -229,7 +229,9 @@ def profile(warmup: int, steps: int, python_tracer: bool, logdir: Path, command:
 @click.option("--all", "verify_all", is_flag=True, help="Verify every safe fix of the saved analysis together.")
 @click.option("--each", is_flag=True, help="Also measure every chosen fix alone, in the same rounds.")
 @click.option("--unsafe-fixes", is_flag=True, help="Include the fixes that may change behaviour.")
-@click.option("--steps", default=20, show_default=True, help="Steps measured per run, after the warm-up.")
+@click.option("--steps", default=50, show_default=True,
+              help="Steps measured per run, after the warm-up: a window of seconds, which one burst of load on the "
+                   "machine does not decide.")
 @click.option("--warmup", default=5, show_default=True, help="Steps run and discarded first in each run.")
 @click.option("--min-rounds", default=StoppingRule.min_rounds, show_default=True,
               help="Rounds of alternating runs before the intervals are looked at.")

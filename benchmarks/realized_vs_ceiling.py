@@ -87,10 +87,11 @@ def main() -> None:
     for name in args.samples:
         with tempfile.TemporaryDirectory(prefix=f"advisor-bench-{name}-") as scratch:
             root = Path(scratch)
-            copies = {ORIGINAL: analysed_copy(name, root / ORIGINAL / name, args)}
-            copies[PATCHED] = root / PATCHED / name
-            shutil.copytree(copies[ORIGINAL], copies[PATCHED])
+            copies = {ORIGINAL: root / ORIGINAL / name, PATCHED: analysed_copy(name, root / PATCHED / name, args)}
+            shutil.copytree(SAMPLES / name, copies[ORIGINAL])
             applied = advisor("apply", "--all", "--unsafe-fixes", "--repo", str(copies[PATCHED]))
+            if applied.returncode != 0:
+                raise SystemExit(f"{name}: advisor apply failed (exit {applied.returncode})")
             fixes = [line for line in applied.stdout.splitlines() if line.startswith("applied")]
             expert = SAMPLES / f"{name}_expert"
             copies[EXPERT] = root / EXPERT / name

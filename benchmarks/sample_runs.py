@@ -29,7 +29,7 @@ def arguments(description: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("samples", nargs="*", default=list(PROBLEM_SAMPLES))
     parser.add_argument("--warmup", type=int, default=5, help="steps discarded at the start of each run")
-    parser.add_argument("--steps", type=int, default=20, help="steps measured per run")
+    parser.add_argument("--steps", type=int, default=50, help="steps measured per run")
     parser.add_argument("--min-rounds", type=int, default=StoppingRule.min_rounds)
     parser.add_argument("--max-rounds", type=int, default=StoppingRule.max_rounds)
     parser.add_argument("--precision", type=float, default=StoppingRule.precision)

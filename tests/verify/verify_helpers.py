@@ -59,7 +59,7 @@ def load(index):
     return features, label
 
 
-dataset = tf.data.Dataset.range(16 * 40).map(load).batch(16)
+dataset = tf.data.Dataset.range(16 * 80).map(load).batch(16)
 model = keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(2)])
 model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
 model.fit(dataset, epochs=1, verbose=0)
