@@ -53,4 +53,8 @@ def test_a_competing_cpu_load_leaves_the_verdict_as_it_was(reads_repo):
     assert all(run["load_avg_1m"] >= 0 for run in loaded["runs"])
     assert loaded["machine"]["load_avg_1m_end"] >= 1.0
     assert quiet["figure"] == loaded["figure"] == "step"  # a parallel map is judged on wall time
+    for name, record in (("quiet", quiet), ("loaded", loaded)):  # shown with -rP, for docs/benchmarks.md
+        speedup, machine = record["measured_speedup"], record["machine"]
+        print(f"{name}: {speedup['verdict']} {speedup['median']}x ({speedup['low']}-{speedup['high']}) over "
+              f"{speedup['rounds']} rounds, load {machine['load_avg_1m_start']}-{machine['load_avg_1m_end']}")
     assert quiet["verdict"] == loaded["verdict"] == "faster", (quiet["measured_speedup"], loaded["measured_speedup"])
