@@ -8,7 +8,9 @@ the inner one skipped (and reported): the outer rewrite may have moved or replac
 the very same span target the same call and are both applied.
 
 A file is only written when its content is still what the analysis read, the composed result parses, and it can
-be replaced atomically with its mode, encoding, newline style and trailing newline kept.
+be replaced atomically with its mode, encoding, newline style and trailing newline kept. A notebook's fixes are
+composed on the module its code cells make and written back into the cells they change (see
+:mod:`advisor.source.notebook`): the rest of the file stays byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .errors import InputError
 from .files import content_hash, unified_diff, write_atomically
 from .model import Applicability, Finding, Report
 from .source.facts import ModuleInfo
+from .source.notebook import NOTEBOOK_SUFFIX, NotebookError
 from .state import OPEN, OUTDATED, SavedAnalysis, load_analysis, previous_analysis_options, save_analysis
 
 # The helper transforms libcst's CodemodCommand runs after a codemod, from what the codemod put in the context.
@@ -53,7 +56,8 @@ class FileResult:
     path: Path  # relative to the repo
     applied: list[Finding] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
-    diff: str = ""
+    diff: str = ""  # of the file: `git apply` takes it
+    cell_diff: str | None = None  # of a notebook's changed cells, for people
     error: str | None = None  # the file was left as it was, for this reason
     written: bool = False
 
@@ -119,6 +123,18 @@ def _read_only_reason(path: Path) -> str | None:
     return None
 
 
+def _new_file(module: ModuleInfo, new_code: str, targets: list[int]) -> tuple[str, str, bytes]:
+    """(the file's text, its new text, the new bytes) once ``new_code``, made by fixes targeting module lines
+    ``targets``, replaces the module's code; raises when the result would not parse, or a notebook cannot take it."""
+    if module.notebook is None:
+        new_data = new_code.encode(module.encoding)
+        cst.parse_module(new_data)
+        return module.code, new_code, new_data
+    cst.parse_module(new_code)
+    new_text = module.notebook.with_code(new_code, targets)
+    return module.notebook.text, new_text, new_text.encode("utf-8")
+
+
 def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: list[Finding], *,
                   write: bool) -> FileResult:
     """Apply ``findings``' fixes to ``root / path`` if its content hash is still ``expected_hash``."""
@@ -135,19 +151,28 @@ def apply_to_file(root: Path, path: Path, expected_hash: str | None, findings: l
     if content_hash(data) != expected_hash:
         result.error = "changed since the analysis; not changed (run `advisor apply --reanalyze`)"
         return result
-    tree = cst.parse_module(data)  # it parsed when analysed, and it has not changed
-    module = ModuleInfo.of(path, absolute, tree, data)
+    # It parsed when analysed, and it has not changed.
+    if path.suffix == NOTEBOOK_SUFFIX:
+        module, _ = ModuleInfo.of_notebook(path, absolute, data)
+    else:
+        module = ModuleInfo.of(path, absolute, cst.parse_module(data), data)
     new_code, result.applied, result.skipped = compose(module, findings)
     if not result.applied:
         return result
+    targets = [finding.location.line for finding in result.applied]
     try:
-        new_data = new_code.encode(module.encoding)
-        cst.parse_module(new_data)
+        old_text, new_text, new_data = _new_file(module, new_code, targets)
     except (cst.ParserSyntaxError, UnicodeEncodeError) as exc:
         result.error = f"the fixes produce a file that does not parse ({type(exc).__name__}); not changed"
         result.applied = []
         return result
-    result.diff = unified_diff(path, module.code, new_code)
+    except NotebookError as exc:
+        result.error = f"the fixes cannot be written back into the notebook: {exc}; not changed"
+        result.applied = []
+        return result
+    result.diff = unified_diff(path, old_text, new_text)
+    if module.notebook is not None:
+        result.cell_diff = module.notebook.cell_diff(path, new_code, targets)
     if not write:
         return result
     reason = _read_only_reason(absolute)
@@ -194,14 +219,16 @@ def describe(finding: Finding) -> str:
 
 
 def report_results(results: list[FileResult], *, show_diff: bool, verb: str | None) -> int:
-    """Print what happened, file by file (``verb`` None: the diff alone, for ``git apply``); problems go to stderr.
+    """Print what happened, file by file (``verb`` None: the diff alone, for ``git apply``; with a verb, a notebook's
+    diff is that of its cells); problems go to stderr.
 
     Returns how many fixes or files could not be applied.
     """
     problems = 0
     for result in results:
         if show_diff and result.diff:
-            click.echo(result.diff, nl=False)
+            shown = result.cell_diff if verb is not None and result.cell_diff is not None else result.diff
+            click.echo(shown, nl=False)
         for finding in result.applied if verb else ():
             click.echo(f"{verb} {describe(finding)}")
             if finding.fix.applicability == Applicability.UNSAFE:
@@ -239,7 +266,7 @@ def _choose_interactively(findings: list[Finding]) -> list[Finding]:
         click.echo(describe(finding))
         if finding.fix.applicability == Applicability.UNSAFE:
             click.echo(f"    unsafe: {finding.fix.why_unsafe}")
-        click.echo(finding.patch.diff, nl=False)
+        click.echo(finding.patch.shown_diff, nl=False)
         answer = click.prompt("Apply this fix? [y]es, [n]o, [a]ll remaining, [q]uit", default="y",
                               type=click.Choice(["y", "n", "a", "q"]), show_choices=False)
         if answer == "q":
@@ -276,9 +303,14 @@ def _select(saved: SavedAnalysis, ids: list[str]) -> list[Finding]:
     return sorted(chosen, key=lambda f: (f.location.path.as_posix(), f.location.line, f.location.column))
 
 
+# Splits fixes into those measured faster and those held back, with the reason (advisor.verify.verified_fixes).
+VerifiedFilter = Callable[[SavedAnalysis, list[Finding]], tuple[list[Finding], list[tuple[Finding, str]]]]
+
+
 def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool, mode: str, interactive: bool,
-              reanalyze: bool, verified: bool = False) -> int:
-    """The ``advisor apply`` command; ``mode`` is "write", "diff" or "dry-run". Returns the exit code."""
+              reanalyze: bool, verified: VerifiedFilter | None = None) -> int:
+    """The ``advisor apply`` command; ``mode`` is "write", "diff" or "dry-run"; ``verified`` (``--verified``)
+    keeps only the fixes measured faster. Returns the exit code."""
     if not repo.is_dir():
         raise InputError(f"{repo}: no such directory")
     if not (ids or apply_all or interactive):
@@ -292,10 +324,8 @@ def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool
         click.echo(f"advisor: not applied {describe(finding)}: unsafe ({finding.fix.why_unsafe}); "
                    f"pass --unsafe-fixes to apply it", err=True)
     problems += len(held_back) if explicit else 0  # --all means "what is safe": holding back is no failure
-    if verified:
-        from .verify import verified_fixes  # verify builds on this module
-
-        wanted, unverified = verified_fixes(saved, wanted)
+    if verified is not None:
+        wanted, unverified = verified(saved, wanted)
         for finding, reason in unverified:
             click.echo(f"advisor: not applied {describe(finding)}: {reason} (--verified applies only fixes "
                        f"measured faster on their own)", err=True)

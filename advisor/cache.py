@@ -24,7 +24,7 @@ from .files import cache_root, write_atomically
 from .model import Finding, Report
 from .profile.facts import ProfileFindings
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 5
 
 
 @cache
@@ -67,7 +67,8 @@ class ResultCache:
         try:
             entry = json.loads(self._path(key).read_bytes())
             return Report(root, [Finding.from_state(f) for f in entry["findings"]], profile, entry["warnings"],
-                          entry["files_seen"], entry["files_analyzed"], hidden=entry["hidden"],
+                          entry["files_seen"], entry["files_analyzed"], entry["files_excluded"],
+                          hidden=entry["hidden"], off_training=entry["off_training"],
                           file_hashes=entry["file_hashes"])
         except (OSError, ValueError, KeyError, TypeError, ImportError):
             return None
@@ -75,7 +76,9 @@ class ResultCache:
     def store(self, key: str, report: Report) -> None:
         """Save ``report``; a cache that cannot be written only makes the next run slower."""
         entry = {"findings": [f.to_state() for f in report.findings], "warnings": report.warnings,
-                 "files_seen": report.files_seen, "files_analyzed": report.files_analyzed, "hidden": report.hidden,
+                 "files_seen": report.files_seen, "files_analyzed": report.files_analyzed,
+                 "files_excluded": report.files_excluded, "hidden": report.hidden,
+                 "off_training": report.off_training,
                  "file_hashes": report.file_hashes}
         path = self._path(key)
         try:

@@ -174,12 +174,13 @@ def apply(ids: tuple[str, ...], apply_all: bool, unsafe_fixes: bool, diff_only: 
           interactive: bool, reanalyze: bool, verified: bool, repo: Path) -> None:
     """Apply fixes IDS (or --all) from the last `advisor analyze` of the repo (.advisor/last.json)."""
     from .apply import run_apply
+    from .verify import verified_fixes
 
     if diff_only and dry_run:
         raise click.UsageError("--diff and --dry-run exclude each other")
     mode = "diff" if diff_only else "dry-run" if dry_run else "write"
     sys.exit(run_apply(repo, list(ids), apply_all=apply_all, unsafe_fixes=unsafe_fixes, mode=mode,
-                       interactive=interactive, reanalyze=reanalyze, verified=verified))
+                       interactive=interactive, reanalyze=reanalyze, verified=verified_fixes if verified else None))
 
 
 @cli.command()

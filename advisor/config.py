@@ -25,11 +25,14 @@ DEVICES = ("gpu", "tpu", "cpu")
 DEFAULT_SHAPE_MULTIPLE = {"gpu": 8, "tpu": 128, "cpu": 1}
 UNKNOWN_DEVICE_SHAPE_MULTIPLE = 8  # without a device, assume the common case: training on a GPU
 DEFAULT_STATE_FILE = Path(".advisor/last.json")
+# Test code is not where training time goes: its datasets and layers exist to check shapes and errors. Left out of
+# analysis by default (gitignore-style patterns, relative to the analysed repo); `exclude = []` analyses everything.
+DEFAULT_EXCLUDE = ("tests/", "test/", "test_*.py", "*_test.py", "*_tests.py", "conftest.py", "*_test_case.py")
 
 
 @dataclass(frozen=True)
 class Settings:
-    select: tuple[str, ...] = ("ALL",)
+    select: tuple[str, ...] = ()  # codes or prefixes; empty: the rules enabled by default; "ALL": every rule
     ignore: tuple[str, ...] = ()
     # (gitignore-style pattern, codes): the codes are not reported in files the pattern matches
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -41,20 +44,31 @@ class Settings:
     # Where per-file-ignores patterns and relative paths of the configuration are anchored: the folder of the
     # pyproject.toml they came from. None: the current directory.
     config_dir: Path | None = None
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # files left out of the analysis (gitignore-style patterns)
     state_file: Path = DEFAULT_STATE_FILE  # relative to the analysed repo unless absolute
     cache_dir: Path | None = None  # None: the per-user default (advisor.cache.cache_root)
 
-    def is_selected(self, code: str) -> bool:
-        return _matches(self.select, code) and not _matches(self.ignore, code)
+    def is_selected(self, code: str, enabled_by_default: bool = True) -> bool:
+        """Whether rule ``code`` runs: selected by a code, a prefix or ``ALL``, or (with no selection) enabled by
+        default; and not ignored."""
+        chosen = _matches(self.select, code) if self.select else enabled_by_default
+        return chosen and not _matches(self.ignore, code)
 
-    def is_selected_for(self, path: Path, code: str) -> bool:
-        """``is_selected`` plus per-file-ignores; ``path`` is the file as the run sees it (absolute or relative)."""
-        if not self.is_selected(code):
-            return False
+    def reports_in(self, path: Path, code: str) -> bool:
+        """Whether a finding of ``code`` in ``path`` (the file as the run sees it) is reported: not ignored there
+        by per-file-ignores."""
         if not self.per_file_ignores:
             return True
         relative = self._relative_to_config(path)
         return not any(_matches(codes, code) for spec, codes in self._per_file_specs if spec.match_file(relative))
+
+    def is_excluded(self, path: Path) -> bool:
+        """Whether ``path`` (relative to the analysed repo, or to the working directory for ``check``) is left out."""
+        return bool(self.exclude) and self._exclude_spec.match_file(path.as_posix())
+
+    @cached_property
+    def _exclude_spec(self) -> pathspec.PathSpec:
+        return pathspec.GitIgnoreSpec.from_lines(self.exclude)
 
     def meets_thresholds(self, finding: Finding) -> bool:
         if finding.confidence.rank > self.min_confidence.rank:
@@ -174,6 +188,8 @@ CONFIG_KEYS: dict[str, Callable[[str, Any], Any]] = {
     "show-all": _boolean,
     "state-file": _path,
     "cache-dir": _path,
+    "exclude": _string_list,
+    "extend-exclude": _string_list,
 }
 
 
@@ -214,7 +230,7 @@ def load_settings(start: Path, known_codes: list[str], *, select: str | None = N
     config_dir = pyproject.parent if pyproject is not None else None
     try:
         settings = Settings(
-            select=_check_selectors(config.get("select", []), known_codes) or ("ALL",),
+            select=_check_selectors(config.get("select", []), known_codes),
             ignore=_check_selectors(config.get("ignore", []), known_codes),
             per_file_ignores=tuple((pattern, _check_selectors(codes, known_codes))
                                    for pattern, codes in config.get("per-file-ignores", {}).items()),
@@ -224,6 +240,7 @@ def load_settings(start: Path, known_codes: list[str], *, select: str | None = N
             min_speedup=config.get("min-speedup"),
             shape_multiple=config.get("shape-multiple"),
             config_dir=config_dir,
+            exclude=tuple(config.get("exclude", DEFAULT_EXCLUDE)) + tuple(config.get("extend-exclude", ())),
             state_file=_config_path(config_dir, config["state-file"]) if "state-file" in config else DEFAULT_STATE_FILE,
             cache_dir=_config_path(config_dir, config["cache-dir"]) if "cache-dir" in config else None,
         )
@@ -232,7 +249,7 @@ def load_settings(start: Path, known_codes: list[str], *, select: str | None = N
     # The command line wins over the file.
     overrides: dict[str, Any] = {}
     if select:
-        overrides["select"] = parse_selectors(select, known_codes) or ("ALL",)
+        overrides["select"] = parse_selectors(select, known_codes)
     if ignore:
         overrides["ignore"] = parse_selectors(ignore, known_codes)
     if show_all:

@@ -22,15 +22,17 @@ from .profile.facts import ProfileFindings
 from .rule import RuleContext
 from .source.facts import ModuleInfo
 from .source.index import SourceIndex
-from .source.walk import SourceFile, relevant_sources
+from .source.notebook import NotebookError
+from .source.walk import SOURCE_SUFFIXES, SourceFile, relevant_sources, source_files
 
 if TYPE_CHECKING:
     from .cache import ResultCache
 
 
 
-def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
-    """Run a rule's codemod on the module the index already parsed; None if it changes nothing."""
+def render_fix(module: ModuleInfo, fix: FixRef, target_line: int) -> Patch | None:
+    """Run a rule's codemod, which targets module line ``target_line``, on the module the index already parsed; None
+    if it changes nothing."""
     context = CodemodContext(filename=str(module.absolute), full_module_name=module.name, wrapper=module.wrapper)
     try:
         new_tree = fix.codemod(context, **fix.args).transform_module(module.tree)
@@ -40,43 +42,55 @@ def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
     if new_code == module.code:
         return None
     cst.parse_module(new_code)  # a codemod that produces unparsable code is a bug: fail loudly, in tests too
-    return Patch(fix.description, fix.applicability, fix.why_unsafe, unified_diff(module.path, module.code, new_code),
-                 new_code)
+    notebook = module.notebook
+    if notebook is None:
+        return Patch(fix.description, fix.applicability, fix.why_unsafe,
+                     unified_diff(module.path, module.code, new_code), new_code)
+    try:
+        new_text = notebook.with_code(new_code, [target_line])
+    except NotebookError:
+        return None  # a change the notebook cannot take (it would rewrite a magic line): no fix rather than a wrong one
+    return Patch(fix.description, fix.applicability, fix.why_unsafe, unified_diff(module.path, notebook.text, new_text),
+                 new_code, notebook.cell_diff(module.path, new_code, [target_line]))
 
 
 def file_hashes(index: SourceIndex) -> dict[str, str]:
-    return {m.path.as_posix(): content_hash(m.tree.bytes) for m in index.modules}
+    return {m.path.as_posix(): content_hash(m.file_bytes) for m in index.modules}
 
 
 def run_rules(index: SourceIndex, settings: Settings,
-              profile: ProfileFindings | None = None) -> tuple[list[Finding], int]:
+              profile: ProfileFindings | None = None) -> tuple[list[Finding], int, int]:
     """Run every selected rule, drop suppressed and duplicate findings, attach patches, rank.
 
-    Returns the findings and how many the profile contradicted and were hidden (shown with ``show_all``).
+    Returns the findings, and how many were hidden (both shown with ``show_all``) because the profile contradicts
+    them and because no training run reaches their code.
     """
     context = RuleContext(index, profile, settings)
     modules = {m.path: m for m in index.modules}
     seen: set[str] = set()
     findings: list[Finding] = []
-    hidden = 0
+    hidden = off_training = 0
     for rule_class in all_rules():
-        if not settings.is_selected(rule_class.code):
+        if not settings.is_selected(rule_class.code, rule_class.enabled_by_default):
             continue
         for finding in rule_class().check(context):
             loc = finding.location
             if finding.id in seen or index.is_suppressed(loc.path, loc.line, loc.end_line, finding.code):
                 continue
-            if not (settings.is_selected_for(index.root / loc.path, finding.code)
+            if not (settings.reports_in(index.root / loc.path, finding.code)
                     and settings.meets_thresholds(finding)):
                 continue
             seen.add(finding.id)
             if finding.contradicted and not settings.show_all:
                 hidden += 1
                 continue
+            if finding.off_training and not settings.show_all:
+                off_training += 1
+                continue
             if finding.fix is not None:
-                finding.patch = render_fix(modules[loc.path], finding.fix)
+                finding.patch = render_fix(modules[loc.path], finding.fix, loc.line)
             findings.append(finding)
-    return sorted(findings, key=Finding.sort_key), hidden
+    return sorted(findings, key=Finding.sort_key), hidden, off_training
 
 
 def analyze_texts(files: dict[str, str], settings: Settings | None = None,
@@ -103,7 +117,10 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
 
         profile = load_profile(logdir, run=run)
         warnings.extend(profile.warnings)
-    sources, files_seen = relevant_sources(repo)
+    candidates = source_files(repo)
+    included = [path for path in candidates if not settings.is_excluded(path)]
+    sources, _ = relevant_sources(repo, included)
+    files_seen, excluded = len(candidates), len(candidates) - len(included)
     key = ""
     if cache is not None:
         profile_digest = hashlib.sha256(json.dumps(profile.to_json(), sort_keys=True).encode()).hexdigest() \
@@ -114,9 +131,9 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         if cached is not None:
             return cached
     index = SourceIndex.build(repo, sources, files_seen)
-    findings, hidden = run_rules(index, settings, profile)
-    report = Report(repo, findings, profile, warnings + index.warnings, index.files_seen, len(index.modules),
-                    hidden=hidden, file_hashes=file_hashes(index))
+    findings, hidden, off_training = run_rules(index, settings, profile)
+    report = Report(repo, findings, profile, warnings + index.warnings, files_seen, len(index.modules), excluded,
+                    hidden=hidden, off_training=off_training, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)
     return report
@@ -133,8 +150,10 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
             relative.append(file.resolve().relative_to(root))
         except ValueError:
             raise InputError(f"{file}: outside the current directory {root}") from None
-    python_files = [p for p in relative if p.suffix == ".py"]
-    sources, files_seen = relevant_sources(root, python_files)
+    candidates = [p for p in relative if p.suffix in SOURCE_SUFFIXES]
+    included = [path for path in candidates if not settings.is_excluded(path)]
+    sources, _ = relevant_sources(root, included)
+    files_seen, excluded = len(candidates), len(candidates) - len(included)
     key = ""
     if cache is not None:
         # The working directory is part of the key: findings name files relative to it.
@@ -143,9 +162,9 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
         if cached is not None:
             return cached
     index = SourceIndex.build(root, sources, files_seen)
-    findings, _ = run_rules(index, settings)  # no profile: nothing can be contradicted
-    report = Report(Path.cwd(), findings, None, index.warnings, index.files_seen, len(index.modules),
-                    file_hashes=file_hashes(index))
+    findings, _, off_training = run_rules(index, settings)  # no profile: nothing can be contradicted
+    report = Report(Path.cwd(), findings, None, index.warnings, files_seen, len(index.modules), excluded,
+                    off_training=off_training, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)
     return report

@@ -73,10 +73,12 @@ def cache_root(configured: Path | None = None) -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "advisor"
 
 
-def unified_diff(path: Path, old: str, new: str) -> str:
-    """A unified diff that ``git apply`` accepts from the repo root."""
+def unified_diff(path: Path | str, old: str, new: str) -> str:
+    """A unified diff that ``git apply`` accepts from the repo root (``path``: a repo-relative path, or a name such
+    as a notebook cell's, ``train.ipynb:cell 3``)."""
+    name = path.as_posix() if isinstance(path, Path) else path
     lines = []
     for line in difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                     f"a/{path.as_posix()}", f"b/{path.as_posix()}"):
+                                     f"a/{name}", f"b/{name}"):
         lines.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(lines)

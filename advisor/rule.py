@@ -21,23 +21,24 @@ from typing import Any, ClassVar, Iterable, Mapping
 import libcst as cst
 
 from .config import Settings
-from .model import Applicability, Confidence, Evidence, Finding, FixAvailability, FixRef, SpeedupEstimate
+from .model import Applicability, Confidence, Evidence, Finding, FixAvailability, FixRef, Reach, SpeedupEstimate
 from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
-from .source.queries import (HotContext, InLoopBody, IntegerLiteral, SideEffect, SourceQueries, TrainingLoop,
-                             batch_parameter, compiled_function_name, drops_remainder)
+from .source.queries import (PYTHON_FUNCTION_OPS, HotContext, InLoopBody, IntegerLiteral, SideEffect, SourceQueries,
+                             TrainingLoop, batch_parameter, compiled_function_name, drops_remainder)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .speedup import round_up, typical
 from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
 
 __all__ = [
-    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "TF_FUNCTION", "Applicability", "CallSite",
-    "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability", "FunctionInfo", "HotContext",
-    "InLoopBody", "IntegerLiteral", "ModuleInfo", "Pipeline", "Rule", "RuleContext", "SideEffect",
-    "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value",
-    "batch_parameter", "compiled_function_name", "drops_remainder", "literal", "method_name", "round_up", "typical",
+    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "PYTHON_FUNCTION_OPS", "TF_FUNCTION",
+    "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability",
+    "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "ModuleInfo", "Pipeline", "Reach", "Rule",
+    "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument",
+    "argument_value", "batch_parameter", "compiled_function_name", "drops_remainder", "literal", "method_name",
+    "round_up", "typical",
 ]
 
 
@@ -48,7 +49,8 @@ class Example:
     For invalid examples, ``line`` is where the finding must point, and ``fixed`` is the file after its fix
     (``None`` when the rule offers no fix for it). ``files`` adds other modules of the example repo, by path.
     ``profile``: a committed capture (path from the repository root, e.g. ``samples/profiles/slow_callback``) the
-    example is analysed with, for rules that need one to report.
+    example is analysed with, for rules that need one to report; ``settings``: Settings fields it is analysed with
+    (e.g. ``{"target_device": "gpu"}``).
     """
 
     code: str
@@ -57,6 +59,7 @@ class Example:
     files: Mapping[str, str] = field(default_factory=dict)
     note: str = ""
     profile: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def source(self) -> str:
@@ -95,6 +98,8 @@ class Rule:
 
     code: ClassVar[str]  # stable, by family: TFD (tf.data), TFH (host, callbacks), TFC (device compute)
     name: ClassVar[str]  # kebab-case, e.g. "missing-prefetch"
+    # Style notes with no speed effect are off unless selected (by code, prefix or ALL).
+    enabled_by_default: ClassVar[bool] = True
     title: ClassVar[str]  # one line
     rationale: ClassVar[str]  # why it costs time, in a few sentences
     fix: ClassVar[str | None] = None  # what the fix does, or None
@@ -109,15 +114,18 @@ class Rule:
         raise NotImplementedError
 
     def finding(self, module: ModuleInfo, node: cst.CSTNode, message: str, verdict: Verdict, *,
-                codemod: type | None = None, fix_args: Mapping[str, Any] | None = None, priority: int = 0,
-                end_node: cst.CSTNode | None = None) -> Finding:
-        """A finding at ``node`` (to ``end_node``) with the confidence, speedup and evidence of ``verdict``; with
-        ``codemod``, one that carries this rule's fix, which gets the finding's ``line`` and ``column`` plus
-        ``fix_args``."""
+                reach: Reach = Reach.UNKNOWN, codemod: type | None = None, fix_args: Mapping[str, Any] | None = None,
+                priority: int = 0, end_node: cst.CSTNode | None = None) -> Finding:
+        """A finding at ``node`` (to ``end_node``) with the confidence, speedup and evidence of ``verdict``, about
+        code that a training run reaches or not (``reach``, from ``ctx.queries.reach``); with ``codemod``, one that
+        carries this rule's fix, which gets the finding's ``line`` and ``column`` plus ``fix_args``."""
         location = module.location(node, end_node)
         fix = None
         if codemod is not None:
             args = {"line": location.line, "column": location.column, **(fix_args or {})}
             fix = FixRef(codemod, args, self.fix or "", self.fix_applicability, self.why_unsafe)
-        return Finding(self.code, self.name, location, message, verdict.confidence, list(verdict.evidence),
-                       verdict.speedup, fix, priority=priority)
+        evidence = list(verdict.evidence)
+        if reach is Reach.OTHER:
+            evidence.append(Evidence.source("the repo trains, but no training entry point reaches this code"))
+        return Finding(self.code, self.name, location, message, verdict.confidence, evidence, verdict.speedup, fix,
+                       priority=priority, reach=reach)

@@ -33,6 +33,8 @@ TYPICAL = {
     "host_sync": (1.0, 1.3),
     # Each retrace re-runs the Python function and rebuilds the graph; per-step retracing dominates small steps.
     "retracing": (1.0, 3.0),
+    # Samples per second of a larger batch on an accelerator, where a batch of a few samples leaves it mostly idle.
+    "small_batch": (1.0, 3.0),
 }
 
 

@@ -18,7 +18,7 @@ from .errors import InputError
 from .files import write_atomically
 from .model import Finding, Report
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 
 OPEN, APPLIED, OUTDATED = "open", "applied", "outdated"
 

@@ -185,6 +185,31 @@ class Verdicts:
         return Verdict(Confidence.CONFIRMED, self._on_cpu(speedup.input_overlap(self.input_share)), measured.evidence,
                        "the capture shows no prefetch at run time")
 
+    def python_source(self, stage: Stage, static: Verdict) -> Verdict:
+        """How much of the captured steps the Python generator behind ``stage`` (``from_generator``) took, and
+        whether the step waited for input meanwhile: moving the data to tf.data ops saves at most the smaller."""
+        if self.profile is None:
+            return static
+        found = self._runtime_iterator(stage)
+        if found is None:
+            return static.adding(Evidence.profile("this stage does not appear in the capture's tf.data iterators"))
+        iterator, match = found
+        share = min(iterator.self_time_ms / self._captured_ms, 1.0) if self._captured_ms else 0.0
+        bottleneck = self.profile.bottleneck
+        evidence = (Evidence.profile(f"runs as {iterator.name}: {iterator.self_time_ms:.0f} ms self time = {share:.0%} "
+                                     f"of {self.profile.steps.count} steps; the step waits for input "
+                                     f"{bottleneck.input_pct:.1f}% of the time ({bottleneck.input_class})",
+                                     {"iterator": iterator.name, "stage_share": round(share, 4),
+                                      "input_pct": bottleneck.input_pct}), *self._ambiguity(match))
+        measured = Verdict(Confidence.POSSIBLE, None, static.evidence + evidence, static.note)
+        not_bound = self._input_bound(measured, "a faster generator would not shorten the step")
+        if not_bound is not None:
+            return not_bound
+        saved = min(share, self.input_share or 0.0)
+        return replace(measured, confidence=Confidence.CONFIRMED,
+                       speedup=self._on_cpu(speedup.bounded_by_share(saved, "Python generator time the step waits "
+                                                                              "for")))
+
     @staticmethod
     def _ambiguity(match: PipelineMatch) -> list[Evidence]:
         if match.candidates <= 1:
@@ -231,8 +256,9 @@ class Verdicts:
         return Verdict(confidence, speedup.throttle(share, every), static.evidence + tuple(evidence), static.note)
 
     def _frames_of(self, hook: FunctionInfo | None) -> list[Evidence]:
-        """The python tracer's frames (``$train.py:24 on_train_batch_end``) that are ``hook``: same file name, same
-        function name, a line inside the definition (the tracer names the ``def`` line, or a decorator's)."""
+        """The python tracer's frames (``$train.py:24 on_train_batch_end``) that are ``hook``: the same file (for a
+        notebook, the cell its kernel ran), the same function name, a line inside the definition (the tracer names
+        the ``def`` line, or a decorator's)."""
         if hook is None:
             return []
         position = hook.module.position(hook.node)
@@ -241,8 +267,9 @@ class Verdicts:
             name = frame.frame.lstrip("$")
             where, _, function = name.partition(" ")
             filename, _, line = where.rpartition(":")
-            if function == hook.name and filename.rsplit("/", 1)[-1] == hook.module.path.name and line.isdigit() \
-                    and position.start.line <= int(line) <= position.end.line:
+            offset = hook.module.frame_offset(filename)
+            if function == hook.name and offset is not None and line.isdigit() \
+                    and position.start.line <= int(line) + offset <= position.end.line:
                 found.append(Evidence.profile(
                     f"python tracer: `{name}` ran {frame.total_ms:.1f} ms in {frame.count} calls between steps",
                     {"frame": name, "total_ms": frame.total_ms, "count": frame.count}))

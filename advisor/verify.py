@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .apply import _select, apply_fixes, describe, split_by_safety
+from .catalogue import all_rules
 from .config import DEFAULT_STATE_FILE, load_settings
 from .errors import InputError
 from .measure import CPU, FASTER, FIGURE_NAMES, STEP, Estimate, Run, RunFailed, StoppingRule, Variant, \
     WindowTooShort, alternate, estimate, load_average, log_differences, machine, run_once
 from .model import Applicability, Finding, SpeedupEstimate
-from .catalogue import all_rules
 from .speedup import combine
 from .state import OPEN, SavedAnalysis, load_analysis
 

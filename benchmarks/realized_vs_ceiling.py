@@ -30,9 +30,6 @@ ABLATIONS = {
         "expert, serial map": [("data.py", "ds.map(augment_batch, num_parallel_calls=AUTOTUNE)",
                                 "ds.map(augment_batch)")],
         "expert, no prefetch": [("data.py", "return ds.prefetch(AUTOTUNE)", "return ds")],
-        "expert's vectorization only": [("data.py", "ds.map(augment_batch, num_parallel_calls=AUTOTUNE)",
-                                         "ds.map(augment_batch)"),
-                                        ("data.py", "return ds.prefetch(AUTOTUNE)", "return ds")],
     },
     "io_bound": {
         "expert, AUTOTUNE reads": [("train.py", "num_parallel_calls=16", "num_parallel_calls=tf.data.AUTOTUNE")],

@@ -165,20 +165,21 @@ class EagerTrainStep(Rule):
 
     def _finding(self, ctx: RuleContext, function: FunctionInfo, calls: list[CallSite]) -> Finding:
         module = function.module
-        evidence = [Evidence.source(f"called once per iteration of the loop at "
-                                    f"{c.module.location(c.module.enclosing_loop(c.node)).display}") for c in calls]
+        loops = {id(loop): (loop, module) for loop, module in map(ctx.queries.iteration_loop, calls)}
+        evidence = [Evidence.source(f"called once per iteration of the loop at {module.location(loop).display}")
+                    for loop, module in loops.values()]
         effects = ctx.queries.side_effects(function)
         for effect in effects:
-            evidence.append(Evidence.source(f"line {module.location(effect.node).line}: {effect.what} "
+            evidence.append(Evidence.source(f"{module.location(effect.node).line_label}: {effect.what} "
                                             f"{effect.consequence} under tf.function"))
         message = (f"`{function.name}` opens a GradientTape and updates the weights but is not compiled with "
                    f"`tf.function`, so every op of every step is dispatched eagerly from Python.")
         breaking = [e for e in effects if e.breaks_step]
         if breaking:
-            lines = ", ".join(f"{e.what} (line {module.location(e.node).line})" for e in breaking)
+            lines = ", ".join(f"{e.what} ({module.location(e.node).line_label})" for e in breaking)
             message += (f" No automatic patch: {lines} would fail or change meaning inside a compiled step; move "
                         f"it out of `{function.name}` (return the tensor and convert it in the loop, every N steps), "
                         f"then add `@tf.function`.")
         verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.LIKELY, typical("tf_function"), tuple(evidence)))
         return self.finding(module, function.node.name, message, verdict,
-                            codemod=None if breaking else AddTfFunction)
+                            reach=ctx.queries.reach(module, function.node), codemod=None if breaking else AddTfFunction)

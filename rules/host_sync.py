@@ -25,7 +25,8 @@ class Sync:
 
 
 class _Syncs(InLoopBody):
-    """Host reads of tensor values in a loop body: ``.numpy()``, ``float(t)``, ``print(t)``, ``if t:``."""
+    """Host reads of tensor values in per-step code: ``.numpy()``, ``float(t)``, ``print(t)``, ``np.mean(t)``,
+    ``if t:``."""
 
     def __init__(self, loop: TrainingLoop) -> None:
         super().__init__()
@@ -57,6 +58,13 @@ class _Syncs(InLoopBody):
     def builtin_call(self, node: cst.Call) -> None:
         if self._mentions_tensor(node) and not m.findall(node, m.Attribute(attr=m.Name("shape"))):
             self._add(node, "print" if node.func.value == "print" else "conversion")
+
+    @m.visit(m.Call(func=m.Attribute()))
+    def numpy_function(self, node: cst.Call) -> None:
+        """``np.mean(loss)``, ``np.isnan(loss)``: NumPy converts its tensor arguments to arrays on the host."""
+        if any(n.startswith("numpy.") for n in self.loop.module.qualified_names(node.func)) and any(
+                self._mentions_tensor(arg.value) for arg in node.args):
+            self._add(node, "conversion")
 
 
 class HostSync(Rule):
@@ -173,37 +181,24 @@ class HostSync(Rule):
             syncs = _Syncs(loop)
             loop.node.body.visit(syncs)
             for sync in syncs.found:
-                if not self._guarded(loop, sync):
+                if not loop.throttles(sync.statement):
                     yield self._finding(ctx, loop, sync)
-
-    @staticmethod
-    def _guarded(loop: TrainingLoop, sync: Sync) -> bool:
-        """Inside an ``if`` on the step counter (``if step % 100 == 0``): it runs on some steps only."""
-        module, node = loop.module, sync.statement
-        parent = module.parent(node)
-        while parent is not None and parent is not loop.node:
-            if isinstance(parent, cst.If) and node is not parent.test and not any(
-                    n.value in loop.tensors for n in m.findall(parent.test, m.Name())) and (
-                    m.findall(parent.test, m.Modulo()) or (loop.counter is not None and any(
-                        n.value == loop.counter for n in m.findall(parent.test, m.Name())))):
-                return True
-            node, parent = parent, module.parent(parent)
-        return False
 
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync) -> Finding:
         module = loop.module
         code = module.node_code(sync.node)
-        loop_at = module.location(loop.node).display
+        loop_at = loop.loop_module.location(loop.loop).display
         reads = {"branch": f"branches on a tensor value (`{code}`)", "print": f"prints a tensor value (`{code}`)",
                  "conversion": f"copies a tensor value to Python (`{code}`)"}[sync.kind]
-        message = (f"The training loop at {loop_at} {reads} every step: the host waits for the step to finish "
-                   f"before it can start the next one.")
+        description = loop.description
+        message = (f"{description[0].upper()}{description[1:]} {reads} every step: the host waits for the step to "
+                   f"finish before it can start the next one.")
         static = Verdict(Confidence.POSSIBLE, typical("host_sync"), (Evidence.source(
             f"runs once per iteration of the loop at {loop_at}, under no step interval"),))
         verdict = ctx.verdicts.host_sync(static)
         # Only a print can be thinned out safely enough to offer: other statements keep their result for later.
         mechanical = isinstance(sync.statement, cst.SimpleStatementLine) and sync.kind == "print" and \
             loop.counter is not None and m.matches(sync.statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
-        return self.finding(module, sync.node, message, verdict,
+        return self.finding(module, sync.node, message, verdict, reach=ctx.queries.reach(module, loop.node),
                             codemod=GuardWithStepInterval if mechanical else None,
                             fix_args={"counter": loop.counter, "every": LOG_EVERY} if mechanical else None)

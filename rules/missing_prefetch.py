@@ -8,7 +8,8 @@ from advisor.codemods.append_prefetch import AppendPrefetch
 from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Verdict,
                           typical)
 
-ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "validation": 1, "evaluate": 2, "predict": 2}
+ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "returned": 1, "validation": 1, "evaluate": 2,
+                 "predict": 2, "returned_eval": 2}
 
 
 class MissingPrefetch(Rule):
@@ -102,13 +103,13 @@ class MissingPrefetch(Rule):
                                     f"{' -> '.join(pipeline.ops())}")]
         earlier = [s for s in pipeline.stages if s.op == "prefetch"]
         if earlier:
-            line = earlier[-1].module.location(earlier[-1].anchor).line
-            evidence.append(Evidence.source(f"prefetch on line {line} is followed by `{last.op}`, which then runs "
+            line = earlier[-1].module.location(earlier[-1].anchor).line_label
+            evidence.append(Evidence.source(f"prefetch on {line} is followed by `{last.op}`, which then runs "
                                             "without overlap"))
         discarded = [d for s in pipeline.stages for d in ctx.index.discarded_after(s) if d.op == "prefetch"]
         if discarded:
-            line = discarded[0].module.location(discarded[0].anchor).line
-            evidence.append(Evidence.source(f"the result of `.prefetch()` on line {line} is discarded: tf.data "
+            line = discarded[0].module.location(discarded[0].anchor).line_label
+            evidence.append(Evidence.source(f"the result of `.prefetch()` on {line} is discarded: tf.data "
                                             "transformations return a new dataset"))
         if pipeline.runtime_optimization("inject_prefetch") is False:
             static = Verdict(Confidence.LIKELY, typical("prefetch"), tuple(evidence),
@@ -119,5 +120,8 @@ class MissingPrefetch(Rule):
         verdict = ctx.verdicts.tfdata_chain(pipeline, static)
         message = (f"The {sink.role} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next batch "
                    f"is prepared only after each step ({verdict.note}).")
-        return self.finding(last.module, last.anchor, message, verdict, codemod=AppendPrefetch,
-                            priority=ROLE_PRIORITY[sink.role], end_node=last.node)
+        priority = ROLE_PRIORITY[sink.role] if ctx.queries.feeds_training(pipeline) or not sink.is_training \
+            else ROLE_PRIORITY["evaluate"]  # a loop over a dataset that trains nothing
+        return self.finding(last.module, last.anchor, message, verdict,
+                            reach=ctx.queries.reach(sink.module, sink.node), codemod=AppendPrefetch,
+                            priority=priority, end_node=last.node)

@@ -100,7 +100,7 @@ class MixedPrecision(Rule):
         queries = ctx.queries
         if hardware == "cpu" or queries.uses_mixed_precision or not queries.trains:
             return
-        construction = queries.first_model_construction
+        construction = queries.model_construction
         if construction is None:
             return
         verdict = ctx.verdicts.device_precision(Verdict(Confidence.POSSIBLE, typical("mixed_precision"), (
@@ -120,5 +120,6 @@ class MixedPrecision(Rule):
         output = queries.sequential_output_layer(module, construction.node)
         output_at = module.location(anchor(output)) if output is not None else None
         fix_args = {"policy": policy, "output_layer": (output_at.line, output_at.column) if output_at else None}
-        yield self.finding(module, anchor(construction.node), message, verdict, codemod=EnableMixedPrecision,
+        yield self.finding(module, anchor(construction.node), message, verdict,
+                           reach=queries.reach(module, construction.node), codemod=EnableMixedPrecision,
                            fix_args=fix_args, end_node=construction.node)

@@ -149,7 +149,8 @@ class PaddedShape(Rule):
         verdict = ctx.verdicts.padded_dimension(value.value, multiple, static)
         message = (f"{first.what[0].upper()}{first.what[1:]} {written} is not {target}: the hardware pads it to "
                    f"{padded} or runs a slower kernel.")
-        return self.finding(value.module, value.literal, message, verdict, codemod=RoundUpLiteral,
+        reach = min((ctx.queries.reach(s.site_module, s.site) for s in sizes), key=lambda r: r.rank)
+        return self.finding(value.module, value.literal, message, verdict, reach=reach, codemod=RoundUpLiteral,
                             fix_args={"multiple": multiple})
 
 

@@ -147,7 +147,8 @@ class Retracing(Rule):
     def _report(self, ctx: RuleContext, function_name: str | None, module: ModuleInfo, node: cst.CSTNode,
                 message: str, static: Verdict, **fix) -> Finding:
         """A finding about the tf.function compiling ``function_name`` (None when unknown), sized by the capture."""
-        return self.finding(module, node, message, ctx.verdicts.tracing(function_name, static), **fix)
+        return self.finding(module, node, message, ctx.verdicts.tracing(function_name, static),
+                            reach=ctx.queries.reach(module, node), **fix)
 
     def _created_per_iteration(self, ctx: RuleContext) -> Iterator[Finding]:
         """``tf.function`` objects created in a loop body, or in a function the loop calls per iteration, with the

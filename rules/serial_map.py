@@ -7,8 +7,8 @@ from typing import Iterable
 import libcst as cst
 
 from advisor.codemods.parallel_map import NUM_PARALLEL_CALLS_POSITION, AddNumParallelCalls
-from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Stage,
-                          Verdict, argument, typical)
+from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
+                          RuleContext, Stage, Verdict, argument, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -107,28 +107,56 @@ class SerialMap(Rule):
         settings = {p.runtime_optimization("map_parallelization") for p in pipelines}
         if stage.op == "map" and parallelism is None and True in settings:
             return None
+        mapped = ctx.queries.mapped_function(stage.node, stage.module)
+        if mapped is not None and mapped.is_projection:
+            return None  # selecting or renaming fields costs nothing worth parallelizing
+        stateful = ctx.queries.stateful_calls(mapped) if mapped is not None else []
+        python = [site for site in stateful if site.names & PYTHON_FUNCTION_OPS]
+        waiting = [w for site in python for w in ctx.queries.waiting_calls(site)]
+        if python and not waiting and len(python) == len(stateful):
+            return None  # Python that computes: the GIL serializes it whatever the parallelism (TFD003's advice)
         if parallelism is not None:
             stated = f"`num_parallel_calls={stage.module.node_code(parallelism.value)}`"
             message = f"`.{stage.op}()` runs with {stated}: at most that many elements at a time."
             confidence = Confidence.LIKELY
-        elif stage.op == "map" and False not in settings:
+        elif stage.op == "map" and False not in settings and not stateful:
             message = ("`.map()` has no `num_parallel_calls`, so it runs one element at a time unless TensorFlow "
                        "parallelizes it at run time (it does for stateless functions by default; a profile "
                        "would tell).")
             confidence = Confidence.POSSIBLE
+        elif stage.op == "map" and waiting:
+            first = waiting[0]
+            message = (f"`.map()` has no `num_parallel_calls`, and its Python function waits "
+                       f"(`{first.module.node_code(first.node.func)}`, line {first.module.location(first.node).line}): "
+                       "TensorFlow runs it one element at a time, but waiting releases the GIL, so parallel calls run "
+                       "several at once.")
+            confidence = Confidence.LIKELY
+        elif stage.op == "map" and stateful:
+            first = stateful[0]
+            where = first.module.location(first.node).line_label
+            message = (f"`.map()` has no `num_parallel_calls`, and its function is stateful "
+                       f"(`{first.module.node_code(first.node.func)}`, {where}): "
+                       "TensorFlow does not parallelize stateful maps at run time, so it runs one element at a time.")
+            confidence = Confidence.LIKELY
         else:
             message = f"`.{stage.op}()` has no `num_parallel_calls`, so it processes one element at a time."
             confidence = Confidence.LIKELY
         function = stage.module.node_code(stage.node.args[0].value) if stage.node.args else ""
         evidence = [Evidence.source(f"`.{stage.op}({function})` without parallel calls")]
+        if stateful:
+            evidence.append(Evidence.source("stateful ops in the mapped function: " + ", ".join(
+                f"`{site.module.node_code(site.node.func)}` ({site.module.location(site.node).display})"
+                for site in stateful[:3])))
         if False in settings:
             evidence.append(Evidence.source("the pipeline's tf.data options turn off run-time map parallelization"))
         verdict = ctx.verdicts.tfdata_stage(stage, Verdict(confidence, typical("parallel_map"), tuple(evidence)))
         if verdict.note is not None:
             message = f"`.{stage.op}()` {verdict.note}: run it with parallel calls."
-        priority = 0 if any(p.sink.is_training for p in pipelines) else 1
-        return self.finding(stage.module, stage.anchor, message, verdict, codemod=AddNumParallelCalls,
-                            priority=priority, end_node=stage.node)
+        priority = 0 if any(ctx.queries.feeds_training(p) for p in pipelines) else 1
+        reaches = [ctx.queries.reach(p.sink.module, p.sink.node) for p in pipelines] or [
+            ctx.queries.reach(stage.module, stage.node)]
+        return self.finding(stage.module, stage.anchor, message, verdict, reach=min(reaches, key=lambda r: r.rank),
+                            codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:

@@ -144,17 +144,18 @@ class SlowCallback(Rule):
         if not costs:
             return None
         module = hook.module
-        lines = ", ".join(f"{what} (line {module.location(node).line})" for what, node in costs.items())
+        lines = ", ".join(f"{what} ({module.location(node).line_label})" for what, node in costs.items())
         static = Verdict(Confidence.LIKELY, typical("callback"), (Evidence.source(f"per-batch work: {lines}"),))
         verdict = ctx.verdicts.host_gap(every, static, hook)
         message = (f"`{class_name}.{hook.name}` runs after every batch and does {', '.join(dict.fromkeys(costs))}; "
                    "the next training step waits for it.")
-        return self.finding(module, hook.node.name, message, verdict,
+        return self.finding(module, hook.node.name, message, verdict, reach=ctx.queries.reach(module, hook.node),
                             codemod=ThrottleBatchHook if batch is not None else None, fix_args={"every": every})
 
     # -- keras.callbacks.TensorBoard ------------------------------------------------------------------------------
     def _tensorboard_findings(self, ctx: RuleContext, site: CallSite) -> Iterable[Finding]:
         module = site.module
+        reach = ctx.queries.reach(module, site.node)
         for arg in site.node.args:
             if arg.keyword is None:
                 continue
@@ -164,18 +165,18 @@ class SlowCallback(Rule):
                     and literal(value) in ("batch", 1):
                 verdict = ctx.verdicts.host_gap(DEFAULT_EVERY, Verdict(Confidence.LIKELY, typical("callback"), source))
                 yield self.finding(module, arg.keyword, "TensorBoard writes its scalars after every batch, between "
-                                   "training steps.", verdict, codemod=TensorBoardUpdatePerEpoch)
+                                   "training steps.", verdict, reach=reach, codemod=TensorBoardUpdatePerEpoch)
             elif keyword == "histogram_freq" and literal(value) == 1 and isinstance(value, cst.Integer):
                 yield self.finding(module, arg.keyword, "TensorBoard computes weight histograms every epoch: slow "
                                    "for large models (their size is unknown to static analysis).",
-                                   Verdict(Confidence.POSSIBLE, None, source))
+                                   Verdict(Confidence.POSSIBLE, None, source), reach=reach)
             elif keyword == "write_images" and literal(value) is True:
                 yield self.finding(module, arg.keyword, "TensorBoard writes the model's weights as images every "
-                                   "epoch.", Verdict(Confidence.POSSIBLE, None, source))
+                                   "epoch.", Verdict(Confidence.POSSIBLE, None, source), reach=reach)
             elif keyword == "profile_batch" and _profiled_batches(value) > PROFILED_BATCHES_MAX:
                 yield self.finding(module, arg.keyword, f"TensorBoard profiles {_profiled_batches(value)} batches: "
                                    "the profiler slows every one of them and writes a trace for each.",
-                                   Verdict(Confidence.LIKELY, None, source))
+                                   Verdict(Confidence.LIKELY, None, source), reach=reach)
 
 
 def _every_n(gap_share: float) -> int:

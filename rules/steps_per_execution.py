@@ -112,5 +112,6 @@ class StepsPerExecution(Rule):
         message = (f"`compile` runs one batch per call, and the capture shows the host spending {share:.0%} of the "
                    f"run between steps: `steps_per_execution={steps}` pays that once every {steps} batches. If a "
                    "per-batch callback makes the gap, throttling that callback instead keeps its meaning.")
-        return self.finding(call.module, call.node.func.attr, message, verdict, codemod=SetStepsPerExecution,
+        return self.finding(call.module, call.node.func.attr, message, verdict,
+                            reach=ctx.queries.reach(call.module, call.node), codemod=SetStepsPerExecution,
                             fix_args={"steps": steps})

@@ -20,7 +20,7 @@ SAMPLES = REPO / "samples"
 REPROS = REPO.parent / "shared" / "repros"
 # capture -> the sample it was taken of (samples/profiles/regenerate.py is the source of truth)
 sys.path.insert(0, str(SAMPLES / "profiles"))
-from regenerate import CAPTURES  # noqa: E402
+from regenerate import CAPTURES, NOTEBOOK_CAPTURES  # noqa: E402
 
 
 def _analyze(repo: Path, logdir: Path | None) -> object:
@@ -41,7 +41,8 @@ def snapshot() -> dict[str, object]:
     runs: dict[str, object] = {}
     for sample in sorted(p for p in SAMPLES.iterdir() if p.is_dir() and p.name != "profiles"):
         runs[f"{sample.name} (static)"] = _analyze(sample, None)
-    for capture, (sample, _, _) in sorted(CAPTURES.items()):
+    captures = {capture: sample for capture, (sample, _, _) in CAPTURES.items()} | NOTEBOOK_CAPTURES
+    for capture, sample in sorted(captures.items()):
         runs[f"{sample} + {capture}"] = _analyze(SAMPLES / sample, SAMPLES / "profiles" / capture)
     if REPROS.is_dir():
         for repro in sorted(p for p in REPROS.iterdir() if p.is_dir()):

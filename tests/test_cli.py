@@ -53,15 +53,17 @@ def test_json_output_follows_the_contract_and_diffs_apply_with_git(problem_repo:
     report = json.loads(result.stdout)
     assert set(report) == {"version", "repo", "profile", "findings", "warnings"}
     assert report["profile"] is None
-    finding_keys = {"id", "code", "name", "path", "line", "column", "end_line", "message", "confidence", "evidence",
-                    "speedup", "fix"}
+    finding_keys = {"id", "code", "name", "path", "cell", "line", "column", "end_line", "message", "confidence",
+                    "reach", "evidence", "speedup", "fix"}
     assert report["findings"]
     for finding in report["findings"]:
         assert set(finding) == finding_keys
         assert finding["confidence"] in {"confirmed", "likely", "possible"}
         assert not Path(finding["path"]).is_absolute()
+        assert finding["cell"] is None  # a Python file's finding: no notebook cell
         fix = finding["fix"]
-        assert set(fix) == {"description", "applicability", "why_unsafe", "diff"}
+        assert set(fix) == {"description", "applicability", "why_unsafe", "diff", "cell_diff"}
+        assert fix["cell_diff"] is None
         assert fix["applicability"] in {"safe", "unsafe"}
     subprocess.run(["git", "init", "-q"], cwd=problem_repo, check=True)
     for finding in report["findings"]:  # each patch alone applies to the analysed tree

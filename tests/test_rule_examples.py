@@ -12,6 +12,8 @@ import pytest
 from advisor.engine import analyze_texts
 from advisor.profile.loader import load_profile
 from advisor.catalogue import all_rules
+from advisor.config import Settings
+from advisor.model import FixAvailability
 from advisor.rule import Example, Rule
 
 EXAMPLE_PATH = "example.py"
@@ -32,7 +34,8 @@ def _profile(path: str):
 def _findings(rule: type[Rule], example: Example, code: str):
     files = {EXAMPLE_PATH: code, **{p: Example(t).source for p, t in example.files.items()}}
     profile = _profile(example.profile) if example.profile else None
-    return [f for f in analyze_texts(files, profile=profile) if f.code == rule.code]
+    settings = Settings(select=(rule.code,), **example.settings)
+    return [f for f in analyze_texts(files, settings, profile=profile) if f.code == rule.code]
 
 
 def test_rules_are_discovered_with_unique_codes_and_names():
@@ -41,10 +44,21 @@ def test_rules_are_discovered_with_unique_codes_and_names():
     assert len({r.code for r in rules}) == len(rules)
     assert len({r.name for r in rules}) == len(rules)
     for rule in rules:
-        assert rule.code[:3] in {"TFD", "TFH", "TFC"}, rule.code
+        assert rule.code[:3] in {"TFD", "TFH", "TFC", "TFS"}, rule.code
         assert rule.valid and rule.invalid, f"{rule.code} needs valid and invalid examples"
         if rule.fix_applicability.value == "unsafe":
             assert rule.why_unsafe, f"{rule.code} must say why its fix is unsafe"
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_fix_availability_is_what_the_examples_show(rule):
+    """``always``: every reported example is fixed; ``never``: none is and there is no fix to describe;
+    ``sometimes``: the examples show both a fixed finding and one the rule leaves unfixed."""
+    fixed = {example.fixed is not None for example in rule.invalid}
+    expected = {FixAvailability.ALWAYS: {True}, FixAvailability.NEVER: {False},
+                FixAvailability.SOMETIMES: {True, False}}[rule.fix_availability]
+    assert fixed == expected, f"{rule.code} is {rule.fix_availability.value}-fixable; its examples say {fixed}"
+    assert (rule.fix is None) == (rule.fix_availability is FixAvailability.NEVER)
 
 
 @pytest.mark.parametrize("rule,example", list(_cases("valid")))

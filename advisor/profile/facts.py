@@ -216,6 +216,27 @@ class ProfileFindings:
         """The report's ``profile`` object: these fields with the same names, floats rounded to 0.01."""
         return _rounded(asdict(self))
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ProfileFindings":
+        """The findings a ``to_json`` object describes (e.g. a report's ``profile``, or one written by hand)."""
+        steps, pipeline, gaps, device = data["steps"], data["input_pipeline"], data["host_gaps"], data["device"]
+        return cls(
+            path=data["path"], run=data["run"], hosts=list(data["hosts"]), hardware=Hardware(**data["hardware"]),
+            steps=Steps(steps["count"], steps["source"], steps["kind"], StepTime(**steps["step_time_ms"])),
+            breakdown_pct=dict(data["breakdown_pct"]), breakdown_source=data["breakdown_source"],
+            bottleneck=Bottleneck(**data["bottleneck"]),
+            input_pipeline=InputPipeline([Iterator(**it) for it in pipeline["iterators"]], pipeline["has_prefetch"],
+                                         pipeline["dominant_stage"], pipeline.get("cpu_budget")),
+            top_ops=[Op(**op) for op in data["top_ops"]],
+            host_gaps=HostGaps(gaps["avg_ms"], gaps["share_pct"], [PythonFrame(**f) for f in gaps["frames"]])
+            if gaps is not None else None,
+            eager=Eager(**data["eager"]), tracing=[TracedFunction(**t) for t in data["tracing"]],
+            memory=Memory(**data["memory"]),
+            device=Device(**{**device, "convolutions": [Convolution(**c) for c in device["convolutions"]]})
+            if device is not None else None,
+            warnings=list(data.get("warnings", [])),
+        )
+
 
 def _rounded(value: Any) -> Any:
     if isinstance(value, float):

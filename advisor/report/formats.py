@@ -9,9 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..model import Report
 from ..errors import InputError
 from ..files import write_output
+from ..model import Report
 
 # Format name -> (module, function); modules load on use, so a plain text run never imports jinja2.
 RENDERERS = {

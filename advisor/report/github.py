@@ -8,8 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..model import Report
-from ..model import Finding
+from ..model import Finding, Report
 from .view import severity, speedup_text
 
 # Workflow commands know error, warning and notice; SARIF's "note" is GitHub's "notice".
@@ -24,12 +23,12 @@ def render_github(report: Report) -> str:
 
 def _annotation(report: Report, finding: Finding) -> str:
     loc = finding.location
+    # A notebook's annotation goes on the .ipynb file's own lines (its JSON), which the pull request shows.
+    span = (loc.cell.file_line, loc.cell.file_column, loc.cell.file_end_line, loc.cell.file_end_column) \
+        if loc.cell is not None else (loc.line, loc.column, loc.end_line, loc.end_column)
     properties = {
         "file": workspace_path(report, loc.path),
-        "line": loc.line,
-        "col": loc.column,
-        "endLine": loc.end_line,
-        "endColumn": loc.end_column,
+        **dict(zip(("line", "col", "endLine", "endColumn"), span)),
         "title": finding.code,
     }
     props = ",".join(f"{key}={_property(str(value))}" for key, value in properties.items())
@@ -38,7 +37,8 @@ def _annotation(report: Report, finding: Finding) -> str:
 
 def _message(finding: Finding) -> str:
     """The annotation's body: the finding, what backs it, what it may gain, and how to fix it, one item a line."""
-    lines = [f"{finding.message} [{finding.confidence.value}]"]
+    where = f"{finding.location.line_label}: " if finding.location.cell is not None else ""
+    lines = [f"{where}{finding.message} [{finding.confidence.value}]"]
     lines += [f"{evidence.kind}: {evidence.message}" for evidence in finding.evidence]
     if finding.speedup is not None:
         lines.append(f"expected speedup: {speedup_text(finding.speedup)} ({finding.speedup.basis})")

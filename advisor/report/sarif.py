@@ -14,9 +14,8 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..model import Report
-from ..model import Finding, Patch
 from ..catalogue import all_rules
+from ..model import Finding, Patch, Report
 from ..rule import Rule
 from .view import severity
 
@@ -89,16 +88,21 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
     }
     if finding.speedup is not None:
         properties["speedup"] = finding.speedup.to_json()
+    if loc.cell is not None:
+        # A notebook's region is in the .ipynb file's own text, which code-scanning UIs show; the cell is here.
+        cell = loc.cell
+        properties.update(cell=cell.cell, cellLine=cell.line, cellEndLine=cell.end_line)
+        region = {"startLine": cell.file_line, "startColumn": cell.file_column, "endLine": cell.file_end_line,
+                  "endColumn": cell.file_end_column}
+    else:
+        region = {"startLine": loc.line, "startColumn": loc.column, "endLine": loc.end_line,
+                  "endColumn": loc.end_column}
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": severity(finding.confidence),
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": {
-            "artifactLocation": _artifact(finding),
-            "region": {"startLine": loc.line, "startColumn": loc.column, "endLine": loc.end_line,
-                       "endColumn": loc.end_column},
-        }}],
+        "locations": [{"physicalLocation": {"artifactLocation": _artifact(finding), "region": region}}],
         "partialFingerprints": {FINGERPRINT: finding.id},
         "properties": properties,
     }

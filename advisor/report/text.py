@@ -59,11 +59,14 @@ def render_finding(console: Console, finding: Finding, show_diff: bool,
     patch = finding.patch
     if patch is not None:
         kind = "safe fix" if patch.applicability.value == "safe" else "unsafe fix"
-        console.print(f"    [magenta]{kind}[/] [{finding.id}]: {escape(patch.description)}", highlight=False)
+        # The id is escaped too: "[d3adb33f]" would read as markup and vanish.
+        console.print(f"    [magenta]{kind}[/] {escape(f'[{finding.id}]')}: {escape(patch.description)}",
+                      highlight=False)
         if patch.why_unsafe:
             console.print(f"    [magenta]why unsafe:[/] {escape(patch.why_unsafe)}", highlight=False)
         if show_diff:
-            console.print(Syntax(patch.diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
+            console.print(Syntax(patch.shown_diff.rstrip("\n"), "diff", theme="ansi_dark",
+                                 background_color="default"))
     console.print()
 
 
@@ -77,18 +80,22 @@ def render_report(report: Report, console: Console, show_diff: bool = True) -> N
         render_finding(console, finding, show_diff, report.verifications.get(finding.id))
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
-    console.print(summary_line(report), highlight=False)
+    console.print(summary_line(report), highlight=False, markup=False)
 
 
 def summary_line(report: Report) -> str:
     count = len(report.findings)
     fixable = sum(1 for f in report.findings if f.patch is not None)
     if report.files_seen == 0:
-        return "Nothing to analyze: no Python files found."
-    scope = (f"{report.files_analyzed} of {report.files_seen} Python files use TensorFlow or Keras"
-             if report.files_seen else "")
+        return "Nothing to analyze: no Python files or notebooks found."
+    scope = f"{report.files_analyzed} of {report.files_seen} Python files and notebooks use TensorFlow or Keras"
+    if report.files_excluded:
+        scope += (f" ({report.files_excluded} test file{'s' * (report.files_excluded != 1)} left out by the `exclude` "
+                  "patterns; `exclude = []` in [tool.advisor] analyzes them)")
     head = "No findings" if count == 0 else f"{count} finding{'s' * (count != 1)} ({fixable} with a fix)"
     mode = ("profile-gated" if report.profile is not None
             else "static analysis only: give a profile LOGDIR to confirm findings and size their speedups")
     hidden = f"; {report.hidden} contradicted by the profile hidden (--show-all)" if report.hidden else ""
+    if report.off_training:
+        hidden += f"; {report.off_training} on code no training run reaches hidden (--show-all)"
     return f"{head}; {scope}; {mode}{hidden}."

@@ -15,6 +15,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, Posi
 
 from ..model import Location
 from .names import ModuleNames
+from .notebook import Notebook
 
 # Calls that wrap a dataset without adding a stage of the input pipeline.
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset", "distribute_datasets_from_function"})
@@ -32,15 +33,52 @@ class ModuleInfo:
     names: ModuleNames = field(repr=False)
     encoding: str = "utf-8"
     newline: str = "\n"
+    notebook: Notebook | None = field(default=None, repr=False)  # the notebook whose code cells this module is
 
     @classmethod
-    def of(cls, path: Path, absolute: Path, tree: cst.Module, data: bytes) -> "ModuleInfo":
+    def of(cls, path: Path, absolute: Path, tree: cst.Module, data: bytes,
+           notebook: Notebook | None = None) -> "ModuleInfo":
         """Wrap a tree freshly parsed from ``data`` (the wrapper may share it: nobody else holds it).
 
         libcst reproduces its input exactly, so the text is the decoded input: no code generation needed.
         """
         return cls(path, absolute, data.decode(tree.encoding), MetadataWrapper(tree, unsafe_skip_copy=True),
-                   ModuleNames.of(tree, *_module_and_package(path)), tree.encoding, tree.default_newline)
+                   ModuleNames.of(tree, *_module_and_package(path)), tree.encoding, tree.default_newline, notebook)
+
+    @classmethod
+    def of_notebook(cls, path: Path, absolute: Path, data: bytes) -> tuple["ModuleInfo", list[str]]:
+        """The module of a notebook file's code cells, and what of it was left out (one line each, with ``path``):
+        cells in other languages, and cells that do not parse (Jupyter runs each cell on its own, so the others
+        are still analysed). Raises :class:`NotebookError` for a file that is not a notebook advisor reads, and
+        ``ParserSyntaxError`` when the cells parse one by one but not together."""
+        notebook = Notebook.parse(data)
+        where = path.as_posix()
+        notes = [f"{where}: not analysed: {', '.join(notebook.left_out)}"] if notebook.left_out else []
+        try:
+            # From text, not bytes: a coding cookie in a cell says nothing about the notebook's encoding.
+            tree = cst.parse_module(notebook.code)
+        except cst.ParserSyntaxError:
+            # The error's position is not always where the error is: find the cells that do not parse alone.
+            for cell in notebook.cells:
+                try:
+                    cst.parse_module(cell.code)
+                except cst.ParserSyntaxError as exc:
+                    notes.append(f"{where}:cell {cell.number}: cell skipped, syntax error: {exc.message}")
+                    notebook = notebook.without(cell)
+            tree = cst.parse_module(notebook.code)
+        return cls.of(path, absolute, tree, notebook.code.encode(tree.encoding), notebook), notes
+
+    @property
+    def file_bytes(self) -> bytes:
+        """The file as read: the module's text, or the notebook's JSON."""
+        return self.notebook.text.encode("utf-8") if self.notebook is not None else self.tree.bytes
+
+    def frame_offset(self, file_name: str) -> int | None:
+        """What to add to the line of a Python frame in ``file_name`` to get this module's line; None when the frame
+        is not this module's code (a notebook's frames name its cells the way its kernel does)."""
+        if self.notebook is not None:
+            return self.notebook.frame_offset(file_name)
+        return 0 if file_name.replace("\\", "/").rsplit("/", 1)[-1] == self.path.name else None
 
     @property
     def tree(self) -> cst.Module:
@@ -83,7 +121,8 @@ class ModuleInfo:
     def location(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Location:
         start = self.position(node)
         end = self.position(end_node) if end_node is not None else start
-        return Location(self.path, start.start.line, start.start.column + 1, end.end.line, end.end.column + 1)
+        span = (start.start.line, start.start.column + 1, end.end.line, end.end.column + 1)
+        return Location(self.path, *span, cell=self.notebook.span(*span) if self.notebook is not None else None)
 
     def node_code(self, node: cst.CSTNode) -> str:
         return self.tree.code_for_node(node)
@@ -161,13 +200,16 @@ class Stage:
 class Sink:
     """Where a pipeline is consumed."""
 
-    role: str  # "train", "validation", "evaluate", "predict", "loop", "iter", "distribute"
+    # "train", "validation", "evaluate", "predict", "loop", "iter", "distribute"; "returned" / "returned_eval": a
+    # function returns it to a consumer the repo does not show (named like evaluation code: "returned_eval")
+    role: str
     node: cst.CSTNode
     module: "ModuleInfo"
+    function: str | None = None  # for returned pipelines: the function that returns it
 
     @property
     def is_training(self) -> bool:
-        return self.role in ("train", "loop", "iter", "distribute")
+        return self.role in ("train", "loop", "iter", "distribute", "returned")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import networkx as nx
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .names import TF_FUNCTION
+from .notebook import NOTEBOOK_SUFFIX, NotebookError
 from .syntax import parameter_names
 from .visitors import CollectorVisitor
 from .walk import SourceFile, relevant_sources
@@ -73,7 +74,8 @@ class _DefinitionCollector(CollectorVisitor):
         self.scopes.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        self.index.calls.append(CallSite(node, self._names(node.func), self.module,
+        class_key = self.classes[-1].key if self.classes else None  # `self.step(...)` is that class's method
+        self.index.calls.append(CallSite(node, self._names(node.func, class_key), self.module,
                                          self.functions[-1] if self.functions else None))
 
 
@@ -89,7 +91,7 @@ class SourceIndex:
         self.dataflow = nx.DiGraph()
         self.warnings: list[str] = []
         self.files_seen = 0
-        self._pending_calls: list = []
+        self._pending_calls: list[pl.PendingCall] = []
         self._pipelines: list[Pipeline] | None = None
         self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._noqa: dict[Path, tuple[frozenset[str], dict[int, frozenset[str]]]] = {}
@@ -109,10 +111,13 @@ class SourceIndex:
         index.files_seen = files_seen
         for source in sources:
             index._add(source)
-        pl.link_calls(index.dataflow, index._pending_calls, index._functions_by_import_name())
+        pl.link(index.dataflow, index._pending_calls, index.callees)
         return index
 
     def _add(self, source: SourceFile) -> None:
+        if source.path.suffix == NOTEBOOK_SUFFIX:
+            self._add_notebook(source)
+            return
         try:
             tree = cst.parse_module(source.data)
         except cst.ParserSyntaxError as exc:
@@ -121,7 +126,22 @@ class SourceIndex:
         except (UnicodeDecodeError, LookupError, SyntaxError) as exc:
             self.warnings.append(f"{source.path.as_posix()}: skipped, cannot decode: {exc}")
             return
-        module = ModuleInfo.of(source.path, source.absolute, tree, source.data)
+        self._visit(ModuleInfo.of(source.path, source.absolute, tree, source.data))
+
+    def _add_notebook(self, source: SourceFile) -> None:
+        try:
+            module, notes = ModuleInfo.of_notebook(source.path, source.absolute, source.data)
+        except NotebookError as exc:
+            self.warnings.append(f"{source.path.as_posix()}: skipped, {exc}")
+            return
+        except cst.ParserSyntaxError as exc:
+            self.warnings.append(f"{source.path.as_posix()}: skipped, its cells parse one by one but not together: "
+                                 f"{exc.message}")
+            return
+        self.warnings.extend(notes)
+        self._visit(module)
+
+    def _visit(self, module: ModuleInfo) -> None:
         module.wrapper.visit_batched([_DefinitionCollector(module, self),
                                       pl.PipelineCollector(module, self.dataflow, self._pending_calls)])
         self.modules.append(module)
@@ -209,6 +229,13 @@ class SourceIndex:
             self._by_import_name = self._functions_by_import_name()
         found = {id(f): f for name in names for f in self._by_import_name.get(name, ())}
         return list(found.values())
+
+    def callees(self, names: Iterable[str]) -> list[tuple[FunctionInfo, int]]:
+        """The repo functions a call of one of ``names`` runs, each with how many leading parameters the call does
+        not pass: ``self`` of a method called through ``self.f(...)``, and ``__init__`` of a class instantiated."""
+        found = [(f, 1 if f.class_key is not None else 0) for f in self.functions_named(*names)]
+        found += [(f, 1) for f in self.functions_named(*(f"{name}.__init__" for name in names))]
+        return found
 
     def calls_of(self, function: FunctionInfo) -> list[CallSite]:
         """Calls of a repo function by name, from any module (``train_step(x)``, ``helpers.train_step(x)``)."""

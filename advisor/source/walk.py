@@ -1,4 +1,4 @@
-"""Find the Python files of a repo that can involve TensorFlow or Keras.
+"""Find the Python files and Jupyter notebooks of a repo that can involve TensorFlow or Keras.
 
 Skips version-control, virtualenv, build and cache folders and whatever the repo's ``.gitignore`` files ignore;
 never follows a directory symlink (so a symlink loop cannot trap the walk).
@@ -13,6 +13,9 @@ from pathlib import Path
 import pathspec
 
 from .names import PREFILTER_WORDS
+from .notebook import NOTEBOOK_SUFFIX
+
+SOURCE_SUFFIXES = (".py", NOTEBOOK_SUFFIX)
 
 SKIPPED_DIRS = frozenset({
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", ".env", "__pycache__", ".mypy_cache",
@@ -51,8 +54,8 @@ def _ignored(specs: list[tuple[Path, pathspec.PathSpec]], path: Path, is_dir: bo
     return False
 
 
-def python_files(root: Path) -> list[Path]:
-    """Every ``.py`` file under ``root`` (relative paths, sorted), honouring the skip rules above."""
+def source_files(root: Path) -> list[Path]:
+    """Every ``.py`` and ``.ipynb`` file under ``root`` (relative paths, sorted), honouring the skip rules above."""
     found: list[Path] = []
     stack: list[tuple[Path, list[tuple[Path, pathspec.PathSpec]]]] = [(root, [])]
     while stack:
@@ -72,7 +75,7 @@ def python_files(root: Path) -> list[Path]:
                     continue
                 if not _ignored(specs, path, is_dir=True):
                     stack.append((path, specs))
-            elif entry.name.endswith(".py") and entry.is_file():
+            elif entry.name.endswith(SOURCE_SUFFIXES) and entry.is_file():
                 if not _ignored(specs, path, is_dir=False):
                     found.append(path.relative_to(root))
     return sorted(found)
@@ -81,9 +84,10 @@ def python_files(root: Path) -> list[Path]:
 def relevant_sources(root: Path, paths: list[Path] | None = None) -> tuple[list[SourceFile], int]:
     """Read the candidate files and keep those that mention TensorFlow or Keras.
 
-    Returns the kept files and how many Python files were looked at in all.
+    Returns the kept files and how many files were looked at in all. A notebook is kept as it is (its JSON): the
+    index reads its cells.
     """
-    relative = paths if paths is not None else python_files(root)
+    relative = paths if paths is not None else source_files(root)
     kept = []
     for rel in relative:
         absolute = root / rel

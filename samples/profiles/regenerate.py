@@ -33,6 +33,8 @@ CAPTURES = {
     "eager_loop_tuned": ("eager_loop_tuned", False, False),
     "retracing": ("retracing", False, False),
 }
+# name -> sample directory, for captures of a notebook run in a Jupyter kernel (see regenerate_notebook.py).
+NOTEBOOK_CAPTURES = {"notebook": "notebook"}
 
 
 def main(names: list[str]) -> None:

@@ -97,7 +97,7 @@ def test_bad_configuration_is_one_line_and_exit_2(tmp_path, config, message):
 
 
 def test_check_honours_the_nearest_pyproject_from_a_subfolder(tmp_path):
-    root = _project(tmp_path, '[tool.advisor.per-file-ignores]\n"src/data.py" = ["TFD002"]\n')
+    root = _project(tmp_path, '[tool.advisor.per-file-ignores]\n"src/data.py" = ["TFD"]\n')
     result = _advisor("check", "data.py", cwd=root / "src", cache=tmp_path / "cache")
     assert result.returncode == 0, result.stdout + result.stderr
     (root / "pyproject.toml").write_text("[tool.advisor]\n")
@@ -140,7 +140,7 @@ def test_check_cache_hits_on_same_content_and_settings_only(monkeypatch, tmp_pat
     settings = load_settings(root, CODES, select="TFD")
     files = [Path("src/data.py")]
     first = engine.check(files, settings, ResultCache("check", settings))
-    assert [f.code for f in first.findings] == ["TFD002"]
+    assert [f.code for f in first.findings] == ["TFD002", "TFD001"]  # the pipeline it returns ends out of sight
     assert list((tmp_path / "cache/check").glob("*/*.json"))
 
     def no_analysis(*args):
@@ -157,3 +157,40 @@ def test_check_cache_hits_on_same_content_and_settings_only(monkeypatch, tmp_pat
     with pytest.raises(AssertionError):  # other content: a miss
         engine.check(files, settings, ResultCache("check", settings))
     assert key != ResultCache("check", settings).key({"src/data.py": (root / "src/data.py").read_bytes()}, "context")
+
+
+def _with_test_copies(root: Path) -> None:
+    """The sample's pipeline also in test code of every common shape."""
+    data = (root / "src" / "data.py").read_text()
+    for name in ("tests/test_pipeline.py", "src/data_test.py", "src/test_data.py", "conftest.py",
+                 "src/pipeline_test_case.py", "test/fixtures.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(data)
+
+
+def test_test_code_is_left_out_by_default_and_counted(tmp_path):
+    root = _project(tmp_path, "")
+    _with_test_copies(root)
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    assert {f.location.path.as_posix() for f in report.findings} == {"src/data.py"}
+    assert report.files_excluded == 6
+
+
+def test_exclude_replaces_and_extend_exclude_adds_to_the_defaults(tmp_path):
+    root = _project(tmp_path, "exclude = []\n")
+    _with_test_copies(root)
+    # Analyzed, but no training run reaches the copies: their findings show with --show-all.
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD", show_all=True))
+    assert len({f.location.path for f in report.findings}) == 7 and report.files_excluded == 0
+    (root / "pyproject.toml").write_text("[tool.advisor]\nextend-exclude = [\"src/data.py\"]\n")
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    assert report.findings == [] and report.files_excluded == 7
+
+
+def test_check_leaves_out_test_files_it_is_given(tmp_path, monkeypatch):
+    root = _project(tmp_path, "")
+    _with_test_copies(root)
+    monkeypatch.chdir(root)
+    report = engine.check([Path("tests/test_pipeline.py"), Path("src/data.py")], load_settings(root, CODES, select="TFD"))
+    assert {f.location.path.as_posix() for f in report.findings} == {"src/data.py"}
+    assert report.files_excluded == 1

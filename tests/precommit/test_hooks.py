@@ -89,3 +89,18 @@ def test_hooks_fail_and_fix_a_problem_file_and_pass_the_tuned_one(tmp_path, envi
     passing = _try_repo(hook_repo, repo, environment, "train.py")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert passing.stdout.count("Passed") == 2
+
+
+def test_hooks_take_a_staged_notebook(tmp_path, environment, hook_repo):
+    """`types_or: [python, jupyter]`: pre-commit hands the hooks .ipynb files too; the fix lands in the cell."""
+    import nbformat
+
+    repo = _git_repo(tmp_path / "repo", {"train.ipynb": SAMPLES / "notebook/train.ipynb"})
+    result = _try_repo(hook_repo, repo, environment, "train.ipynb")
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "train.ipynb:cell 4:19:21: TFD002" in output
+    assert "fixed TFD002" in output
+    fixed = nbformat.read(repo / "train.ipynb", as_version=4)
+    nbformat.validate(fixed)
+    assert "train_ds.map(augment, num_parallel_calls=tf.data.AUTOTUNE)" in fixed.cells[3].source

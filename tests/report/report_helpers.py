@@ -21,17 +21,16 @@ MARKUP_SOURCE = textwrap.dedent('''
     ''').lstrip()
 
 
-class ConstructedProfile:
-    """A stand-in for ProfileFindings built from hand-written JSON (not a capture): reports read a profile only
-    through ``to_json()``, so this is enough to test how they draw one."""
-
-    def __init__(self, data: dict) -> None:
-        self.data = data
-
-    def to_json(self) -> dict:
-        return self.data
-
-
 def constructed_profile_json() -> dict:
-    return json.loads(CONSTRUCTED_PROFILE.read_text())
+    """A hand-written profile in the report's JSON shape (not captured), without its comment."""
+    document = json.loads(CONSTRUCTED_PROFILE.read_text())
+    document.pop("_comment")
+    return document
 
+
+def file_span(location) -> tuple[int, int, int, int]:
+    """Where a finding is in its file's own text (line, column, end line, end column): a notebook's, in its JSON."""
+    cell = location.cell
+    if cell is not None:
+        return cell.file_line, cell.file_column, cell.file_end_line, cell.file_end_column
+    return location.line, location.column, location.end_line, location.end_column

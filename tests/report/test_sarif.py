@@ -10,8 +10,9 @@ import pytest
 from advisor.files import unified_diff
 from advisor.report.sarif import FINGERPRINT, diff_changes, render_sarif
 from advisor.catalogue import all_rules
+from advisor.source.notebook import Notebook
 
-from report_helpers import SARIF_SCHEMA, constructed_profile_json
+from report_helpers import SARIF_SCHEMA, constructed_profile_json, file_span
 
 
 def apply_replacements(text: str, replacements: list[dict]) -> str:
@@ -73,7 +74,7 @@ def test_rules_and_results_use_the_stable_rule_codes(samples_report):
         assert result["partialFingerprints"][FINGERPRINT] == finding.id
         location = result["locations"][0]["physicalLocation"]
         assert location["artifactLocation"] == {"uri": finding.location.path.as_posix(), "uriBaseId": "SRCROOT"}
-        assert location["region"]["startLine"] == finding.location.line
+        assert location["region"]["startLine"] == file_span(finding.location)[0]
         assert result["properties"]["confidence"] == finding.confidence.value
         assert result["properties"]["evidence"] == [e.to_json() for e in finding.evidence]
         assert result["level"] == ("note" if finding.confidence.value == "possible" else "warning")
@@ -90,7 +91,10 @@ def test_fix_replacements_rebuild_the_patched_file(samples_report):
         assert fix["description"]["text"] == finding.patch.description
         assert fix["properties"]["applicability"] == finding.patch.applicability.value
         original = (base / change["artifactLocation"]["uri"]).read_text()
-        assert apply_replacements(original, change["replacements"]) == finding.patch.new_code
+        patched = finding.patch.new_code  # the module's new code; a notebook's file is its JSON
+        if finding.location.cell is not None:
+            patched = Notebook.parse(original.encode()).with_code(patched, [finding.location.line])
+        assert apply_replacements(original, change["replacements"]) == patched
 
 
 @pytest.mark.parametrize("old,new", [

@@ -29,11 +29,13 @@ def _record(saved, findings, ratios, *, loss_diff=0.0, code_ran=True, error=None
 
 @pytest.fixture
 def measured(repo):
-    """The tiny repo's three safe fixes: the map measured faster, the prefetch even, the unused map never ran."""
+    """The tiny repo's three safe fixes: the map measured faster, the prefetch even, the untaken map never ran."""
     saved = load_analysis(repo, DEFAULT_STATE_FILE)
-    fixes = sorted((f for f in saved.findings if f.patch is not None and f.fix.applicability.value == "safe"),
-                   key=lambda f: f.location.line)
-    serial_map, prefetch, unused_map = fixes
+    source = (repo / "train.py").read_text().splitlines()
+    fixes = [f for f in saved.findings if f.patch is not None and f.fix.applicability.value == "safe"]
+    (serial_map,) = [f for f in fixes if "ds.map(scale)" in source[f.location.line - 1]]
+    (unused_map,) = [f for f in fixes if "ds.map(flip)" in source[f.location.line - 1]]
+    (prefetch,) = [f for f in fixes if f.code == "TFD001"]
     _record(saved, [serial_map], FASTER_ROUNDS)
     _record(saved, [prefetch], EVEN_ROUNDS)
     _record(saved, [unused_map], EVEN_ROUNDS, code_ran=False)

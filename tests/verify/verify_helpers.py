@@ -1,5 +1,5 @@
-"""Tiny Keras training repos, analysed (statically) so their saved analyses hold fixes to verify; a snapshot of a
-tree. (Not in conftest.py: tests import it, and every test folder has a conftest module.)"""
+"""Tiny Keras training repos, analysed (statically) so their saved analyses hold fixes to verify (one of them in a
+branch the program never takes); a snapshot of a tree. (Not in conftest.py: tests import it, and every test folder has a conftest module.)"""
 
 from __future__ import annotations
 
@@ -19,18 +19,19 @@ def scale(features, label):
     return features * 0.5, label
 
 
-def make_dataset():
+def flip(features, label):
+    return -features, label
+
+
+def make_dataset(augment=False):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(512, 16)).astype(np.float32)
     y = rng.integers(0, 4, size=(512,))
     ds = tf.data.Dataset.from_tensor_slices((x, y))
+    if augment:  # off in this program: a fix of this map cannot change the run
+        ds = ds.map(flip)
     ds = ds.map(scale)
     return ds.batch(16)
-
-
-def make_eval_dataset():  # never called: its fixes cannot change the run
-    x = np.zeros((64, 16), np.float32)
-    return tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2.0).batch(16)
 {guard}
 
 model = keras.Sequential([keras.Input(shape=(16,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(4)])

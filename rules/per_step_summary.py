@@ -1,0 +1,138 @@
+"""TFH006: summaries written, or a writer flushed, on every step of a custom training loop."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+import libcst.matchers as m
+
+from advisor.codemods.step_interval import GuardWithStepInterval
+from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding, FixAvailability, InLoopBody, Rule,
+                          RuleContext, TrainingLoop, Verdict, typical)
+
+SUMMARY_PREFIX = "tensorflow.summary."
+# Writing these encodes data on the host (and images/histograms copy whole tensors there).
+SUMMARY_OPS = ("scalar", "image", "histogram", "audio", "text", "write")
+# Often enough to follow training, rarely enough that the writes stop mattering.
+WRITE_EVERY = 100
+
+
+class _Writes(InLoopBody):
+    """Summary writes and writer flushes in per-step code, one per statement."""
+
+    def __init__(self, loop: TrainingLoop) -> None:
+        super().__init__()
+        self.loop = loop
+        self.statement: cst.CSTNode | None = None
+        self.found: list[tuple[cst.Call, cst.CSTNode, str]] = []  # (call, statement, what it does)
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self.loop.module.qualified_names(node.func)
+        if any(n.startswith(SUMMARY_PREFIX) and n.rsplit(".", 1)[-1] in SUMMARY_OPS for n in names):
+            what = f"writes a summary (`{self.loop.module.node_code(node.func)}`)"
+        elif m.matches(node.func, m.Attribute(attr=m.Name("flush"))) and not node.args:
+            what = f"flushes a writer (`{self.loop.module.node_code(node)}`)"
+        else:
+            return
+        if not any(statement is self.statement for _, statement, _ in self.found):
+            self.found.append((node, self.statement, what))
+
+
+class PerStepSummary(Rule):
+    code = "TFH006"
+    name = "per-step-summary"
+    title = "Summaries written or flushed every step of a custom training loop"
+    rationale = (
+        "`tf.summary.scalar`, `image` and `histogram` called every step encode their data on the host and queue a "
+        "write (images and histograms first copy whole tensors there), and `writer.flush()` every step waits for "
+        "the file system. In a custom loop that runs between steps, so the next step starts later. Writing every "
+        "N steps (`if step % N == 0`, or `tf.summary.record_if`) keeps the curves and drops the cost."
+    )
+    fix = f"Write only every {WRITE_EVERY} steps (`if step % {WRITE_EVERY} == 0:` around the statement)."
+    fix_availability = FixAvailability.SOMETIMES
+    fix_applicability = Applicability.UNSAFE
+    why_unsafe = "The curves then have one point per N steps instead of one per step."
+    speedup_model = "the typical range of removing per-step host work from a custom loop (no capture measures it)."
+    valid = (
+        Example("""
+            import tensorflow as tf
+
+            for step, (x, y) in enumerate(dataset):
+                loss = train_step(x, y)
+                if step % 100 == 0:
+                    tf.summary.scalar("loss", loss, step=step)
+                    writer.flush()
+            """, note="already written on a step interval"),
+        Example("""
+            import tensorflow as tf
+
+            for epoch in range(10):
+                tf.summary.scalar("epoch", epoch, step=epoch)
+            """, note="not a training loop"),
+    )
+    invalid = (
+        Example("""
+            import tensorflow as tf
+
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+                return loss
+
+            for step, (x, y) in enumerate(dataset):
+                loss = train_step(x, y)
+                tf.summary.scalar("loss", loss, step=step)
+            """, line=12, fixed="""
+            import tensorflow as tf
+
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+                return loss
+
+            for step, (x, y) in enumerate(dataset):
+                loss = train_step(x, y)
+                if step % 100 == 0:
+                    tf.summary.scalar("loss", loss, step=step)
+            """),
+        Example("""
+            import tensorflow as tf
+
+            while True:
+                x, y = next(batches)
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+                writer.flush()
+            """, line=9, note="no step counter to guard with: no automatic fix"),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterable[Finding]:
+        for loop in ctx.queries.training_loops:
+            writes = _Writes(loop)
+            loop.node.body.visit(writes)
+            for call, statement, what in writes.found:
+                if not loop.throttles(statement):
+                    yield self._finding(ctx, loop, call, statement, what)
+
+    def _finding(self, ctx: RuleContext, loop: TrainingLoop, call: cst.Call, statement: cst.CSTNode,
+                 what: str) -> Finding:
+        description = loop.description
+        message = (f"{description[0].upper()}{description[1:]} {what} every step: the next step waits for that host "
+                   "work.")
+        verdict = Verdict(Confidence.LIKELY, typical("host_sync"), (Evidence.source(
+            f"runs once per iteration of the loop at {loop.loop_module.location(loop.loop).display}, under no step "
+            "interval"),))
+        mechanical = loop.counter is not None and m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
+        return self.finding(loop.module, call, message, verdict, reach=ctx.queries.reach(loop.module, loop.node),
+                            codemod=GuardWithStepInterval if mechanical else None,
+                            fix_args={"counter": loop.counter, "every": WRITE_EVERY} if mechanical else None)

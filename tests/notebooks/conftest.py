@@ -1,0 +1,1 @@
+"""The notebook tests import their helpers from this folder."""
