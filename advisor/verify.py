@@ -110,8 +110,9 @@ class PatchSet:
 
     @property
     def watched(self) -> bool:
-        """Whether a check run looks for the fix's code executing: only a single fix's code is its own."""
-        return len(self.patches) == 1
+        """Whether a check run looks for the fix's code executing: only a single fix's code is its own, and only
+        Python files run as such (a notebook's cells do not)."""
+        return len(self.patches) == 1 and all(path.endswith(".py") for path in self.files)
 
     @property
     def unsafe(self) -> list[Finding]:
