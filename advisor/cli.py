@@ -14,7 +14,7 @@ from . import __version__
 from .catalogue import all_rules, rule_by_code
 from .config import Settings, load_settings
 from .errors import InputError
-from .measure import FIGURE_NAMES, StoppingRule
+from .measure import FIGURE_NAMES, INCONCLUSIVE, StoppingRule
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -303,6 +303,11 @@ def verify(ids_and_command: tuple[str, ...], verify_all: bool, each: bool, unsaf
     m = result.machine
     click.echo(f"machine: {m['cores']} cores, 1-minute load average {m['load_avg_1m_start']} at the start, "
                f"{m['load_avg_1m_end']} at the end; {result.rounds} rounds of alternating runs")
+    if any(s.verdict == INCONCLUSIVE for s in result.sets):
+        busy = max(m["load_avg_1m_start"], m["load_avg_1m_end"]) > m["cores"]
+        click.echo("inconclusive: the rounds disagree too much to tell; " + (
+            "other jobs kept more than every core busy: measure again when the machine is quieter, or allow more "
+            "rounds (--max-rounds)" if busy else "allow more rounds (--max-rounds) or measure more steps (--steps)"))
     sys.exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
 
 
