@@ -376,9 +376,14 @@ def _select(saved: SavedAnalysis, ids: list[str]) -> list[Finding]:
     return sorted(chosen, key=lambda f: (f.location.path.as_posix(), f.location.line, f.location.column))
 
 
+# Splits fixes into those measured faster and those held back, with the reason (advisor.verify.verified_fixes).
+VerifiedFilter = Callable[[SavedAnalysis, list[Finding]], tuple[list[Finding], list[tuple[Finding, str]]]]
+
+
 def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool, mode: str, interactive: bool,
-              reanalyze: bool) -> int:
-    """The ``advisor apply`` command; ``mode`` is "write", "diff" or "dry-run". Returns the exit code."""
+              reanalyze: bool, verified: VerifiedFilter | None = None) -> int:
+    """The ``advisor apply`` command; ``mode`` is "write", "diff" or "dry-run"; ``verified`` (``--verified``)
+    keeps only the fixes measured faster. Returns the exit code."""
     if not repo.is_dir():
         raise InputError(f"{repo}: no such directory")
     if not (ids or apply_all or interactive):
@@ -392,6 +397,12 @@ def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool
         click.echo(f"advisor: not applied {describe(finding)}: unsafe ({finding.fix.why_unsafe}); "
                    f"pass --unsafe-fixes to apply it", err=True)
     problems += len(held_back) if explicit else 0  # --all means "what is safe": holding back is no failure
+    if verified is not None:
+        wanted, unverified = verified(saved, wanted)
+        for finding, reason in unverified:
+            click.echo(f"advisor: not applied {describe(finding)}: {reason} (--verified applies only fixes "
+                       f"measured faster on their own)", err=True)
+        problems += len(unverified) if explicit else 0
     pending = []
     for finding in wanted:
         status = saved.status_of(finding)

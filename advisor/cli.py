@@ -14,6 +14,7 @@ from . import __version__
 from .catalogue import all_rules, rule_by_code
 from .config import Settings, load_settings
 from .errors import InputError
+from .measure import FIGURE_NAMES, INCONCLUSIVE, StoppingRule
 from .printable import one_line
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -171,18 +172,21 @@ def check(files: tuple[Path, ...], select: str | None, ignore: str | None, fix: 
 @click.option("--dry-run", is_flag=True, help="List the fixes that would be applied; change nothing.")
 @click.option("--interactive", "-i", is_flag=True, help="Show each fix and ask before applying it.")
 @click.option("--reanalyze", is_flag=True, help="Analyze again first (same profile and options).")
+@click.option("--verified", is_flag=True,
+              help="Only fixes that `advisor verify` measured faster on their own, with matching losses.")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="The analysed repository.")
 def apply(ids: tuple[str, ...], apply_all: bool, unsafe_fixes: bool, diff_only: bool, dry_run: bool,
-          interactive: bool, reanalyze: bool, repo: Path) -> None:
+          interactive: bool, reanalyze: bool, verified: bool, repo: Path) -> None:
     """Apply fixes IDS (or --all) from the last `advisor analyze` of the repo (.advisor/last.json)."""
     from .apply import run_apply
+    from .verify import verified_fixes
 
     if diff_only and dry_run:
         raise click.UsageError("--diff and --dry-run exclude each other")
     mode = "diff" if diff_only else "dry-run" if dry_run else "write"
     sys.exit(run_apply(repo, list(ids), apply_all=apply_all, unsafe_fixes=unsafe_fixes, mode=mode,
-                       interactive=interactive, reanalyze=reanalyze))
+                       interactive=interactive, reanalyze=reanalyze, verified=verified_fixes if verified else None))
 
 
 @cli.command()
@@ -230,10 +234,20 @@ def profile(warmup: int, steps: int, python_tracer: bool, logdir: Path, command:
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.argument("ids_and_command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="[ID...] -- COMMAND...")
 @click.option("--all", "verify_all", is_flag=True, help="Verify every safe fix of the saved analysis together.")
+@click.option("--each", is_flag=True, help="Also measure every chosen fix alone, in the same rounds.")
 @click.option("--unsafe-fixes", is_flag=True, help="Include the fixes that may change behaviour.")
-@click.option("--steps", default=20, show_default=True, help="Steps measured per run, after the warm-up.")
+@click.option("--steps", default=50, show_default=True,
+              help="Steps measured per run, after the warm-up: a window of seconds, which one burst of load on the "
+                   "machine does not decide.")
 @click.option("--warmup", default=5, show_default=True, help="Steps run and discarded first in each run.")
-@click.option("--repeats", default=5, show_default=True, help="Rounds of paired runs (original, patched).")
+@click.option("--min-rounds", default=StoppingRule.min_rounds, show_default=True,
+              help="Rounds of alternating runs before the intervals are looked at.")
+@click.option("--max-rounds", default=StoppingRule.max_rounds, show_default=True,
+              help="Rounds after which the measurement stops, settled or not.")
+@click.option("--precision", default=StoppingRule.precision, show_default=True,
+              help="Stop once every interval decides a verdict and is at most this wide (high / low - 1).")
+@click.option("--confidence", default=StoppingRule.confidence, show_default=True,
+              help="Coverage of the speedup intervals.")
 @click.option("--rtol", type=float, default=None,
               help="Largest relative per-step loss difference accepted (default: see advisor.verify.DEFAULT_RTOL).")
 @click.option("--timeout", default=600.0, show_default=True,
@@ -241,53 +255,65 @@ def profile(warmup: int, steps: int, python_tracer: bool, logdir: Path, command:
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path),
               help="The analysed repository (default: the nearest folder above the script with a saved analysis).")
 @click.option("--format", "output_format", type=click.Choice(("text", "json")), default="text", show_default=True)
-def verify(ids_and_command: tuple[str, ...], verify_all: bool, unsafe_fixes: bool, steps: int, warmup: int,
-           repeats: int, rtol: float | None, timeout: float, repo: Path | None, output_format: str) -> None:
+def verify(ids_and_command: tuple[str, ...], verify_all: bool, each: bool, unsafe_fixes: bool, steps: int,
+           warmup: int, min_rounds: int, max_rounds: int, precision: float, confidence: float, rtol: float | None,
+           timeout: float, repo: Path | None, output_format: str) -> None:
     """Measure fixes IDS (or --all) of the saved analysis on COMMAND (`-- python train.py ARGS`): the original and
-    the patched program run alternately in temporary copies, never in your tree. Exit 1 when the patched program
-    fails or its losses diverge."""
+    the patched programs run in alternating rounds, in temporary copies, never in your tree, until each speedup's
+    interval decides a verdict (faster, no gain, slower) or --max-rounds is reached (inconclusive). Exit 1 when a
+    patched program fails or its losses diverge."""
     from .report.text import verification_line
     from .verify import DEFAULT_RTOL, default_repo, run_verify
 
-    # Click drops the "--" separator: what follows the ids is the command, which starts with its interpreter.
+    # What follows the ids is the command, which starts with its interpreter. Click drops the "--" separator
+    # when no id comes before it, and keeps it after one.
     split = next((i for i, arg in enumerate(ids_and_command) if "python" in Path(arg).name), None)
     if split is None:
         raise click.UsageError("give the training command after --, e.g. `advisor verify --all -- python train.py`")
-    ids, command = list(ids_and_command[:split]), list(ids_and_command[split:])
+    ids, command = [a for a in ids_and_command[:split] if a != "--"], list(ids_and_command[split:])
     if not (ids or verify_all):
         raise click.UsageError("name the fixes to verify by id (shown by `advisor analyze`), or pass --all")
+    try:
+        rule = StoppingRule(min_rounds, max_rounds, precision, confidence)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
 
     def progress(run) -> None:
-        click.echo(f"round {run.round + 1}/{repeats} {run.variant}: {run.median_ms:.1f} ms/step "
-                   f"(median of {len(run.step_ms)} steps)", err=True)
+        cpu = "" if run.cpu_ms_per_step is None else f", {run.cpu_ms_per_step:.1f} ms CPU/step"
+        click.echo(f"round {run.round + 1} {run.variant}: {run.median_ms:.1f} ms/step{cpu} (median of "
+                   f"{len(run.step_ms)} steps; load {run.load_avg_1m})", err=True)
 
-    result = run_verify(repo or default_repo(command), ids, command, unsafe_fixes=unsafe_fixes, steps=steps,
-                        warmup=warmup, repeats=repeats, rtol=DEFAULT_RTOL if rtol is None else rtol,
+    result = run_verify(repo or default_repo(command), ids, command, unsafe_fixes=unsafe_fixes, each=each,
+                        steps=steps, warmup=warmup, rule=rule, rtol=DEFAULT_RTOL if rtol is None else rtol,
                         timeout_s=timeout, progress=progress)
-    document = result.to_json()
+    records = result.records()
     if output_format == "json":
-        click.echo(json.dumps(document, indent=2))
-    else:
-        for finding in result.patches:
-            click.echo(f"{finding.code} [{finding.id}] {finding.location.display}: {finding.patch.description}")
-        for skipped in result.skipped:
-            click.echo(f"not applied: {skipped}")
-        for held_back in result.held_back:
-            click.echo(f"not verified (unsafe; pass --unsafe-fixes): {held_back}")
-        click.echo(verification_line(document))
-        if result.error:
-            click.echo(f"the patched program failed:\n{result.error}")
-        if result.unsafe:
-            click.echo(f"unsafe fixes in this set ({', '.join(f.id for f in result.unsafe)}): they may change what "
-                       f"the model learns; the loss comparison above is the check that they did not")
-        if result.max_rel_loss_diff is not None:
-            click.echo(f"largest relative loss difference {result.max_rel_loss_diff:.2e} (tolerance "
-                       f"{result.rtol:g})" + "".join(f", {k} {v:.2e}" for k, v in sorted(result.metric_diffs.items())))
-        else:
-            click.echo("losses not compared: the program logs none (only Keras fit logs per-step losses)")
-        cores, load = result.machine["cores"], result.machine["load_avg_1m"]
-        click.echo(f"machine: {cores} cores, 1-minute load average {load} at the end; ratios of alternating "
-                   f"runs only")
+        click.echo(json.dumps({"verifications": records, "rounds": result.rounds, "held_back": result.held_back,
+                               "machine": result.machine}, indent=2))
+        sys.exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
+    for held_back in result.held_back:
+        click.echo(f"not verified (unsafe; pass --unsafe-fixes): {held_back}")
+    for patch_set, record in zip(result.sets, records):
+        alone = len(result.sets) > 1 and len(patch_set.patches) == 1
+        click.echo(("alone: " if alone else "together: " if len(patch_set.patches) > 1 else "")
+                   + "; ".join(f"{f.code} [{f.id}] {f.location.display}" for f in patch_set.patches))
+        click.echo(f"    {verification_line(record)}")
+        click.echo(f"    verdict on {FIGURE_NAMES[patch_set.figure]}: {patch_set.figure_reason}")
+        for skipped in patch_set.skipped:
+            click.echo(f"    not applied: {skipped}")
+        if patch_set.unsafe and patch_set.error is None:
+            click.echo(f"    unsafe fixes in this set ({', '.join(f.id for f in patch_set.unsafe)}): they may change "
+                       f"what the model learns; the loss comparison is the check that they did not")
+        if patch_set.error:
+            click.echo(f"    the patched program failed:\n{patch_set.error}")
+    m = result.machine
+    click.echo(f"machine: {m['cores']} cores, 1-minute load average {m['load_avg_1m_start']} at the start, "
+               f"{m['load_avg_1m_end']} at the end; {result.rounds} rounds of alternating runs")
+    if any(s.verdict == INCONCLUSIVE for s in result.sets):
+        busy = max(m["load_avg_1m_start"], m["load_avg_1m_end"]) > m["cores"]
+        click.echo("inconclusive: the rounds disagree too much to tell; " + (
+            "other jobs kept more than every core busy: measure again when the machine is quieter, or allow more "
+            "rounds (--max-rounds)" if busy else "allow more rounds (--max-rounds) or measure more steps (--steps)"))
     sys.exit(EXIT_CLEAN if result.ok else EXIT_FINDINGS)
 
 

@@ -69,8 +69,13 @@ class SavedAnalysis:
         self.save()
 
     def verification_of(self, finding_id: str) -> dict[str, Any] | None:
-        """The latest verification whose patch set includes the finding."""
-        return next((v for v in reversed(self.verifications) if finding_id in v["patches"]), None)
+        """The measurement of the finding's fix alone, else the latest verification whose patch set includes it."""
+        return self.verification_alone(finding_id) or next(
+            (v for v in reversed(self.verifications) if finding_id in v["patches"]), None)
+
+    def verification_alone(self, finding_id: str) -> dict[str, Any] | None:
+        """The latest verification of the finding's fix and no other."""
+        return next((v for v in reversed(self.verifications) if v["patches"] == [finding_id]), None)
 
     def save(self) -> None:
         document = {

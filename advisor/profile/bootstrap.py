@@ -15,6 +15,9 @@ names. Its settings come in the ``ADVISOR_CAPTURE`` environment variable (JSON):
                 (exit code 0) after ``warmup + steps`` steps, so a long training run is measured in seconds
 ``seed``        measure mode: seed Python, NumPy and TensorFlow before the script runs (a script that seeds itself
                 overrides it), so an original and a patched run draw the same random numbers
+``lines``       measure mode, optional: {file path: [line numbers]}; the run records which of these lines execute
+                (in Python threads), so ``advisor verify`` can tell a fix whose code never ran. The line tracer
+                slows the program: such a run is a check, never timed
 
 Steps are counted by a Keras callback appended last to every ``fit`` call, or, outside ``fit``, by ``next()`` on a
 ``tf.data`` iterator (a custom loop's ``for batch in dataset``).
@@ -33,6 +36,7 @@ import json
 import os
 import runpy
 import sys
+import threading
 import time
 
 CONFIG = json.loads(os.environ.pop("ADVISOR_CAPTURE"))
@@ -106,7 +110,11 @@ class _Measurement:
     step itself and every callback; the first step's time starts at its beginning.
 
     A step is one batch. Keras with ``steps_per_execution=k`` calls the batch callbacks once per k batches; such a
-    call counts as k steps of a k-th of its time each, and its logs belong to its last batch."""
+    call counts as k steps of a k-th of its time each, and its logs belong to its last batch.
+
+    The process's CPU time (user + system, every thread) is read at the first step's start and at every step end
+    (``cpu_marks``: [batches completed, seconds]), so the parent can take the CPU time of exactly the measured
+    steps."""
 
     def __init__(self) -> None:
         self.step = 0  # batches completed
@@ -114,15 +122,18 @@ class _Measurement:
         self.last_end: float | None = None
         self.step_ms: list[float] = []
         self.logs: list[dict[str, float]] = []  # {"step": batch index, loss and metrics} per callback call
+        self.cpu_marks: list[tuple[int, float]] = []
         self.written = False
 
     def begin_step(self) -> None:
         self.step_started_at = time.perf_counter()
         if self.last_end is None:
             self.last_end = self.step_started_at
+            self.cpu_marks.append((0, time.process_time()))
 
     def end_step(self, logs: dict | None = None, batches: int = 1) -> None:
         now = time.perf_counter()
+        self.cpu_marks.append((self.step + batches, time.process_time()))
         self.step_ms.extend([(now - self.last_end) * 1000 / batches] * batches)
         self.last_end = now
         if logs is not None:
@@ -142,7 +153,10 @@ class _Measurement:
         if self.written:
             return
         self.written = True
-        result = {"complete": complete, "warmup": CONFIG["warmup"], "step_ms": self.step_ms, "logs": self.logs}
+        result = {"complete": complete, "warmup": CONFIG["warmup"], "step_ms": self.step_ms, "logs": self.logs,
+                  "cpu_marks": self.cpu_marks}
+        if LINES is not None:
+            result["executed"] = {path: sorted(lines) for path, lines in LINES.executed.items()}
         tmp = CONFIG["measure"] + ".tmp"
         with open(tmp, "w") as f:
             json.dump(result, f)
@@ -160,9 +174,39 @@ def _is_number(value) -> bool:
         return False
 
 
+class _LineProbe:
+    """Records which of some lines of some files execute: a trace function on every Python thread that follows
+    only the frames of those files."""
+
+    def __init__(self, wanted: dict[str, list[int]]) -> None:
+        self.wanted = {os.path.realpath(path): set(lines) for path, lines in wanted.items()}
+        self.executed: dict[str, set[int]] = {path: set() for path in self.wanted}
+        self._file_of: dict[str, str | None] = {}  # code file name -> the wanted path it is, or None
+        sys.settrace(self._call)
+        threading.settrace(self._call)
+
+    def _call(self, frame, event, arg):  # noqa: ARG002 - the trace function signature
+        name = frame.f_code.co_filename
+        if name not in self._file_of:
+            real = os.path.realpath(name)
+            self._file_of[name] = real if real in self.wanted else None
+        path = self._file_of[name]
+        if path is None:
+            return None
+        lines, executed = self.wanted[path], self.executed[path]
+
+        def line(frame, event, arg):  # noqa: ARG001
+            if event == "line" and frame.f_lineno in lines:
+                executed.add(frame.f_lineno)
+            return line
+
+        return line
+
+
 MEASURE = bool(CONFIG.get("measure"))
 WINDOW = _Measurement() if MEASURE else _Window()
 atexit.register(WINDOW.at_exit)
+LINES = _LineProbe(CONFIG["lines"]) if CONFIG.get("lines") else None
 
 
 def _patch_keras_fit() -> None:

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from rich.console import Console
 from rich.syntax import Syntax
 
+from ..measure import FIGURE_NAMES
 from ..model import Confidence, Finding, Report
 from ..printable import console_text, printable
 
@@ -19,20 +20,30 @@ CONFIDENCE_STYLE = {Confidence.CONFIRMED: "bold red", Confidence.LIKELY: "yellow
 
 
 def verification_line(verification: Mapping[str, Any]) -> str:
-    """``advisor verify``'s result in one line: "predicted 1.22x-1.43x, measured 1.62x (...)"."""
-    patches = ", ".join(verification["patches"])
+    """A saved ``advisor verify`` measurement in one line: "faster: 1.32x (95% interval 1.20x-1.41x over 8 rounds,
+    wall time per step); predicted 1.00x-1.43x, inside (error 8%); losses match ..."."""
     predicted = verification.get("predicted")
-    head = f"predicted {predicted['low']:.2f}x-{predicted['high']:.2f}x, " if predicted else ""
+    expected = f"predicted {predicted['low']:.2f}x-{predicted['high']:.2f}x" if predicted else "no prediction"
     if verification.get("error"):
-        return f"{head}verification FAILED with fixes [{patches}]: {verification['error'].splitlines()[-1]}"
-    m = verification["measured_speedup"]
+        return f"FAILED: {verification['error'].splitlines()[-1]}; {expected}"
+    measured, wall = verification["measured_speedup"], verification["wall_speedup"]
+    # The prediction is of wall time: when the verdict is on CPU time, the wall figure is shown beside it.
+    against = "" if measured["figure"] == wall["figure"] else f"; {_speedup_text(wall)}"
     where = "" if verification.get("inside") is None else (
-        ", inside the predicted range" if verification["inside"] else ", OUTSIDE the predicted range")
+        f", {'inside' if verification['inside'] else 'OUTSIDE'} (error {verification['prediction_error']:.0%})")
     parity = verification.get("parity") or {}
-    losses = ("" if parity.get("ok") is None else "; losses match" if parity["ok"]
+    losses = ("; losses not compared (none logged)" if parity.get("ok") is None else
+              f"; losses match (max relative difference {parity['max_rel_loss_diff']:.1e})" if parity["ok"]
               else f"; LOSSES DIVERGE (max relative difference {parity['max_rel_loss_diff']:.2%})")
-    return (f"{head}measured {m['median']:.2f}x ({m['min']:.2f}x-{m['max']:.2f}x over "
-            f"{verification['repeats']} paired runs) with fixes [{patches}]{where}{losses}")
+    never_ran = " (its code never ran)" if verification.get("code_ran") is False else ""
+    return f"{measured['verdict']}{never_ran}: {_speedup_text(measured)}{against}; {expected}{where}{losses}"
+
+
+def _speedup_text(estimate: Mapping[str, Any]) -> str:
+    interval = (f"{estimate['confidence']:.0%} interval {estimate['low']:.2f}x-{estimate['high']:.2f}x"
+                if estimate["low"] is not None else f"too few rounds for a {estimate['confidence']:.0%} interval")
+    figure = FIGURE_NAMES[estimate["figure"]]
+    return f"{estimate['median']:.2f}x ({interval} over {estimate['rounds']} rounds, {figure})"
 
 
 def render_finding(console: Console, finding: Finding, show_diff: bool,
@@ -47,7 +58,9 @@ def render_finding(console: Console, finding: Finding, show_diff: bool,
         console.print(f"    [green]expected speedup:[/] {s.low:.2f}x-{s.high:.2f}x ({console_text(s.basis)})",
                       highlight=False)
     if verification is not None:
-        console.print(f"    [green]verified:[/] {console_text(verification_line(verification))}", highlight=False)
+        others = [i for i in verification["patches"] if i != finding.id]
+        label = console_text(f"verified with [{', '.join(others)}]") if others else "verified alone"
+        console.print(f"    [green]{label}:[/] {console_text(verification_line(verification))}", highlight=False)
     patch = finding.patch
     if patch is not None:
         kind = "safe fix" if patch.applicability.value == "safe" else "unsafe fix"

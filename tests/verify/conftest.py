@@ -6,14 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from verify_helpers import GUARD, make_repo
+from verify_helpers import GUARD, READS, TRAIN, make_repo
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo")
+    return make_repo(tmp_path / "repo", TRAIN.format(guard=""))
 
 
 @pytest.fixture
 def guarded_repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "guarded", GUARD)
+    return make_repo(tmp_path / "guarded", TRAIN.format(guard=GUARD))
+
+
+@pytest.fixture
+def reads_repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "reads", READS)

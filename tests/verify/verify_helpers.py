@@ -1,5 +1,5 @@
-"""A tiny Keras training repo, analysed (statically) so its saved analysis holds fixes to verify; a snapshot of a
-tree. (Not in conftest.py: tests import it, and every test folder has a conftest module.)"""
+"""Tiny Keras training repos, analysed (statically) so their saved analyses hold fixes to verify (one of them in a
+branch the program never takes); a snapshot of a tree. (Not in conftest.py: tests import it, and every test folder has a conftest module.)"""
 
 from __future__ import annotations
 
@@ -19,11 +19,17 @@ def scale(features, label):
     return features * 0.5, label
 
 
-def make_dataset():
+def flip(features, label):
+    return -features, label
+
+
+def make_dataset(augment=False):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(512, 16)).astype(np.float32)
     y = rng.integers(0, 4, size=(512,))
     ds = tf.data.Dataset.from_tensor_slices((x, y))
+    if augment:  # off in this program: a fix of this map cannot change the run
+        ds = ds.map(flip)
     ds = ds.map(scale)
     return ds.batch(16)
 {guard}
@@ -31,6 +37,33 @@ def make_dataset():
 model = keras.Sequential([keras.Input(shape=(16,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(4)])
 model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
 model.fit(make_dataset(), epochs=1, verbose=0)
+'''
+# Reads each element with a 2 ms wait (a storage round trip: no CPU), one element at a time: a parallel map hides
+# the waits whatever else the cores are doing, so its gain is real with or without a competing load.
+READS = '''
+import time
+
+import numpy as np
+import tensorflow as tf
+from tensorflow import keras
+
+
+def read(index):
+    time.sleep(0.002)
+    return np.full(8, index, np.float32), np.int64(index % 2)
+
+
+def load(index):
+    features, label = tf.numpy_function(read, [index], [tf.float32, tf.int64])
+    features.set_shape((8,))
+    label.set_shape(())
+    return features, label
+
+
+dataset = tf.data.Dataset.range(16 * 80).map(load).batch(16)
+model = keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(2)])
+model.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+model.fit(dataset, epochs=1, verbose=0)
 '''
 # Makes the patched program fail: it refuses to run once advisor's prefetch fix is in its source.
 GUARD = '''
@@ -47,9 +80,9 @@ def snapshot(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file() and ".advisor" not in p.parts}
 
 
-def make_repo(root: Path, guard: str = "") -> Path:
+def make_repo(root: Path, source: str) -> Path:
     root.mkdir()
-    (root / "train.py").write_text(textwrap.dedent(TRAIN).format(guard=guard))
+    (root / "train.py").write_text(textwrap.dedent(source))
     analysed = subprocess.run([sys.executable, "-m", "advisor", "analyze", str(root), "--format", "json"],
                               capture_output=True, text=True)
     assert analysed.returncode == 1, analysed.stderr  # findings
