@@ -424,7 +424,9 @@ def run_apply(repo: Path, ids: list[str], *, apply_all: bool, unsafe_fixes: bool
         results, interrupted = interrupt.results, interrupt
     if mode == "write":
         _record(saved, results)
-        if apply_all and not explicit and not interactive and interrupted is None:
+        # Later rounds apply what the rewritten files now hold, all of it: not with --verified, which applies only
+        # what was measured.
+        if apply_all and not explicit and not interactive and verified is None and interrupted is None:
             try:
                 results += _until_fixpoint(repo, state_file, results, unsafe_fixes)
             except ApplyInterrupted as interrupt:
