@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from advisor.codemods.mixed_precision import EnableMixedPrecision
-from advisor.rule import (Applicability, CallSite, Confidence, Evidence, Example, Finding, FixAvailability,
-                          MixedPrecisionPlan, ModelConstruction, ModuleInfo, Rule, RuleContext, Verdict, anchor,
-                          typical)
+from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
+                          FixAvailability, MixedPrecisionPlan, ModelConstruction, ModuleInfo, Rule, RuleContext,
+                          Verdict, anchor, typical)
 
 POLICY = {"tpu": "mixed_bfloat16"}
 DEFAULT_POLICY = "mixed_float16"
@@ -229,9 +229,13 @@ class MixedPrecision(Rule):
         module, node = construction.module, construction.node
         message = (f"The model built here computes in float32: `{policy}` would run its matrix multiplications "
                    "and convolutions on 16-bit hardware units.")
-        if plan is not None and plan.loss_scaling:
-            message += " Its GradientTape loop also needs loss scaling, which the fix adds."
         problem = "advisor cannot tell which model the training builds" if plan is None else plan.problem
+        training = plan.training if plan is not None else module
+        if policy == "mixed_float16" and any(call.module is training for call in ctx.index.calls_to(GRADIENT_TAPE)):
+            message += (" Its GradientTape loop also needs loss scaling, which the fix adds."
+                        if problem is None and plan.loss_scaling else
+                        " Its GradientTape loop also needs loss scaling: wrap its optimizer in `LossScaleOptimizer` "
+                        "and differentiate `optimizer.scale_loss(loss)` inside the tape.")
         reach = queries.reach(module, node)
         if problem is not None:
             message += f" No automatic patch: {problem}."
