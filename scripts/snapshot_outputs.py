@@ -41,8 +41,8 @@ def snapshot() -> dict[str, object]:
     runs: dict[str, object] = {}
     for sample in sorted(p for p in SAMPLES.iterdir() if p.is_dir() and p.name != "profiles"):
         runs[f"{sample.name} (static)"] = _analyze(sample, None)
-    for capture, (sample, _, _) in sorted(CAPTURES.items()):
-        runs[f"{sample} + {capture}"] = _analyze(SAMPLES / sample, SAMPLES / "profiles" / capture)
+    for name, capture in sorted(CAPTURES.items()):
+        runs[f"{capture.sample} + {name}"] = _analyze(SAMPLES / capture.sample, SAMPLES / "profiles" / name)
     if REPROS.is_dir():
         for repro in sorted(p for p in REPROS.iterdir() if p.is_dir()):
             runs[f"repro {repro.name} (static)"] = _analyze(repro, None)
