@@ -28,6 +28,8 @@ class Capture(NamedTuple):
     markers: bool = False  # step markers around Keras fit batches
     python_tracer: bool = False
     args: tuple[str, ...] = ()  # script arguments besides --steps
+    # The interpreter's name as the user types it: it names the main thread in the trace ("python3").
+    interpreter: str = "python"
 
 
 CAPTURES = {
@@ -57,6 +59,8 @@ CAPTURES = {
                                                      args=("--log-every-batch",)),
     # A GradientTape loop written inline in main(), no train_step function.
     "inline_eager": Capture("inline_eager"),
+    # The same program started as `python3 train.py`: the trace names the main thread "python3", not "python".
+    "inline_eager_python3": Capture("inline_eager", interpreter="python3"),
     # Batches of 2 in Keras fit; a slow callback class is defined but never registered.
     "tiny_batch_unused_callback": Capture("tiny_batch_unused_callback"),
 }
@@ -64,12 +68,14 @@ CAPTURES = {
 
 def main(names: list[str]) -> None:
     for name in names or CAPTURES:
-        sample, markers, python_tracer, args = CAPTURES[name]
+        sample, markers, python_tracer, args, interpreter = CAPTURES[name]
         logdir = REPO / "samples" / "profiles" / name
         shutil.rmtree(logdir, ignore_errors=True)
         os.chdir(REPO / "samples" / sample)
+        # The link of that name beside this interpreter (a virtualenv has python, python3 and python3.X).
+        python = str(Path(sys.executable).with_name(interpreter))
         # A few steps more than the window, so the script is still training when the window closes.
-        command = [sys.executable, "train.py", *args, "--steps", str(WARMUP + STEPS + 5)]
+        command = [python, "train.py", *args, "--steps", str(WARMUP + STEPS + 5)]
         run = capture(command, logdir, WARMUP, STEPS, python_tracer, step_markers=markers)
         print(f"{name}: {run.relative_to(REPO)}", file=sys.stderr)
 
