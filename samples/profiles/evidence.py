@@ -7,21 +7,21 @@ This is the ground truth advisor is checked against, so it does not use advisor'
 (``advisor.profile.trace``: step recovery, host gaps, eager dispatch), only the profiler plugin's converters (through
 ``advisor.profile.convert``, which runs them unchanged) and the raw events:
 
-- ``pipeline``: every tf.data iterator that ran (``Iterator::Root::MapAndBatch::TensorSlice``: the runtime chain,
-  after TensorFlow's rewrites), which tells the pipelines of one program apart;
 - a step is the time from one call of the pipeline's root iterator (``Iterator::Root``, once per batch whatever
   consumes it: Keras fit or a custom loop) to the next, so ``step_ms`` needs no step markers and no Keras;
 - per-step figures are a whole capture's total divided by ``steps`` (the root iterator's calls), shares are per-step
   figures over ``step_ms``;
+- ``pipeline``: every tf.data iterator that ran (``Iterator::Root::MapAndBatch::TensorSlice``: the runtime chain,
+  after TensorFlow's rewrites), which tells the pipelines of one program apart;
 - ``iterators``: the converter's self time of each tf.data iterator, with the runtime's parallelism where the
   iterator reports one;
 - ``python_ops``: the converter's self time of ``EagerPyFunc`` (tf.py_function) and ``PyFunc`` (tf.numpy_function);
 - ``input_wait``: time inside ``IteratorGetNextOp::DoCompute`` (the consumer waiting for a batch);
-- ``between_steps``: Keras fit only: time on the python thread between one ``multi_step_on_iterator`` call and the
+- ``between_steps``: Keras fit only: time on the Python thread between one ``multi_step_on_iterator`` call and the
   next (callbacks, the progress bar, Python in the loop);
 - ``frames``: python-tracer captures only: the user's own frames (files of the sample) inside those gaps;
 - ``eager_ops_per_step``: ops dispatched one by one from Python (``EagerExecute`` on the python thread);
-- ``graphs_built``: tf.function traces during the capture (``tf.function-graph_building`` events).
+- ``graph_building``: tf.function traces during the capture (``tf.function-graph_building`` events) and their time.
 
 Shares at or below ``MIN_SHARE_PCT`` are left out: they are noise for a verdict, and keeping them would make the copy
 in truth.json fragile.
@@ -49,6 +49,9 @@ GET_NEXT = "IteratorGetNextOp::DoCompute"
 KERAS_STEP = "multi_step_on_iterator"
 EAGER_OP = "EagerExecute"
 GRAPH_BUILDING = "tf.function-graph_building"
+# TensorFlow names its own threads tf_*; the others run Python. The main thread is named after the interpreter's
+# executable ("python", "python3", "python3.11"), so it is not looked up by name.
+TF_THREAD_PREFIX = "tf_"
 MIN_SHARE_PCT = 1.0
 PS_PER_MS = 1e9
 
@@ -88,7 +91,7 @@ def evidence(name: str, user_files: frozenset[str] = frozenset()) -> dict[str, A
         "python_ops": python_ops,
         "input_wait": figures(raw["get_next_ms"] / steps),
         "eager_ops_per_step": round(raw["eager_ops"] / steps, 1),
-        "graphs_built": raw["graphs_built"],
+        "graph_building": {"count": len(raw["graph_building_ms"]), **figures(sum(raw["graph_building_ms"]) / steps)},
     }
     calls = sorted(raw["keras_steps"])
     if len(calls) >= 2:
@@ -106,14 +109,14 @@ def _raw_events(path: Path) -> dict[str, Any]:
     xspace = XSpace()
     xspace.ParseFromString(path.read_bytes())
     raw: dict[str, Any] = {"root_starts": [], "keras_steps": [], "frames": [], "parallelism": {}, "get_next_ms": 0.0,
-                           "eager_ops": 0, "graphs_built": 0}
+                           "eager_ops": 0, "graph_building_ms": []}
     for plane in xspace.planes:
         if not plane.name.startswith("/host:"):
             continue
         names = {key: meta.name for key, meta in plane.event_metadata.items()}
         stat_names = {key: meta.name for key, meta in plane.stat_metadata.items()}
         for line in plane.lines:
-            on_python = line.name == "python"
+            on_python = not line.name.startswith(TF_THREAD_PREFIX)
             base_ps = line.timestamp_ns * 1000
             for event in line.events:
                 name = names.get(event.metadata_id, "")
@@ -125,7 +128,7 @@ def _raw_events(path: Path) -> dict[str, Any]:
                 elif name == GET_NEXT:
                     raw["get_next_ms"] += event.duration_ps / PS_PER_MS
                 elif name == GRAPH_BUILDING:
-                    raw["graphs_built"] += 1
+                    raw["graph_building_ms"].append(event.duration_ps / PS_PER_MS)
                 elif on_python and name == KERAS_STEP:
                     raw["keras_steps"].append((start, start + event.duration_ps))
                 elif on_python and name == EAGER_OP:
