@@ -8,14 +8,15 @@ occurs exactly once (``old``) with ``new``: removing a line's work shows what th
 fix recovers. The ablations of one program are measured together with advisor's paired method
 (``advisor.measure``: the unchanged program and every edited copy run alternately, the order flipped every round,
 a run's figure the median of its steps after the warm-up) and each gets ``measured``: its speedup over the unchanged
-program (median, min and max of the rounds' ratios), the unchanged program's median step time per round, and the
-machine and load it was measured on.
+program (median, min and max of the rounds' ratios), both programs' median step time per round, the machine and load
+it was measured on, and a digest of the sample's source (a measurement holds only for the source it was made on).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 import shutil
 import statistics
@@ -48,6 +49,14 @@ def apply_edits(root: Path, edits: list[dict[str, str]]) -> None:
         path.write_text(text.replace(edit["old"], edit["new"]))
 
 
+def sample_digest(sample: str) -> str:
+    """A digest of the sample's Python files: a measurement holds only for the source it was made on."""
+    digest = hashlib.sha256()
+    for path in sorted((REPO / "samples" / sample).glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def measure_program(sample: str, args: list[str], ablations: dict[str, dict], repeats: int) -> None:
     """Measure ``ablations`` (id -> entry, all of one program) against the unchanged program; fill in ``measured``."""
     warmup = max(entry.get("warmup", WARMUP) for entry in ablations.values())
@@ -71,7 +80,7 @@ def measure_program(sample: str, args: list[str], ablations: dict[str, dict], re
             "speedup": measure.speedup(runs, ORIGINAL, ablation_id).to_json(),
             "original_ms_per_step": [round(baseline[r].median_ms, 2) for r in sorted(baseline)],
             "ablated_ms_per_step": [round(ablated[r].median_ms, 2) for r in sorted(ablated)],
-            "rounds": repeats, "warmup": warmup, "steps": steps,
+            "rounds": repeats, "warmup": warmup, "steps": steps, "sample_digest": sample_digest(sample),
             "cores": machine["cores"], "load_avg_1m": machine["load_avg_1m"],
             "date": datetime.date.today().isoformat(),
         }
