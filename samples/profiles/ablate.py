@@ -10,7 +10,7 @@ fix recovers.
 How it is measured. On a shared 2-core machine whose load swings 4x within a minute, runs one after the other (the
 method of ``advisor.measure``) gave per-round ratios from 0.3x to 4.5x for one ablation. So the unchanged program
 and every edited copy of it run at the same time, but only one at a time is let on the CPU: each runs for
-``SLICE_S`` in turn while the others are stopped (SIGSTOP), so a burst of load from elsewhere falls on all of them
+a slice in turn while the others are stopped (SIGSTOP), so a burst of load from elsewhere falls on all of them
 alike. Each runs in advisor's measure mode (``advisor/profile/bootstrap.py``: the step counting of ``advisor
 profile``, the same seeds, per-step wall times). A step that spans a stop is inflated; the median of a program's
 steps ignores those. An ablation's ratio in a round compares the two programs' median steps over the time both were
@@ -46,8 +46,10 @@ from advisor import measure  # noqa: E402
 
 ABLATIONS = Path(__file__).resolve().parent / "ablations.json"
 ORIGINAL = "original"
-REPEATS, WARMUP, STEPS = 5, 10, 30
-SLICE_S = 0.5
+REPEATS, WARMUP, STEPS = 5, 10, 100
+# A slice holds ~15 steps of the program or more (an ablation sets its own "slice_s" for slow steps), so that few steps
+# span a stop, and the measured steps span many slices, so that no single burst of load decides a run.
+SLICE_S = 0.25
 MIN_PAIRED_STEPS = 5
 ROUND_TIMEOUT_S = 900
 
@@ -96,9 +98,9 @@ class _Run:
         self.step_ends = list(reversed(ends))[warmup:]
 
 
-def time_sliced_round(variants: list[measure.Variant], scratch: Path, *, warmup: int, steps: int,
+def time_sliced_round(variants: list[measure.Variant], scratch: Path, *, warmup: int, steps: int, slice_s: float,
                       first: int) -> list[_Run]:
-    """Run ``variants`` together, one at a time for SLICE_S each (starting with ``first``), until all have ended."""
+    """Run ``variants`` together, one at a time for ``slice_s`` each (starting with ``first``), until all ended."""
     config = {"warmup": warmup, "steps": steps, "seed": 0, "markers": False, "remote": False}
     runs = []
     for index, variant in enumerate(variants):
@@ -121,7 +123,7 @@ def time_sliced_round(variants: list[measure.Variant], scratch: Path, *, warmup:
                 continue
             run.process.send_signal(signal.SIGCONT)
             try:
-                run.process.wait(timeout=SLICE_S)
+                run.process.wait(timeout=slice_s)
                 run.exited_at = time.monotonic()
             except subprocess.TimeoutExpired:
                 run.process.send_signal(signal.SIGSTOP)
@@ -151,6 +153,7 @@ def measure_program(sample: str, args: list[str], ablations: dict[str, dict], re
     """Measure ``ablations`` (id -> entry, all of one program) against the unchanged program; fill in ``measured``."""
     warmup = max(entry.get("warmup", WARMUP) for entry in ablations.values())
     steps = max(entry.get("steps", STEPS) for entry in ablations.values())
+    slice_s = max(entry.get("slice_s", SLICE_S) for entry in ablations.values())
     command = [sys.executable, "train.py", *args, "--steps", str(warmup + steps + 5)]
     per_round: dict[str, list[tuple[float, float, int]]] = defaultdict(list)
     with tempfile.TemporaryDirectory(prefix="ablate-") as scratch:
@@ -163,7 +166,7 @@ def measure_program(sample: str, args: list[str], ablations: dict[str, dict], re
         for round_number in range(repeats):
             round_dir = Path(scratch) / f"round{round_number}"
             round_dir.mkdir()
-            original, *ablated = time_sliced_round(variants, round_dir, warmup=warmup, steps=steps,
+            original, *ablated = time_sliced_round(variants, round_dir, warmup=warmup, steps=steps, slice_s=slice_s,
                                                    first=round_number)
             for run in ablated:
                 medians = paired_medians(original, run)
@@ -178,7 +181,7 @@ def measure_program(sample: str, args: list[str], ablations: dict[str, dict], re
             "original_ms_per_step": [round(before, 2) for before, _, _ in rounds],
             "ablated_ms_per_step": [round(after, 2) for _, after, _ in rounds],
             "paired_steps": [paired for _, _, paired in rounds],
-            "rounds": repeats, "warmup": warmup, "steps": steps, "slice_s": SLICE_S,
+            "rounds": repeats, "warmup": warmup, "steps": steps, "slice_s": slice_s,
             "sample_digest": sample_digest(sample),
             "cores": machine["cores"], "load_avg_1m": machine["load_avg_1m"],
             "date": datetime.date.today().isoformat(),
