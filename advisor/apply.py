@@ -18,24 +18,22 @@ import stat
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import click
 import libcst as cst
 from libcst.codemod import Codemod, CodemodContext, SkipFile
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
+from .cache import ResultCache
+from .catalogue import all_rules
 from .config import load_settings
-from .engine import unified_diff
+from .engine import analyze
 from .errors import InputError
-from .model import Applicability, Finding
-from .rule import all_rules
-from .source.index import ModuleInfo
-from .state import OPEN, OUTDATED, SavedAnalysis, content_hash, load_analysis, previous_analysis_options, \
-    save_analysis, write_atomically
-
-if TYPE_CHECKING:
-    from .engine import Report
+from .files import content_hash, unified_diff, write_atomically
+from .model import Applicability, Finding, Report
+from .source.facts import ModuleInfo
+from .state import OPEN, OUTDATED, SavedAnalysis, load_analysis, previous_analysis_options, save_analysis
 
 # The helper transforms libcst's CodemodCommand runs after a codemod, from what the codemod put in the context.
 DEFERRED_TRANSFORMS = ((AddImportsVisitor.CONTEXT_KEY, AddImportsVisitor),
@@ -216,7 +214,7 @@ def report_results(results: list[FileResult], *, show_diff: bool, verb: str | No
     return problems
 
 
-def fix_report(report: "Report", reanalyze: Callable[[], "Report"]) -> tuple["Report", bool]:
+def fix_report(report: Report, reanalyze: Callable[[], Report]) -> tuple[Report, bool]:
     """``--fix`` of analyze and check: apply the report's safe fixes, then analyze again for what remains.
 
     Returns the new report (the same one when nothing changed) and whether files changed. What was fixed goes to
@@ -255,11 +253,9 @@ def _choose_interactively(findings: list[Finding]) -> list[Finding]:
 
 def _reanalyze(repo: Path, state_file: Path) -> SavedAnalysis:
     """Analyze ``repo`` again with the profile and options of the last analysis, and save the result."""
-    from .engine import analyze
-
     logdir, run, options = previous_analysis_options(repo, state_file)
     settings = load_settings(repo, [r.code for r in all_rules()], **options)
-    report = analyze(repo, logdir, settings, run=run)
+    report = analyze(repo, logdir, settings, run=run, cache=ResultCache("analyze", settings))
     return save_analysis(report, settings.state_file, logdir, run, options)
 
 

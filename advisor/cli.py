@@ -11,9 +11,9 @@ import click
 from rich.console import Console
 
 from . import __version__
+from .catalogue import all_rules, rule_by_code
 from .config import Settings, load_settings
 from .errors import InputError
-from .rule import all_rules, rule_by_code
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -52,13 +52,13 @@ def _emit(report, output_format: str, exit_zero: bool, output: Path | None = Non
 
         render_report(report, _console())  # straight to the terminal: colour when it is one
     else:
-        from .report.formats import render, write_atomic
+        from .report.formats import render, write_report
 
         rendered = render(report, output_format)
         if output is None:
             click.echo(rendered, nl=False)
         else:
-            write_atomic(output, rendered)
+            write_report(output, rendered)
     sys.exit(EXIT_CLEAN if exit_zero or not report.findings else EXIT_FINDINGS)
 
 
@@ -115,15 +115,16 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
             exit_zero: bool) -> None:
     """Analyze REPO's source, gated by the profile captures in LOGDIR when given."""
     from .apply import fix_report
+    from .cache import ResultCache
     from .engine import analyze as run_analysis
 
     settings = _settings(repo, select, ignore, show_all)
+    cache = None if no_cache else ResultCache("analyze", settings)
     with _status("Analyzing source" + (" and profile" if logdir else "")):
-        report = run_analysis(repo, logdir, settings, run=run_name, use_cache=not no_cache)
+        report = run_analysis(repo, logdir, settings, run=run_name, cache=cache)
     changed = False
     if fix:
-        report, changed = fix_report(report, lambda: run_analysis(repo, logdir, settings, run=run_name,
-                                                                  use_cache=not no_cache))
+        report, changed = fix_report(report, lambda: run_analysis(repo, logdir, settings, run=run_name, cache=cache))
     saved = _save_analysis(report, settings, logdir, run_name,
                            {"select": select, "ignore": ignore, "show_all": show_all})
     if saved is not None:  # measurements of earlier `advisor verify` runs on these same findings
@@ -144,13 +145,15 @@ def check(files: tuple[Path, ...], select: str | None, ignore: str | None, fix: 
           output_format: str, output: Path | None, exit_zero: bool) -> None:
     """Static rules on FILES (for pre-commit hooks and CI)."""
     from .apply import fix_report
-    from .cache import cached_check
+    from .cache import ResultCache
+    from .engine import check as run_check
 
     settings = _settings(Path.cwd(), select, ignore)
-    report = cached_check(list(files), settings, use_cache=not no_cache)
+    cache = None if no_cache else ResultCache("check", settings)
+    report = run_check(list(files), settings, cache)
     changed = False
     if fix:
-        report, changed = fix_report(report, lambda: cached_check(list(files), settings, use_cache=not no_cache))
+        report, changed = fix_report(report, lambda: run_check(list(files), settings, cache))
     _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output))
 
 

@@ -25,6 +25,9 @@ DEVICES = ("gpu", "tpu", "cpu")
 DEFAULT_SHAPE_MULTIPLE = {"gpu": 8, "tpu": 128, "cpu": 1}
 UNKNOWN_DEVICE_SHAPE_MULTIPLE = 8  # without a device, assume the common case: training on a GPU
 DEFAULT_STATE_FILE = Path(".advisor/last.json")
+# Test code is not where training time goes: its datasets and layers exist to check shapes and errors. Left out of
+# analysis by default (gitignore-style patterns, relative to the analysed repo); `exclude = []` analyses everything.
+DEFAULT_EXCLUDE = ("tests/", "test/", "test_*.py", "*_test.py", "*_tests.py", "conftest.py", "*_test_case.py")
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class Settings:
     # Where per-file-ignores patterns and relative paths of the configuration are anchored: the folder of the
     # pyproject.toml they came from. None: the current directory.
     config_dir: Path | None = None
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE  # files left out of the analysis (gitignore-style patterns)
     state_file: Path = DEFAULT_STATE_FILE  # relative to the analysed repo unless absolute
     cache_dir: Path | None = None  # None: the per-user default (advisor.cache.cache_root)
 
@@ -55,6 +59,14 @@ class Settings:
             return True
         relative = self._relative_to_config(path)
         return not any(_matches(codes, code) for spec, codes in self._per_file_specs if spec.match_file(relative))
+
+    def is_excluded(self, path: Path) -> bool:
+        """Whether ``path`` (relative to the analysed repo, or to the working directory for ``check``) is left out."""
+        return bool(self.exclude) and self._exclude_spec.match_file(path.as_posix())
+
+    @cached_property
+    def _exclude_spec(self) -> pathspec.PathSpec:
+        return pathspec.GitIgnoreSpec.from_lines(self.exclude)
 
     def meets_thresholds(self, finding: Finding) -> bool:
         if finding.confidence.rank > self.min_confidence.rank:
@@ -174,6 +186,8 @@ CONFIG_KEYS: dict[str, Callable[[str, Any], Any]] = {
     "show-all": _boolean,
     "state-file": _path,
     "cache-dir": _path,
+    "exclude": _string_list,
+    "extend-exclude": _string_list,
 }
 
 
@@ -224,6 +238,7 @@ def load_settings(start: Path, known_codes: list[str], *, select: str | None = N
             min_speedup=config.get("min-speedup"),
             shape_multiple=config.get("shape-multiple"),
             config_dir=config_dir,
+            exclude=tuple(config.get("exclude", DEFAULT_EXCLUDE)) + tuple(config.get("extend-exclude", ())),
             state_file=_config_path(config_dir, config["state-file"]) if "state-file" in config else DEFAULT_STATE_FILE,
             cache_dir=_config_path(config_dir, config["cache-dir"]) if "cache-dir" in config else None,
         )

@@ -1,62 +1,32 @@
-"""The pipeline of one run: repo -> SourceIndex, logdir -> ProfileFindings, rules -> Findings, codemods -> Patches."""
+"""The pipeline of one run: repo -> SourceIndex, logdir -> ProfileFindings, rules -> Findings, codemods -> Patches.
+
+A :class:`~advisor.cache.ResultCache` handed to :func:`analyze` or :func:`check` answers runs over unchanged files.
+"""
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.codemod import CodemodContext, SkipFile
 
-from . import __version__
+from .catalogue import all_rules
 from .config import Settings
 from .errors import InputError
-from .model import Finding, FixRef, Patch
-from .rule import RuleContext, all_rules
-from .source.index import ModuleInfo, SourceIndex
-from .source.walk import SourceFile, relevant_sources
-from .state import content_hash
+from .files import content_hash, unified_diff
+from .model import Finding, FixRef, Patch, Report
+from .profile.facts import ProfileFindings
+from .rule import RuleContext
+from .source.facts import ModuleInfo
+from .source.index import SourceIndex
+from .source.walk import SourceFile, python_files, relevant_sources
 
+if TYPE_CHECKING:
+    from .cache import ResultCache
 
-
-@dataclass
-class Report:
-    """The result of one run, rendered by every output format."""
-
-    repo: Path
-    findings: list[Finding]
-    profile: Any = None  # advisor.profile.ProfileFindings | None
-    warnings: list[str] = field(default_factory=list)
-    files_seen: int = 0
-    files_analyzed: int = 0
-    hidden: int = 0  # findings the profile contradicts, left out unless --show-all
-    # repo-relative posix path -> content hash of the text analysed: `apply` refuses files changed since
-    file_hashes: dict[str, str] = field(default_factory=dict)
-    # finding id -> the latest `advisor verify` measurement of it (kept in the saved analysis)
-    verifications: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": __version__,
-            "repo": str(self.repo),
-            "profile": self.profile.to_json() if self.profile is not None else None,
-            "findings": [f.to_json() for f in self.findings],
-            "warnings": list(self.warnings),
-        }
-
-
-def unified_diff(path: Path, old: str, new: str) -> str:
-    """A unified diff that ``git apply`` accepts from the repo root."""
-    old_lines = old.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
-    lines = []
-    for line in difflib.unified_diff(old_lines, new_lines, f"a/{path.as_posix()}", f"b/{path.as_posix()}"):
-        lines.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(lines)
 
 
 def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
@@ -74,16 +44,12 @@ def render_fix(module: ModuleInfo, fix: FixRef) -> Patch | None:
                  new_code)
 
 
-def build_index(root: Path, paths: list[Path] | None = None) -> SourceIndex:
-    sources, files_seen = relevant_sources(root, paths)
-    return SourceIndex.build(root, sources, files_seen)
-
-
 def file_hashes(index: SourceIndex) -> dict[str, str]:
     return {m.path.as_posix(): content_hash(m.tree.bytes) for m in index.modules}
 
 
-def run_rules(index: SourceIndex, settings: Settings, profile: Any = None) -> tuple[list[Finding], int]:
+def run_rules(index: SourceIndex, settings: Settings,
+              profile: ProfileFindings | None = None) -> tuple[list[Finding], int]:
     """Run every selected rule, drop suppressed and duplicate findings, attach patches, rank.
 
     Returns the findings and how many the profile contradicted and were hidden (shown with ``show_all``).
@@ -113,7 +79,8 @@ def run_rules(index: SourceIndex, settings: Settings, profile: Any = None) -> tu
     return sorted(findings, key=Finding.sort_key), hidden
 
 
-def analyze_texts(files: dict[str, str], settings: Settings | None = None, profile: Any = None) -> list[Finding]:
+def analyze_texts(files: dict[str, str], settings: Settings | None = None,
+                  profile: ProfileFindings | None = None) -> list[Finding]:
     """Run the rules on in-memory files (path -> text): rule examples and tests use this."""
     root = Path("/nonexistent-example-repo")
     sources = [SourceFile(Path(path), root / path, text.encode()) for path, text in files.items()]
@@ -122,8 +89,8 @@ def analyze_texts(files: dict[str, str], settings: Settings | None = None, profi
 
 
 def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None = None,
-            use_cache: bool = True) -> Report:
-    """Analyze a repo, through the per-user result cache unless ``use_cache`` is off."""
+            cache: ResultCache | None = None) -> Report:
+    """Analyze a repo, gated by the profile in ``logdir`` when given; ``cache`` answers a run seen before."""
     if not repo.exists():
         raise InputError(f"{repo}: no such directory")
     if not repo.is_dir():
@@ -132,46 +99,58 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
     profile = None
     warnings: list[str] = []
     if logdir is not None:
-        from .profile import load_profile  # the converters load only when a profile is given
+        from .profile.loader import load_profile  # the converters load only when a profile is given
 
         profile = load_profile(logdir, run=run)
         warnings.extend(profile.warnings)
-    sources, files_seen = relevant_sources(repo)
-    cache, key = None, ""
-    if use_cache:
-        from .cache import ResultCache, cache_root
-
-        cache = ResultCache(cache_root(settings.cache_dir), "analyze")
+    candidates = python_files(repo)
+    included = [path for path in candidates if not settings.is_excluded(path)]
+    sources, _ = relevant_sources(repo, included)
+    files_seen, excluded = len(candidates), len(candidates) - len(included)
+    key = ""
+    if cache is not None:
         profile_digest = hashlib.sha256(json.dumps(profile.to_json(), sort_keys=True).encode()).hexdigest() \
             if profile is not None else "static"
-        key = cache.key({s.path.as_posix(): s.data for s in sources}, settings,
-                        f"{repo.resolve()}\n{files_seen}\n{profile_digest}")
+        key = cache.key({s.path.as_posix(): s.data for s in sources}, f"{repo.resolve()}\n{files_seen}\n"
+                                                                        f"{profile_digest}")
         cached = cache.load(key, repo, profile)
         if cached is not None:
             return cached
     index = SourceIndex.build(repo, sources, files_seen)
     findings, hidden = run_rules(index, settings, profile)
-    report = Report(repo, findings, profile, warnings + index.warnings, index.files_seen, len(index.modules),
+    report = Report(repo, findings, profile, warnings + index.warnings, files_seen, len(index.modules), excluded,
                     hidden=hidden, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)
     return report
 
 
-def check(files: list[Path], settings: Settings) -> Report:
+def check(files: list[Path], settings: Settings, cache: ResultCache | None = None) -> Report:
     """Static rules on the given files, relative to the current directory (the pre-commit hook's view)."""
-    root = Path.cwd()
+    root = Path.cwd().resolve()
     relative = []
     for file in files:
         if not file.is_file():
             raise InputError(f"{file}: no such file")
-        absolute = file.resolve()
         try:
-            relative.append(absolute.relative_to(root.resolve()))
+            relative.append(file.resolve().relative_to(root))
         except ValueError:
             raise InputError(f"{file}: outside the current directory {root}") from None
-    python_files = [p for p in relative if p.suffix == ".py"]
-    index = build_index(root.resolve(), python_files)
+    candidates = [p for p in relative if p.suffix == ".py"]
+    included = [path for path in candidates if not settings.is_excluded(path)]
+    sources, _ = relevant_sources(root, included)
+    files_seen, excluded = len(candidates), len(candidates) - len(included)
+    key = ""
+    if cache is not None:
+        # The working directory is part of the key: findings name files relative to it.
+        key = cache.key({s.path.as_posix(): s.data for s in sources}, f"{root}\n{files_seen}")
+        cached = cache.load(key, Path.cwd())
+        if cached is not None:
+            return cached
+    index = SourceIndex.build(root, sources, files_seen)
     findings, _ = run_rules(index, settings)  # no profile: nothing can be contradicted
-    return Report(root, findings, None, index.warnings, index.files_seen, len(index.modules),
-                  file_hashes=file_hashes(index))
+    report = Report(Path.cwd(), findings, None, index.warnings, files_seen, len(index.modules), excluded,
+                    file_hashes=file_hashes(index))
+    if cache is not None:
+        cache.store(key, report)
+    return report

@@ -10,9 +10,10 @@ alignment because TensorFlow injects it at run time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
-from .source.pipelines import PASS_THROUGH_OPS, Pipeline, Stage
+from .profile.facts import Iterator
+from .source.facts import PASS_THROUGH_OPS, Pipeline, Stage
 
 # Runtime iterator stage -> the source operations it runs, in source order.
 RUNTIME_OPS: dict[str, tuple[str, ...]] = {
@@ -38,13 +39,13 @@ NOT_ALIGNED = PASS_THROUGH_OPS | {"prefetch"}
 class RuntimeChain:
     """One root-to-leaf chain of runtime iterators, listed source first."""
 
-    iterators: tuple[Any, ...]  # advisor.profile.findings.Iterator
+    iterators: tuple[Iterator, ...]
 
     @property
     def has_prefetch(self) -> bool:
         return any(it.stage == "Prefetch" for it in self.iterators)
 
-    def expanded(self) -> list[tuple[str, Any]]:
+    def expanded(self) -> list[tuple[str, Iterator]]:
         """(source operation, runtime iterator) pairs, source first."""
         return [(op, it) for it in self.iterators for op in RUNTIME_OPS.get(it.stage, (it.stage.lower(),))]
 
@@ -56,11 +57,11 @@ class PipelineMatch:
     pipeline: Pipeline
     chain: RuntimeChain
     score: float  # aligned operations / operations of the longer side, 0..1
-    iterator_of: dict[int, Any]  # id(stage.node) -> runtime iterator
+    iterator_of: dict[int, Iterator]  # id(stage.node) -> runtime iterator
     candidates: int  # how many source pipelines matched this chain equally well
 
 
-def runtime_chains(iterators: Sequence[Any]) -> list[RuntimeChain]:
+def runtime_chains(iterators: Sequence[Iterator]) -> list[RuntimeChain]:
     """The leaf-to-root chains of an iterator tree (``Iterator::Root::A::B`` has parent ``Iterator::Root::A``)."""
     by_name = {it.name: it for it in iterators}
     names = set(by_name)
@@ -95,7 +96,7 @@ def _lcs_pairs(source: list[str], runtime: list[str]) -> list[tuple[int, int]]:
     return pairs
 
 
-def _align(pipeline: Pipeline, chain: RuntimeChain) -> tuple[float, dict[int, Any]]:
+def _align(pipeline: Pipeline, chain: RuntimeChain) -> tuple[float, dict[int, Iterator]]:
     stages: list[Stage] = [s for s in pipeline.stages if s.op not in NOT_ALIGNED]
     runtime = [(op, it) for op, it in chain.expanded() if op not in NOT_ALIGNED]
     pairs = _lcs_pairs([s.op for s in stages], [op for op, _ in runtime])
@@ -103,7 +104,7 @@ def _align(pipeline: Pipeline, chain: RuntimeChain) -> tuple[float, dict[int, An
     return len(pairs) / longer, {id(stages[i].node): runtime[j][1] for i, j in pairs}
 
 
-def match_pipelines(pipelines: Sequence[Pipeline], iterators: Sequence[Any],
+def match_pipelines(pipelines: Sequence[Pipeline], iterators: Sequence[Iterator],
                     min_score: float = 0.5) -> list[PipelineMatch]:
     """For each runtime chain, the source pipelines that match it best (several when tied)."""
     matches: list[PipelineMatch] = []

@@ -1,16 +1,25 @@
-"""The data that flows through advisor: findings, their evidence, speedup estimates and fixes.
+"""The data that flows through advisor: findings, their evidence, speedup estimates, fixes and the report.
 
-Everything here is plain data with a ``to_json`` that produces the documented JSON contract, so every
-report format renders from the same objects.
+Everything here is plain data with a ``to_json`` that produces the documented JSON contract, so every report format
+renders from the same objects; ``Finding.to_state``/``from_state`` is the codec of the saved analysis and the result
+cache. A leaf: it imports nothing of advisor's but the profile's plain data (``advisor.profile.facts``).
 """
 
 from __future__ import annotations
 
 import enum
 import hashlib
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+
+from . import __version__
+from .profile.facts import ProfileFindings
+
+# Codemods are restored by the name stored in a saved analysis; only advisor's own may be named, so a crafted
+# state file cannot make advisor import arbitrary code.
+CODEMOD_PACKAGE = "advisor.codemods."
 
 
 class Confidence(str, enum.Enum):
@@ -36,21 +45,56 @@ class Applicability(str, enum.Enum):
     UNSAFE = "unsafe"
 
 
-# Evidence kinds: what the source shows, what the profile shows, and what the profile shows against a finding.
-SOURCE, PROFILE, CONTRADICTION = "source", "profile", "contradiction"
+class FixAvailability(str, enum.Enum):
+    """Whether a rule's findings come with a fix (Ruff's ``FixAvailability``): ``always``, ``sometimes`` (the
+    finding says why not when it has none) or ``never``."""
+
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"
+    NEVER = "never"
+
+
+class EvidenceKind(str, enum.Enum):
+    """Where a fact comes from: the source, the profile, or the profile speaking against the finding (a
+    contradicted finding is hidden unless the user asks for everything)."""
+
+    SOURCE = "source"
+    PROFILE = "profile"
+    CONTRADICTION = "contradiction"
+
+    def __str__(self) -> str:  # reports print the kind as users read it: "profile", not "EvidenceKind.PROFILE"
+        return self.value
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """One fact behind a finding: where it comes from (:data:`SOURCE`, :data:`PROFILE`, or
-    :data:`CONTRADICTION` when the profile speaks against it) and what it says."""
+    """One fact behind a finding: where it comes from and what it says, with the numbers it rests on in ``data``.
 
-    kind: str
+    Build one with :meth:`source`, :meth:`profile` or :meth:`contradiction`.
+    """
+
+    kind: EvidenceKind
     message: str
     data: Mapping[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def source(cls, message: str, data: Mapping[str, Any] | None = None) -> "Evidence":
+        return cls(EvidenceKind.SOURCE, message, data or {})
+
+    @classmethod
+    def profile(cls, message: str, data: Mapping[str, Any] | None = None) -> "Evidence":
+        return cls(EvidenceKind.PROFILE, message, data or {})
+
+    @classmethod
+    def contradiction(cls, message: str, data: Mapping[str, Any] | None = None) -> "Evidence":
+        return cls(EvidenceKind.CONTRADICTION, message, data or {})
+
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": self.message, "data": dict(self.data)}
+        return {"kind": self.kind.value, "message": self.message, "data": dict(self.data)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Evidence":
+        return cls(EvidenceKind(data["kind"]), data["message"], data.get("data") or {})
 
 
 @dataclass(frozen=True)
@@ -85,6 +129,23 @@ class FixRef:
     description: str
     applicability: Applicability
     why_unsafe: str | None = None
+
+    @property
+    def codemod_name(self) -> str:
+        return f"{self.codemod.__module__}:{self.codemod.__qualname__}"
+
+
+def load_codemod(name: str) -> type:
+    """The codemod class a saved analysis names (``advisor.codemods.parallel_map:AddNumParallelCalls``)."""
+    from libcst.codemod import Codemod
+
+    module_name, _, class_name = name.partition(":")
+    if not module_name.startswith(CODEMOD_PACKAGE) or not class_name:
+        raise ValueError(f"codemod {name!r} is not one of advisor's")
+    codemod = getattr(importlib.import_module(module_name), class_name, None)
+    if not (isinstance(codemod, type) and issubclass(codemod, Codemod)):
+        raise ValueError(f"{name!r} is not a codemod")
+    return codemod
 
 
 @dataclass(frozen=True)
@@ -140,7 +201,7 @@ class Finding:
     @property
     def contradicted(self) -> bool:
         """The profile contradicts this finding: it is hidden unless the user asks for everything."""
-        return any(e.kind == CONTRADICTION for e in self.evidence)
+        return any(e.kind is EvidenceKind.CONTRADICTION for e in self.evidence)
 
     @property
     def id(self) -> str:
@@ -170,4 +231,58 @@ class Finding:
             "evidence": [e.to_json() for e in self.evidence],
             "speedup": self.speedup.to_json() if self.speedup else None,
             "fix": self.patch.to_json() if self.patch else None,
+        }
+
+    def to_state(self) -> dict[str, Any]:
+        """The JSON contract plus what restoring the finding needs: the full span, and the fix as a codemod
+        reference with the rendered patch."""
+        data = self.to_json()
+        data["end_column"] = self.location.end_column
+        data["priority"] = self.priority
+        if self.fix is not None and self.patch is not None:
+            data["fix"].update(codemod=self.fix.codemod_name, args=dict(self.fix.args), new_code=self.patch.new_code)
+        return data
+
+    @classmethod
+    def from_state(cls, data: Mapping[str, Any]) -> "Finding":
+        """The finding :meth:`to_state` wrote. Raises KeyError, TypeError, ValueError or ImportError on an entry
+        of another shape, or one naming a codemod that is not advisor's."""
+        location = Location(Path(data["path"]), data["line"], data["column"], data["end_line"], data["end_column"])
+        speedup = SpeedupEstimate(**data["speedup"]) if data["speedup"] else None
+        fix = patch = None
+        if data["fix"]:
+            fix_data = data["fix"]
+            applicability = Applicability(fix_data["applicability"])
+            fix = FixRef(load_codemod(fix_data["codemod"]), fix_data["args"], fix_data["description"], applicability,
+                         fix_data["why_unsafe"])
+            patch = Patch(fix_data["description"], applicability, fix_data["why_unsafe"], fix_data["diff"],
+                          fix_data["new_code"])
+        return cls(data["code"], data["name"], location, data["message"], Confidence(data["confidence"]),
+                   [Evidence.from_json(e) for e in data["evidence"]], speedup, fix, patch, priority=data["priority"])
+
+
+@dataclass
+class Report:
+    """The result of one run, rendered by every output format."""
+
+    repo: Path
+    findings: list[Finding]
+    profile: ProfileFindings | None = None
+    warnings: list[str] = field(default_factory=list)
+    files_seen: int = 0
+    files_analyzed: int = 0
+    files_excluded: int = 0  # left out by the `exclude` patterns (test code, by default)
+    hidden: int = 0  # findings the profile contradicts, left out unless --show-all
+    # repo-relative posix path -> content hash of the text analysed: `apply` refuses files changed since
+    file_hashes: dict[str, str] = field(default_factory=dict)
+    # finding id -> the latest `advisor verify` measurement of it (kept in the saved analysis)
+    verifications: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": __version__,
+            "repo": str(self.repo),
+            "profile": self.profile.to_json() if self.profile is not None else None,
+            "findings": [f.to_json() for f in self.findings],
+            "warnings": list(self.warnings),
         }

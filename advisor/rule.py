@@ -1,30 +1,44 @@
-"""The rule framework: what a rule is, how rules are found, and how they report.
+"""The rule API: everything a rule author imports, from one module (like ``from fixit import LintRule, Valid``).
 
 A rule is one class in one module of ``advisor.rules``. It declares a stable code, a name, its rationale, whether
-its fix is safe, and examples of code it accepts and code it reports (with the fixed code where it has a fix).
-The tests run every rule on its own examples, and ``advisor rules CODE`` shows them. Rules are discovered by
-importing every module of the package; nothing registers them by hand.
+its fix is safe and how often it has one, and examples of code it accepts and code it reports (with the fixed code
+where it has a fix). The tests run every rule on its own examples, and ``advisor rules CODE`` shows them. Rules are
+discovered (:mod:`advisor.catalogue`); nothing registers them by hand.
+
+A rule reads the source through ``ctx.index`` (what was parsed) and ``ctx.queries`` (shared questions: training
+steps and loops, hot functions, Keras models), asks ``ctx.verdicts`` what the capture says about what it found, and
+reports with :meth:`Rule.finding`. It never parses, never reads the profile itself, and never imports another rule;
+besides this module it imports only its own codemod.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
 import textwrap
 from dataclasses import dataclass, field
-from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping
+from functools import cached_property
+from typing import Any, ClassVar, Iterable, Mapping
 
 import libcst as cst
 
-from .linking import PipelineMatch, match_pipelines
-from .model import Applicability, Confidence, Evidence, Finding, FixRef, SpeedupEstimate
-from .source.index import ModuleInfo, SourceIndex
-from .source.pipelines import Pipeline, Stage
+from .config import Settings
+from .model import Applicability, Confidence, Evidence, Finding, FixAvailability, FixRef, SpeedupEstimate
+from .profile.facts import ProfileFindings
+from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
+from .source.index import SourceIndex
+from .source.names import GRADIENT_TAPE, TF_FUNCTION
+from .source.queries import (HotContext, InLoopBody, IntegerLiteral, SideEffect, SourceQueries, TrainingLoop,
+                             batch_parameter, compiled_function_name, drops_remainder)
+from .source.syntax import anchor, argument, argument_value, literal, method_name
+from .speedup import round_up, typical
+from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
 
-if TYPE_CHECKING:
-    from .config import Settings
+__all__ = [
+    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "TF_FUNCTION", "Applicability", "CallSite",
+    "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability", "FunctionInfo", "HotContext",
+    "InLoopBody", "IntegerLiteral", "ModuleInfo", "Pipeline", "Rule", "RuleContext", "SideEffect",
+    "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value",
+    "batch_parameter", "compiled_function_name", "drops_remainder", "literal", "method_name", "round_up", "typical",
+]
 
 
 @dataclass(frozen=True)
@@ -55,44 +69,25 @@ class Example:
 
 @dataclass
 class RuleContext:
-    """What a rule may read: the source index, the profile findings (None for a static run), and the settings."""
+    """What a rule may read: the source index and its shared queries, the verdicts of the capture (which answer
+    with the static verdict on a static run), the profile's plain facts (None for a static run), and the settings."""
 
     index: SourceIndex
-    profile: Any  # advisor.profile.ProfileFindings | None
-    settings: "Settings"
+    profile: ProfileFindings | None
+    settings: Settings
 
     @cached_property
-    def pipeline_matches(self) -> list[PipelineMatch]:
-        """The repo's tf.data pipelines matched to the runtime iterator chains of the capture."""
-        if self.profile is None:
-            return []
-        return match_pipelines(self.index.pipelines(), self.profile.input_pipeline.iterators)
+    def queries(self) -> SourceQueries:
+        return SourceQueries(self.index)
 
-    def runtime_iterator(self, stage: Stage) -> tuple[Any, PipelineMatch] | None:
-        """The runtime iterator that ran ``stage`` in the capture, with the match it came from (best first)."""
-        found = [(m.iterator_of[id(stage.node)], m) for m in self.pipeline_matches if id(stage.node) in m.iterator_of]
-        return max(found, key=lambda pair: pair[1].score) if found else None
-
-    def runtime_chain(self, pipeline: Pipeline) -> PipelineMatch | None:
-        """The runtime chain that ran ``pipeline``, if the capture shows it."""
-        stage_ids = tuple(id(s.node) for s in pipeline.stages)
-        found = [m for m in self.pipeline_matches if tuple(id(s.node) for s in m.pipeline.stages) == stage_ids]
-        return max(found, key=lambda m: m.score) if found else None
+    @cached_property
+    def verdicts(self) -> Verdicts:
+        return Verdicts(self.profile, self.index, self.settings.target_device)
 
     @property
     def target_device(self) -> str | None:
-        """"cpu", "gpu" or "tpu": the configured target first (a CPU capture may be a dry run of GPU training),
-        else what the capture ran on; None when neither says."""
-        if self.settings.target_device:
-            return self.settings.target_device.lower()
-        if self.profile is None:
-            return None
-        return {"CPU_ONLY": "cpu", "CPU": "cpu", "GPU": "gpu", "TPU": "tpu"}.get(self.profile.hardware.type.upper())
-
-    @property
-    def input_share(self) -> float | None:
-        """The share of step time spent waiting for input (0..1), from the profile."""
-        return self.profile.breakdown_pct.get("input", 0.0) / 100 if self.profile is not None else None
+        """"cpu", "gpu" or "tpu": what hardware the advice assumes (see :attr:`Verdicts.target_device`)."""
+        return self.verdicts.target_device
 
 
 class Rule:
@@ -103,6 +98,7 @@ class Rule:
     title: ClassVar[str]  # one line
     rationale: ClassVar[str]  # why it costs time, in a few sentences
     fix: ClassVar[str | None] = None  # what the fix does, or None
+    fix_availability: ClassVar[FixAvailability] = FixAvailability.NEVER
     fix_applicability: ClassVar[Applicability] = Applicability.SAFE
     why_unsafe: ClassVar[str | None] = None
     speedup_model: ClassVar[str] = ""  # how the expected speedup is computed
@@ -112,39 +108,16 @@ class Rule:
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         raise NotImplementedError
 
-    # -- helpers for subclasses ---------------------------------------------------------------------------------
-    def finding(self, module: ModuleInfo, node: cst.CSTNode, message: str, *, confidence: Confidence,
-                evidence: Iterable[Evidence] = (), speedup: SpeedupEstimate | None = None,
-                fix_args: Mapping[str, Any] | None = None, codemod: type | None = None, priority: int = 0,
+    def finding(self, module: ModuleInfo, node: cst.CSTNode, message: str, verdict: Verdict, *,
+                codemod: type | None = None, fix_args: Mapping[str, Any] | None = None, priority: int = 0,
                 end_node: cst.CSTNode | None = None) -> Finding:
-        """A finding at ``node``; with ``codemod``, one that carries this rule's fix.
-
-        The codemod gets the finding's position (``line``, ``column``) plus ``fix_args``.
-        """
+        """A finding at ``node`` (to ``end_node``) with the confidence, speedup and evidence of ``verdict``; with
+        ``codemod``, one that carries this rule's fix, which gets the finding's ``line`` and ``column`` plus
+        ``fix_args``."""
         location = module.location(node, end_node)
         fix = None
         if codemod is not None:
             args = {"line": location.line, "column": location.column, **(fix_args or {})}
             fix = FixRef(codemod, args, self.fix or "", self.fix_applicability, self.why_unsafe)
-        return Finding(self.code, self.name, location, message, confidence, list(evidence), speedup, fix,
-                       priority=priority)
-
-
-@cache
-def all_rules() -> tuple[type[Rule], ...]:
-    """Every rule class in ``advisor.rules``, sorted by code."""
-    from advisor import rules as package
-
-    found: list[type[Rule]] = []
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        found.extend(obj for _, obj in inspect.getmembers(module, inspect.isclass)
-                     if issubclass(obj, Rule) and obj is not Rule and obj.__module__ == module.__name__)
-    return tuple(sorted(found, key=lambda r: r.code))
-
-
-def rule_by_code(code: str) -> type[Rule] | None:
-    wanted = code.upper()
-    return next((r for r in all_rules() if r.code == wanted or r.name == code.lower()), None)
+        return Finding(self.code, self.name, location, message, verdict.confidence, list(verdict.evidence),
+                       verdict.speedup, fix, priority=priority)

@@ -117,13 +117,18 @@ def amdahl(eligible_share: float, factor: float, what: str) -> SpeedupEstimate:
     return SpeedupEstimate(low, high, f"Amdahl: {what} {e:.0%} of step, {factor:g}x faster")
 
 
+def round_up(value: int, multiple: int) -> int:
+    """The smallest multiple of ``multiple`` that is at least ``value``."""
+    return -(-value // multiple) * multiple
+
+
 def padded_dimension(size: int, multiple: int, compute_share: float = 1.0) -> SpeedupEstimate:
     """Rounding ``size`` up to ``multiple`` lets the hardware use all of its tiles.
 
     Utilization of the padded dimension is ``size / padded``; the gain applies to the share of step time spent
     in the affected ops (``compute_share``), and the rounded layer does ``padded / size`` more work.
     """
-    padded = -(-size // multiple) * multiple
+    padded = round_up(size, multiple)
     utilization = size / padded
     # Work grows by padded/size but runs at full tile utilization: net time ratio for the affected ops ~ 1
     # on paper; hardware with tile quantization (tensor cores) runs unaligned shapes on slower paths, which is

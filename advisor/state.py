@@ -1,5 +1,4 @@
-"""What outlives one run: the saved analysis ``apply`` works from (``.advisor/last.json``), and the plumbing it shares
-with the check cache: findings as JSON and back, content hashes, atomic writes.
+"""What outlives one run: the saved analysis ``apply`` works from (``.advisor/last.json``).
 
 The saved analysis holds everything ``apply`` needs without analysing again: each finding with its span and its
 fix as a codemod reference (``"advisor.codemods.parallel_map:AddNumParallelCalls"`` + keyword arguments), and the
@@ -8,104 +7,20 @@ content hash of every file the analysis read, so a file edited since is refused 
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from libcst.codemod import Codemod
+from typing import Any
 
 from . import __version__
 from .errors import InputError
-from .model import Applicability, Confidence, Evidence, Finding, FixRef, Location, Patch, SpeedupEstimate
-
-if TYPE_CHECKING:
-    from .engine import Report
+from .files import write_atomically
+from .model import Finding, Report
 
 STATE_FORMAT = 1
-# Codemods are imported by the name stored in the state file; only advisor's own may be named, so a crafted
-# last.json cannot make ``apply`` import arbitrary code.
-CODEMOD_PACKAGE = "advisor."
 
 OPEN, APPLIED, OUTDATED = "open", "applied", "outdated"
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _default_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data`` in one step: readers see the old file or the new one, never a partial one.
-
-    The temporary file sits in the same folder so ``os.replace`` is a rename on one file system. ``mode``: the
-    permission bits to keep (mkstemp makes 0600); None: what a new file would get.
-    """
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, _default_mode() if mode is None else mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-# -- findings as JSON -----------------------------------------------------------------------------------------
-
-
-def codemod_name(codemod: type) -> str:
-    return f"{codemod.__module__}:{codemod.__qualname__}"
-
-
-def load_codemod(name: str) -> type:
-    module_name, _, class_name = name.partition(":")
-    if not module_name.startswith(CODEMOD_PACKAGE) or not class_name:
-        raise ValueError(f"codemod {name!r} is not one of advisor's")
-    codemod = getattr(importlib.import_module(module_name), class_name, None)
-    if not (isinstance(codemod, type) and issubclass(codemod, Codemod)):
-        raise ValueError(f"{name!r} is not a codemod")
-    return codemod
-
-
-def finding_to_dict(finding: Finding) -> dict[str, Any]:
-    """The report's JSON of a finding plus what restoring it needs: the full span, and the fix as a codemod
-    reference with the rendered patch."""
-    data = finding.to_json()
-    data["end_column"] = finding.location.end_column
-    data["priority"] = finding.priority
-    if finding.fix is not None and finding.patch is not None:
-        data["fix"].update(codemod=codemod_name(finding.fix.codemod), args=dict(finding.fix.args),
-                           new_code=finding.patch.new_code)
-    return data
-
-
-def finding_from_dict(data: dict[str, Any]) -> Finding:
-    location = Location(Path(data["path"]), data["line"], data["column"], data["end_line"], data["end_column"])
-    speedup = SpeedupEstimate(**data["speedup"]) if data["speedup"] else None
-    fix = patch = None
-    if data["fix"]:
-        fix_data = data["fix"]
-        applicability = Applicability(fix_data["applicability"])
-        fix = FixRef(load_codemod(fix_data["codemod"]), fix_data["args"], fix_data["description"], applicability,
-                     fix_data["why_unsafe"])
-        patch = Patch(fix_data["description"], applicability, fix_data["why_unsafe"], fix_data["diff"],
-                      fix_data["new_code"])
-    return Finding(data["code"], data["name"], location, data["message"], Confidence(data["confidence"]),
-                   [Evidence(**e) for e in data["evidence"]], speedup, fix, patch, priority=data["priority"])
 
 
 # -- the saved analysis ---------------------------------------------------------------------------------------
@@ -162,7 +77,7 @@ class SavedAnalysis:
             "run": self.run,
             "options": self.options,
             "files": self.files,
-            "findings": [{**finding_to_dict(f), "status": self.status_of(f)} for f in self.findings],
+            "findings": [{**f.to_state(), "status": self.status_of(f)} for f in self.findings],
             "verifications": self.verifications,
         }
         if not self.path.parent.is_dir():
@@ -176,7 +91,7 @@ def state_path(repo: Path, state_file: Path) -> Path:
     return state_file if state_file.is_absolute() else repo / state_file
 
 
-def save_analysis(report: "Report", state_file: Path, logdir: Path | None, run: str | None,
+def save_analysis(report: Report, state_file: Path, logdir: Path | None, run: str | None,
                   options: dict[str, Any]) -> SavedAnalysis:
     path = state_path(report.repo, state_file)
     saved = SavedAnalysis(
@@ -189,7 +104,7 @@ def save_analysis(report: "Report", state_file: Path, logdir: Path | None, run: 
     return saved
 
 
-def _verifications_still_valid(path: Path, report: "Report") -> list[dict[str, Any]]:
+def _verifications_still_valid(path: Path, report: Report) -> list[dict[str, Any]]:
     """The previous analysis' verifications whose fixes are still found in files that have not changed since they
     were measured: analysing the same code again keeps them, editing it drops them."""
     try:
@@ -218,7 +133,7 @@ def load_analysis(repo: Path, state_file: Path) -> SavedAnalysis:
     if Path(document["repo"]) != repo.resolve():
         raise InputError(f"{path} is the analysis of {document['repo']}, not of {repo.resolve()}: {redo}")
     try:
-        findings = [finding_from_dict(f) for f in document["findings"]]
+        findings = [Finding.from_state(f) for f in document["findings"]]
         logdir = document["logdir"]
         return SavedAnalysis(path, repo.resolve(), document["version"], document["created"],
                              Path(logdir) if logdir else None, document["run"], document["options"],

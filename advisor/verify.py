@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .apply import _select, apply_fixes, describe, split_by_safety
+from .catalogue import all_rules
 from .config import DEFAULT_STATE_FILE, load_settings
 from .errors import InputError
 from .measure import RunFailed, Run, Spread, Variant, log_differences, machine, paired_runs, speedup
 from .model import Applicability, Finding, SpeedupEstimate
-from .rule import all_rules
 from .speedup import combine
 from .state import OPEN, SavedAnalysis, load_analysis
 

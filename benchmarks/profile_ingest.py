@@ -36,7 +36,7 @@ with tempfile.TemporaryDirectory() as scratch:
 INGEST = """
 import json, sys, time
 from pathlib import Path
-from advisor.profile import load_profile
+from advisor.profile.loader import load_profile
 started = time.perf_counter()
 load_profile(Path(sys.argv[1]))
 print(json.dumps({"seconds": time.perf_counter() - started}))

@@ -1,4 +1,5 @@
-"""What the codemods share: finding their target by position, and spelling TensorFlow names the module's way."""
+"""What the codemods share: finding their target by position, editing a call's keyword arguments, and spelling
+TensorFlow names the module's way."""
 
 from __future__ import annotations
 
@@ -11,11 +12,29 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
 from advisor.source.names import ModuleNames
+from advisor.source.syntax import anchor, argument
 
 
-def anchor_of(call: cst.Call) -> cst.CSTNode:
-    """The node a finding points at for a call: the method name of ``x.map(...)``, or the called name."""
-    return call.func.attr if isinstance(call.func, cst.Attribute) else call.func
+def with_keyword(call: cst.Call, name: str, value: cst.BaseExpression, position: int | None = None) -> cst.Call:
+    """``call`` passing ``value`` for parameter ``name``: the argument that binds it (by keyword, or by ``position``)
+    gets the new value; else ``name=value`` is appended in the call's own layout (a call written one argument per
+    line, with a trailing comma, gets the new one on a line of its own)."""
+    existing = argument(call, name, position)
+    if existing is not None:
+        return call.with_changes(args=[arg.with_changes(value=value) if arg is existing else arg for arg in call.args])
+    args = list(call.args)
+    new = cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                                        cst.SimpleWhitespace("")))
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma) and isinstance(last.comma.whitespace_after, cst.ParenthesizedWhitespace):
+        # The separator between arguments is the previous one's comma, or the line break after the parenthesis.
+        separator = args[-2].comma if len(args) > 1 else cst.Comma(whitespace_after=call.whitespace_before_args)
+        args[-1] = last.with_changes(comma=separator)
+        return call.with_changes(args=[*args, new.with_changes(comma=last.comma)])
+    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=[*args, new])
 
 
 class TensorflowCodemod(VisitorBasedCodemodCommand):
@@ -97,7 +116,7 @@ class CallTargetCodemod(PositionTargetCodemod):
         self.changed = False
 
     def is_target(self, call: cst.Call) -> bool:
-        return self.starts_at_target(anchor_of(call))
+        return self.starts_at_target(anchor(call))
 
     def rewrite(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         raise NotImplementedError

@@ -9,7 +9,9 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import PositionProvider
 
-from .base import TensorflowCodemod, anchor_of
+from advisor.source.syntax import anchor, argument
+
+from .base import TensorflowCodemod, with_keyword
 
 class EnableMixedPrecision(TensorflowCodemod):
     """Insert ``keras.mixed_precision.set_global_policy(policy)`` before the statement holding the call anchored at
@@ -40,16 +42,10 @@ class EnableMixedPrecision(TensorflowCodemod):
             (code_range.end.line, code_range.end.column)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
-        if self.output_layer is None or not self._starts_at(anchor_of(original_node), self.output_layer):
+        if self.output_layer is None or not self._starts_at(anchor(original_node), self.output_layer) \
+                or argument(updated_node, "dtype") is not None:
             return updated_node
-        if any(m.matches(arg.keyword, m.Name("dtype")) for arg in updated_node.args):
-            return updated_node
-        dtype = cst.Arg(cst.SimpleString('"float32"'), keyword=cst.Name("dtype"),
-                        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
-        args = list(updated_node.args)
-        if args:
-            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        return updated_node.with_changes(args=[*args, dtype])
+        return with_keyword(updated_node, "dtype", cst.SimpleString('"float32"'))
 
     # The innermost block holding the target gets the statement: blocks are left inside-out.
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock,

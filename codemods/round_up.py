@@ -5,11 +5,9 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod import CodemodContext
 
+from advisor.speedup import round_up
+
 from .base import PositionTargetCodemod
-
-
-def round_up(value: int, multiple: int) -> int:
-    return -(-value // multiple) * multiple
 
 
 class RoundUpLiteral(PositionTargetCodemod):

@@ -8,9 +8,6 @@ from libcst.metadata import PositionProvider
 
 from .base import TensorflowCodemod
 
-# Often enough to follow training, rarely enough that the syncs stop mattering.
-LOG_EVERY = 100
-
 
 class GuardWithStepInterval(TensorflowCodemod):
     """Wrap the simple statement that contains ``line``:``column`` in ``if <counter> % <every> == 0:``."""
@@ -18,7 +15,7 @@ class GuardWithStepInterval(TensorflowCodemod):
     DESCRIPTION = "Run a per-step host sync only every N steps."
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, context: CodemodContext, line: int, column: int, counter: str, every: int = LOG_EVERY) -> None:
+    def __init__(self, context: CodemodContext, line: int, column: int, counter: str, every: int) -> None:
         super().__init__(context)
         self.target = (line, column - 1)
         self.counter = counter

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
-from advisor.source.index import TF_FUNCTION
+from advisor.source.names import TF_FUNCTION
 
-from .base import FunctionTargetCodemod
-
-EXISTING_FLAG = m.Arg(keyword=m.Name("reduce_retracing"))
+from .base import FunctionTargetCodemod, with_keyword
 
 
 class CompiledFunctionCodemod(FunctionTargetCodemod):
@@ -44,19 +41,9 @@ class ReduceRetracing(CompiledFunctionCodemod):
             return updated
         index = original.decorators.index(found)
         decorator = updated.decorators[index]
-        flag = cst.Arg(cst.Name("True"), keyword=cst.Name("reduce_retracing"),
-                       equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
         call = decorator.decorator
-        if not isinstance(call, cst.Call):
-            call = cst.Call(func=call, args=[flag])
-        elif any(m.matches(arg, EXISTING_FLAG) for arg in call.args):
-            call = call.with_changes(args=[flag.with_changes(comma=arg.comma) if m.matches(arg, EXISTING_FLAG)
-                                           else arg for arg in call.args])
-        elif call.args:
-            last = call.args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            call = call.with_changes(args=[*call.args[:-1], last, flag])
-        else:
-            call = call.with_changes(args=[flag])
+        call = with_keyword(call if isinstance(call, cst.Call) else cst.Call(func=call), "reduce_retracing",
+                            cst.Name("True"))
         decorators = list(updated.decorators)
         decorators[index] = decorator.with_changes(decorator=call)
         return updated.with_changes(decorators=decorators)

@@ -6,15 +6,11 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
 
-from .base import CallTargetCodemod, FunctionTargetCodemod
+from advisor.source.queries import batch_parameter
+
+from .base import CallTargetCodemod, FunctionTargetCodemod, with_keyword
 
 DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
-
-
-def batch_parameter(hook: cst.FunctionDef) -> str | None:
-    """The name of a hook's batch index: the first positional parameter after ``self``."""
-    positional = [*hook.params.posonly_params, *hook.params.params]
-    return positional[1].name.value if len(positional) > 1 else None
 
 
 class ThrottleBatchHook(FunctionTargetCodemod):
@@ -48,6 +44,4 @@ class TensorBoardUpdatePerEpoch(CallTargetCodemod):
                    and self.starts_at_target(arg.keyword) for arg in call.args)
 
     def rewrite(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        args = [arg.with_changes(value=cst.SimpleString('"epoch"'))
-                if arg.keyword is not None and arg.keyword.value == "update_freq" else arg for arg in updated.args]
-        return updated.with_changes(args=args)
+        return with_keyword(updated, "update_freq", cst.SimpleString('"epoch"'))

@@ -2,105 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Iterable
 
 import libcst as cst
 import libcst.matchers as m
 
-from advisor import speedup
-from advisor.codemods.step_interval import LOG_EVERY, GuardWithStepInterval
-from advisor.model import Applicability, Confidence, Evidence, Finding
-from advisor.rule import Example, Rule, RuleContext
-from advisor.rules.eager_train_step import GRADIENT_TAPE, per_batch_calls, training_steps
-from advisor.source.index import ModuleInfo, SourceIndex
+from advisor.codemods.step_interval import GuardWithStepInterval
+from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding, FixAvailability, InLoopBody, Rule,
+                          RuleContext, TrainingLoop, Verdict, typical)
 
 VALUE_CONVERSIONS = ("float", "int", "bool")
-TENSOR_APIS = ("tensorflow.", "keras.")
-ASYNC_DEVICES = frozenset({"GPU", "TPU"})
-SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-
-
-@dataclass
-class TrainingLoop:
-    """A Python loop that runs a training step per iteration, and the names that hold its tensors."""
-
-    module: ModuleInfo
-    node: cst.For | cst.While
-    tensors: set[str] = field(default_factory=set)
-    step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
-
-    @property
-    def counter(self) -> str | None:
-        """The step counter of ``for step in range(n)`` / ``for step, batch in enumerate(ds)``, if any."""
-        loop = self.node
-        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
-            return None
-        if m.matches(loop.iter.func, m.Name("range")) and isinstance(loop.target, cst.Name):
-            return loop.target.value
-        if m.matches(loop.iter.func, m.Name("enumerate")) and m.matches(loop.target, m.Tuple(
-                elements=[m.Element(m.Name()), m.ZeroOrMore()])):
-            return loop.target.elements[0].value.value
-        return None
-
-
-def training_loops(index: SourceIndex) -> Iterator[TrainingLoop]:
-    """Loops that call a training step eagerly per iteration, or open a GradientTape in their own body."""
-    loops: dict[int, TrainingLoop] = {}
-    for function in training_steps(index):
-        for call in per_batch_calls(index, function):
-            loop = call.module.enclosing_loop(call.node)
-            loops.setdefault(id(loop), TrainingLoop(call.module, loop)).step_names.update(call.names)
-    for call in index.calls_to(GRADIENT_TAPE):
-        loop = call.module.enclosing_loop(call.node)
-        if loop is not None and not (call.function is not None and index.is_compiled(call.function)):
-            loops.setdefault(id(loop), TrainingLoop(call.module, loop))
-    for loop in loops.values():
-        loop.node.body.visit(_TensorNames(loop))
-        yield loop
-
-
-class _InScope(m.MatcherDecoratableVisitor):
-    """Visits a loop body without entering the definitions in it (their bodies do not run per iteration)."""
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-
-class _TensorNames(_InScope):
-    """Names bound to tensors in the loop: results of the step, of TensorFlow/Keras calls, and of the forward pass
-    inside a GradientTape."""
-
-    def __init__(self, loop: TrainingLoop) -> None:
-        super().__init__()
-        self.loop = loop
-        self.taped = 0
-
-    def visit_With(self, node: cst.With) -> None:
-        if any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in self.loop.module.qualified_names(item.item.func)
-               for item in node.items):
-            self.taped += 1
-
-    def leave_With(self, original_node: cst.With) -> None:
-        if any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in self.loop.module.qualified_names(item.item.func)
-               for item in original_node.items):
-            self.taped -= 1
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if not (self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value)):
-            return
-        for target in node.targets:
-            self.loop.tensors.update(n.value for n in m.findall(target.target, m.Name()))
-
-    def _returns_tensors(self, call: cst.Call) -> bool:
-        names = self.loop.module.qualified_names(call.func)
-        return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
+# Often enough to follow training, rarely enough that the syncs stop mattering.
+LOG_EVERY = 100
 
 
 @dataclass(frozen=True)
@@ -110,8 +24,9 @@ class Sync:
     kind: str  # "conversion", "print", "branch"
 
 
-class _Syncs(_InScope):
-    """Host reads of tensor values in a loop body: ``.numpy()``, ``float(t)``, ``print(t)``, ``if t:``."""
+class _Syncs(InLoopBody):
+    """Host reads of tensor values in per-step code: ``.numpy()``, ``float(t)``, ``print(t)``, ``np.mean(t)``,
+    ``if t:``."""
 
     def __init__(self, loop: TrainingLoop) -> None:
         super().__init__()
@@ -144,6 +59,13 @@ class _Syncs(_InScope):
         if self._mentions_tensor(node) and not m.findall(node, m.Attribute(attr=m.Name("shape"))):
             self._add(node, "print" if node.func.value == "print" else "conversion")
 
+    @m.visit(m.Call(func=m.Attribute()))
+    def numpy_function(self, node: cst.Call) -> None:
+        """``np.mean(loss)``, ``np.isnan(loss)``: NumPy converts its tensor arguments to arrays on the host."""
+        if any(n.startswith("numpy.") for n in self.loop.module.qualified_names(node.func)) and any(
+                self._mentions_tensor(arg.value) for arg in node.args):
+            self._add(node, "conversion")
+
 
 class HostSync(Rule):
     code = "TFH004"
@@ -156,6 +78,7 @@ class HostSync(Rule):
         "steps. Reading values every N steps, or accumulating them in a metric, keeps the pipeline full."
     )
     fix = f"Run the statement only every {LOG_EVERY} steps (`if step % {LOG_EVERY} == 0:`)."
+    fix_availability = FixAvailability.SOMETIMES
     fix_applicability = Applicability.UNSAFE
     why_unsafe = ("The statement then runs on one step in N: what it prints or records covers fewer steps, and code "
                   "after it must not rely on its result.")
@@ -254,7 +177,7 @@ class HostSync(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        for loop in training_loops(ctx.index):
+        for loop in ctx.queries.training_loops:
             syncs = _Syncs(loop)
             loop.node.body.visit(syncs)
             for sync in syncs.found:
@@ -278,22 +201,18 @@ class HostSync(Rule):
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync) -> Finding:
         module = loop.module
         code = module.node_code(sync.node)
-        loop_at = module.location(loop.node).display
+        loop_at = loop.loop_module.location(loop.loop).display
         reads = {"branch": f"branches on a tensor value (`{code}`)", "print": f"prints a tensor value (`{code}`)",
                  "conversion": f"copies a tensor value to Python (`{code}`)"}[sync.kind]
-        message = (f"The training loop at {loop_at} {reads} every step: the host waits for the step to finish "
-                   f"before it can start the next one.")
-        evidence = [Evidence("source", f"runs once per iteration of the loop at {loop_at}, under no step interval")]
-        confidence = Confidence.POSSIBLE
-        hardware = getattr(getattr(ctx.profile, "hardware", None), "type", None)
-        if hardware in ASYNC_DEVICES:
-            confidence = Confidence.LIKELY
-            evidence.append(Evidence("profile", f"the capture ran on {hardware}, which runs steps asynchronously "
-                                                "unless the host reads a value"))
+        description = loop.description
+        message = (f"{description[0].upper()}{description[1:]} {reads} every step: the host waits for the step to "
+                   f"finish before it can start the next one.")
+        static = Verdict(Confidence.POSSIBLE, typical("host_sync"), (Evidence.source(
+            f"runs once per iteration of the loop at {loop_at}, under no step interval"),))
+        verdict = ctx.verdicts.host_sync(static)
         # Only a print can be thinned out safely enough to offer: other statements keep their result for later.
         mechanical = isinstance(sync.statement, cst.SimpleStatementLine) and sync.kind == "print" and \
             loop.counter is not None and m.matches(sync.statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
-        return self.finding(module, sync.node, message, confidence=confidence, evidence=evidence,
-                            speedup=speedup.typical("host_sync"),
+        return self.finding(module, sync.node, message, verdict,
                             codemod=GuardWithStepInterval if mechanical else None,
-                            fix_args={"counter": loop.counter} if mechanical else None)
+                            fix_args={"counter": loop.counter, "every": LOG_EVERY} if mechanical else None)

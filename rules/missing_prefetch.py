@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from advisor.model import CONTRADICTION, PROFILE, Confidence, Evidence, Finding, SpeedupEstimate
-from advisor.speedup import input_overlap, on_shared_cores, typical
-from advisor.rule import Example, Rule, RuleContext
-from advisor.source.pipelines import PASS_THROUGH_OPS, Pipeline
 from advisor.codemods.append_prefetch import AppendPrefetch
+from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Verdict,
+                          typical)
 
-ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "validation": 1, "evaluate": 2, "predict": 2}
+ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "returned": 1, "validation": 1, "evaluate": 2,
+                 "predict": 2, "returned_eval": 2}
 
 
 class MissingPrefetch(Rule):
@@ -24,6 +23,7 @@ class MissingPrefetch(Rule):
         "so without a profile this is only a possible gain; a capture shows whether a prefetch runs."
     )
     fix = "Append `.prefetch(tf.data.AUTOTUNE)` to the pipeline's last transformation."
+    fix_availability = FixAvailability.ALWAYS
     speedup_model = "step time -> max(input, compute) + residual: the input time that prefetch can overlap."
     valid = (
         Example("""
@@ -86,7 +86,7 @@ class MissingPrefetch(Rule):
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         best: dict[int, Pipeline] = {}
         for pipeline in ctx.index.pipelines():
-            stages = [s for s in pipeline.stages if s.op not in PASS_THROUGH_OPS]
+            stages = pipeline.working_stages
             if not stages or stages[-1].op == "prefetch":
                 continue
             key = id(stages[-1].node)
@@ -96,62 +96,29 @@ class MissingPrefetch(Rule):
             yield self._finding(ctx, pipeline)
 
     def _finding(self, ctx: RuleContext, pipeline: Pipeline) -> Finding:
-        last = [s for s in pipeline.stages if s.op not in PASS_THROUGH_OPS][-1]
+        last = pipeline.working_stages[-1]
         sink = pipeline.sink
         sink_location = sink.module.location(sink.node).display
-        evidence = [Evidence("source", f"consumed by {sink.role} at {sink_location}; stages: "
-                                       f"{' -> '.join(pipeline.ops())}")]
+        evidence = [Evidence.source(f"consumed by {sink.role} at {sink_location}; stages: "
+                                    f"{' -> '.join(pipeline.ops())}")]
         earlier = [s for s in pipeline.stages if s.op == "prefetch"]
         if earlier:
             line = earlier[-1].module.location(earlier[-1].anchor).line
-            evidence.append(Evidence("source", f"prefetch on line {line} is followed by "
-                                               f"`{last.op}`, which then runs without overlap"))
+            evidence.append(Evidence.source(f"prefetch on line {line} is followed by `{last.op}`, which then runs "
+                                            "without overlap"))
         discarded = [d for s in pipeline.stages for d in ctx.index.discarded_after(s) if d.op == "prefetch"]
         if discarded:
             line = discarded[0].module.location(discarded[0].anchor).line
-            evidence.append(Evidence("source", f"the result of `.prefetch()` on line {line} is discarded: "
-                                               "tf.data transformations return a new dataset"))
+            evidence.append(Evidence.source(f"the result of `.prefetch()` on line {line} is discarded: tf.data "
+                                            "transformations return a new dataset"))
         if pipeline.runtime_optimization("inject_prefetch") is False:
-            confidence = Confidence.LIKELY
-            runtime = "its tf.data options turn off the prefetch TensorFlow would inject at run time"
+            static = Verdict(Confidence.LIKELY, typical("prefetch"), tuple(evidence),
+                             "its tf.data options turn off the prefetch TensorFlow would inject at run time")
         else:
-            confidence = Confidence.POSSIBLE
-            runtime = "TensorFlow may inject a prefetch at run time; a profile would tell"
-        speedup = typical("prefetch")
-        if ctx.profile is not None:
-            confidence, runtime, speedup = self._profile_verdict(ctx, pipeline, evidence, confidence, runtime,
-                                                                 speedup)
+            static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
+                             "TensorFlow may inject a prefetch at run time; a profile would tell")
+        verdict = ctx.verdicts.tfdata_chain(pipeline, static)
         message = (f"The {sink.role} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next batch "
-                   f"is prepared only after each step ({runtime}).")
-        return self.finding(last.module, last.anchor, message, confidence=confidence, evidence=evidence,
-                            speedup=speedup, codemod=AppendPrefetch, priority=ROLE_PRIORITY[sink.role],
-                            end_node=last.node)
-
-    @staticmethod
-    def _profile_verdict(ctx: RuleContext, pipeline: Pipeline, evidence: list[Evidence], confidence: Confidence,
-                         runtime: str, speedup: SpeedupEstimate):
-        """Confirm, size or contradict the static finding with the capture: does a prefetch run? Is the step
-        waiting for input?"""
-        match = ctx.runtime_chain(pipeline)
-        if match is None:
-            evidence.append(Evidence(PROFILE, "this pipeline does not appear in the capture's tf.data iterators"))
-            return confidence, runtime, speedup
-        chain = " <- ".join(it.stage for it in reversed(match.chain.iterators))
-        evidence.append(Evidence(PROFILE, f"runs as {chain}", {"iterators": [it.name for it in match.chain.iterators]}))
-        if match.candidates > 1:
-            evidence.append(Evidence(PROFILE, f"{match.candidates} pipelines of the repo match this runtime chain "
-                                              "equally well; this one is ranked first"))
-        if match.chain.has_prefetch:
-            evidence.append(Evidence(CONTRADICTION, "a Prefetch iterator runs at run time (TensorFlow injected it): "
-                                                    "an explicit prefetch would change nothing"))
-            return Confidence.POSSIBLE, "TensorFlow already injects one at run time", None
-        bottleneck = ctx.profile.bottleneck
-        evidence.append(Evidence(PROFILE, f"no Prefetch iterator ran; the step waits for input "
-                                          f"{bottleneck.input_pct:.1f}% of the time ({bottleneck.input_class})",
-                                 {"input_pct": bottleneck.input_pct}))
-        if bottleneck.input_class == "low":
-            evidence.append(Evidence(CONTRADICTION, "the run is not input-bound: overlapping input would save "
-                                                    "little"))
-            return Confidence.POSSIBLE, "but the run is not input-bound", None
-        return (Confidence.CONFIRMED, "the capture shows no prefetch at run time",
-                on_shared_cores(input_overlap(ctx.input_share), ctx.target_device == "cpu"))
+                   f"is prepared only after each step ({verdict.note}).")
+        return self.finding(last.module, last.anchor, message, verdict, codemod=AppendPrefetch,
+                            priority=ROLE_PRIORITY[sink.role], end_node=last.node)

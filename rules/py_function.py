@@ -2,42 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
 
-import libcst as cst
-import libcst.matchers as m
-
-from advisor import speedup
-from advisor.codemods.base import anchor_of
 from advisor.codemods.numpy_function import PyFuncToNumpyFunction
-from advisor.model import Confidence, Evidence, Finding
-from advisor.rule import Example, Rule, RuleContext
-from advisor.source.index import CallSite, FunctionInfo, SourceIndex
-
+from advisor.rule import (CallSite, Confidence, Evidence, Example, Finding, FixAvailability, HotContext, Rule,
+                          RuleContext, Verdict, anchor, typical)
 
 LEGACY = frozenset({"tensorflow.py_func", "tensorflow.compat.v1.py_func"})
 PY_FUNCTIONS = LEGACY | {
     "tensorflow.py_function", "tensorflow.numpy_function",
     "tensorflow.compat.v1.py_function", "tensorflow.compat.v1.numpy_function",
 }
-# Dataset methods whose first argument is a function tf.data traces and calls per element.
-FUNCTION_STAGES = {"map": "map_func", "flat_map": "map_func", "interleave": "map_func", "filter": "predicate",
-                   "map_with_legacy_function": "map_func"}
-# Methods Keras traces into a graph by itself (no tf.function decorator in sight).
-KERAS_TRACED = {"keras.Model": ("train_step", "test_step", "predict_step", "call"),
-                "keras.models.Model": ("train_step", "test_step", "predict_step", "call"),
-                "keras.layers.Layer": ("call",), "keras.Layer": ("call",)}
-# Op types the profiler gives the Python-function kernels: EagerPyFunc (py_function), PyFunc (numpy_function).
-
-
-@dataclass(frozen=True)
-class HotContext:
-    """Why a function runs once per element or per step: ``what`` for the message, ``where`` for the evidence."""
-
-    what: str
-    where: str
-    in_dataset: bool
 
 
 class PyFunction(Rule):
@@ -54,6 +29,7 @@ class PyFunction(Rule):
     fix = ("Replace TF1's `py_func` with `tf.numpy_function` (same arguments). For any Python function in a map "
            "or a compiled step, rewrite it with TensorFlow ops (`tf.math`, `tf.image`, `tf.strings`) or do the "
            "work once, before training; there is no mechanical rewrite for that.")
+    fix_availability = FixAvailability.SOMETIMES
     speedup_model = ("the profile's Python-function ops (EagerPyFunc, PyFunc) as a share of the step: the most "
                      "that rewriting them in TensorFlow ops can save; more parallel calls save nothing (GIL).")
     valid = (
@@ -119,135 +95,29 @@ class PyFunction(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        hot = _HotFunctions(ctx.index)
-        share = _py_func_share(ctx.profile)
+        hot = ctx.queries.hot_functions
         for site in ctx.index.calls_to(*PY_FUNCTIONS):
             context = hot.context_of(site)
             legacy = bool(site.names & LEGACY)
             if context is None and not legacy:
                 continue
-            yield self._finding(ctx, site, context, legacy, share)
+            yield self._finding(ctx, site, context, legacy)
 
-    def _finding(self, ctx: RuleContext, site: CallSite, context: HotContext | None, legacy: bool,
-                 share: float | None) -> Finding:
+    def _finding(self, ctx: RuleContext, site: CallSite, context: HotContext | None, legacy: bool) -> Finding:
         module = site.module
         called = module.node_code(site.node.func)
-        evidence: list[Evidence] = []
         parts = []
         if legacy:
             parts.append(f"`{called}` is TF1's name for `tf.numpy_function`, which takes the same arguments.")
         if context is not None:
-            evidence.append(Evidence("source", context.where))
             parts.append(f"`{called}` runs Python {context.what}, holding the GIL")
             parts[-1] += (": `num_parallel_calls` cannot parallelize it; rewrite it with TensorFlow ops."
                           if context.in_dataset else "; rewrite it with TensorFlow ops or move it out of the step.")
-        if share:
-            confidence = Confidence.CONFIRMED if context is not None else Confidence.LIKELY
-            evidence.append(Evidence("profile", f"Python-function ops (EagerPyFunc/PyFunc) take {share:.1%} of "
-                                                "the step time", {"share": share}))
-            input_share = ctx.input_share
-            if context is not None and context.in_dataset and input_share is not None and input_share < share:
-                # tf.data runs the map beside the step: only the time the step waits for input can be saved.
-                estimate = speedup.bounded_by_share(input_share, "input wait", "Python-function ops "
-                                                    f"{share:.0%} of step, under the GIL; only TensorFlow ops help")
-            else:
-                estimate = speedup.bounded_by_share(share, "Python-function ops",
-                                                    "the GIL serializes them: only TensorFlow ops recover it")
-        elif share is not None:
-            # The capture lists its top ops and no Python-function op among them: the time goes elsewhere.
-            confidence = Confidence.POSSIBLE
-            evidence.append(Evidence("profile", "no EagerPyFunc/PyFunc op among the capture's top ops"))
-            estimate = None
+            static = Verdict(Confidence.LIKELY, typical("py_function"), (Evidence.source(context.where),))
         else:
-            confidence = Confidence.LIKELY if context is not None else Confidence.POSSIBLE
-            estimate = speedup.typical("py_function") if context is not None else None
-        return self.finding(module, anchor_of(site.node), " ".join(parts), confidence=confidence, evidence=evidence,
-                            speedup=estimate, codemod=PyFuncToNumpyFunction if legacy else None,
+            static = Verdict(Confidence.POSSIBLE)
+        verdict = ctx.verdicts.python_function_ops(context is not None, context is not None and context.in_dataset,
+                                                   static)
+        return self.finding(module, anchor(site.node), " ".join(parts), verdict,
+                            codemod=PyFuncToNumpyFunction if legacy else None,
                             priority=0 if context is not None else 1, end_node=site.node)
-
-
-class _HotFunctions:
-    """The repo functions that run per dataset element or per compiled step, and the calls made in mapped lambdas.
-
-    A function is hot when a dataset map takes it, when it is a ``tf.function`` (decorated, or wrapped by a
-    ``tf.function(f)`` call), when Keras traces it (``train_step``, ``call``), or when a hot function calls it.
-    """
-
-    def __init__(self, index: SourceIndex) -> None:
-        self.index = index
-        self.functions: dict[str, HotContext] = {}
-        self.lambda_calls: dict[int, HotContext] = {}
-        self._calls_by_function: dict[str, list[CallSite]] = {}
-        for site in index.calls:
-            if site.function is not None:
-                self._calls_by_function.setdefault(site.function.key, []).append(site)
-        self._find_roots()
-        self._propagate()
-
-    def context_of(self, site: CallSite) -> HotContext | None:
-        if id(site.node) in self.lambda_calls:
-            return self.lambda_calls[id(site.node)]
-        return self.functions.get(site.function.key) if site.function is not None else None
-
-    def _find_roots(self) -> None:
-        for stage in self.index.stages():
-            keyword = FUNCTION_STAGES.get(stage.op)
-            func = _function_argument(stage.node, keyword) if keyword else None
-            if func is None:
-                continue
-            where = f"mapped by `.{stage.op}()` at {stage.module.location(stage.anchor).display}"
-            context = HotContext(f"for every element of the dataset `.{stage.op}()` at line "
-                                 f"{stage.module.location(stage.anchor).line}", where, in_dataset=True)
-            if isinstance(func, cst.Lambda):
-                for call in m.findall(func, m.Call()):
-                    self.lambda_calls[id(call)] = context
-            else:
-                self._mark(self.index.functions_named(*stage.module.qualified_names(func)), context)
-        for function in self.index.functions:
-            if "tensorflow.function" in function.decorators:
-                self._mark([function], _step_context(function, "a `tf.function`"))
-        for site in self.index.calls_to("tensorflow.function"):
-            if site.node.args and not site.node.args[0].keyword:
-                wrapped = self.index.functions_named(*site.module.qualified_names(site.node.args[0].value))
-                self._mark(wrapped, HotContext("on every call of a `tf.function`", "wrapped by `tf.function(...)` "
-                                               f"at {site.module.location(site.node).display}", in_dataset=False))
-        for base, methods in KERAS_TRACED.items():
-            for cls_info in self.index.subclasses_of(base):
-                traced = [f for f in self.index.methods_of(cls_info) if f.name in methods]
-                for function in traced:
-                    self._mark([function], _step_context(function, "a method Keras compiles"))
-
-    def _mark(self, functions: Iterable[FunctionInfo], context: HotContext) -> None:
-        for function in functions:
-            self.functions.setdefault(function.key, context)
-
-    def _propagate(self) -> None:
-        pending = list(self.functions)
-        while pending:
-            key = pending.pop()
-            for site in self._calls_by_function.get(key, ()):
-                for callee in self.index.functions_named(*site.names):
-                    if callee.key not in self.functions:
-                        self.functions[callee.key] = self.functions[key]
-                        pending.append(callee.key)
-
-
-def _step_context(function: FunctionInfo, kind: str) -> HotContext:
-    where = f"`{function.name}` is {kind} ({function.module.location(function.node.name).display})"
-    return HotContext(f"on every call of {kind}, `{function.name}`", where, in_dataset=False)
-
-
-def _function_argument(call: cst.Call, keyword: str) -> cst.BaseExpression | None:
-    """The function a dataset method is given: its first positional argument or the named one."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return positional[0].value if positional else None
-
-
-def _py_func_share(profile: object) -> float | None:
-    """The share of step time (0..1) the capture's Python-function ops take; None when the profile lists no ops."""
-    if profile is None:
-        return None
-    return sum(op.share_pct for op in profile.top_ops if op.is_py_func) / 100.0

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 import libcst as cst
 import libcst.matchers as m
 
-from advisor import speedup
 from advisor.codemods.tensor_argument import PassTensor
 from advisor.codemods.tf_function import ReduceRetracing
-from advisor.model import CONTRADICTION, PROFILE, Applicability, Confidence, Evidence, Finding, SpeedupEstimate
-from advisor.rule import Example, Rule, RuleContext
-from advisor.rules.host_sync import TrainingLoop
-from advisor.source.index import TF_FUNCTION, CallSite, FunctionInfo, ModuleInfo, SourceIndex
+from advisor.rule import (TF_FUNCTION, Applicability, CallSite, Confidence, Evidence, Example, Finding,
+                          FixAvailability, FunctionInfo, ModuleInfo, Rule, RuleContext, TrainingLoop, Verdict,
+                          anchor, argument, compiled_function_name, drops_remainder, typical)
 
 # tf.function arguments that already stop retracing on new shapes.
 SHAPE_RELAXING = frozenset({"reduce_retracing", "input_signature", "experimental_relax_shapes"})
-
-
-def _keyword(call: cst.Call, name: str) -> cst.Arg | None:
-    return next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
 
 
 class Retracing(Rule):
@@ -36,6 +30,7 @@ class Retracing(Rule):
     )
     fix = ("Pass the changing Python number as a tensor (`tf.constant(step)`), or let the function accept new "
            "shapes (`reduce_retracing=True`).")
+    fix_availability = FixAvailability.SOMETIMES
     fix_applicability = Applicability.UNSAFE
     why_unsafe = ("Inside the function a tensor argument is no longer a Python number (Python `if`s on it become "
                   "graph conditionals); a generalized shape hides static dimensions from the code that reads them.")
@@ -150,20 +145,16 @@ class Retracing(Rule):
             yield from self._varying_shapes(ctx, function)
 
     def _report(self, ctx: RuleContext, function_name: str | None, module: ModuleInfo, node: cst.CSTNode,
-                message: str, confidence: Confidence, evidence: list[Evidence], **fix: Any) -> Finding:
+                message: str, static: Verdict, **fix) -> Finding:
         """A finding about the tf.function compiling ``function_name`` (None when unknown), sized by the capture."""
-        estimate: SpeedupEstimate | None = speedup.typical("retracing")
-        if ctx.profile is not None and function_name is not None:
-            confidence, estimate = _profile_verdict(ctx.profile, function_name, evidence, confidence, estimate)
-        return self.finding(module, node, message, confidence=confidence, evidence=evidence, speedup=estimate, **fix)
-
+        return self.finding(module, node, message, ctx.verdicts.tracing(function_name, static), **fix)
 
     def _created_per_iteration(self, ctx: RuleContext) -> Iterator[Finding]:
         """``tf.function`` objects created in a loop body, or in a function the loop calls per iteration, with the
         name of the Python function they compile (None for a lambda or an expression)."""
         index = ctx.index
         created: list[tuple[cst.CSTNode, ModuleInfo, str, str | None]] = [
-            (call.node, call.module, "`tf.function(...)` is called", _compiled_name(call.node))
+            (call.node, call.module, "`tf.function(...)` is called", compiled_function_name(call.node))
             for call in index.calls_to(TF_FUNCTION)]
         created += [(f.node.name, f.module, f"`{f.name}` is defined with `@tf.function`", f.name)
                     for f in index.functions if TF_FUNCTION in f.decorators]
@@ -173,7 +164,7 @@ class Retracing(Rule):
                 yield self._per_iteration(ctx, function_name, module, node,
                                           f"{what} inside the loop at {module.location(loop).display}")
                 continue
-            outer = self._enclosing_function(index, module, node)
+            outer = ctx.queries.enclosing_function(module, node)
             if outer is None or index.is_compiled(outer):
                 continue
             per_batch = [c for c in index.calls_of(outer) if c.module.enclosing_loop(c.node) is not None]
@@ -182,21 +173,12 @@ class Retracing(Rule):
                 yield self._per_iteration(ctx, function_name, module, node,
                                           f"{what} inside `{outer.name}`, which a loop calls per iteration at {where}")
 
-    @staticmethod
-    def _enclosing_function(index: SourceIndex, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
-        parent = module.parent(node)
-        if isinstance(node, cst.Name) and isinstance(parent, cst.FunctionDef):
-            parent = module.parent(parent)  # the decorated def's own name: look above the def
-        while parent is not None and not isinstance(parent, cst.FunctionDef):
-            parent = module.parent(parent)
-        return index.function_of(parent) if parent is not None else None
-
     def _per_iteration(self, ctx: RuleContext, function_name: str | None, module: ModuleInfo, node: cst.CSTNode,
                        where: str) -> Finding:
         message = (f"{where}: every iteration makes a new `tf.function`, which traces its Python into a new graph "
                    f"before it runs. Create it once, outside the loop, and call it in the loop.")
-        return self._report(ctx, function_name, module, node, message, Confidence.LIKELY,
-                            [Evidence("source", where)])
+        return self._report(ctx, function_name, module, node, message,
+                            Verdict(Confidence.LIKELY, typical("retracing"), (Evidence.source(where),)))
 
     def _scalar_arguments(self, ctx: RuleContext, function: FunctionInfo, call: CallSite,
                           loop: TrainingLoop) -> Iterator[Finding]:
@@ -205,16 +187,14 @@ class Retracing(Rule):
         if counter is None:
             return
         for position, arg in enumerate(call.node.args):
-            if not m.findall(arg.value, m.Name(counter)) or _is_tensor_call(call.module, arg.value):
+            if not m.findall(arg.value, m.Name(counter)) or ctx.queries.is_tensor_call(call.module, arg.value):
                 continue
-            anchor = call.node.func.attr if isinstance(call.node.func, cst.Attribute) else call.node.func
-            start = call.module.location(anchor)
+            start = call.module.location(anchor(call.node))
             message = (f"`{call.module.node_code(arg.value)}` is the loop's Python step counter: `tf.function` "
                        f"traces a new graph for every new Python value, so this call retraces every step.")
-            yield self._report(ctx, function.name, call.module, arg.value, message, Confidence.LIKELY,
-                               [Evidence("source", f"`{counter}` counts the iterations of the loop at "
-                                                   f"{call.module.location(loop.node).display}")],
-                               codemod=PassTensor,
+            static = Verdict(Confidence.LIKELY, typical("retracing"), (Evidence.source(
+                f"`{counter}` counts the iterations of the loop at {call.module.location(loop.node).display}"),))
+            yield self._report(ctx, function.name, call.module, arg.value, message, static, codemod=PassTensor,
                                fix_args={"line": start.line, "column": start.column, "argument": position})
 
     def _varying_shapes(self, ctx: RuleContext, function: FunctionInfo) -> Iterator[Finding]:
@@ -224,7 +204,7 @@ class Retracing(Rule):
                           .qualified_names(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)),
                          None)
         if decorator is None or isinstance(decorator, cst.Call) and any(
-                _keyword(decorator, k) is not None for k in SHAPE_RELAXING):
+                argument(decorator, k) is not None for k in SHAPE_RELAXING):
             return
         loops = {id(loop): loop for c in index.calls_of(function)
                  if (loop := c.module.enclosing_loop(c.node)) is not None}
@@ -234,11 +214,10 @@ class Retracing(Rule):
                 continue
             for stage in pipeline.stages:
                 at = stage.module.location(stage.anchor).display
-                if stage.op == "padded_batch" and _keyword(stage.node, "padded_shapes") is None and \
-                        len([a for a in stage.node.args if a.keyword is None]) < 2:
+                if stage.op == "padded_batch" and argument(stage.node, "padded_shapes", 1) is None:
                     causes.append((Confidence.LIKELY, f"`.padded_batch()` at {at} pads each batch to its own "
                                                       f"longest element: a new shape, and a new trace, per length"))
-                elif stage.op == "batch" and not _drops_remainder(stage.node):
+                elif stage.op == "batch" and not drops_remainder(stage.node):
                     causes.append((Confidence.POSSIBLE, f"`.batch()` at {at} keeps a smaller last batch "
                                                         f"(no `drop_remainder=True`): one more trace for its shape"))
         if not causes:
@@ -246,51 +225,7 @@ class Retracing(Rule):
         confidence = min((c for c, _ in causes), key=lambda c: c.rank)
         message = (f"`{function.name}` is a `tf.function` fed batches of varying shape, so it traces a new graph "
                    f"for each shape; `reduce_retracing=True` lets it trace one graph with a generalized shape.")
-        yield self._report(ctx, function.name, function.module, function.node.name, message, confidence,
-                           [Evidence("source", text) for _, text in dict.fromkeys(causes)], codemod=ReduceRetracing)
-
-
-def _profile_verdict(profile: Any, function_name: str, evidence: list[Evidence], confidence: Confidence,
-                     estimate: SpeedupEstimate | None) -> tuple[Confidence, SpeedupEstimate | None]:
-    """Confirm or contradict a finding with the capture's traces of the function, known by its Python name.
-
-    Only traces inside the capture count: a step that builds its optimizer's variables on the first call traces
-    twice at the start (``total_traces`` 2) and never again."""
-    traced = next((f for f in profile.tracing if f.function == function_name), None)
-    if traced is None:
-        evidence.append(Evidence(PROFILE, f"`{function_name}` is not called in the capture"))
-        return confidence, estimate
-    captured_ms = profile.steps.count * profile.steps.step_time_ms.avg
-    share = traced.tracing_ms / captured_ms if captured_ms else 0.0
-    evidence.append(Evidence(
-        PROFILE, f"`{function_name}` traced {traced.traces} times in {traced.calls} calls during the capture, "
-                 f"building graphs for {traced.tracing_ms:.0f} ms ({share:.0%} of the captured steps' time); "
-                 f"{traced.total_traces} traces since the program started",
-        {"function": function_name, "traces": traced.traces, "calls": traced.calls,
-         "tracing_ms": traced.tracing_ms, "total_traces": traced.total_traces, "tracing_share": share}))
-    if traced.traces > 1:
-        return Confidence.CONFIRMED, speedup.bounded_by_share(share, "tracing")
-    if traced.traces == 0 and traced.calls > 1:
-        evidence.append(Evidence(CONTRADICTION, f"all {traced.calls} captured calls of `{function_name}` reused a "
-                                                "graph traced earlier"))
-        return Confidence.POSSIBLE, None
-    return confidence, estimate
-
-
-def _compiled_name(call: cst.Call) -> str | None:
-    """The Python function ``tf.function(f)`` compiles, by name: the capture names its calls after it."""
-    first = call.args[0].value if call.args and call.args[0].keyword is None else None
-    return first.value if isinstance(first, cst.Name) else None
-
-
-def _drops_remainder(batch: cst.Call) -> bool:
-    flag = _keyword(batch, "drop_remainder")
-    positional = [a for a in batch.args if a.keyword is None]
-    value = flag.value if flag is not None else positional[1].value if len(positional) > 1 else None
-    return value is not None and not m.matches(value, m.Name("False"))
-
-
-def _is_tensor_call(module: ModuleInfo, expression: cst.BaseExpression) -> bool:
-    """``tf.constant(step)`` and the like: already a tensor, whatever Python it was made from."""
-    return isinstance(expression, cst.Call) and any(
-        n.startswith("tensorflow.") for n in module.qualified_names(expression.func))
+        static = Verdict(confidence, typical("retracing"), tuple(Evidence.source(text)
+                                                                 for _, text in dict.fromkeys(causes)))
+        yield self._report(ctx, function.name, function.module, function.node.name, message, static,
+                           codemod=ReduceRetracing)

@@ -6,12 +6,9 @@ from typing import Iterable
 
 import libcst as cst
 
-from advisor.codemods.parallel_map import NUM_PARALLEL_CALLS_POSITION, AddNumParallelCalls, num_parallel_calls_arg
-from advisor.linking import PARALLEL_STAGES
-from advisor.model import CONTRADICTION, PROFILE, SOURCE, Confidence, Evidence, Finding, SpeedupEstimate
-from advisor.speedup import on_shared_cores, parallel_stage, typical
-from advisor.rule import Example, Rule, RuleContext
-from advisor.source.pipelines import Pipeline, Stage
+from advisor.codemods.parallel_map import NUM_PARALLEL_CALLS_POSITION, AddNumParallelCalls
+from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Stage,
+                          Verdict, argument, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -29,6 +26,7 @@ class SerialMap(Rule):
         "the pipeline's options turn default optimizations off; a profile shows which happened."
     )
     fix = "Pass `num_parallel_calls=tf.data.AUTOTUNE`."
+    fix_availability = FixAvailability.ALWAYS
     speedup_model = "input time divided by the effective parallelism, bounded by the capture's CPU budget."
     valid = (
         Example("""
@@ -97,7 +95,7 @@ class SerialMap(Rule):
         for stage in ctx.index.stages():
             if stage.op not in NUM_PARALLEL_CALLS_POSITION:
                 continue
-            parallelism = num_parallel_calls_arg(stage.node, stage.op)
+            parallelism = argument(stage.node, "num_parallel_calls", NUM_PARALLEL_CALLS_POSITION[stage.op])
             if parallelism is not None and not _is_small_literal(parallelism.value):
                 continue
             finding = self._finding(ctx, stage, parallelism, pipelines_by_stage.get(id(stage.node), []))
@@ -109,71 +107,42 @@ class SerialMap(Rule):
         settings = {p.runtime_optimization("map_parallelization") for p in pipelines}
         if stage.op == "map" and parallelism is None and True in settings:
             return None
+        mapped = ctx.queries.mapped_function(stage.node, stage.module)
+        if mapped is not None and mapped.is_projection:
+            return None  # selecting or renaming fields costs nothing worth parallelizing
+        stateful = ctx.queries.stateful_calls(mapped) if mapped is not None else []
         if parallelism is not None:
             stated = f"`num_parallel_calls={stage.module.node_code(parallelism.value)}`"
             message = f"`.{stage.op}()` runs with {stated}: at most that many elements at a time."
             confidence = Confidence.LIKELY
-        elif stage.op == "map" and False not in settings:
+        elif stage.op == "map" and False not in settings and not stateful:
             message = ("`.map()` has no `num_parallel_calls`, so it runs one element at a time unless TensorFlow "
                        "parallelizes it at run time (it does for stateless functions by default; a profile "
                        "would tell).")
             confidence = Confidence.POSSIBLE
+        elif stage.op == "map" and stateful:
+            first = stateful[0]
+            message = (f"`.map()` has no `num_parallel_calls`, and its function is stateful "
+                       f"(`{first.module.node_code(first.node.func)}`, line {first.module.location(first.node).line}): "
+                       "TensorFlow does not parallelize stateful maps at run time, so it runs one element at a time.")
+            confidence = Confidence.LIKELY
         else:
             message = f"`.{stage.op}()` has no `num_parallel_calls`, so it processes one element at a time."
             confidence = Confidence.LIKELY
         function = stage.module.node_code(stage.node.args[0].value) if stage.node.args else ""
-        evidence = [Evidence(SOURCE, f"`.{stage.op}({function})` without parallel calls")]
+        evidence = [Evidence.source(f"`.{stage.op}({function})` without parallel calls")]
+        if stateful:
+            evidence.append(Evidence.source("stateful ops in the mapped function: " + ", ".join(
+                f"`{site.module.node_code(site.node.func)}` ({site.module.location(site.node).display})"
+                for site in stateful[:3])))
         if False in settings:
-            evidence.append(Evidence(SOURCE, "the pipeline's tf.data options turn off run-time map parallelization"))
-        speedup = typical("parallel_map")
-        if ctx.profile is not None:
-            confidence, speedup, runtime_message = self._profile_verdict(ctx, stage, evidence, confidence)
-            message = runtime_message or message
+            evidence.append(Evidence.source("the pipeline's tf.data options turn off run-time map parallelization"))
+        verdict = ctx.verdicts.tfdata_stage(stage, Verdict(confidence, typical("parallel_map"), tuple(evidence)))
+        if verdict.note is not None:
+            message = f"`.{stage.op}()` {verdict.note}: run it with parallel calls."
         priority = 0 if any(p.sink.is_training for p in pipelines) else 1
-        return self.finding(stage.module, stage.anchor, message, confidence=confidence, evidence=evidence,
-                            speedup=speedup, codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
-
-    @staticmethod
-    def _profile_verdict(ctx: RuleContext, stage: Stage, evidence: list[Evidence],
-                         confidence: Confidence) -> tuple[Confidence, SpeedupEstimate | None, str | None]:
-        """Did the stage run serially, and did the step wait for it? Size the gain from its share of the step.
-
-        Returns the confidence, the speedup, and the message when the capture settles what the source could not.
-        """
-        found = ctx.runtime_iterator(stage)
-        if found is None:
-            evidence.append(Evidence(PROFILE, "this stage does not appear in the capture's tf.data iterators"))
-            return confidence, typical("parallel_map"), None
-        iterator, match = found
-        profile = ctx.profile
-        capture_ms = profile.steps.count * profile.steps.step_time_ms.avg
-        stage_share = min(iterator.self_time_ms / capture_ms, 1.0) if capture_ms else 0.0
-        evidence.append(Evidence(PROFILE, f"runs as {iterator.name} ({iterator.dataset}): parallelism "
-                                          f"{iterator.parallelism}, autotune {iterator.autotune}, "
-                                          f"{iterator.self_time_ms:.0f} ms self time = {stage_share:.0%} of "
-                                          f"{profile.steps.count} steps",
-                                 {"iterator": iterator.name, "parallelism": iterator.parallelism,
-                                  "self_time_ms": iterator.self_time_ms, "stage_share": round(stage_share, 4)}))
-        if match.candidates > 1:
-            evidence.append(Evidence(PROFILE, f"{match.candidates} pipelines of the repo match this runtime chain "
-                                              "equally well; this one is ranked first"))
-        serial = iterator.parallelism == 1 or iterator.stage not in PARALLEL_STAGES
-        if not serial:
-            evidence.append(Evidence(CONTRADICTION, f"TensorFlow already runs it in parallel ({iterator.stage}, "
-                                                    f"parallelism {iterator.parallelism})"))
-            return Confidence.POSSIBLE, None, None
-        bottleneck = profile.bottleneck
-        evidence.append(Evidence(PROFILE, f"the step waits for input {bottleneck.input_pct:.1f}% of the time "
-                                          f"({bottleneck.input_class})", {"input_pct": bottleneck.input_pct}))
-        if bottleneck.input_class == "low":
-            evidence.append(Evidence(CONTRADICTION, "the run is not input-bound: a faster map would not shorten "
-                                                    "the step"))
-            return Confidence.POSSIBLE, None, None
-        cpu_budget = profile.input_pipeline.cpu_budget or iterator.parallelism or 1
-        message = (f"`.{stage.op}()` ran one element at a time in the capture ({iterator.stage}, parallelism "
-                   f"{iterator.parallelism or 1}) while the step waited for input: run it with parallel calls.")
-        estimate = parallel_stage(stage_share, iterator.parallelism or 1, cpu_budget, ctx.input_share)
-        return Confidence.CONFIRMED, on_shared_cores(estimate, ctx.target_device == "cpu"), message
+        return self.finding(stage.module, stage.anchor, message, verdict, codemod=AddNumParallelCalls,
+                            priority=priority, end_node=stage.node)
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:

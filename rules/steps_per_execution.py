@@ -4,23 +4,18 @@ of the step."""
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Iterator
+from typing import Iterable
 
 import libcst as cst
 import libcst.matchers as m
 
-from advisor import speedup
-from advisor.codemods.steps_per_execution import KEYWORD, SetStepsPerExecution
-from advisor.model import PROFILE, Applicability, Confidence, Evidence, Finding
-from advisor.rule import Example, Rule, RuleContext
-from advisor.source.index import CallSite, SourceIndex
+from advisor.codemods.steps_per_execution import SetStepsPerExecution
+from advisor.rule import (Applicability, CallSite, Confidence, Example, Finding, FixAvailability, Rule, RuleContext,
+                          Verdict, argument_value)
 
-# Keywords only Keras' Model.compile takes: they tell `model.compile(...)` from `re.compile(...)`.
-COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
-                              KEYWORD, "jit_compile", "auto_scale_loss"})
 # Reported when the host's time between Keras step calls is at least this share of the run: below it, the most
 # the fix could gain is about 10%. A fit step on these samples leaves 1-2% (samples/tuned: 0.7 ms of a 46 ms step).
-GAP_SHARE_MIN_PCT = 10.0
+GAP_SHARE_MIN = 0.10
 # N is chosen so that the gap left, once per N batches, is at most this share of the step.
 TARGET_GAP_SHARE = 0.05
 MIN_STEPS, MAX_STEPS = 2, 100
@@ -34,22 +29,8 @@ def steps_for(gap_share: float) -> int:
     return max(MIN_STEPS, min(MAX_STEPS, math.ceil(needed)))
 
 
-def keras_compiles(index: SourceIndex) -> Iterator[CallSite]:
-    """``X.compile(...)`` calls with a Keras-only keyword, or on an object the same module calls ``.fit`` on."""
-    def receiver(call: CallSite) -> tuple[int, str]:
-        return id(call.module), call.module.node_code(call.node.func.value)
-
-    fitted = {receiver(c) for c in index.calls if m.matches(c.node.func, m.Attribute(attr=m.Name("fit")))}
-    for call in index.calls:
-        if not m.matches(call.node.func, m.Attribute(attr=m.Name("compile"))):
-            continue
-        keywords = {a.keyword.value for a in call.node.args if a.keyword is not None}
-        if keywords & COMPILE_KEYWORDS or receiver(call) in fitted:
-            yield call
-
-
 def _runs_one_step_per_call(call: cst.Call) -> bool:
-    value = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == KEYWORD), None)
+    value = argument_value(call, "steps_per_execution")
     return value is None or m.matches(value, m.Integer("1"))
 
 
@@ -65,13 +46,14 @@ class StepsPerExecution(Rule):
         "without one, every `compile` would be reported."
     )
     fix = "Pass `steps_per_execution=N` to `compile`, with N sized from the measured time between steps."
+    fix_availability = FixAvailability.ALWAYS
     fix_applicability = Applicability.UNSAFE
     why_unsafe = (
         "Per-batch callback hooks (`on_train_batch_begin`/`end`) and batch-level logs then run once every N "
         "batches, with the last batch's logs: a callback that acts on every batch sees one in N."
     )
     speedup_model = (f"the measured host gap between Keras steps, paid once per N batches instead of every batch: "
-                     f"(1 - 1/N) of it is removed; reported when the gap is at least {GAP_SHARE_MIN_PCT:.0f}% of "
+                     f"(1 - 1/N) of it is removed; reported when the gap is at least {GAP_SHARE_MIN:.0%} of "
                      f"the run, N chosen to leave at most {TARGET_GAP_SHARE:.0%} ({MIN_STEPS}-{MAX_STEPS}).")
     valid = (
         Example("""
@@ -117,24 +99,18 @@ class StepsPerExecution(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        gaps = getattr(ctx.profile, "host_gaps", None)  # None without a profile, or for a custom loop's capture
-        if gaps is None or gaps.share_pct < GAP_SHARE_MIN_PCT:
+        share = ctx.verdicts.host_gap_share  # None without a profile, or for a custom loop's capture
+        if share is None or share < GAP_SHARE_MIN:
             return
-        for call in keras_compiles(ctx.index):
-            if _runs_one_step_per_call(call.node):
-                yield self._finding(ctx.profile, call)
-
-    def _finding(self, profile: Any, call: CallSite) -> Finding:
-        gaps, step_ms = profile.host_gaps, profile.steps.step_time_ms.avg
-        share = gaps.share_pct / 100
         steps = steps_for(share)
-        evidence = [Evidence(PROFILE, f"between Keras step calls the host spends {gaps.avg_ms:.1f} ms per step, "
-                                      f"{gaps.share_pct:.0f}% of the run (step {step_ms:.1f} ms)",
-                             {"gap_ms": gaps.avg_ms, "gap_share_pct": gaps.share_pct, "step_ms": step_ms,
-                              "steps_per_execution": steps})]
-        message = (f"`compile` runs one batch per call, and the capture shows the host spending {gaps.share_pct:.0f}% "
-                   f"of the run between steps: `steps_per_execution={steps}` pays that once every {steps} batches. "
-                   "If a per-batch callback makes the gap, throttling that callback instead keeps its meaning.")
-        return self.finding(call.module, call.node.func.attr, message, confidence=Confidence.CONFIRMED,
-                            evidence=evidence, speedup=speedup.throttle(share, steps),
-                            codemod=SetStepsPerExecution, fix_args={"steps": steps})
+        for call in ctx.queries.keras_compiles:
+            if _runs_one_step_per_call(call.node):
+                yield self._finding(ctx, call, share, steps)
+
+    def _finding(self, ctx: RuleContext, call: CallSite, share: float, steps: int) -> Finding:
+        verdict = ctx.verdicts.host_gap(steps, Verdict(Confidence.CONFIRMED))
+        message = (f"`compile` runs one batch per call, and the capture shows the host spending {share:.0%} of the "
+                   f"run between steps: `steps_per_execution={steps}` pays that once every {steps} batches. If a "
+                   "per-batch callback makes the gap, throttling that callback instead keeps its meaning.")
+        return self.finding(call.module, call.node.func.attr, message, verdict, codemod=SetStepsPerExecution,
+                            fix_args={"steps": steps})

@@ -10,8 +10,10 @@ import libcst as cst
 import pytest
 
 from advisor.engine import analyze_texts
-from advisor.profile import load_profile
-from advisor.rule import Example, Rule, all_rules
+from advisor.profile.loader import load_profile
+from advisor.catalogue import all_rules
+from advisor.model import FixAvailability
+from advisor.rule import Example, Rule
 
 EXAMPLE_PATH = "example.py"
 REPO = Path(__file__).resolve().parents[1]
@@ -44,6 +46,17 @@ def test_rules_are_discovered_with_unique_codes_and_names():
         assert rule.valid and rule.invalid, f"{rule.code} needs valid and invalid examples"
         if rule.fix_applicability.value == "unsafe":
             assert rule.why_unsafe, f"{rule.code} must say why its fix is unsafe"
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda r: r.code)
+def test_fix_availability_is_what_the_examples_show(rule):
+    """``always``: every reported example is fixed; ``never``: none is and there is no fix to describe;
+    ``sometimes``: the examples show both a fixed finding and one the rule leaves unfixed."""
+    fixed = {example.fixed is not None for example in rule.invalid}
+    expected = {FixAvailability.ALWAYS: {True}, FixAvailability.NEVER: {False},
+                FixAvailability.SOMETIMES: {True, False}}[rule.fix_availability]
+    assert fixed == expected, f"{rule.code} is {rule.fix_availability.value}-fixable; its examples say {fixed}"
+    assert (rule.fix is None) == (rule.fix_availability is FixAvailability.NEVER)
 
 
 @pytest.mark.parametrize("rule,example", list(_cases("valid")))

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from advisor.config import Settings
-from advisor.engine import analyze, build_index
+from advisor.engine import analyze
 from advisor.linking import match_pipelines, runtime_chains
 from advisor.model import Confidence
-from advisor.profile import load_profile
+from advisor.profile.loader import load_profile
+from advisor.source.index import SourceIndex
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES, PROFILES = REPO_ROOT / "samples", REPO_ROOT / "samples" / "profiles"
@@ -20,7 +21,7 @@ SAMPLES, PROFILES = REPO_ROOT / "samples", REPO_ROOT / "samples" / "profiles"
 
 def test_runtime_chain_of_a_fused_map_and_batch_lines_up_with_the_source_pipeline():
     profile = load_profile(PROFILES / "input_bound")
-    index = build_index(SAMPLES / "input_bound")
+    index = SourceIndex.read(SAMPLES / "input_bound")
     (match,) = match_pipelines(index.pipelines(), profile.input_pipeline.iterators)
     assert [it.stage for it in match.chain.iterators] == ["TensorSlice", "Shuffle", "MapAndBatch"]
     assert match.score == 1.0 and match.candidates == 1 and not match.chain.has_prefetch
@@ -37,7 +38,7 @@ def test_runtime_chains_are_read_source_first_from_the_iterator_names():
 
 
 def test_input_bound_capture_confirms_and_sizes_both_tf_data_findings():
-    report = analyze(SAMPLES / "input_bound", PROFILES / "input_bound", Settings(select=("TFD",)), use_cache=False)
+    report = analyze(SAMPLES / "input_bound", PROFILES / "input_bound", Settings(select=("TFD",)))
     by_code = {f.code: f for f in report.findings}
     assert set(by_code) == {"TFD001", "TFD002"}
     serial_map, prefetch = by_code["TFD002"], by_code["TFD001"]
@@ -74,11 +75,11 @@ def naive_pipeline(tmp_path: Path) -> Path:
 
 def test_findings_the_runtime_contradicts_are_hidden_unless_asked(naive_pipeline: Path):
     # The tuned capture ran this chain as ParallelMapV2 (parallelism 2, autotuned) under an injected Prefetch.
-    static = analyze(naive_pipeline, None, Settings(select=("TFD",)), use_cache=False)
+    static = analyze(naive_pipeline, None, Settings(select=("TFD",)))
     assert {f.code for f in static.findings} == {"TFD001", "TFD002"}
-    gated = analyze(naive_pipeline, PROFILES / "tuned", Settings(select=("TFD",)), use_cache=False)
+    gated = analyze(naive_pipeline, PROFILES / "tuned", Settings(select=("TFD",)))
     assert gated.findings == [] and gated.hidden == 2
-    shown = analyze(naive_pipeline, PROFILES / "tuned", Settings(select=("TFD",), show_all=True), use_cache=False)
+    shown = analyze(naive_pipeline, PROFILES / "tuned", Settings(select=("TFD",), show_all=True))
     assert {f.code for f in shown.findings} == {"TFD001", "TFD002"}
     for finding in shown.findings:
         assert finding.confidence is Confidence.POSSIBLE and finding.speedup is None

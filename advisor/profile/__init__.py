@@ -1,8 +1,4 @@
-"""The profile side of advisor: find a capture, read it with the profiler plugin's converters and the raw trace,
-and summarise it as :class:`ProfileFindings`. ``advisor.profile.capture`` records new captures."""
-
-from advisor.profile.findings import ProfileFindings
-from advisor.profile.loader import load_profile
-from advisor.profile.summary import render_profile_summary
-
-__all__ = ["ProfileFindings", "load_profile", "render_profile_summary"]
+"""The profile side of advisor: find a capture (``discovery``), read it with the profiler plugin's converters
+(``convert``) and the raw trace (``trace``), and summarise it as the plain data of ``facts`` (``loader.load_profile``).
+``capture`` records new captures. Importing this package loads nothing: the converters and protobuf load only with
+the modules that need them."""

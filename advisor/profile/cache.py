@@ -2,7 +2,7 @@
 
 Entries are keyed by the captures' content (SHA-256), the converter's version and advisor's cache format, so an
 edited capture or an upgraded converter never hits a stale entry. The directory is ``profile/`` under the
-per-user cache root (:func:`advisor.cache.cache_root`).
+per-user cache root (:func:`advisor.files.cache_root`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from advisor.cache import cache_root
-from advisor.state import write_atomically
+from advisor.files import cache_root, write_atomically
 
 # Bump when what is cached (convert.convert / trace.read_trace_facts output) changes shape.
 CACHE_FORMAT = 2

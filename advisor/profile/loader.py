@@ -16,7 +16,8 @@ from google.protobuf.message import DecodeError
 
 from advisor.errors import InputError
 from advisor.profile import cache, convert, discovery, trace
-from advisor.profile.findings import ProfileFindings, build_findings
+from advisor.profile.facts import ProfileFindings
+from advisor.profile.findings import build_findings
 from advisor.profile.xplane_pb import XSpace
 
 # Marks of a binary file that went through a text conversion: UTF-8 replacement characters, CRLF line endings.

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..engine import Report
 from ..errors import InputError
-from ..state import write_atomically
+from ..files import write_output
+from ..model import Report
 
 # Format name -> (module, function); modules load on use, so a plain text run never imports jinja2.
 RENDERERS = {
@@ -43,14 +43,13 @@ def render_json(report: Report) -> str:
     return json.dumps(report.to_json(), indent=2) + "\n"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory and a rename: a CI step or a
-    browser reading the file sees the old report or the new one, never a truncated one. An existing report keeps
-    its permission bits."""
-    directory = path.parent
-    if not directory.is_dir():
-        raise InputError(f"{path}: directory {directory} does not exist")
+def write_report(path: Path, text: str) -> None:
+    """Write a report where the user asked (``--output``): see :func:`advisor.files.write_output`."""
     if path.is_dir():
         raise InputError(f"{path}: is a directory")
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    write_atomically(path, text.encode("utf-8"), mode)
+    if not path.parent.is_dir():
+        raise InputError(f"{path}: directory {path.parent} does not exist")
+    try:
+        write_output(path, text.encode("utf-8"))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write the report: {exc.strerror or exc}") from None

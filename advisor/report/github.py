@@ -8,8 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..engine import Report
-from ..model import Finding
+from ..model import Finding, Report
 from .view import severity, speedup_text
 
 # Workflow commands know error, warning and notice; SARIF's "note" is GitHub's "notice".

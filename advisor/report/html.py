@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from markupsafe import Markup, escape
 
 from .. import __version__
-from ..engine import Report
+from ..model import Report
+from ..profile.facts import Iterator
 from .text import summary_line
-from .view import IteratorRow, Segment, finding_view, make_environment, profile_view, source_snippet
+from .view import Segment, finding_view, make_environment, profile_view, source_snippet
 
 # Okabe-Ito colours (distinguishable with colour-blindness), each with the text colour that reads on it.
 CATEGORY_COLOURS = {
@@ -58,7 +59,7 @@ def breakdown_bars(segments: list[Segment]) -> list[Bar]:
 
 @dataclass(frozen=True)
 class IteratorBar:
-    row: IteratorRow
+    row: Iterator
     short_name: str
     y: int
     width: float
@@ -68,12 +69,12 @@ ITERATOR_ROW = 26
 ITERATOR_BAR_X, ITERATOR_BAR_MAX = 360, 340
 
 
-def iterator_bars(rows: list[IteratorRow]) -> list[IteratorBar]:
+def iterator_bars(rows: list[Iterator]) -> list[IteratorBar]:
     """The slowest iterators, each with a bar scaled to the slowest one's self time."""
     shown = rows[:MAX_ITERATORS]
-    longest = max((r.self_time_ms or 0.0 for r in shown), default=0.0) or 1.0
+    longest = max((r.self_time_ms for r in shown), default=0.0) or 1.0
     return [IteratorBar(row, shorten(row.name), 32 + i * ITERATOR_ROW,
-                        round((row.self_time_ms or 0.0) / longest * ITERATOR_BAR_MAX, 2))
+                        round(row.self_time_ms / longest * ITERATOR_BAR_MAX, 2))
             for i, row in enumerate(shown)]
 
 

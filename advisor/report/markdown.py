@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..engine import Report
+from ..model import Report
 from .text import summary_line
 from .view import finding_view, make_environment, profile_view
 

@@ -12,7 +12,8 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
-from ..rule import Rule, all_rules
+from ..catalogue import all_rules
+from ..rule import Rule
 
 
 def rule_json(rule: type[Rule]) -> dict[str, Any]:
@@ -22,6 +23,7 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
         "title": rule.title,
         "rationale": rule.rationale,
         "fix": rule.fix,
+        "fix_availability": rule.fix_availability.value,
         "fix_applicability": rule.fix_applicability.value if rule.fix else None,
         "why_unsafe": rule.why_unsafe,
         "speedup_model": rule.speedup_model,
@@ -31,10 +33,17 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
     }
 
 
+def fix_summary(rule: dict[str, Any]) -> str:
+    """``always (safe)``, ``sometimes (unsafe)``, or ``never``: how often a finding has a fix, and what kind."""
+    if rule["fix_applicability"] is None:
+        return rule["fix_availability"]
+    return f"{rule['fix_availability']} ({rule['fix_applicability']})"
+
+
 def render_rule_list(console: Console) -> None:
     table = Table("code", "name", "fix", "title", box=None, pad_edge=False)
     for rule in map(rule_json, all_rules()):
-        table.add_row(rule["code"], rule["name"], rule["fix_applicability"] or "-", escape(rule["title"]))
+        table.add_row(rule["code"], rule["name"], fix_summary(rule), escape(rule["title"]))
     console.print(table)
 
 
@@ -47,7 +56,7 @@ def render_rule(rule_class: type[Rule], console: Console) -> None:
     console.print(f"[bold]{rule['code']} {rule['name']}[/]: {escape(rule['title'])}\n")
     console.print(escape(rule["rationale"]) + "\n")
     if rule["fix"]:
-        console.print(f"[bold]Fix ({rule['fix_applicability']}):[/] {escape(rule['fix'])}")
+        console.print(f"[bold]Fix ({fix_summary(rule)}):[/] {escape(rule['fix'])}")
         if rule["why_unsafe"]:
             console.print(f"[bold]Why unsafe:[/] {escape(rule['why_unsafe'])}")
     if rule["speedup_model"]:
@@ -67,5 +76,5 @@ def render_rules_markdown(rules: Iterable[type[Rule]]) -> str:
     from .markdown import code_block, markdown_text
     from .view import make_environment
 
-    env = make_environment(False, md=markdown_text, code_block=code_block)
+    env = make_environment(False, md=markdown_text, code_block=code_block, fix_summary=fix_summary)
     return env.get_template("rules.md.j2").render(rules=[rule_json(r) for r in rules])

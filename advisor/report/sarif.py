@@ -14,9 +14,9 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import __version__
-from ..engine import Report
-from ..model import Finding, Patch
-from ..rule import Rule, all_rules
+from ..catalogue import all_rules
+from ..model import Finding, Patch, Report
+from ..rule import Rule
 from .view import severity
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

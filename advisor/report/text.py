@@ -8,8 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 
-from ..engine import Report
-from ..model import Confidence, Finding
+from ..model import Confidence, Finding, Report
 
 CONFIDENCE_STYLE = {Confidence.CONFIRMED: "bold red", Confidence.LIKELY: "yellow", Confidence.POSSIBLE: "dim"}
 
@@ -57,7 +56,7 @@ def render_finding(console: Console, finding: Finding, show_diff: bool,
 
 def render_report(report: Report, console: Console, show_diff: bool = True) -> None:
     if report.profile is not None:
-        from ..profile import render_profile_summary
+        from .profile_summary import render_profile_summary
 
         render_profile_summary(report.profile, console)
         console.print()
@@ -65,7 +64,7 @@ def render_report(report: Report, console: Console, show_diff: bool = True) -> N
         render_finding(console, finding, show_diff, report.verifications.get(finding.id))
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
-    console.print(summary_line(report), highlight=False)
+    console.print(summary_line(report), highlight=False, markup=False)
 
 
 def summary_line(report: Report) -> str:
@@ -73,8 +72,10 @@ def summary_line(report: Report) -> str:
     fixable = sum(1 for f in report.findings if f.patch is not None)
     if report.files_seen == 0:
         return "Nothing to analyze: no Python files found."
-    scope = (f"{report.files_analyzed} of {report.files_seen} Python files use TensorFlow or Keras"
-             if report.files_seen else "")
+    scope = f"{report.files_analyzed} of {report.files_seen} Python files use TensorFlow or Keras"
+    if report.files_excluded:
+        scope += (f" ({report.files_excluded} test file{'s' * (report.files_excluded != 1)} left out by the `exclude` "
+                  "patterns; `exclude = []` in [tool.advisor] analyzes them)")
     head = "No findings" if count == 0 else f"{count} finding{'s' * (count != 1)} ({fixable} with a fix)"
     mode = ("profile-gated" if report.profile is not None
             else "static analysis only: give a profile LOGDIR to confirm findings and size their speedups")

@@ -1,19 +1,15 @@
-"""What the file formats (SARIF, GitHub, Markdown, HTML) share: display fields of a finding, a defensive reading of
-the profile's JSON, source snippets, and the jinja2 environment.
-
-The profile is read from ``ProfileFindings.to_json()`` only, and every key is optional: the formats render what a
-capture provides and leave out the rest, so an older or partial profile never breaks a report.
-"""
+"""What the file formats (SARIF, GitHub, Markdown, HTML) share: display fields of a finding, the profile as the
+reports show it, source snippets, and the jinja2 environment."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import jinja2
 
-from ..engine import Report
-from ..model import Confidence, Finding, SpeedupEstimate
+from ..model import Confidence, Finding, Report, SpeedupEstimate
+from ..profile.facts import Iterator
 
 # Step-time categories in the order a step spends them, with the labels people read.
 BREAKDOWN_LABELS = {
@@ -70,91 +66,38 @@ class Segment:
     pct: float
 
 
-@dataclass(frozen=True)
-class IteratorRow:
-    name: str
-    self_time_ms: float | None
-    count: int | None
-    parallelism: Any
-    autotune: Any
-
-
 @dataclass
 class ProfileView:
-    """The parts of a profile the reports show, each None or empty when the capture lacks it."""
+    """The parts of a profile the reports show, in the words they show them."""
 
-    hardware: str | None = None
-    step_count: int | None = None
-    step_source: str | None = None
-    step_time_ms: dict[str, float] = field(default_factory=dict)
-    bottleneck: str | None = None
-    breakdown: list[Segment] = field(default_factory=list)
-    iterators: list[IteratorRow] = field(default_factory=list)
-    has_prefetch: bool | None = None
-    dominant_stage: str | None = None
-    top_ops: list[dict[str, Any]] = field(default_factory=list)
+    hardware: str
+    step_count: int
+    step_source: str
+    step_time_ms: dict[str, float]
+    bottleneck: str
+    breakdown: list[Segment]
+    iterators: list[Iterator]  # slowest first
+    has_prefetch: bool
+    dominant_stage: str | None
 
 
 def profile_view(report: Report) -> ProfileView | None:
-    if report.profile is None:
+    profile = report.profile
+    if profile is None:
         return None
-    data = report.profile.to_json()
-    return read_profile(data) if isinstance(data, Mapping) else None
-
-
-def read_profile(data: Mapping[str, Any]) -> ProfileView:
-    steps = _mapping(data.get("steps"))
-    step_time = {k: v for k, v in _mapping(steps.get("step_time_ms")).items() if _is_number(v)}
-    breakdown = _mapping(data.get("breakdown_pct"))
-    # Known categories first, in step order; any category a newer profile adds still shows, after them.
-    keys = [k for k in BREAKDOWN_LABELS if k in breakdown] + [k for k in breakdown if k not in BREAKDOWN_LABELS]
-    segments = [Segment(k, BREAKDOWN_LABELS.get(k, k.replace("_", " ").capitalize()), float(breakdown[k]))
-                for k in keys if _is_number(breakdown[k]) and breakdown[k] > 0]
-    pipeline = _mapping(data.get("input_pipeline"))
-    iterators = [IteratorRow(str(it.get("name", "?")), _number(it.get("self_time_ms")), _number(it.get("count")),
-                             it.get("parallelism"), it.get("autotune"))
-                 for it in _list(pipeline.get("iterators")) if isinstance(it, Mapping)]
-    iterators.sort(key=lambda it: -(it.self_time_ms or 0.0))
+    steps, step_time = profile.steps, profile.steps.step_time_ms
     return ProfileView(
-        hardware=_text(data.get("hardware")),
-        step_count=_number(steps.get("count")),
-        step_source=_text(steps.get("source")),
-        step_time_ms=step_time,
-        bottleneck=_text(data.get("bottleneck")),
-        breakdown=segments,
-        iterators=iterators,
-        has_prefetch=pipeline.get("has_prefetch") if isinstance(pipeline.get("has_prefetch"), bool) else None,
-        dominant_stage=_text(pipeline.get("dominant_stage")),
-        top_ops=[dict(op) for op in _list(data.get("top_ops")) if isinstance(op, Mapping)],
+        hardware=profile.hardware.type,
+        step_count=steps.count,
+        step_source=steps.source,
+        step_time_ms={"avg": step_time.avg, "stddev": step_time.stddev, "min": step_time.min, "max": step_time.max},
+        bottleneck=profile.bottleneck.statement,
+        breakdown=[Segment(key, BREAKDOWN_LABELS.get(key, key.replace("_", " ").capitalize()), pct)
+                   for key, pct in profile.breakdown_pct.items() if pct > 0],
+        iterators=sorted(profile.input_pipeline.iterators, key=lambda it: -it.self_time_ms),
+        has_prefetch=profile.input_pipeline.has_prefetch,
+        dominant_stage=profile.input_pipeline.dominant_stage,
     )
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, (list, tuple)) else []
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _number(value: Any) -> Any:
-    return value if _is_number(value) else None
-
-
-def _text(value: Any) -> str | None:
-    """Strings as they are; a mapping (e.g. hardware details or a bottleneck with a message) as its main text."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, Mapping):
-        for key in ("message", "statement", "summary", "kind", "type", "name"):
-            if value.get(key):
-                return str(value[key])
-        return ", ".join(f"{k}: {v}" for k, v in value.items()) or None
-    return str(value)
 
 
 def make_environment(autoescape: bool, **filters: Callable[..., Any]) -> jinja2.Environment:

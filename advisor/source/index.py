@@ -7,21 +7,19 @@ tf.data dataflow). Rules never parse: they read :class:`SourceIndex` and the met
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Iterable, Iterator
 
 import libcst as cst
 import networkx as nx
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from ..model import Location
 from . import pipelines as pl
-from .names import ModuleNames
-from .visitors import CollectorVisitor, parameter_names
-from .walk import SourceFile
+from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
+from .names import TF_FUNCTION
+from .syntax import parameter_names
+from .visitors import CollectorVisitor
+from .walk import SourceFile, relevant_sources
 
-TF_FUNCTION = "tensorflow.function"
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*advisor:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
                         re.IGNORECASE)
@@ -31,125 +29,6 @@ ALL_CODES = frozenset({"*"})
 def _codes(match: re.Match) -> frozenset[str]:
     codes = match.group("codes")
     return frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else ALL_CODES
-
-
-@dataclass
-class ModuleInfo:
-    """One parsed file: its text, its tree (shared by all rules and codemods), and its resolved metadata."""
-
-    path: Path  # relative to the repo root
-    absolute: Path
-    code: str
-    wrapper: MetadataWrapper = field(repr=False)
-    names: ModuleNames = field(repr=False)
-    encoding: str = "utf-8"
-    newline: str = "\n"
-
-    @classmethod
-    def of(cls, path: Path, absolute: Path, tree: cst.Module, data: bytes) -> "ModuleInfo":
-        """Wrap a tree freshly parsed from ``data`` (the wrapper may share it: nobody else holds it).
-
-        libcst reproduces its input exactly, so the text is the decoded input: no code generation needed.
-        """
-        return cls(path, absolute, data.decode(tree.encoding), MetadataWrapper(tree, unsafe_skip_copy=True),
-                   ModuleNames.of(tree, *_module_and_package(path)), tree.encoding, tree.default_newline)
-
-    @property
-    def tree(self) -> cst.Module:
-        return self.wrapper.module
-
-    @property
-    def name(self) -> str:
-        """The dotted module name the file would be imported as from the repo root (``pkg/data.py`` -> ``pkg.data``)."""
-        return self.names.module_name
-
-    @property
-    def package(self) -> str:
-        return self.names.package
-
-    def function_key(self, class_names: list[str], function_name: str) -> str:
-        return ".".join(filter(None, [self.name, *class_names, function_name]))
-
-    def position(self, node: cst.CSTNode) -> CodeRange:
-        return self.wrapper.resolve(PositionProvider)[node]
-
-    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.wrapper.resolve(ParentNodeProvider).get(node)
-
-    def enclosing_loop(self, node: cst.CSTNode) -> cst.For | cst.While | None:
-        """The innermost ``for``/``while`` whose body runs ``node`` once per iteration, in ``node``'s own scope.
-
-        A definition (function, lambda, class) between the two ends the search: its body runs when it is called.
-        """
-        child, parent = node, self.parent(node)
-        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
-                return parent
-            child, parent = parent, self.parent(parent)
-        return None
-
-    def qualified_names(self, node: cst.CSTNode) -> frozenset[str]:
-        """Canonical dotted names that ``node`` (a Name or Attribute) refers to, through the module's imports."""
-        return self.names.resolve(node)
-
-    def location(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Location:
-        start = self.position(node)
-        end = self.position(end_node) if end_node is not None else start
-        return Location(self.path, start.start.line, start.start.column + 1, end.end.line, end.end.column + 1)
-
-    def node_code(self, node: cst.CSTNode) -> str:
-        return self.tree.code_for_node(node)
-
-    def line_text(self, line: int) -> str:
-        lines = self.code.splitlines()
-        return lines[line - 1] if 0 < line <= len(lines) else ""
-
-
-def _module_and_package(path: Path) -> tuple[str, str]:
-    """``pkg/data.py`` -> (``pkg.data``, ``pkg``); ``pkg/__init__.py`` -> (``pkg``, ``pkg``)."""
-    parts = list(PurePosixPath(path.as_posix()).with_suffix("").parts)
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-        return ".".join(parts), ".".join(parts)
-    return ".".join(parts), ".".join(parts[:-1])
-
-
-@dataclass(frozen=True)
-class CallSite:
-    node: cst.Call
-    names: frozenset[str]  # canonical qualified names of the callee
-    module: ModuleInfo
-    function: "FunctionInfo | None"  # the innermost enclosing function
-
-
-@dataclass(frozen=True)
-class FunctionInfo:
-    key: str  # "pkg.module.Class.method"
-    name: str
-    params: tuple[str, ...]
-    node: cst.FunctionDef
-    module: ModuleInfo
-    class_key: str | None
-    decorators: frozenset[str]  # canonical qualified names of the decorators
-    outer: "FunctionInfo | None" = field(default=None, repr=False)  # the function this one is defined in
-
-
-@dataclass(frozen=True)
-class Constant:
-    """A module-level name bound exactly once, by a plain ``NAME = value`` statement."""
-
-    name: str
-    value: cst.BaseExpression
-    module: ModuleInfo
-
-
-@dataclass(frozen=True)
-class ClassInfo:
-    key: str
-    name: str
-    bases: frozenset[str]  # canonical qualified names of the base classes
-    node: cst.ClassDef
-    module: ModuleInfo
 
 
 class _DefinitionCollector(CollectorVisitor):
@@ -194,7 +73,8 @@ class _DefinitionCollector(CollectorVisitor):
         self.scopes.pop()
 
     def visit_Call(self, node: cst.Call) -> None:
-        self.index.calls.append(CallSite(node, self._names(node.func), self.module,
+        class_key = self.classes[-1].key if self.classes else None  # `self.step(...)` is that class's method
+        self.index.calls.append(CallSite(node, self._names(node.func, class_key), self.module,
                                          self.functions[-1] if self.functions else None))
 
 
@@ -210,8 +90,8 @@ class SourceIndex:
         self.dataflow = nx.DiGraph()
         self.warnings: list[str] = []
         self.files_seen = 0
-        self._pending_calls: list = []
-        self._pipelines: list[pl.Pipeline] | None = None
+        self._pending_calls: list[pl.PendingCall] = []
+        self._pipelines: list[Pipeline] | None = None
         self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._noqa: dict[Path, tuple[frozenset[str], dict[int, frozenset[str]]]] = {}
         self._by_import_name: dict[str, list[FunctionInfo]] | None = None
@@ -219,12 +99,18 @@ class SourceIndex:
 
     # -- building -----------------------------------------------------------------------------------------------
     @classmethod
+    def read(cls, root: Path, paths: list[Path] | None = None) -> "SourceIndex":
+        """The index of the repo at ``root`` (or of ``paths`` in it), read from disk."""
+        sources, files_seen = relevant_sources(root, paths)
+        return cls.build(root, sources, files_seen)
+
+    @classmethod
     def build(cls, root: Path, sources: Iterable[SourceFile], files_seen: int) -> "SourceIndex":
         index = cls(root)
         index.files_seen = files_seen
         for source in sources:
             index._add(source)
-        pl.link_calls(index.dataflow, index._pending_calls, index._functions_by_import_name())
+        pl.link(index.dataflow, index._pending_calls, index.callees)
         return index
 
     def _add(self, source: SourceFile) -> None:
@@ -272,17 +158,17 @@ class SourceIndex:
         return frozenset(file_codes), by_line
 
     # -- queries ------------------------------------------------------------------------------------------------
-    def pipelines(self) -> list[pl.Pipeline]:
+    def pipelines(self) -> list[Pipeline]:
         """Every source-to-sink pipeline path (computed once: the graph does not change after the build)."""
         if self._pipelines is None:
             self._pipelines = list(pl.pipelines(self.dataflow))
         return self._pipelines
 
-    def stages(self) -> Iterator[pl.Stage]:
+    def stages(self) -> Iterator[Stage]:
         """Every dataset source and transformation found, whether or not it reaches a sink."""
         return (d["stage"] for _, d in self.dataflow.nodes(data=True) if d["kind"] == "stage")
 
-    def discarded_after(self, stage: pl.Stage) -> list[pl.Stage]:
+    def discarded_after(self, stage: Stage) -> list[Stage]:
         return pl.discarded_successors(self.dataflow, stage.node)
 
     def calls_to(self, *names: str) -> list[CallSite]:
@@ -324,6 +210,13 @@ class SourceIndex:
             self._by_import_name = self._functions_by_import_name()
         found = {id(f): f for name in names for f in self._by_import_name.get(name, ())}
         return list(found.values())
+
+    def callees(self, names: Iterable[str]) -> list[tuple[FunctionInfo, int]]:
+        """The repo functions a call of one of ``names`` runs, each with how many leading parameters the call does
+        not pass: ``self`` of a method called through ``self.f(...)``, and ``__init__`` of a class instantiated."""
+        found = [(f, 1 if f.class_key is not None else 0) for f in self.functions_named(*names)]
+        found += [(f, 1) for f in self.functions_named(*(f"{name}.__init__" for name in names))]
+        return found
 
     def calls_of(self, function: FunctionInfo) -> list[CallSite]:
         """Calls of a repo function by name, from any module (``train_step(x)``, ``helpers.train_step(x)``)."""

@@ -18,6 +18,8 @@ _PREFIX_ALIASES = (
     ("tf_keras.", "keras."),
     ("keras.src.", "keras."),
     ("tensorflow.compat.v2.", "tensorflow."),
+    # TF1 code through compat.v1: the APIs rules reason about (tf.data, py_func, tf.function...) are the same ones.
+    ("tensorflow.compat.v1.", "tensorflow."),
     ("tensorflow.data.experimental.AUTOTUNE", "tensorflow.data.AUTOTUNE"),
 )
 
@@ -28,7 +30,7 @@ _EXACT_ALIASES = {
 
 
 def canonical(qualified_name: str) -> str:
-    """Map one qualified name to the spelling rules use (``tensorflow.keras.layers.Dense`` -> ``keras.layers.Dense``)."""
+    """One qualified name in the spelling rules use (``tensorflow.keras.layers.Dense`` -> ``keras.layers.Dense``)."""
     if qualified_name in _EXACT_ALIASES:
         return _EXACT_ALIASES[qualified_name]
     for prefix, replacement in _PREFIX_ALIASES:
@@ -36,6 +38,10 @@ def canonical(qualified_name: str) -> str:
             return replacement + qualified_name[len(prefix):]
     return qualified_name
 
+
+# Canonical names of the APIs advisor reasons about in several places.
+TF_FUNCTION = "tensorflow.function"
+GRADIENT_TAPE = "tensorflow.GradientTape"
 
 # A file that mentions none of these cannot use TensorFlow or Keras; it is not parsed at all.
 PREFILTER_WORDS = (b"tensorflow", b"keras", b"tf_keras")
@@ -56,6 +62,10 @@ class ModuleNames(cst.CSTVisitor):
         self.package = package
         self.aliases: dict[str, str] = {}  # bound name -> dotted name it refers to
         self.top_level: set[str] = set()  # names defined at module level: resolve to ``module.name``
+        self.star_imports: list[str] = []  # modules imported with ``from X import *``, in import order
+        # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
+        self.nested_functions: dict[str, set[str]] = {}
+        self._classes: list[str] = []
         self._depth = 0
 
     @classmethod
@@ -81,6 +91,9 @@ class ModuleNames(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._depth == 0:
             self.top_level.add(node.name.value)
+        elif self._depth > len(self._classes):  # inside a function: a closure, known by the key the index gives it
+            key = ".".join(filter(None, [self.module_name, *self._classes, node.name.value]))
+            self.nested_functions.setdefault(node.name.value, set()).add(key)
         self._depth += 1
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -89,9 +102,11 @@ class ModuleNames(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if self._depth == 0:
             self.top_level.add(node.name.value)
+        self._classes.append(node.name.value)
         self._depth += 1
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
         self._depth -= 1
 
     def _import(self, node: cst.Import) -> None:
@@ -104,22 +119,28 @@ class ModuleNames(cst.CSTVisitor):
                 self.aliases[head] = head
 
     def _import_from(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar):
-            return
         module = cst.helpers.get_full_name_for_node(node.module) if node.module is not None else ""
         if node.relative:
             base = self.package.split(".") if self.package else []
             levels = len(node.relative)
             base = base[: len(base) - (levels - 1)] if levels > 1 else base
             module = ".".join(filter(None, [*base, module]))
+        if isinstance(node.names, cst.ImportStar):
+            self.star_imports.append(module)
+            return
         for alias in node.names:
             name = cst.helpers.get_full_name_for_node(alias.name) or ""
             bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
                 else name
             self.aliases[bound] = f"{module}.{name}" if module else name
 
-    def resolve(self, expr: cst.CSTNode) -> frozenset[str]:
-        """The canonical dotted name ``expr`` (a Name or an Attribute chain on a Name) refers to, if known."""
+    def resolve(self, expr: cst.CSTNode, class_key: str | None = None) -> frozenset[str]:
+        """The canonical dotted names ``expr`` (a Name or an Attribute chain on a Name) may refer to.
+
+        One name when an import or a top-level definition binds its head; one per ``from X import *`` module when
+        nothing else does (which of them defines it is known only across modules); with ``class_key`` (the
+        enclosing class), ``self.method`` is that class's method.
+        """
         dotted = cst.helpers.get_full_name_for_node(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
         if not dotted:
             return frozenset()
@@ -130,6 +151,12 @@ class ModuleNames(cst.CSTVisitor):
             full = f"{self.module_name}.{dotted}" if self.module_name else dotted
         elif head in _BUILTINS:
             full = f"builtins.{dotted}"
+        elif head in ("self", "cls") and class_key is not None and rest and "." not in rest:
+            full = f"{class_key}.{rest}"
+        elif head in self.nested_functions and not rest:
+            return frozenset(self.nested_functions[head])
+        elif self.star_imports:
+            return frozenset(canonical(f"{module}.{dotted}") for module in self.star_imports)
         else:
             return frozenset()
         return frozenset({canonical(full)})

@@ -1,25 +1,31 @@
 """The dataflow of tf.data pipelines, as a networkx graph.
 
-Nodes are values: a dataset source call, a transformation call (``.map``), an opaque call whose result is used as
-a dataset (``make_dataset(...)``), a function parameter used as a dataset, a function's returned dataset, and
-sinks (``model.fit(ds)``, ``for batch in ds``). Edges say "flows into". The graph is built while each module is
-visited once (:class:`PipelineCollector`), then linked across functions and modules (:func:`link_calls`), and
-read by rules as :class:`Pipeline` paths from a source to a sink.
+Nodes are values: a dataset source call, a transformation call (``.map``), an opaque call whose result is used as a
+dataset (``make_dataset(...)``), a function parameter, a function's returned value, a module-level name, an
+attribute of a class's instances (``self.train_ds``), a name used where it is not bound (resolved across modules
+later), and sinks (``model.fit(ds)``, ``for batch in ds``, a one-shot iterator). Edges say "flows into". The graph is
+built while each module is visited once (:class:`PipelineCollector`), then linked across functions and modules
+(:func:`link`), and read by rules as :class:`Pipeline` paths from a source to a sink.
+
+Code is written in many ways that a single module cannot settle: ``make_dataset().map(f)`` is a dataset only if
+``make_dataset`` returns one, ``from common import *`` hides where ``train_ds`` comes from, an input function returns
+its pipeline to a consumer outside the repo (an Estimator). So a transformation whose receiver is not known to be a
+dataset is recorded as *tentative* and kept only if linking shows a dataset flowing into it; and a pipeline that a
+function returns to no visible caller ends there (sink role ``returned``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import Callable, Iterator
 
 import libcst as cst
 import networkx as nx
 
-from .visitors import CollectorVisitor, parameter_names
-
-
-if TYPE_CHECKING:
-    from .index import FunctionInfo, ModuleInfo
+from .facts import DISTRIBUTE_METHODS, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
+from .syntax import argument_value, literal, parameter_names
+from .visitors import CollectorVisitor
 
 DATASET_SOURCES = frozenset({
     "tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors",
@@ -47,79 +53,25 @@ DISTINCTIVE_METHODS = DATASET_METHODS - {
     "map", "filter", "apply", "take", "skip", "zip", "concatenate", "repeat", "enumerate", "window", "unique",
     "scan", "shard", "cache",
 }
-# Calls that wrap a dataset without adding a stage of the input pipeline.
-DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset", "distribute_datasets_from_function"})
-# Operations that change no element of the data: they add no stage of work.
-PASS_THROUGH_OPS = frozenset({"with_options"}) | DISTRIBUTE_METHODS
 
 TRAIN_METHODS = {"fit": "train", "evaluate": "evaluate", "predict": "predict"}
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One dataset-producing call of a pipeline (a source or a transformation)."""
-
-    op: str  # "from_tensor_slices", "map", "prefetch", ...
-    is_source: bool
-    node: cst.Call
-    module: "ModuleInfo"
-    discarded: bool  # the call's result is thrown away (``ds.prefetch(2)`` as a statement)
-
-    @property
-    def anchor(self) -> cst.CSTNode:
-        """The node findings point at: the method name of ``ds.map(...)``, so the report names the ``.map(`` line."""
-        func = self.node.func
-        return func.attr if isinstance(func, cst.Attribute) else func
-
-
-@dataclass(frozen=True)
-class Sink:
-    """Where a pipeline is consumed."""
-
-    role: str  # "train", "validation", "evaluate", "predict", "loop", "iter", "distribute"
-    node: cst.CSTNode
-    module: "ModuleInfo"
-
-    @property
-    def is_training(self) -> bool:
-        return self.role in ("train", "loop", "iter", "distribute")
-
-
-@dataclass(frozen=True)
-class Pipeline:
-    """One path through the dataflow graph from where a dataset starts to where it is consumed."""
-
-    stages: tuple[Stage, ...]
-    sink: Sink
-    options: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
-
-    @property
-    def last_stage(self) -> Stage:
-        return self.stages[-1]
-
-    def ops(self) -> list[str]:
-        return [s.op for s in self.stages]
-
-    def runtime_optimization(self, name: str) -> bool | None:
-        """Whether tf.data's run-time rewrite ``name`` (``map_parallelization``, ``inject_prefetch``) is on.
-
-        True or False when the pipeline's ``tf.data.Options`` say so (``apply_default_optimizations = False``
-        turns the default rewrites off); None when the options leave TensorFlow's default in force.
-        """
-        explicit = self.options.get(f"experimental_optimization.{name}")
-        if isinstance(explicit, bool):
-            return explicit
-        if self.options.get("experimental_optimization.apply_default_optimizations") is False:
-            return False
-        return None
+# TF1 iterators over a dataset: where an input function's pipeline is consumed.
+ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
+ITERATOR_FUNCTIONS = frozenset({"tensorflow.data.make_one_shot_iterator",
+                                "tensorflow.data.make_initializable_iterator"})
+# A returned pipeline whose function is named like this feeds evaluation or inference, not training.
+NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNORECASE)
 
 
 # --- graph node keys -------------------------------------------------------------------------------------------
-# ("call", id(node))         a Call whose result is a value of interest (a dataset stage or an opaque call)
-# ("item", id(node), i)      element i of a call's tuple result (``train, val = make_datasets()``)
-# ("param", func_key, name)  a function parameter used as a dataset
-# ("return", func_key, i)    what a function returns (i is None, or the tuple position)
-# ("sink", id(node), role)   where a dataset is consumed
+# ("call", id(node))            a Call whose result is a value of interest (a dataset stage or an opaque call)
+# ("item", id(node), i)         element i of a call's tuple result (``train, val = make_datasets()``)
+# ("param", func_key, name)     a function parameter
+# ("return", func_key, i)       what a function returns (i is None, or the tuple position)
+# ("global", module, name)      a module-level name, as its module's code leaves it
+# ("attr", class_key, name)     ``self.name`` of a class's instances
+# ("ref", module, id(node))     a name used where nothing binds it: a global of this or another module
+# ("sink", id(node), role)      where a dataset is consumed
 
 
 @dataclass
@@ -129,10 +81,20 @@ class _Scope:
     bindings: dict[str, tuple] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class PendingCall:
+    """A call that may be to a function of the repo, with the values passed to it (linked after all modules)."""
+
+    node: cst.Call
+    names: frozenset[str]
+    arguments: tuple[tuple[int | str, tuple], ...]  # (position or keyword, graph key of the value)
+    module: ModuleInfo
+
+
 class PipelineCollector(CollectorVisitor):
     """Adds one module's dataset values, transformations and sinks to the repo-wide graph."""
 
-    def __init__(self, module: "ModuleInfo", graph: nx.DiGraph, pending_calls: list) -> None:
+    def __init__(self, module: ModuleInfo, graph: nx.DiGraph, pending_calls: list[PendingCall]) -> None:
         super().__init__()
         self.module = module
         self.graph = graph
@@ -143,38 +105,65 @@ class PipelineCollector(CollectorVisitor):
         self.options_settings: dict[int, dict[str, object]] = {}
 
     # -- helpers ------------------------------------------------------------------------------------------------
+    @property
+    def class_key(self) -> str | None:
+        return self.module.function_key(self.class_names, "").rstrip(".") if self.class_names else None
+
     def qualified(self, node: cst.CSTNode) -> frozenset[str]:
-        return self.module.names.resolve(node)
+        return self.module.names.resolve(node, self.class_key)
 
     def lookup(self, name: str) -> tuple | None:
-        for scope in (self.scopes[-1], self.scopes[0]):
+        """The value ``name`` is bound to here: the innermost scope first (closures see their outer functions)."""
+        for scope in reversed(self.scopes):
             if name in scope.bindings:
                 return scope.bindings[name]
-        if name in self.scopes[-1].params:
-            return ("param", self.scopes[-1].func_key, name)
+            if name in scope.params:
+                return ("param", scope.func_key, name)
         return None
 
     def value_of(self, expr: cst.BaseExpression) -> tuple | None:
-        """The graph key of the value an expression stands for, adding an opaque node if needed; None if unknown."""
+        """The graph key of the value an expression stands for, adding its node if needed; None if unknown."""
+        if isinstance(expr, cst.Subscript):  # `datasets["train"]`: an element of a collection of datasets
+            return self.value_of(expr.value)
+        if isinstance(expr, cst.Call):
+            key = ("call", id(expr))
+            if key not in self.graph:
+                self.graph.add_node(key, kind="opaque", node=expr, module=self.module)
+            return key
         if isinstance(expr, cst.Name):
             key = self.lookup(expr.value)
-        elif isinstance(expr, cst.Call):
-            key = ("call", id(expr))
-        else:
+            if key is not None:
+                return self._node(key)
+        if self._self_attribute(expr) is not None:
+            return self._node(("attr", self.class_key, self._self_attribute(expr)))
+        names = self.qualified(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else frozenset()
+        if not names or any(n.startswith(("tensorflow.", "keras.", "builtins.", "numpy.")) for n in names):
             return None
-        if key is None:
-            return None
-        if key not in self.graph:
-            if key[0] == "call":
-                self.graph.add_node(key, kind="opaque", node=expr, module=self.module)
-            else:
-                self.graph.add_node(key, kind=key[0])
+        key = ("ref", self.module.name, id(expr))
+        self.graph.add_node(key, kind="ref", names=names)
         return key
 
-    def add_stage(self, node: cst.Call, op: str, is_source: bool) -> tuple:
-        key = ("call", id(node))
-        self.graph.add_node(key, kind="stage", stage=Stage(op, is_source, node, self.module, False))
+    def _node(self, key: tuple) -> tuple:
+        """``key``, added to the graph (as a node of its own kind) if it is not there yet."""
+        if key not in self.graph:
+            self.graph.add_node(key, kind=key[0])
         return key
+
+    def _self_attribute(self, expr: cst.BaseExpression) -> str | None:
+        if self.class_names and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+                and expr.value.value == "self":
+            return expr.attr.value
+        return None
+
+    def add_stage(self, node: cst.Call, op: str, is_source: bool, tentative: bool = False) -> tuple:
+        key = ("call", id(node))
+        self.graph.add_node(key, kind="stage", stage=Stage(op, is_source, node, self.module, False),
+                            tentative=tentative)
+        return key
+
+    def is_dataset(self, key: tuple) -> bool:
+        """Known to be a dataset already (a stage flows into it); linking may show more later."""
+        return _is_dataset(self.graph, key)
 
     # -- scopes -------------------------------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -185,8 +174,7 @@ class PipelineCollector(CollectorVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         key = self.module.function_key(self.class_names, node.name.value)
-        params = parameter_names(node)
-        self.scopes.append(_Scope(func_key=key, params=params))
+        self.scopes.append(_Scope(func_key=key, params=parameter_names(node)))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.pop()
@@ -204,19 +192,26 @@ class PipelineCollector(CollectorVisitor):
         if "tensorflow.data.Options" in names:
             self.options_settings[id(node)] = {}
             return
+        if names & ITERATOR_FUNCTIONS and node.args:
+            self._add_sink(node.args[0].value, node, "iter")
+            return
         if isinstance(func, cst.Attribute):
             method = func.attr.value
             if method in DATASET_METHODS:
                 receiver = self.value_of(func.value)
-                if receiver is not None and (self.graph.nodes[receiver]["kind"] != "opaque"
-                                             or method in DISTINCTIVE_METHODS or self._is_dataset(receiver)):
-                    key = self.add_stage(node, method, is_source=False)
+                if receiver is not None:
+                    known = method in DISTINCTIVE_METHODS or self.graph.nodes[receiver]["kind"] not in (
+                        "opaque", "ref", "attr") or self.is_dataset(receiver)
+                    key = self.add_stage(node, method, is_source=False, tentative=not known)
                     self.graph.add_edge(receiver, key)
                     for arg in node.args:  # concatenate/zip: the other dataset flows in too
                         other = self.value_of(arg.value) if isinstance(arg.value, cst.Name) else None
-                        if other is not None and self._is_dataset(other):
+                        if other is not None and self.is_dataset(other):
                             self.graph.add_edge(other, key)
                     return
+            if method in ITERATOR_METHODS:
+                self._add_sink(func.value, node, "iter")
+                return
             if method in DISTRIBUTE_METHODS and node.args:
                 self._add_sink(node.args[0].value, node, "distribute")
                 return
@@ -230,13 +225,12 @@ class PipelineCollector(CollectorVisitor):
             self._record_possible_repo_call(node, names)
 
     def _train_sinks(self, node: cst.Call, role: str) -> None:
-        positional = [a for a in node.args if a.keyword is None and a.star == ""]
-        keyword = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        data = keyword.get("x", positional[0].value if positional else None)
+        data = argument_value(node, "x", 0)
         if data is not None:
             self._add_sink(data, node, role)
-        if role == "train" and "validation_data" in keyword:
-            self._add_sink(keyword["validation_data"], node, "validation")
+        validation = argument_value(node, "validation_data")
+        if role == "train" and validation is not None:
+            self._add_sink(validation, node, "validation")
 
     def _add_sink(self, expr: cst.BaseExpression, node: cst.CSTNode, role: str) -> None:
         value = self.value_of(expr)
@@ -246,16 +240,11 @@ class PipelineCollector(CollectorVisitor):
         self.graph.add_node(key, kind="sink", sink=Sink(role, node, self.module))
         self.graph.add_edge(value, key)
 
-    def _is_dataset(self, key: tuple) -> bool:
-        data = self.graph.nodes[key]
-        return data["kind"] == "stage" or any(self.graph.nodes[a]["kind"] == "stage"
-                                              for a in nx.ancestors(self.graph, key))
-
-    def _record_possible_repo_call(self, node: cst.Call, names: set[str]) -> None:
+    def _record_possible_repo_call(self, node: cst.Call, names: frozenset[str]) -> None:
         """Remember a call that may be to a function of this repo, with the values passed to it.
 
         Whether the callee exists (and returns a dataset or takes one) is known only once every module has been
-        visited, so linking happens in :func:`link_calls`.
+        visited, so linking happens in :func:`link`.
         """
         if not names:
             return
@@ -263,11 +252,11 @@ class PipelineCollector(CollectorVisitor):
         for position, arg in enumerate(node.args):
             if arg.star:
                 continue
-            value = self.lookup(arg.value.value) if isinstance(arg.value, cst.Name) else (
-                ("call", id(arg.value)) if isinstance(arg.value, cst.Call) else None)
+            value = self.value_of(arg.value) if isinstance(arg.value, (cst.Name, cst.Call, cst.Attribute,
+                                                                        cst.Subscript)) else None
             if value is not None:
                 arguments.append((arg.keyword.value if arg.keyword else position, value))
-        self.pending_calls.append((node, names, arguments, self.module))
+        self.pending_calls.append(PendingCall(node, names, tuple(arguments), self.module))
 
     def visit_For(self, node: cst.For) -> None:
         iterable = node.iter
@@ -300,14 +289,16 @@ class PipelineCollector(CollectorVisitor):
                     item = ("item", id(value), i)
                     bindings[element.value.value] = item
                     self.graph.add_node(item, kind="item", node=value, module=self.module)
+        elif self._self_attribute(target) is not None:
+            key = self._key_of(value)
+            if key is not None:
+                self.graph.add_edge(key, self._node(("attr", self.class_key, self._self_attribute(target))))
         elif isinstance(target, cst.Attribute):
             self._record_option(target, value)
 
     def _key_of(self, value: cst.BaseExpression) -> tuple | None:
-        if isinstance(value, cst.Call):
-            return ("call", id(value))
-        if isinstance(value, cst.Name):
-            return self.lookup(value.value)
+        if isinstance(value, (cst.Call, cst.Name, cst.Subscript)) or self._self_attribute(value) is not None:
+            return self.value_of(value)
         return None
 
     def _record_option(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
@@ -322,11 +313,7 @@ class PipelineCollector(CollectorVisitor):
         key = self.lookup(expr.value)
         if key is None or key[0] != "call" or key[1] not in self.options_settings:
             return
-        literal: object = value.value if isinstance(value, cst.Name) and value.value in ("True", "False", "None") \
-            else None
-        if isinstance(value, cst.Integer):
-            literal = int(value.value)
-        setting = literal if not isinstance(literal, str) else {"True": True, "False": False, "None": None}[literal]
+        setting = literal(value) if isinstance(value, (cst.Name, cst.Integer)) else None
         self.options_settings[key[1]][".".join(reversed(path))] = setting
 
     def leave_Return(self, original_node: cst.Return) -> None:
@@ -337,9 +324,10 @@ class PipelineCollector(CollectorVisitor):
         elements = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
         for i, element in enumerate(elements):
             source = self.value_of(element)
-            if source is not None and self._is_dataset(source):
+            if source is not None:
                 target = ("return", func_key, i if isinstance(value, cst.Tuple) else None)
-                self.graph.add_node(target, kind="return")
+                self.graph.add_node(target, kind="return", node=original_node, module=self.module,
+                                    function=func_key.rsplit(".", 1)[-1])
                 self.graph.add_edge(source, target)
 
     def leave_Expr(self, original_node: cst.Expr) -> None:
@@ -365,36 +353,102 @@ class PipelineCollector(CollectorVisitor):
             stage = data.get("stage")
             if stage is not None and stage.module is self.module and stage.op == "with_options":
                 data["options"] = self._options_of(stage.node)
+        # What module-level names hold once the module has run: the value other modules and functions see.
+        for name, value in self.scopes[0].bindings.items():
+            key = ("global", self.module.name, name)
+            self.graph.add_node(key, kind="global")
+            self.graph.add_edge(value, key)
 
 
-def link_calls(graph: nx.DiGraph, pending_calls: list, functions: Mapping[str, list["FunctionInfo"]]) -> None:
-    """Connect calls to repo functions with what those functions return and take.
+def _is_dataset(graph: nx.DiGraph, key: tuple) -> bool:
+    def real_stage(node: tuple) -> bool:
+        data = graph.nodes[node]
+        return data["kind"] == "stage" and not data["tentative"]
 
-    ``functions`` maps every name a function can be imported by (``pkg.data.make_dataset``,
-    ``data.make_dataset``) to the functions defined under that name.
+    return real_stage(key) or any(real_stage(a) for a in nx.ancestors(graph, key))
+
+
+Callees = Callable[[frozenset[str]], list[tuple[FunctionInfo, int]]]
+
+
+def link(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Callees) -> None:
+    """Connect what single modules could not: calls with the repo functions they call (arguments into parameters,
+    returns into the call's value), names with the module-level values they refer to, then settle tentative
+    stages and give returned pipelines that no visible caller consumes their end.
+
+    ``callees`` maps a call's qualified names to the repo functions it may call, each with the number of leading
+    parameters a call does not pass (1 for ``self`` of a method or a constructor's ``__init__``).
     """
+    _link_calls(graph, pending_calls, callees)
+    _link_references(graph)
+    _settle_tentative_stages(graph)
+    _end_returned_pipelines(graph)
+
+
+def _link_calls(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Callees) -> None:
     returns_by_function: dict[str, list[tuple]] = {}
     for node in graph.nodes:
         if node[0] == "return":
             returns_by_function.setdefault(node[1], []).append(node)
-    for call, names, arguments, module in pending_calls:
-        callees = {info.key: info for name in names for info in functions.get(name, ())}
-        for callee in callees.values():
+    for call in pending_calls:
+        for callee, skipped in callees(call.names):
             for ret in returns_by_function.get(callee.key, ()):
-                target = ("call", id(call)) if ret[2] is None else ("item", id(call), ret[2])
+                target = ("call", id(call.node)) if ret[2] is None else ("item", id(call.node), ret[2])
                 if target not in graph:
-                    graph.add_node(target, kind="opaque" if ret[2] is None else "item", node=call, module=module)
+                    graph.add_node(target, kind="opaque" if ret[2] is None else "item", node=call.node,
+                                   module=call.module)
                 graph.add_edge(ret, target)
-            for position_or_name, value in arguments:
+            for position_or_name, value in call.arguments:
                 if isinstance(position_or_name, int):
-                    if position_or_name >= len(callee.params):  # into *args: no named parameter to follow
+                    position = position_or_name + skipped
+                    if position >= len(callee.params):  # into *args: no named parameter to follow
                         continue
-                    name = callee.params[position_or_name]
+                    name = callee.params[position]
                 else:
                     name = position_or_name
-                param = ("param", callee.key, name)
-                if param in graph and value in graph:
-                    graph.add_edge(value, param)
+                graph.add_node(("param", callee.key, name), kind="param")
+                graph.add_edge(value, ("param", callee.key, name))
+
+
+def _link_references(graph: nx.DiGraph) -> None:
+    """A name used where nothing binds it (``train_ds`` from ``from data import *``, or a global assigned below the
+    function that reads it) takes the value of the module-level name it resolves to, by any suffix of its dotted
+    name (repos are run from different roots)."""
+    by_name: dict[str, list[tuple]] = {}
+    for node in graph.nodes:
+        if node[0] == "global":
+            parts = f"{node[1]}.{node[2]}".split(".")
+            for start in range(len(parts) - 1):
+                by_name.setdefault(".".join(parts[start:]), []).append(node)
+    for node, data in list(graph.nodes(data=True)):
+        if data["kind"] == "ref":
+            for name in data["names"]:
+                for target in by_name.get(name, ()):
+                    graph.add_edge(target, node)
+
+
+def _settle_tentative_stages(graph: nx.DiGraph) -> None:
+    """A tentative stage is a real one when a real stage flows into it; otherwise the call is just a call."""
+    real = [n for n, d in graph.nodes(data=True) if d["kind"] == "stage" and not d["tentative"]]
+    fed = set().union(*(nx.descendants(graph, n) for n in real)) if real else set()
+    for node, data in graph.nodes(data=True):
+        if data["kind"] == "stage" and data["tentative"]:
+            if node in fed:
+                data["tentative"] = False
+            else:
+                stage = data.pop("stage")
+                data.update(kind="opaque", node=stage.node, module=stage.module, tentative=False)
+
+
+def _end_returned_pipelines(graph: nx.DiGraph) -> None:
+    """A dataset a function returns to no caller the repo shows (an Estimator's input function, a library
+    function) is consumed out of sight: its pipeline ends at the ``return``."""
+    for node, data in list(graph.nodes(data=True)):
+        if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node):
+            role = "returned" if not NOT_TRAINING_NAME.search(data["function"]) else "returned_eval"
+            sink = ("sink", id(data["node"]), role)
+            graph.add_node(sink, kind="sink", sink=Sink(role, data["node"], data["module"], data["function"]))
+            graph.add_edge(node, sink)
 
 
 def pipelines(graph: nx.DiGraph) -> Iterator[Pipeline]:

@@ -1,4 +1,4 @@
-"""What the source collectors share: a batchable visitor base, and reading a function's parameters."""
+"""The base of the source collectors: a batchable visitor whose visit methods are found once per class."""
 
 from __future__ import annotations
 
@@ -21,9 +21,3 @@ class CollectorVisitor(cst.BatchableCSTVisitor):
 
     def get_visitors(self) -> Mapping[str, object]:
         return {name: getattr(self, name) for name in self._visitor_method_names()}
-
-
-def parameter_names(function: cst.FunctionDef) -> tuple[str, ...]:
-    """Names of the parameters a call can bind by position or keyword, in order (``*args``/``**kw`` excluded)."""
-    params = function.params
-    return tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))

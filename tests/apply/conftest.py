@@ -47,7 +47,3 @@ def repo(tmp_path) -> Path:
     root = tmp_path / "repo"
     shutil.copytree(SAMPLES / "input_bound", root, ignore=NOT_SOURCES)
     return root
-
-
-def listing(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

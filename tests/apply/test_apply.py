@@ -12,10 +12,10 @@ import libcst as cst
 
 from advisor.apply import apply_to_file, resolve_overlaps
 from advisor.codemods.base import CallTargetCodemod
+from advisor.files import content_hash
 from advisor.model import Applicability, Confidence, Finding, FixRef, Location
-from advisor.state import content_hash
 
-from conftest import listing
+from apply_helpers import listing
 
 STATE = Path(".advisor/last.json")
 

@@ -26,7 +26,7 @@ def test_wraps_the_statement_keeping_comments_above_it():
             # progress
             print(float(loss))  # every step
         """)
-    fixed = _run(code, 4, 11)
+    fixed = _run(code, 4, 11, every=100)
     assert fixed == _src("""
         for step, batch in enumerate(ds):
             loss = train_step(batch)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from advisor import engine
-from advisor.cache import ResultCache, cache_root, cached_check
+from advisor.cache import ResultCache
+from advisor.files import cache_root
 from advisor.config import Settings, find_pyproject, load_settings, parse_selectors
 from advisor.errors import InputError
 from advisor.model import Confidence
@@ -138,20 +139,57 @@ def test_check_cache_hits_on_same_content_and_settings_only(monkeypatch, tmp_pat
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
     settings = load_settings(root, CODES, select="TFD")
     files = [Path("src/data.py")]
-    first = cached_check(files, settings)
+    first = engine.check(files, settings, ResultCache("check", settings))
     assert [f.code for f in first.findings] == ["TFD002"]
     assert list((tmp_path / "cache/check").glob("*/*.json"))
 
     def no_analysis(*args):
         raise AssertionError("analysed although cached")
-    monkeypatch.setattr(engine, "check", no_analysis)
-    second = cached_check(files, settings)
+    monkeypatch.setattr(engine, "run_rules", no_analysis)
+    second = engine.check(files, settings, ResultCache("check", settings))
     assert [(f.id, f.patch.diff) for f in second.findings] == [(f.id, f.patch.diff) for f in first.findings]
     assert second.file_hashes == first.file_hashes
-    key = ResultCache.key({"src/data.py": (root / "src/data.py").read_bytes()}, settings, "context")
+    key = ResultCache("check", settings).key({"src/data.py": (root / "src/data.py").read_bytes()}, "context")
+    other_settings = load_settings(root, CODES, select="TFD001")
     with pytest.raises(AssertionError):  # other settings: a miss
-        cached_check(files, load_settings(root, CODES, select="TFD001"))
+        engine.check(files, other_settings, ResultCache("check", other_settings))
     (root / "src/data.py").write_text((root / "src/data.py").read_text() + "# changed\n")
     with pytest.raises(AssertionError):  # other content: a miss
-        cached_check(files, settings)
-    assert key != ResultCache.key({"src/data.py": (root / "src/data.py").read_bytes()}, settings, "context")
+        engine.check(files, settings, ResultCache("check", settings))
+    assert key != ResultCache("check", settings).key({"src/data.py": (root / "src/data.py").read_bytes()}, "context")
+
+
+def _with_test_copies(root: Path) -> None:
+    """The sample's pipeline also in test code of every common shape."""
+    data = (root / "src" / "data.py").read_text()
+    for name in ("tests/test_pipeline.py", "src/data_test.py", "src/test_data.py", "conftest.py",
+                 "src/pipeline_test_case.py", "test/fixtures.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(data)
+
+
+def test_test_code_is_left_out_by_default_and_counted(tmp_path):
+    root = _project(tmp_path, "")
+    _with_test_copies(root)
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    assert {f.location.path.as_posix() for f in report.findings} == {"src/data.py"}
+    assert report.files_excluded == 6
+
+
+def test_exclude_replaces_and_extend_exclude_adds_to_the_defaults(tmp_path):
+    root = _project(tmp_path, "exclude = []\n")
+    _with_test_copies(root)
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    assert len({f.location.path for f in report.findings}) == 7 and report.files_excluded == 0
+    (root / "pyproject.toml").write_text("[tool.advisor]\nextend-exclude = [\"src/data.py\"]\n")
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    assert report.findings == [] and report.files_excluded == 7
+
+
+def test_check_leaves_out_test_files_it_is_given(tmp_path, monkeypatch):
+    root = _project(tmp_path, "")
+    _with_test_copies(root)
+    monkeypatch.chdir(root)
+    report = engine.check([Path("tests/test_pipeline.py"), Path("src/data.py")], load_settings(root, CODES, select="TFD"))
+    assert {f.location.path.as_posix() for f in report.findings} == {"src/data.py"}
+    assert report.files_excluded == 1

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from advisor.profile import ProfileFindings, load_profile
+from advisor.profile.facts import ProfileFindings
+from advisor.profile.loader import load_profile
 
 PROFILES = Path(__file__).resolve().parents[2] / "samples" / "profiles"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import InputError
-from advisor.profile import load_profile
+from advisor.profile.loader import load_profile
 from advisor.profile.capture import capture
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"

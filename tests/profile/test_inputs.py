@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import InputError
-from advisor.profile import load_profile
+from advisor.profile.loader import load_profile
 from advisor.profile.xplane_pb import XSpace
 from profile_fixtures import capture_file
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from advisor.config import Settings
 from advisor.engine import analyze
-from advisor.model import CONTRADICTION, PROFILE, Confidence
+from advisor.model import Confidence, EvidenceKind
 from profile_fixtures import PROFILES
 
 SAMPLES = PROFILES.parent
@@ -25,7 +25,7 @@ def test_eager_step_is_confirmed_at_its_def_with_the_measured_share_and_a_range(
     (finding,) = _analyze("eager_loop", "eager_loop", "TFH002").findings
     assert finding.location.line == _line_of("eager_loop", "def train_step(")
     assert finding.confidence == Confidence.CONFIRMED
-    (measured,) = [e for e in finding.evidence if e.kind == PROFILE]
+    (measured,) = [e for e in finding.evidence if e.kind is EvidenceKind.PROFILE]
     assert measured.data["ops_per_step"] > 100 and measured.data["eager_share_pct"] > 70
     assert 1.5 < finding.speedup.low < finding.speedup.high
     assert "Python and eager dispatch" in finding.speedup.basis
@@ -37,13 +37,13 @@ def test_a_capture_of_a_compiled_step_contradicts_the_eager_finding():
     assert report.findings == [] and report.hidden == 1
     (finding,) = _analyze("eager_loop", "eager_loop_tuned", "TFH002", show_all=True).findings
     assert finding.confidence == Confidence.POSSIBLE and finding.speedup is None
-    assert any(e.kind == CONTRADICTION for e in finding.evidence)
+    assert any(e.kind is EvidenceKind.CONTRADICTION for e in finding.evidence)
 
 
 def test_a_keras_capture_neither_confirms_nor_contradicts_a_custom_loop():
     (finding,) = _analyze("eager_loop", "tuned", "TFH002").findings
     assert finding.confidence == Confidence.LIKELY
-    assert any(e.kind == PROFILE and "Keras `fit`" in e.message for e in finding.evidence)
+    assert any(e.kind is EvidenceKind.PROFILE and "Keras `fit`" in e.message for e in finding.evidence)
 
 
 def test_retracing_is_confirmed_with_the_traces_and_tracing_time_of_the_step():
@@ -51,7 +51,7 @@ def test_retracing_is_confirmed_with_the_traces_and_tracing_time_of_the_step():
     assert len(findings) == 2  # the Python step counter and the per-batch padding
     for finding in findings:
         assert finding.confidence == Confidence.CONFIRMED
-        (measured,) = [e for e in finding.evidence if e.kind == PROFILE]
+        (measured,) = [e for e in finding.evidence if e.kind is EvidenceKind.PROFILE]
         assert measured.data["function"] == "train_step" and measured.data["traces"] > 1
         assert finding.speedup.high > 2  # tracing takes most of these steps
         assert finding.speedup.basis.startswith("tracing")
@@ -76,7 +76,7 @@ def test_steps_per_execution_is_reported_only_with_a_capture_of_fit_that_spends_
 def test_steps_per_execution_on_the_slow_callback_sample_is_sized_from_its_gap():
     (finding,) = _analyze("slow_callback", "slow_callback", "TFH005").findings
     assert finding.location.line == _line_of("slow_callback", "    model.compile(")
-    (measured,) = [e for e in finding.evidence if e.kind == PROFILE]
-    assert measured.data["gap_share_pct"] > 40 and measured.data["steps_per_execution"] > 10
+    (measured,) = [e for e in finding.evidence if e.kind is EvidenceKind.PROFILE]
+    assert measured.data["share"] > 0.40 and finding.fix.args["steps"] > 10
     assert finding.speedup.high > 2  # most of the gap goes
     assert "x (1 - 1/" in finding.speedup.basis

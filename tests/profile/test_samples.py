@@ -11,7 +11,8 @@ import json
 import pytest
 from rich.console import Console
 
-from advisor.profile import discovery, render_profile_summary, trace
+from advisor.profile import discovery, trace
+from advisor.report.profile_summary import render_profile_summary
 from advisor.profile.loader import _trace_facts
 from profile_fixtures import capture_file, load_sample
 

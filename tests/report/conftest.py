@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 
 from advisor.config import Settings
-from advisor.engine import Report, analyze
+from advisor.engine import analyze
+from advisor.model import Report
 
-from report_helpers import MARKUP_SOURCE, REPO_ROOT, ConstructedProfile, constructed_profile_json
+from advisor.profile.facts import ProfileFindings
+
+from report_helpers import MARKUP_SOURCE, REPO_ROOT, constructed_profile_json
 
 
 @pytest.fixture(scope="session")
@@ -45,5 +48,5 @@ def captured_report() -> Report:
 @pytest.fixture
 def profiled_report(markup_repo: Path) -> Report:
     report = analyze(markup_repo, None, Settings())
-    report.profile = ConstructedProfile(constructed_profile_json())
+    report.profile = ProfileFindings.from_json(constructed_profile_json())
     return report

@@ -21,17 +21,9 @@ MARKUP_SOURCE = textwrap.dedent('''
     ''').lstrip()
 
 
-class ConstructedProfile:
-    """A stand-in for ProfileFindings built from hand-written JSON (not a capture): reports read a profile only
-    through ``to_json()``, so this is enough to test how they draw one."""
-
-    def __init__(self, data: dict) -> None:
-        self.data = data
-
-    def to_json(self) -> dict:
-        return self.data
-
-
 def constructed_profile_json() -> dict:
-    return json.loads(CONSTRUCTED_PROFILE.read_text())
+    """A hand-written profile in the report's JSON shape (not captured), without its comment."""
+    document = json.loads(CONSTRUCTED_PROFILE.read_text())
+    document.pop("_comment")
+    return document
 

@@ -41,7 +41,7 @@ def test_one_annotation_per_finding_pointing_at_the_file_from_the_checkout(sampl
                                                                      finding.location.end_column)
         body = unescape(message).splitlines()
         assert body[0].startswith(finding.message)
-        assert [f"{e.kind}: {e.message}" for e in finding.evidence] == body[1:1 + len(finding.evidence)]
+        assert [f"{e.kind.value}: {e.message}" for e in finding.evidence] == body[1:1 + len(finding.evidence)]
 
 
 def test_separators_and_newlines_in_paths_and_messages_are_escaped(tmp_path, monkeypatch):

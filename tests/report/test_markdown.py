@@ -20,7 +20,7 @@ def test_summary_table_and_sections_for_every_finding(samples_report):
 
 def test_profile_summary_from_the_profile_json(profiled_report):
     text = render_markdown(profiled_report)
-    assert "### Profile" in text and "| Bottleneck | input |" in text
+    assert "### Profile" in text and "| Bottleneck | Your program is HIGHLY input-bound because 61.5%" in text
     assert re.search(r"\| Input \| 61\.5% \| █+ \|", text)
     assert "| `Iterator::Root::BatchV2::Map` | 104.20 | 640 | 1 | false |" in text
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,7 @@ def test_each_format_to_stdout_and_to_a_file_is_the_same_report(output_format, s
     assert os.listdir(reports) == [target.name], "no temporary file left behind"
     if output_format == "text":
         assert "\x1b[" not in stdout and "TFD001" in stdout
+        assert "\n    source: " in stdout, "evidence is labelled as users read it"
     if output_format in ("json", "sarif"):
         json.loads(stdout)
 
@@ -57,6 +60,31 @@ def test_output_replaces_a_file_keeping_its_mode(sample, tmp_path, monkeypatch):
     assert code == 0
     assert json.loads(target.read_text())["version"] == "2.1.0"
     assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_output_onto_a_fifo_or_a_symlink_writes_through_and_keeps_it(sample, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    code, _ = run("analyze", str(sample), "--format", "json", "--output", str(fifo), "--exit-zero")
+    reader.join(timeout=60)
+    assert code == 0 and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert json.loads(received[0])["findings"]
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_text("old")
+    link.symlink_to(real)
+    code, _ = run("analyze", str(sample), "--format", "json", "--output", str(link), "--exit-zero")
+    assert code == 0 and link.is_symlink() and json.loads(real.read_text())["findings"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_output_onto_a_device_node_leaves_it_a_device(sample, tmp_path):
+    null = tmp_path / "null"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of our own
+    code, _ = run("analyze", str(sample), "--format", "json", "--output", str(null), "--exit-zero")
+    assert code == 0 and stat.S_ISCHR(null.stat().st_mode)
 
 
 def test_check_writes_its_report_too(markup_repo, tmp_path, monkeypatch):

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from advisor.cli import cli
 from advisor.report.rules_doc import render_rules_markdown
-from advisor.rule import all_rules
+from advisor.catalogue import all_rules
 
 from report_helpers import REPO_ROOT
 

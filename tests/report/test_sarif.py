@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.engine import unified_diff
+from advisor.files import unified_diff
 from advisor.report.sarif import FINGERPRINT, diff_changes, render_sarif
-from advisor.rule import all_rules
+from advisor.catalogue import all_rules
 
 from report_helpers import SARIF_SCHEMA, constructed_profile_json
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from advisor.profile.findings import ProfileFindings
+from ..profile.facts import ProfileFindings
 
 ROWS_SHOWN = 5
 

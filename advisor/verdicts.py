@@ -1,0 +1,341 @@
+"""Evidence gates: what the capture says about one piece of source, as one :class:`Verdict`.
+
+A rule states what the source alone supports (a static :class:`Verdict`: confidence, typical speedup, a phrase for
+its message) and asks :class:`Verdicts` about the source object it found: a tf.data stage or pipeline, a Python
+function call, a callback hook, a training step, a ``tf.function``, the model's layers. Without a capture the
+static verdict comes back unchanged; with one, the gate confirms it (and sizes the speedup from the capture's own
+numbers), leaves it as it was (the capture does not show that code), or contradicts it, and its evidence says which
+capture fact decided. Every rule asks here; none reads the profile on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from . import speedup
+from .linking import PARALLEL_STAGES, PipelineMatch, match_pipelines
+from .model import Confidence, Evidence, EvidenceKind, SpeedupEstimate
+from .profile.facts import Iterator, ProfileFindings
+from .source.facts import FunctionInfo, Pipeline, Stage
+from .source.index import SourceIndex
+
+# Host gaps: the profile calls a gap between steps this large (share of the step) a cost worth confirming.
+CONFIRMED_GAP_SHARE = 0.05
+# Eager steps: a compiled step dispatches about two ops from Python per step (the function and the input's
+# GetNext); an eager one dispatches every op of the forward pass, the gradient and the update (232 per step in
+# samples/eager_loop). Fewer than this per step: the captured loop is not running an eager training step.
+EAGER_OPS_MIN = 20
+# The captured step is confirmed as dispatch-bound when Python and op dispatch (the time outside kernels) take at
+# least this share of it: compiling then at least doubles the step's speed at the range's high end. Measured: 87%
+# in samples/eager_loop, 37% in its compiled twin (whose short step is mostly the loop's own Python).
+CONFIRMED_EAGER_SHARE_PCT = 50.0
+# Mixed precision: how much faster the eligible (fp32 matmul/conv) device time runs in 16 bits: fp16 tensor cores do
+# 2x the TF32 rate on A100/H100 and far more than plain fp32 on V100; end-to-end, compute-bound layers gain 2-3x
+# (TensorFlow's mixed precision guide). TPUs already multiply in bfloat16: the policy saves memory traffic.
+SIXTEEN_BIT_SPEEDUP = {"gpu": 2.5, "tpu": 1.3}
+# Device compute already this much 16-bit means the capture ran mixed precision (set outside the source).
+ALREADY_16BIT_PCT = 50.0
+ASYNC_DEVICES = frozenset({"GPU", "TPU"})
+HARDWARE_DEVICE = {"CPU_ONLY": "cpu", "CPU": "cpu", "GPU": "gpu", "TPU": "tpu"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How sure a finding is, what it promises, and the facts behind both.
+
+    ``note``: a phrase the finding's message uses for what is known at run time (the static verdict's says what the
+    source cannot tell; a capture's says what it settled).
+    """
+
+    confidence: Confidence
+    speedup: SpeedupEstimate | None = None
+    evidence: tuple[Evidence, ...] = ()
+    note: str | None = None
+
+    @property
+    def contradicted(self) -> bool:
+        return any(e.kind is EvidenceKind.CONTRADICTION for e in self.evidence)
+
+    def adding(self, *evidence: Evidence) -> "Verdict":
+        """This verdict with more evidence, nothing else changed: the capture does not settle it."""
+        return replace(self, evidence=self.evidence + evidence)
+
+
+class Verdicts:
+    """The gates over one run's capture (None for a static run) and the repo's source index."""
+
+    def __init__(self, profile: ProfileFindings | None, index: SourceIndex, configured_device: str | None) -> None:
+        self.profile = profile
+        self.index = index
+        self.configured_device = configured_device
+
+    # -- what the run is ----------------------------------------------------------------------------------------
+    @property
+    def target_device(self) -> str | None:
+        """"cpu", "gpu" or "tpu": the configured target first (a CPU capture may be a dry run of GPU training),
+        else what the capture ran on; None when neither says."""
+        if self.configured_device:
+            return self.configured_device.lower()
+        if self.profile is None:
+            return None
+        return HARDWARE_DEVICE.get(self.profile.hardware.type.upper())
+
+    @property
+    def input_share(self) -> float | None:
+        """The share of step time spent waiting for input (0..1), from the capture."""
+        return self.profile.breakdown_pct.get("input", 0.0) / 100 if self.profile is not None else None
+
+    @property
+    def host_gap_share(self) -> float | None:
+        """The share of the run the host spends between Keras steps (0..1); None without a capture of ``fit``."""
+        gaps = self.profile.host_gaps if self.profile is not None else None
+        return gaps.share_pct / 100 if gaps is not None else None
+
+    def _on_cpu(self, estimate: SpeedupEstimate) -> SpeedupEstimate:
+        return speedup.on_shared_cores(estimate, self.target_device == "cpu")
+
+    @property
+    def _captured_ms(self) -> float:
+        steps = self.profile.steps
+        return steps.count * steps.step_time_ms.avg
+
+    # -- tf.data --------------------------------------------------------------------------------------------------
+    @cached_property
+    def pipeline_matches(self) -> list[PipelineMatch]:
+        """The repo's tf.data pipelines matched to the runtime iterator chains of the capture."""
+        if self.profile is None:
+            return []
+        return match_pipelines(self.index.pipelines(), self.profile.input_pipeline.iterators)
+
+    def _runtime_iterator(self, stage: Stage) -> tuple[Iterator, PipelineMatch] | None:
+        """The runtime iterator that ran ``stage`` in the capture, with the match it came from (best first)."""
+        found = [(m.iterator_of[id(stage.node)], m) for m in self.pipeline_matches if id(stage.node) in m.iterator_of]
+        return max(found, key=lambda pair: pair[1].score) if found else None
+
+    def _runtime_chain(self, pipeline: Pipeline) -> PipelineMatch | None:
+        stage_ids = tuple(id(s.node) for s in pipeline.stages)
+        found = [m for m in self.pipeline_matches if tuple(id(s.node) for s in m.pipeline.stages) == stage_ids]
+        return max(found, key=lambda m: m.score) if found else None
+
+    def _input_bound(self, verdict: Verdict, saving: str) -> Verdict | None:
+        """The capture's input wait as evidence; a contradiction when the run is not input-bound."""
+        bottleneck = self.profile.bottleneck
+        if bottleneck.input_class == "low":
+            return verdict.adding(Evidence.contradiction(f"the run is not input-bound: {saving}"))
+        return None
+
+    def tfdata_stage(self, stage: Stage, static: Verdict) -> Verdict:
+        """Did ``stage`` (a map or interleave) run serially in the capture while the step waited for input?"""
+        if self.profile is None:
+            return static
+        found = self._runtime_iterator(stage)
+        if found is None:
+            return static.adding(Evidence.profile("this stage does not appear in the capture's tf.data iterators"))
+        iterator, match = found
+        stage_share = min(iterator.self_time_ms / self._captured_ms, 1.0) if self._captured_ms else 0.0
+        evidence = [Evidence.profile(
+            f"runs as {iterator.name} ({iterator.dataset}): parallelism {iterator.parallelism}, autotune "
+            f"{iterator.autotune}, {iterator.self_time_ms:.0f} ms self time = {stage_share:.0%} of "
+            f"{self.profile.steps.count} steps",
+            {"iterator": iterator.name, "parallelism": iterator.parallelism, "self_time_ms": iterator.self_time_ms,
+             "stage_share": round(stage_share, 4)})]
+        evidence += self._ambiguity(match)
+        if iterator.parallelism != 1 and iterator.stage in PARALLEL_STAGES:
+            evidence.append(Evidence.contradiction(f"TensorFlow already runs it in parallel ({iterator.stage}, "
+                                                   f"parallelism {iterator.parallelism})"))
+            return Verdict(Confidence.POSSIBLE, None, static.evidence + tuple(evidence), static.note)
+        bottleneck = self.profile.bottleneck
+        evidence.append(Evidence.profile(f"the step waits for input {bottleneck.input_pct:.1f}% of the time "
+                                         f"({bottleneck.input_class})", {"input_pct": bottleneck.input_pct}))
+        measured = Verdict(Confidence.POSSIBLE, None, static.evidence + tuple(evidence), static.note)
+        not_bound = self._input_bound(measured, "a faster map would not shorten the step")
+        if not_bound is not None:
+            return not_bound
+        cpu_budget = self.profile.input_pipeline.cpu_budget or iterator.parallelism or 1
+        estimate = speedup.parallel_stage(stage_share, iterator.parallelism or 1, cpu_budget, self.input_share)
+        return Verdict(Confidence.CONFIRMED, self._on_cpu(estimate), measured.evidence,
+                       f"ran one element at a time in the capture ({iterator.stage}, parallelism "
+                       f"{iterator.parallelism or 1}) while the step waited for input")
+
+    def tfdata_chain(self, pipeline: Pipeline, static: Verdict) -> Verdict:
+        """Does a prefetch run at the end of ``pipeline`` in the capture, and does the step wait for input?"""
+        if self.profile is None:
+            return static
+        match = self._runtime_chain(pipeline)
+        if match is None:
+            return static.adding(Evidence.profile("this pipeline does not appear in the capture's tf.data iterators"))
+        chain = " <- ".join(it.stage for it in reversed(match.chain.iterators))
+        evidence = [Evidence.profile(f"runs as {chain}", {"iterators": [it.name for it in match.chain.iterators]}),
+                    *self._ambiguity(match)]
+        if match.chain.has_prefetch:
+            evidence.append(Evidence.contradiction("a Prefetch iterator runs at run time (TensorFlow injected it): "
+                                                   "an explicit prefetch would change nothing"))
+            return Verdict(Confidence.POSSIBLE, None, static.evidence + tuple(evidence),
+                           "TensorFlow already injects one at run time")
+        bottleneck = self.profile.bottleneck
+        evidence.append(Evidence.profile(f"no Prefetch iterator ran; the step waits for input "
+                                         f"{bottleneck.input_pct:.1f}% of the time ({bottleneck.input_class})",
+                                         {"input_pct": bottleneck.input_pct}))
+        measured = Verdict(Confidence.POSSIBLE, None, static.evidence + tuple(evidence),
+                           "but the run is not input-bound")
+        not_bound = self._input_bound(measured, "overlapping input would save little")
+        if not_bound is not None:
+            return not_bound
+        return Verdict(Confidence.CONFIRMED, self._on_cpu(speedup.input_overlap(self.input_share)), measured.evidence,
+                       "the capture shows no prefetch at run time")
+
+    @staticmethod
+    def _ambiguity(match: PipelineMatch) -> list[Evidence]:
+        if match.candidates <= 1:
+            return []
+        return [Evidence.profile(f"{match.candidates} pipelines of the repo match this runtime chain equally well; "
+                                 "this one is ranked first")]
+
+    # -- Python functions in the graph ----------------------------------------------------------------------------
+    def python_function_ops(self, hot: bool, in_dataset: bool, static: Verdict) -> Verdict:
+        """Do the capture's Python-function ops (EagerPyFunc, PyFunc) take a share of the step? ``hot``: the call
+        runs per element or per compiled step; ``in_dataset``: in a tf.data map, beside the step."""
+        if self.profile is None:
+            return static
+        share = sum(op.share_pct for op in self.profile.top_ops if op.is_py_func) / 100.0
+        if not share:
+            # The capture lists its top ops and no Python-function op among them: the time goes elsewhere.
+            return Verdict(Confidence.POSSIBLE, None, static.evidence + (
+                Evidence.profile("no EagerPyFunc/PyFunc op among the capture's top ops"),), static.note)
+        evidence = Evidence.profile(f"Python-function ops (EagerPyFunc/PyFunc) take {share:.1%} of the step time",
+                                    {"share": share})
+        input_share = self.input_share
+        if hot and in_dataset and input_share is not None and input_share < share:
+            # tf.data runs the map beside the step: only the time the step waits for input can be saved.
+            estimate = speedup.bounded_by_share(input_share, "input wait", f"Python-function ops {share:.0%} of "
+                                                "step, under the GIL; only TensorFlow ops help")
+        else:
+            estimate = speedup.bounded_by_share(share, "Python-function ops",
+                                                "the GIL serializes them: only TensorFlow ops recover it")
+        return Verdict(Confidence.CONFIRMED if hot else Confidence.LIKELY, estimate,
+                       static.evidence + (evidence,), static.note)
+
+    # -- host work between steps ----------------------------------------------------------------------------------
+    def host_gap(self, every: int, static: Verdict, hook: FunctionInfo | None = None) -> Verdict:
+        """How long the host works between Keras steps, and what running the work every ``every`` batches saves.
+        With ``hook``, the python tracer's frames of that callback hook are evidence too."""
+        if self.profile is None or self.profile.host_gaps is None:
+            return static
+        gaps = self.profile.host_gaps
+        share = gaps.share_pct / 100
+        evidence = [*self._frames_of(hook), Evidence.profile(
+            f"the host waits {gaps.avg_ms:.1f} ms between steps on average, {share:.0%} of the step time",
+            {"avg_ms": gaps.avg_ms, "share": share})]
+        confidence = Confidence.CONFIRMED if share >= CONFIRMED_GAP_SHARE else Confidence.POSSIBLE
+        return Verdict(confidence, speedup.throttle(share, every), static.evidence + tuple(evidence), static.note)
+
+    def _frames_of(self, hook: FunctionInfo | None) -> list[Evidence]:
+        """The python tracer's frames (``$train.py:24 on_train_batch_end``) that are ``hook``: same file name, same
+        function name, a line inside the definition (the tracer names the ``def`` line, or a decorator's)."""
+        if hook is None:
+            return []
+        position = hook.module.position(hook.node)
+        found = []
+        for frame in self.profile.host_gaps.frames:
+            name = frame.frame.lstrip("$")
+            where, _, function = name.partition(" ")
+            filename, _, line = where.rpartition(":")
+            if function == hook.name and filename.rsplit("/", 1)[-1] == hook.module.path.name and line.isdigit() \
+                    and position.start.line <= int(line) <= position.end.line:
+                found.append(Evidence.profile(
+                    f"python tracer: `{name}` ran {frame.total_ms:.1f} ms in {frame.count} calls between steps",
+                    {"frame": name, "total_ms": frame.total_ms, "count": frame.count}))
+        return found
+
+    def host_sync(self, static: Verdict) -> Verdict:
+        """A per-step read of a tensor's value costs most where steps run asynchronously (GPU, TPU)."""
+        hardware = self.profile.hardware.type if self.profile is not None else None
+        if hardware not in ASYNC_DEVICES:
+            return static
+        return Verdict(Confidence.LIKELY, static.speedup, static.evidence + (Evidence.profile(
+            f"the capture ran on {hardware}, which runs steps asynchronously unless the host reads a value"),),
+            static.note)
+
+    # -- training steps -------------------------------------------------------------------------------------------
+    def eager_dispatch(self, static: Verdict) -> Verdict:
+        """Does the captured loop dispatch its ops eagerly, and how much of its step is outside kernels?"""
+        profile = self.profile
+        if profile is None:
+            return static
+        if profile.host_gaps is not None:  # Keras step calls: the capture is of `fit`, not of a custom loop
+            return static.adding(Evidence.profile("the capture's steps are Keras `fit` steps: it does not show "
+                                                  "this loop"))
+        eager, step_ms = profile.eager, profile.steps.step_time_ms.avg
+        evidence = static.evidence + (Evidence.profile(
+            f"the captured loop dispatches {eager.ops_per_step:.0f} ops per step from Python; outside kernels (Python, "
+            f"op dispatch) it spends {eager.share_pct:.0f}% of its {step_ms:.1f} ms step (kernels "
+            f"{eager.kernel_ms_per_step:.1f} ms, dispatch calls {eager.dispatch_ms_per_step:.1f} ms)",
+            {"ops_per_step": eager.ops_per_step, "eager_share_pct": eager.share_pct, "step_ms": step_ms,
+             "kernel_ms_per_step": eager.kernel_ms_per_step, "dispatch_ms_per_step": eager.dispatch_ms_per_step}),)
+        if eager.ops_per_step < EAGER_OPS_MIN:
+            return Verdict(Confidence.POSSIBLE, None, evidence + (Evidence.contradiction(
+                f"only {eager.ops_per_step:.0f} ops per step are dispatched eagerly: the captured step already runs "
+                "compiled"),), static.note)
+        gain = speedup.bounded_by_share(eager.share_pct / 100, "Python and eager dispatch",
+                                        "compiling also fuses the kernels, which can gain more")
+        confidence = Confidence.CONFIRMED if eager.share_pct >= CONFIRMED_EAGER_SHARE_PCT else static.confidence
+        return Verdict(confidence, gain, evidence, static.note)
+
+    def tracing(self, function_name: str | None, static: Verdict) -> Verdict:
+        """Did the ``tf.function`` compiling the Python function ``function_name`` trace more than once in the
+        capture? Only traces inside the capture count: a step that builds its optimizer's variables on the first
+        call traces twice at the start (``total_traces`` 2) and never again."""
+        if self.profile is None or function_name is None:
+            return static
+        traced = next((f for f in self.profile.tracing if f.function == function_name), None)
+        if traced is None:
+            return static.adding(Evidence.profile(f"`{function_name}` is not called in the capture"))
+        share = traced.tracing_ms / self._captured_ms if self._captured_ms else 0.0
+        measured = static.adding(Evidence.profile(
+            f"`{function_name}` traced {traced.traces} times in {traced.calls} calls during the capture, building "
+            f"graphs for {traced.tracing_ms:.0f} ms ({share:.0%} of the captured steps' time); {traced.total_traces} "
+            f"traces since the program started",
+            {"function": function_name, "traces": traced.traces, "calls": traced.calls,
+             "tracing_ms": traced.tracing_ms, "total_traces": traced.total_traces, "tracing_share": share}))
+        if traced.traces > 1:
+            return replace(measured, confidence=Confidence.CONFIRMED,
+                           speedup=speedup.bounded_by_share(share, "tracing"))
+        if traced.traces == 0 and traced.calls > 1:
+            return replace(measured.adding(Evidence.contradiction(
+                f"all {traced.calls} captured calls of `{function_name}` reused a graph traced earlier")),
+                confidence=Confidence.POSSIBLE, speedup=None)
+        return measured
+
+    # -- device compute -------------------------------------------------------------------------------------------
+    def device_precision(self, static: Verdict) -> Verdict | None:
+        """How much of the step is float32 device compute that 16-bit units would run faster; None when the capture
+        already computes mostly in 16 bits (nothing to report)."""
+        device = self.profile.device if self.profile is not None else None
+        if device is None:  # a static run, or a target device given without a capture of it
+            return static
+        compute_pct, sixteen_pct = device.compute_share_pct, device.compute_16bit_pct
+        eligible, used = device.tensor_core_eligible_ops, device.tensor_core_used_ops
+        evidence = Evidence.profile(
+            f"device compute is {compute_pct:.0f}% of the step; {eligible} tensor-core-eligible ops, {used} using "
+            f"tensor cores" + (f"; {sixteen_pct:.0f}% of device compute in 16-bit ops" if sixteen_pct is not None
+                               else ""),
+            {"compute_share_pct": compute_pct, "compute_16bit_pct": sixteen_pct, "eligible": eligible, "used": used})
+        if sixteen_pct is not None and sixteen_pct >= ALREADY_16BIT_PCT:
+            return None
+        fp32_share = compute_pct / 100.0 * (1.0 - (sixteen_pct or 0.0) / 100.0)
+        factor = SIXTEEN_BIT_SPEEDUP.get(self.target_device or "gpu", SIXTEEN_BIT_SPEEDUP["gpu"])
+        return Verdict(Confidence.CONFIRMED if eligible > used else Confidence.LIKELY,
+                       speedup.amdahl(fp32_share, factor, "fp32 device compute"), static.evidence + (evidence,),
+                       static.note)
+
+    def padded_dimension(self, size: int, multiple: int, static: Verdict) -> Verdict:
+        """What rounding ``size`` up to ``multiple`` saves, on the capture's share of device compute."""
+        device = self.profile.device if self.profile is not None else None
+        if device is None:
+            return static
+        share = device.compute_share_pct
+        return Verdict(static.confidence, speedup.padded_dimension(size, multiple, share / 100.0),
+                       static.evidence + (Evidence.profile(f"device compute is {share:.0f}% of the step time",
+                                                           {"device_compute_share": share / 100.0}),), static.note)
+
