@@ -41,7 +41,7 @@ def snapshot() -> dict[str, object]:
     runs: dict[str, object] = {}
     for sample in sorted(p for p in SAMPLES.iterdir() if p.is_dir() and p.name != "profiles"):
         runs[f"{sample.name} (static)"] = _analyze(sample, None)
-    captures = {capture: sample for capture, (sample, _, _) in CAPTURES.items()} | NOTEBOOK_CAPTURES
+    captures = {name: capture.sample for name, capture in CAPTURES.items()} | NOTEBOOK_CAPTURES
     for capture, sample in sorted(captures.items()):
         runs[f"{sample} + {capture}"] = _analyze(SAMPLES / sample, SAMPLES / "profiles" / capture)
     if REPROS.is_dir():
