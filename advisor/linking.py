@@ -33,6 +33,9 @@ RUNTIME_OPS: dict[str, tuple[str, ...]] = {
 PARALLEL_STAGES = frozenset({"ParallelMap", "ParallelMapV2", "MapAndBatch", "ParallelInterleave",
                              "ParallelInterleaveV4", "ParallelBatch", "ParallelFilter"})
 NOT_ALIGNED = PASS_THROUGH_OPS | {"prefetch"}
+# Source operations that run as several runtime stages, in the runtime's terms: list_files is a TensorSlice of the
+# file names, shuffled unless shuffle=False.
+SOURCE_EXPANSIONS: dict[str, tuple[str, ...]] = {"list_files": ("from_tensor_slices", "shuffle")}
 
 # The op types a capture's framework op stats show for a TensorFlow API the source calls, by canonical name (a name
 # or a prefix ending in "_"). py_function runs as EagerPyFunc (eager tensors in Python), numpy_function and TF1's
@@ -127,29 +130,38 @@ def _lcs_pairs(source: list[str], runtime: list[str]) -> list[tuple[int, int]]:
 
 
 def _align(pipeline: Pipeline, chain: RuntimeChain) -> tuple[float, dict[int, Iterator]]:
-    stages: list[Stage] = [s for s in pipeline.stages if s.op not in NOT_ALIGNED]
+    stages: list[tuple[str, Stage]] = [(op, s) for s in pipeline.stages if s.op not in NOT_ALIGNED
+                                       for op in SOURCE_EXPANSIONS.get(s.op, (s.op,))]
     runtime = [(op, it) for op, it in chain.expanded() if op not in NOT_ALIGNED]
-    pairs = _lcs_pairs([s.op for s in stages], [op for op, _ in runtime])
+    pairs = _lcs_pairs([op for op, _ in stages], [op for op, _ in runtime])
     longer = max(len(stages), len(runtime), 1)
-    return len(pairs) / longer, {id(stages[i].node): runtime[j][1] for i, j in pairs}
+    return len(pairs) / longer, {id(stages[i][1].node): runtime[j][1] for i, j in pairs}
 
 
 def separate_by_ops(matches: list[PipelineMatch], captured: frozenset[str],
                     ops_of: Callable[[Pipeline], frozenset[str]]) -> list[PipelineMatch]:
-    """Pipelines of the same shape tie for a runtime chain; the ops their functions run can tell them apart. When
-    exactly one of the tied pipelines runs ops the capture shows (``captured``: its op types) and every other one
-    runs distinctive ops the capture does not show, that one alone ran."""
+    """Pipelines of the same shape tie for a runtime chain; the distinctive ops their functions run (``ops_of``:
+    Python-function, decode and image ops) can tell them apart, against ``captured`` (the capture's op types).
+
+    One tied pipeline ran when it alone runs ops the capture shows, and no pipeline linked to another chain runs
+    them too; or when the capture shows none of the tied pipelines' distinctive ops and every other one has some
+    (the one without ran: a branch that maps TensorFlow ops, beside branches that call Python)."""
     by_chain: dict[int, list[PipelineMatch]] = {}
     for match in matches:
         by_chain.setdefault(id(match.chain), []).append(match)
     separated = []
-    for tied in by_chain.values():
-        shown = [m for m in tied if ops_of(m.pipeline) & captured]
-        others_absent = all(ops_of(m.pipeline) and not ops_of(m.pipeline) & captured for m in tied if m not in shown)
-        if len(tied) > 1 and len({id(m.pipeline) for m in shown}) == 1 and others_absent:
-            separated += [replace(m, candidates=1) for m in shown]
-        else:
-            separated += tied
+    for chain, tied in by_chain.items():
+        ran = None
+        if len({id(m.pipeline) for m in tied}) > 1:
+            shown = [m for m in tied if ops_of(m.pipeline) & captured]
+            elsewhere = frozenset().union(*(ops_of(m.pipeline) for key, others in by_chain.items() if key != chain
+                                            for m in others))
+            plain = [m for m in tied if not ops_of(m.pipeline)]
+            if len(shown) == 1 and not ops_of(shown[0].pipeline) & captured & elsewhere:
+                ran = shown[0]
+            elif not shown and len(plain) == 1:
+                ran = plain[0]
+        separated += [replace(ran, candidates=1)] if ran is not None else tied
     return separated
 
 

@@ -165,7 +165,7 @@ class EagerTrainStep(Rule):
                         loss = loss_fn(y, model(x, training=True))
                     grads = tape.gradient(loss, model.trainable_variables)
                     optimizer.apply_gradients(zip(grads, model.trainable_variables))
-            """, line=4, note="a step written inline in the loop: reported at the loop, no patch"),
+            """, line=5, note="a step written inline in the loop: reported at its GradientTape block, no patch"),
         Example("""
             import tensorflow as tf
 
@@ -194,15 +194,19 @@ class EagerTrainStep(Rule):
                 yield self._inline_finding(ctx, loop)
 
     def _inline_finding(self, ctx: RuleContext, loop: TrainingLoop) -> Finding:
-        """A step written inline in the loop: compiling it means moving it into a function first (no patch)."""
-        at = loop.module.location(loop.node).display
+        """A step written inline in the loop, reported at its GradientTape block: compiling it means moving it into
+        a function first (no patch)."""
+        module = loop.module
+        at = module.location(loop.node).display
+        tapes = ctx.queries.gradient_tapes(module, loop.node.body)
+        step = tapes[0][0] if tapes else loop.node
         message = (f"The training loop at {at} opens a GradientTape and updates the weights in its own body, so "
                    "every op of every step is dispatched eagerly from Python. Move the step into a function "
                    "decorated with `@tf.function` and call it in the loop; no automatic patch moves it.")
         verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.LIKELY, typical("tf_function"), (
             Evidence.source(f"the step is written inline in the loop at {at}"),)))
-        return self.finding(loop.module, loop.node, message, verdict, reach=ctx.queries.reach(loop.module, loop.node),
-                            end_node=loop.node.body.body[0] if loop.node.body.body else None)
+        return self.finding(module, step, message, verdict, reach=ctx.queries.reach(module, loop.node),
+                            end_node=step.body.body[0] if step.body.body else None)
 
     def _finding(self, ctx: RuleContext, function: FunctionInfo, calls: list[CallSite]) -> Finding:
         module = function.module

@@ -146,10 +146,10 @@ class SlowCallback(Rule):
         module = hook.module
         lines = ", ".join(f"{what} ({module.location(node).line_label})" for what, node in costs.items())
         static = Verdict(Confidence.LIKELY, typical("callback"), (Evidence.source(f"per-batch work: {lines}"),))
-        registered = any(ctx.queries.registered_callbacks.get(id(site.node), False)
-                         for cls_info in ctx.index.classes if cls_info.key == hook.class_key
-                         for site in ctx.queries.constructions_of(cls_info))
-        verdict = ctx.verdicts.host_gap(every, static, hook, registered, ctx.queries.fixed_sleep_ms(hook))
+        registration = ctx.queries.registration(site for cls_info in ctx.index.classes
+                                                if cls_info.key == hook.class_key
+                                                for site in ctx.queries.constructions_of(cls_info))
+        verdict = ctx.verdicts.host_gap(every, static, hook, registration, ctx.queries.fixed_sleep_ms(hook))
         message = (f"`{class_name}.{hook.name}` runs after every batch and does {', '.join(dict.fromkeys(costs))}; "
                    "the next training step waits for it.")
         return self.finding(module, hook.node.name, message, verdict, reach=ctx.queries.reach(module, hook.node),
@@ -167,7 +167,7 @@ class SlowCallback(Rule):
             if keyword == "update_freq" and isinstance(value, (cst.SimpleString, cst.Integer)) \
                     and literal(value) in ("batch", 1):
                 verdict = ctx.verdicts.host_gap(DEFAULT_EVERY, Verdict(Confidence.LIKELY, typical("callback"), source),
-                                                registered=ctx.queries.registered_callbacks.get(id(site.node), False))
+                                                registration=ctx.queries.registration([site]))
                 yield self.finding(module, arg.keyword, "TensorBoard writes its scalars after every batch, between "
                                    "training steps.", verdict, reach=reach, codemod=TensorBoardUpdatePerEpoch)
             elif keyword == "histogram_freq" and literal(value) == 1 and isinstance(value, cst.Integer):

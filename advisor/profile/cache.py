@@ -17,7 +17,7 @@ from typing import Any
 from advisor.files import cache_root, write_atomically
 
 # Bump when what is cached (the converter's facts / trace.read_trace_facts output) changes shape.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 _CHUNK = 1 << 20
 
 

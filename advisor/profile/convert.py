@@ -291,10 +291,11 @@ def _iterator_facts(pipeline: list[dict[str, Any]] | None) -> list[dict[str, Any
 
 
 def _op_facts(op_stats: list[dict[str, Any]] | dict[str, Any] | None) -> dict[str, Any]:
-    """framework_op_stats (first table): the top ops by self time, and the total self time per side ("Host",
-    "Device") without IDLE, which shares are relative to (the converter's own percentages include idle time)."""
+    """framework_op_stats (first table): the top ops by self time, the total self time per side ("Host",
+    "Device") without IDLE, which shares are relative to (the converter's own percentages include idle time), and
+    every op type that ran."""
     if not op_stats:
-        return {"top": [], "total_self_us": {}}
+        return {"top": [], "total_self_us": {}, "types": []}
     table = op_stats[0] if isinstance(op_stats, list) else op_stats
     rows = [r for r in _table_rows(table) if r.get("type") != "IDLE"]
     rows.sort(key=lambda r: r.get("total_self_time") or 0.0, reverse=True)
@@ -306,7 +307,7 @@ def _op_facts(op_stats: list[dict[str, Any]] | dict[str, Any] | None) -> dict[st
          "occurrences": int(r.get("occurrences") or 0), "self_time_us": r.get("total_self_time") or 0.0}
         for r in rows[:TOP_OPS_KEPT]
     ]
-    return {"top": top, "total_self_us": totals}
+    return {"top": top, "total_self_us": totals, "types": sorted({r["type"] for r in rows})}
 
 
 def _kernel_facts(kernels: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -205,6 +205,7 @@ class ProfileFindings:
     bottleneck: Bottleneck
     input_pipeline: InputPipeline
     top_ops: list[Op]
+    op_types: list[str] | None  # every op type that ran (top_ops holds the costliest); None: not read
     host_gaps: HostGaps | None
     eager: Eager
     tracing: list[TracedFunction]
@@ -227,7 +228,7 @@ class ProfileFindings:
             bottleneck=Bottleneck(**data["bottleneck"]),
             input_pipeline=InputPipeline([Iterator(**it) for it in pipeline["iterators"]], pipeline["has_prefetch"],
                                          pipeline["dominant_stage"], pipeline.get("cpu_budget")),
-            top_ops=[Op(**op) for op in data["top_ops"]],
+            top_ops=[Op(**op) for op in data["top_ops"]], op_types=data.get("op_types"),
             host_gaps=HostGaps(gaps["avg_ms"], gaps["share_pct"], [PythonFrame(**f) for f in gaps["frames"]])
             if gaps is not None else None,
             eager=Eager(**data["eager"]), tracing=[TracedFunction(**t) for t in data["tracing"]],

@@ -64,6 +64,7 @@ def build_findings(path: Path, run: str, hosts: list[str], tools: dict[str, Any]
         bottleneck=bottleneck,
         input_pipeline=_input_pipeline(tools["iterators"], trace_facts["iterators"]),
         top_ops=_top_ops(tools["ops"]),
+        op_types=tools["ops"]["types"],
         host_gaps=HostGaps(gaps["avg_ms"], gaps["share_pct"], [PythonFrame(**f) for f in gaps["frames"]])
         if gaps else None,
         eager=Eager(**trace_facts["eager"]),

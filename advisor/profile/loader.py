@@ -128,7 +128,7 @@ def _read_run(run_files: discovery.RunFiles, plan: _Plan) -> dict[str, Any]:
         own = ToolFacts.combined([host_tools[p] for p in usable])
         tools, own_warning = converting.facts(usable[0])
         if tools is None:  # advisor reads the run alone
-            tools = {"overview": convert.empty_overview(), "ops": {"top": [], "total_self_us": {}},
+            tools = {"overview": convert.empty_overview(), "ops": {"top": [], "total_self_us": {}, "types": None},
                      "iterators": own["iterators"], "from_trace": True}
             devices = "; no device tools (kernel_stats, op_profile)" if device else ""
             warnings.insert(0, f"{own_warning}. {_OWN_READING}{devices}")

@@ -31,6 +31,7 @@ already live in host memory; they are not read here.
 from __future__ import annotations
 
 import bisect
+import re
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass
@@ -38,7 +39,8 @@ from typing import Any, Iterable
 
 from advisor.profile.tool_facts import ITERATOR_PREFIX, MEMORY_EVENTS, MEMORY_STATS, PS_PER_MS, ToolFacts
 
-PYTHON_THREAD = "python"
+# The main Python thread is named after the interpreter's executable: "python", "python3", "python3.11".
+PYTHON_THREAD = re.compile(r"python[0-9.]*")
 # Everything read here happens on the python thread or on tf.data's iterator threads; the compute and Eigen thread
 # pools hold most of a capture's events and none of these, so they are not walked at all.
 TF_DATA_THREAD_PREFIXES = ("tf_data_iterator_get_next", "tf_data_iterator_resource")
@@ -87,7 +89,7 @@ def read_trace_facts(xspace: Any, tools: ToolFacts | None = None) -> dict[str, A
         call_stat_ids = {key for key, name in stat_names.items() if name == FUNCTION_CALL_STAT}
         tool_event_ids = {key for key, name in event_names.items() if tools and tools.wanted(name)}
         for line in plane.lines:
-            on_python = line.name == PYTHON_THREAD
+            on_python = PYTHON_THREAD.fullmatch(line.name) is not None
             base_ps = line.timestamp_ns * 1000
             if not (on_python or line.name.startswith(TF_DATA_THREAD_PREFIXES)):
                 if tools is not None:  # only the tool facts' events matter here: a lean loop over most of a capture

@@ -80,6 +80,7 @@ NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNOREC
 # ("attr", class_key, name)     ``self.name`` of a class's instances
 # ("ref", module, id(node))     a name used where nothing binds it: a global of this or another module
 # ("sink", id(node), role)      where a dataset is consumed
+# ("join", id(if), name)        a name after an `if` whose branches bound it to different values
 
 
 @dataclass
@@ -108,6 +109,8 @@ class PipelineCollector(CollectorVisitor):
         self.graph = graph
         self.pending_calls = pending_calls
         self.scopes: list[_Scope] = [_Scope(func_key=None)]
+        # the `if` statements being visited: (their scope, its bindings before them, the bindings each branch left)
+        self.branches: list[tuple[_Scope, dict[str, tuple], list[dict[str, tuple]]]] = []
         self.path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a class)
         # tf.data.Options objects: id(Options() call) -> {"experimental_optimization.map_parallelization": False}
         self.options_settings: dict[int, dict[str, object]] = {}
@@ -193,6 +196,35 @@ class PipelineCollector(CollectorVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.pop()
         self.path.pop()
+
+    # -- branches -----------------------------------------------------------------------------------------------
+    # Each branch of an `if`/`elif`/`else` starts from the bindings before the statement. After it, a name the
+    # branches bind to different values stands for any of them (a join node), so `if a: ds = ds.map(f)
+    # else: ds = ds.map(g)` makes two pipelines, not one that maps f and then g.
+    def visit_If(self, node: cst.If) -> None:
+        scope = self.scopes[-1]
+        self.branches.append((scope, dict(scope.bindings), []))
+
+    def leave_If_body(self, node: cst.If) -> None:
+        scope, before, outcomes = self.branches[-1]
+        outcomes.append(scope.bindings)
+        scope.bindings = dict(before)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        scope, _, outcomes = self.branches.pop()
+        outcomes.append(scope.bindings)  # what the else branch (or elif chain) left, or the bindings before
+        merged: dict[str, tuple] = {}
+        for name in dict.fromkeys(name for outcome in outcomes for name in outcome):
+            values = list(dict.fromkeys(outcome[name] for outcome in outcomes if name in outcome))
+            if len(values) == 1:
+                merged[name] = values[0]
+                continue
+            join = ("join", id(original_node), name)
+            self.graph.add_node(join, kind="join")
+            for value in values:
+                self.graph.add_edge(value, join)
+            merged[name] = join
+        scope.bindings = merged
 
     # -- values -------------------------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cached_property
 from typing import Callable, Iterable, Sequence
 
@@ -105,6 +106,14 @@ OUTPUT_ACTIVATIONS = frozenset({"softmax", "sigmoid"})
 
 
 # -- training loops -----------------------------------------------------------------------------------------------
+
+
+class Registration(Enum):
+    """Whether the training calls are given a callback."""
+
+    EVERY_RUN = "every run"  # in the callbacks list of a training call
+    SOME_RUNS = "some runs"  # appended to that list under an `if` (a flag)
+    NOT_SEEN = "not seen"  # advisor sees no training call given it
 
 
 @dataclass
@@ -1032,6 +1041,14 @@ class SourceQueries:
                     self._register(training, element.value, True, registered)
         return registered
 
+    def registration(self, constructions: Iterable[CallSite]) -> Registration:
+        """How the training registers the callback objects built at ``constructions``."""
+        seen = [self.registered_callbacks[id(site.node)] for site in constructions
+                if id(site.node) in self.registered_callbacks]
+        if any(seen):
+            return Registration.EVERY_RUN
+        return Registration.SOME_RUNS if seen else Registration.NOT_SEEN
+
     def _register(self, training: CallSite, element: cst.BaseExpression, unconditional: bool,
                   registered: dict[int, bool]) -> None:
         if isinstance(element, cst.Name):
@@ -1705,13 +1722,15 @@ class SourceQueries:
         return list(found.values())
 
     @staticmethod
-    def _tape_block(step: FunctionInfo, tape_name: str) -> cst.With | None:
-        for block in m.findall(step.node.body, m.With()):
-            for item in block.items:
-                if m.matches(item.asname, m.AsName(name=m.Name(tape_name))) and \
-                        GRADIENT_TAPE in step.module.qualified_names(getattr(item.item, "func", item.item)):
-                    return block
-        return None
+    def gradient_tapes(module: ModuleInfo, scope: cst.CSTNode) -> list[tuple[cst.With, cst.WithItem]]:
+        """The ``with tf.GradientTape() as tape:`` blocks inside ``scope``, with their tape's item, in source
+        order."""
+        return [(block, item) for block in m.findall(scope, m.With()) for item in block.items
+                if GRADIENT_TAPE in module.qualified_names(getattr(item.item, "func", item.item))]
+
+    def _tape_block(self, step: FunctionInfo, tape_name: str) -> cst.With | None:
+        return next((block for block, item in self.gradient_tapes(step.module, step.node.body)
+                     if m.matches(item.asname, m.AsName(name=m.Name(tape_name)))), None)
 
     def _applying_optimizer(self, step: FunctionInfo, gradient: cst.Call) -> cst.BaseExpression | None:
         """The receiver of the ``apply_gradients`` call that uses the gradients ``gradient`` returned."""
