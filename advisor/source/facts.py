@@ -8,14 +8,16 @@ verdicts and rules. Nothing here parses or walks: the nodes are the index's own 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..model import Location
 from .names import ModuleNames
 from .notebook import Notebook
+from .visitors import parents
 
 # Calls that wrap a dataset without adding a stage of the input pipeline.
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset", "distribute_datasets_from_function"})
@@ -102,7 +104,11 @@ class ModuleInfo:
         return self.wrapper.resolve(PositionProvider)[node]
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.wrapper.resolve(ParentNodeProvider).get(node)
+        return self._parents.get(node)
+
+    @cached_property
+    def _parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
+        return parents(self.tree)
 
     def enclosing_loop(self, node: cst.CSTNode) -> cst.For | cst.While | None:
         """The innermost ``for``/``while`` whose body runs ``node`` once per iteration, in ``node``'s own scope.

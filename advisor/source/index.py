@@ -25,7 +25,7 @@ from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipe
 from .names import TF_FUNCTION
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .syntax import parameter_names
-from .visitors import CollectorVisitor
+from .visitors import CollectorVisitor, visit_batched
 from .walk import SourceFile, relevant_sources, source_files
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -151,8 +151,8 @@ class SourceIndex:
             module = self._module(source)
             if module is None:
                 return
-            module.wrapper.visit_batched([_DefinitionCollector(module, facts),
-                                          pl.PipelineCollector(module, facts.dataflow, facts.pending_calls)])
+            visit_batched(module.tree, [_DefinitionCollector(module, facts),
+                                        pl.PipelineCollector(module, facts.dataflow, facts.pending_calls)])
             noqa = _read_noqa(module)
         except RecursionError:  # under the nesting limit, but deeper than this interpreter's stack allows
             self.warnings.append(f"{source.path.as_posix()}: skipped, nested too deeply to analyze")

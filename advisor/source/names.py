@@ -12,6 +12,8 @@ import builtins
 import libcst as cst
 import libcst.helpers
 
+from .visitors import visit_reading
+
 _PREFIX_ALIASES = (
     ("tensorflow.python.keras.", "keras."),
     ("tensorflow.keras.", "keras."),
@@ -71,7 +73,7 @@ class ModuleNames(cst.CSTVisitor):
     @classmethod
     def of(cls, tree: cst.Module, module_name: str, package: str) -> "ModuleNames":
         names = cls(module_name, package)
-        tree.visit(names)
+        visit_reading(tree, names)
         return names
 
     # Only statements are walked: expressions hold no imports or definitions.
