@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from typing import Mapping
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -72,8 +73,9 @@ class ModuleInfo:
 
     @property
     def file_bytes(self) -> bytes:
-        """The file as read: the module's text, or the notebook's JSON."""
-        return self.notebook.text.encode("utf-8") if self.notebook is not None else self.tree.bytes
+        """The file as read: the module's text, or the notebook's JSON. Encoded from the text, which is the tree's
+        code exactly (libcst's ``Module.bytes`` would generate it again from the tree, a pass over every node)."""
+        return self.notebook.text.encode("utf-8") if self.notebook is not None else self.code.encode(self.encoding)
 
     def frame_offset(self, file_name: str) -> int | None:
         """What to add to the line of a Python frame in ``file_name`` to get this module's line; None when the frame
@@ -101,7 +103,20 @@ class ModuleInfo:
         return ".".join(filter(None, [self.name, *scope_names, name]))
 
     def position(self, node: cst.CSTNode) -> CodeRange:
-        return self.wrapper.resolve(PositionProvider)[node]
+        return self._positions[node]
+
+    @cached_property
+    def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """``PositionProvider``'s metadata, computed once and kept in the wrapper, where codemods read it too.
+
+        Not ``wrapper.resolve(PositionProvider)``: after a provider that is not batchable, libcst runs one batched
+        visit for the batchable providers left, even when none is, and that visit rebuilds every node of the tree;
+        it cost as much as the positions themselves.
+        """
+        metadata = self.wrapper._metadata  # private, but what the resolver reads first: a provider there is done
+        if PositionProvider not in metadata:
+            metadata[PositionProvider] = PositionProvider()._gen(self.wrapper)
+        return metadata[PositionProvider]
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._parents.get(node)

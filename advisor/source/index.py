@@ -18,14 +18,13 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 import networkx as nx
-from libcst.metadata import PositionProvider
 
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .names import TF_FUNCTION
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .syntax import parameter_names
-from .visitors import CollectorVisitor, visit_batched
+from .visitors import CollectorVisitor, visit_batched, visit_reading
 from .walk import SourceFile, relevant_sources, source_files
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -344,16 +343,14 @@ def _python_syntax(data: bytes) -> tuple[SyntaxError | None, int]:
 
 
 class _Comments(cst.CSTVisitor):
-    """The comments of a module with their line numbers: real comments, not text in a string that looks like one."""
-
-    METADATA_DEPENDENCIES = (PositionProvider,)
+    """The comments of a module: real comments, not text in a string that looks like one."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.found: list[tuple[int, str]] = []
+        self.found: list[cst.Comment] = []
 
     def visit_Comment(self, node: cst.Comment) -> None:
-        self.found.append((self.get_metadata(PositionProvider, node).start.line, node.value))
+        self.found.append(node)
 
 
 def _read_noqa(module: ModuleInfo) -> tuple[frozenset[str], dict[int, frozenset[str]]]:
@@ -363,8 +360,9 @@ def _read_noqa(module: ModuleInfo) -> tuple[frozenset[str], dict[int, frozenset[
     if "noqa" not in module.code.lower():  # most files: no need to find the comments
         return frozenset(), by_line
     comments = _Comments()
-    module.wrapper.visit(comments)
-    for line, comment in comments.found:
+    visit_reading(module.tree, comments)
+    for node in comments.found:
+        line, comment = module.position(node).start.line, node.value
         file_match = _FILE_NOQA.search(comment)
         if file_match:
             file_codes |= _codes(file_match)

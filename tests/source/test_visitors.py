@@ -10,8 +10,9 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.metadata import MetadataWrapper, ParentNodeProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
+from advisor.source.facts import ModuleInfo
 from advisor.source.visitors import CollectorVisitor, children, learn_field_order, parents, visit_batched, visit_reading
 
 REPO = Path(__file__).resolve().parents[2]
@@ -183,3 +184,14 @@ def test_a_field_libcst_skips_when_empty_keeps_its_place() -> None:
     must give the order one with a format spec gives."""
     plain, formatted = (cst.parse_expression(code).parts[0] for code in ('f"{a}"', 'f"{a:>{b}}"'))
     assert list(children(formatted, learn_field_order(plain))) == formatted.children
+
+
+@pytest.mark.parametrize(("name", "tree"), TREES[:4], ids=[name for name, _ in TREES[:4]])
+def test_a_modules_positions_are_libcsts(name: str, tree: cst.Module) -> None:
+    """ModuleInfo computes positions without libcst's resolver (see ModuleInfo._positions), and hands them to the
+    wrapper, where codemods resolve them."""
+    module = ModuleInfo.of(Path("m.py"), Path("/m.py"), tree, tree.bytes)
+    expected = MetadataWrapper(tree, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert all(module.position(node) == expected[node] for node in expected)
+    assert module.wrapper.resolve(PositionProvider) is module.wrapper.resolve(PositionProvider)
+    assert all(module.wrapper.resolve(PositionProvider)[node] == expected[node] for node in expected)
