@@ -1437,19 +1437,24 @@ class SourceQueries:
         """The call whose result ``name`` holds where ``near`` is: the last ``name = call(...)`` before it in the
         same function (or module level), else a module-level ``name = call(...)`` (a global the function reads)."""
         scope = self.enclosing_function(module, near)
-        line = module.location(near).line
-        local = [site for site in self._bindings.get((id(module), id(scope.node) if scope else None, name), ())
-                 if module.location(site.node).line <= line]
-        if local:
-            return max(local, key=self._source_order)
+        candidates = self._bindings.get((id(module), id(scope.node) if scope else None, name), ())
+        if candidates:  # positions only when there is something to compare: they cost a pass over the module
+            line = module.location(near).line
+            local = [site for site in candidates if module.location(site.node).line <= line]
+            if local:
+                return self._last(local)
         outer = scope.outer if scope is not None else None
         while outer is not None:  # a closure reads its enclosing functions' names
             enclosing = self._bindings.get((id(module), id(outer.node), name), [])
             if enclosing:
-                return max(enclosing, key=self._source_order)
+                return self._last(enclosing)
             outer = outer.outer
         module_level = self._bindings.get((id(module), None, name), []) if scope is not None else []
-        return max(module_level, key=self._source_order) if module_level else None
+        return self._last(module_level) if module_level else None
+
+    def _last(self, sites: list[CallSite]) -> CallSite:
+        """The last of ``sites`` in source order (the first of those tied)."""
+        return sites[0] if len(sites) == 1 else max(sites, key=self._source_order)
 
     @cached_property
     def _bindings(self) -> dict[tuple, list[CallSite]]:
