@@ -10,7 +10,9 @@ A file that cannot be analysed is skipped with a warning, and the rest of the re
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -343,7 +345,7 @@ def _python_syntax(data: bytes) -> tuple[SyntaxError | None, int]:
 
 
 class _Comments(cst.CSTVisitor):
-    """The comments of a module: real comments, not text in a string that looks like one."""
+    """The comment nodes of a module, in libcst's reading."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -353,16 +355,28 @@ class _Comments(cst.CSTVisitor):
         self.found.append(node)
 
 
+def _comments(module: ModuleInfo) -> list[tuple[int, str]]:
+    """The comments of a module with their lines: real comments, not text in a string that looks like one.
+
+    Python's tokenizer finds them without libcst's positions, which cost a code generation of the whole module; code
+    it cannot read (syntax newer than this interpreter's, which libcst parses) is left to libcst.
+    """
+    try:
+        return [(token.start[0], token.string) for token in tokenize.generate_tokens(io.StringIO(module.code).readline)
+                if token.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        comments = _Comments()
+        visit_reading(module.tree, comments)
+        return [(module.position(node).start.line, node.value) for node in comments.found]
+
+
 def _read_noqa(module: ModuleInfo) -> tuple[frozenset[str], dict[int, frozenset[str]]]:
     """The codes ``# advisor: noqa`` suppresses in the whole file, and those ``# noqa`` suppresses per line."""
     file_codes: set[str] = set()
     by_line: dict[int, frozenset[str]] = {}
     if "noqa" not in module.code.lower():  # most files: no need to find the comments
         return frozenset(), by_line
-    comments = _Comments()
-    visit_reading(module.tree, comments)
-    for node in comments.found:
-        line, comment = module.position(node).start.line, node.value
+    for line, comment in _comments(module):
         file_match = _FILE_NOQA.search(comment)
         if file_match:
             file_codes |= _codes(file_match)

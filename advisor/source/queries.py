@@ -1438,11 +1438,9 @@ class SourceQueries:
         same function (or module level), else a module-level ``name = call(...)`` (a global the function reads)."""
         scope = self.enclosing_function(module, near)
         candidates = self._bindings.get((id(module), id(scope.node) if scope else None, name), ())
-        if candidates:  # positions only when there is something to compare: they cost a pass over the module
-            line = module.location(near).line
-            local = [site for site in candidates if module.location(site.node).line <= line]
-            if local:
-                return self._last(local)
+        local = [site for site in candidates if self._not_below(module, site.node, near)]
+        if local:
+            return self._last(local)
         outer = scope.outer if scope is not None else None
         while outer is not None:  # a closure reads its enclosing functions' names
             enclosing = self._bindings.get((id(module), id(outer.node), name), [])
@@ -1452,9 +1450,25 @@ class SourceQueries:
         module_level = self._bindings.get((id(module), None, name), []) if scope is not None else []
         return self._last(module_level) if module_level else None
 
+    def _not_below(self, module: ModuleInfo, call: cst.Call, near: cst.CSTNode) -> bool:
+        """Whether ``call`` starts on ``near``'s line or above it. Positions cost a code generation of the whole
+        module, so they are asked only when the index's order cannot tell: a call the index met before ``near`` (a
+        call too) starts no later than it."""
+        order = self._call_order
+        if id(near) in order and order[id(call)] <= order[id(near)]:
+            return True
+        return module.location(call).line <= module.location(near).line
+
     def _last(self, sites: list[CallSite]) -> CallSite:
-        """The last of ``sites`` in source order (the first of those tied)."""
-        return sites[0] if len(sites) == 1 else max(sites, key=self._source_order)
+        """The last of ``sites``, calls of one module bound to names (none holds another), in source order."""
+        order = self._call_order
+        return max(sites, key=lambda site: order[id(site.node)])
+
+    @cached_property
+    def _call_order(self) -> dict[int, int]:
+        """Each call's place in the index: a module's calls in the order the visit met them (a call before the
+        calls in it, then the code after it), so within a module, a call met earlier starts no later."""
+        return {id(site.node): place for place, site in enumerate(self.index.calls)}
 
     @cached_property
     def _bindings(self) -> dict[tuple, list[CallSite]]:

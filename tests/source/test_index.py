@@ -296,3 +296,28 @@ def test_a_file_that_cannot_be_decoded_is_skipped_with_a_warning(text: bytes | s
     data = text if isinstance(text, bytes) else text.encode()
     index = SourceIndex.build(ROOT, [SourceFile(Path("bad.py"), ROOT / "bad.py", data)], 1)
     assert index.modules == [] and len(index.warnings) == 1 and index.warnings[0].startswith("bad.py")
+
+
+def test_noqa_comments_are_real_comments_with_their_lines(tmp_path: Path) -> None:
+    readable = 'x = "# noqa: TFH001"\ny = 1  # noqa: TFH002\nz = """\n# noqa: TFH003\n"""\n'
+    index = SourceIndex.build(tmp_path, [SourceFile(Path("m.py"), tmp_path / "m.py", readable.encode())], 1)
+    assert not index.is_suppressed(Path("m.py"), 1, 1, "TFH001")
+    assert index.is_suppressed(Path("m.py"), 2, 2, "TFH002")
+    assert not index.is_suppressed(Path("m.py"), 4, 4, "TFH003")
+
+
+def test_comments_python_cannot_tokenize_are_libcsts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Comments come from Python's tokenizer, or from libcst for code the tokenizer refuses: the same ones."""
+    import tokenize
+
+    from advisor.source import index as index_module
+
+    path = Path(index_module.__file__)  # real code with comments, and strings that hold `#`
+    module = ModuleInfo.of(Path("index.py"), path, cst.parse_module(path.read_bytes()), path.read_bytes())
+    tokenized = index_module._comments(module)
+
+    def refuse(readline: object) -> None:
+        raise tokenize.TokenError("refused")
+
+    monkeypatch.setattr(tokenize, "generate_tokens", refuse)
+    assert tokenized and index_module._comments(module) == tokenized
