@@ -50,11 +50,13 @@ def plain_pass(files: list[Path]) -> float:
 
 
 def advisor_run(repo: Path) -> tuple[float, int]:
+    from advisor.cache import ResultCache
     from advisor.config import Settings
     from advisor.engine import analyze
 
+    settings = Settings()
     start = time.perf_counter()
-    report = analyze(repo, None, Settings())
+    report = analyze(repo, None, settings, cache=ResultCache("analyze", settings))  # as the CLI runs it
     return time.perf_counter() - start, report.files_analyzed
 
 

@@ -22,6 +22,7 @@ from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stag
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION
 from .syntax import argument, argument_value, parameter_names
+from .visitors import visit_reading
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
@@ -817,7 +818,7 @@ class _Assigned(cst.CSTVisitor):
 
 def _assignments(block: cst.CSTNode, target: m.BaseMatcherNode) -> list[cst.BaseExpression]:
     visitor = _Assigned(target)
-    block.visit(visitor)
+    visit_reading(block, visitor)
     return visitor.values
 
 
@@ -840,6 +841,7 @@ class SourceQueries:
 
     def __init__(self, index: SourceIndex) -> None:
         self.index = index
+        self._mixed_precision_plans: dict[bool, list[MixedPrecisionPlan]] = {}
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -1570,7 +1572,13 @@ class SourceQueries:
     def mixed_precision_plans(self, scale_losses: bool) -> list[MixedPrecisionPlan]:
         """For each module that trains Keras models (``fit``, ``compile``, a GradientTape step): where a
         mixed-precision policy must go for the models it trains, the float32 output each needs, and
-        (``scale_losses``, for float16) the loss scaling of its GradientTape steps."""
+        (``scale_losses``, for float16) the loss scaling of its GradientTape steps. Computed once per kind: the
+        rule asks for each model construction."""
+        if scale_losses not in self._mixed_precision_plans:
+            self._mixed_precision_plans[scale_losses] = self._new_mixed_precision_plans(scale_losses)
+        return self._mixed_precision_plans[scale_losses]
+
+    def _new_mixed_precision_plans(self, scale_losses: bool) -> list[MixedPrecisionPlan]:
         resolver = _ModelResolver(self)
         by_module: dict[int, tuple[ModuleInfo, list[ModelConstruction | str]]] = {}
         for module, scope, expression in self._trained_receivers():
