@@ -37,7 +37,7 @@ def test_runtime_chains_are_read_source_first_from_the_iterator_names():
     assert chain.has_prefetch
 
 
-def test_input_bound_capture_confirms_and_sizes_both_tf_data_findings():
+def test_input_bound_capture_confirms_the_serial_map_and_sizes_both_tf_data_findings():
     report = analyze(SAMPLES / "input_bound", PROFILES / "input_bound", Settings(select=("TFD",)))
     by_code = {f.code: f for f in report.findings}
     assert set(by_code) == {"TFD001", "TFD002"}
@@ -45,8 +45,10 @@ def test_input_bound_capture_confirms_and_sizes_both_tf_data_findings():
     assert serial_map.location.path.name == "data.py"
     assert "ds = ds.map(augment)" in (SAMPLES / "input_bound" / "data.py").read_text().splitlines()[
         serial_map.location.line - 1]
+    assert serial_map.confidence is Confidence.CONFIRMED
+    # A CPU capture cannot show what overlapping input with compute gains: the prefetch is likely, saying why.
+    assert prefetch.confidence is Confidence.LIKELY and any("CPU alone" in e.message for e in prefetch.evidence)
     for finding in (serial_map, prefetch):
-        assert finding.confidence is Confidence.CONFIRMED
         assert finding.speedup is not None and "30%" in finding.speedup.basis  # the capture's input wait
         # A CPU-only capture: input work shares the cores with the model, so no gain is promised.
         assert finding.speedup.low == 1.0 and 1.1 < finding.speedup.high < 1.5

@@ -73,7 +73,8 @@ def evidence(name: str, user_files: frozenset[str] = frozenset()) -> dict[str, A
     def figures(ms_per_step: float) -> dict[str, float]:
         return {"ms_per_step": round(ms_per_step, 2), "share_pct": round(100 * ms_per_step / step_ms, 1)}
 
-    tables = convert.convert([path])
+    with convert.Conversion([path], device=False, memory_limit=convert.memory_limit()[0]) as conversion:
+        tables = conversion.result()
     iterators = {}
     for row in tables["iterators"]:
         share = figures(row["self_time_ms"] / steps)

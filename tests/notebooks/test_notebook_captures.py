@@ -24,9 +24,10 @@ def test_a_kernel_capture_confirms_findings_at_their_cells(tmp_path: Path):
     shutil.copytree(SAMPLE, tmp_path / "repo")  # analyze saves its state in the repo: not in the samples
     report = analyze_json(tmp_path / "repo", str(CAPTURE))
     findings = {f["code"]: f for f in report["findings"]}
-    # The serial map and the missing prefetch of cell 4, confirmed by the iterators the kernel ran.
-    for code in ("TFD002", "TFD001"):
-        assert findings[code]["confidence"] == "confirmed"
+    # The serial map of cell 4, confirmed by the iterators the kernel ran; its missing prefetch is likely (a CPU
+    # capture cannot show what overlap gains).
+    for code, confidence in (("TFD002", "confirmed"), ("TFD001", "likely")):
+        assert findings[code]["confidence"] == confidence
         assert (findings[code]["cell"], findings[code]["line"]) == (4, 19)
     assert "train_ds.map(augment).batch(BATCH_SIZE)" in _cell_line(4, 19)
     # The callback defined in cell 8: the python tracer named the cell's code as ipykernel does (<hash>.py),
