@@ -194,7 +194,7 @@ def _nested(levels: int) -> str:
 
 def test_a_file_deeper_than_the_stack_allows_is_skipped_and_adds_nothing_to_the_index():
     sources = [SourceFile(Path(name), Path("/repo") / name, text.encode())
-               for name, text in (("deep.py", _nested(60)), ("train.py", TRAIN))]
+               for name, text in (("deep.py", _nested(90)), ("train.py", TRAIN))]
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(len(inspect.stack(0)) + 150)  # room for train.py's visit, not for deep.py's
     try:
