@@ -69,7 +69,7 @@ class ResultCache:
             entry = json.loads(read_regular_file(self._path(key), MAX_ENTRY_BYTES))
             return Report(root, [Finding.from_state(f) for f in entry["findings"]], profile, entry["warnings"],
                           entry["files_seen"], entry["files_analyzed"], entry["files_excluded"],
-                          hidden=entry["hidden"], off_training=entry["off_training"],
+                          hidden=entry["hidden"], off_training=entry["off_training"], less_sure=entry["less_sure"],
                           file_hashes=entry["file_hashes"])
         except (OSError, ValueError, KeyError, TypeError, ImportError):
             return None
@@ -79,7 +79,7 @@ class ResultCache:
         entry = {"findings": [f.to_state() for f in report.findings], "warnings": report.warnings,
                  "files_seen": report.files_seen, "files_analyzed": report.files_analyzed,
                  "files_excluded": report.files_excluded, "hidden": report.hidden,
-                 "off_training": report.off_training,
+                 "off_training": report.off_training, "less_sure": report.less_sure,
                  "file_hashes": report.file_hashes}
         path = self._path(key)
         try:

@@ -24,9 +24,11 @@ FORMATS = ("text", "json", "sarif", "github", "markdown", "html")
 NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
-def _settings(start: Path, select: str | None, ignore: str | None, show_all: bool = False) -> Settings:
+def _settings(start: Path, select: str | None, ignore: str | None, show_all: bool = False,
+              min_confidence: str | None = None) -> Settings:
     """[tool.advisor] of the nearest pyproject.toml from ``start``, overridden by the command-line options."""
-    return load_settings(start, [r.code for r in all_rules()], select=select, ignore=ignore, show_all=show_all)
+    return load_settings(start, [r.code for r in all_rules()], select=select, ignore=ignore, show_all=show_all,
+                         min_confidence=min_confidence)
 
 
 def _save_analysis(report, settings: Settings, logdir: Path | None, run: str | None, options: dict):
@@ -84,6 +86,9 @@ def _status(message: str):
     return nullcontext()
 
 
+min_confidence_option = click.option(
+    "--min-confidence", type=click.Choice(["confirmed", "likely", "possible"]),
+    help="Report nothing less sure than this (default: likely, or min-confidence in [tool.advisor]).")
 select_option = click.option("--select", help="Rule codes or prefixes to run, comma-separated (default ALL).")
 ignore_option = click.option("--ignore", help="Rule codes or prefixes to skip, comma-separated.")
 format_option = click.option("--format", "output_format", type=click.Choice(FORMATS), default="text",
@@ -109,7 +114,9 @@ def cli() -> None:
 @click.argument("repo", type=click.Path(path_type=Path))
 @click.argument("logdir", required=False, type=click.Path(path_type=Path))
 @click.option("--run", "run_name", help="Profile run to read (default: the newest).")
-@click.option("--show-all", is_flag=True, help="Also show findings the profile contradicts.")
+@click.option("--show-all", is_flag=True, help="Also show what is hidden by default: findings the profile "
+              "contradicts, on code no training run reaches, or less sure than min-confidence.")
+@min_confidence_option
 @select_option
 @ignore_option
 @format_option
@@ -117,15 +124,15 @@ def cli() -> None:
 @exit_zero_option
 @fix_option
 @no_cache_option
-def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: bool, select: str | None,
-            ignore: str | None, fix: bool, no_cache: bool, output_format: str, output: Path | None,
+def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: bool, min_confidence: str | None,
+            select: str | None, ignore: str | None, fix: bool, no_cache: bool, output_format: str, output: Path | None,
             exit_zero: bool) -> None:
     """Analyze REPO's source, gated by the profile captures in LOGDIR when given."""
     from .apply import fix_report
     from .cache import ResultCache
     from .engine import analyze as run_analysis
 
-    settings = _settings(repo, select, ignore, show_all)
+    settings = _settings(repo, select, ignore, show_all, min_confidence)
     cache = None if no_cache else ResultCache("analyze", settings)
     with _status("Analyzing source" + (" and profile" if logdir else "")):
         report = run_analysis(repo, logdir, settings, run=run_name, cache=cache)
@@ -133,7 +140,8 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
     if fix:
         report, changed = fix_report(report, lambda: run_analysis(repo, logdir, settings, run=run_name, cache=cache))
     saved = _save_analysis(report, settings, logdir, run_name,
-                           {"select": select, "ignore": ignore, "show_all": show_all})
+                           {"select": select, "ignore": ignore, "show_all": show_all,
+                            "min_confidence": min_confidence})
     if saved is not None:  # measurements of earlier `advisor verify` runs on these same findings
         report.verifications = {f.id: v for f in report.findings if (v := saved.verification_of(f.id))}
     _exit_after_fix(changed, exit_zero, lambda: _emit(report, output_format, exit_zero, output))
@@ -141,6 +149,7 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@min_confidence_option
 @select_option
 @ignore_option
 @format_option
@@ -148,14 +157,14 @@ def analyze(repo: Path, logdir: Path | None, run_name: str | None, show_all: boo
 @exit_zero_option
 @fix_option
 @no_cache_option
-def check(files: tuple[Path, ...], select: str | None, ignore: str | None, fix: bool, no_cache: bool,
-          output_format: str, output: Path | None, exit_zero: bool) -> None:
+def check(files: tuple[Path, ...], min_confidence: str | None, select: str | None, ignore: str | None, fix: bool,
+          no_cache: bool, output_format: str, output: Path | None, exit_zero: bool) -> None:
     """Static rules on FILES (for pre-commit hooks and CI)."""
     from .apply import fix_report
     from .cache import ResultCache
     from .engine import check as run_check
 
-    settings = _settings(Path.cwd(), select, ignore)
+    settings = _settings(Path.cwd(), select, ignore, min_confidence=min_confidence)
     cache = None if no_cache else ResultCache("check", settings)
     report = run_check(list(files), settings, cache)
     changed = False

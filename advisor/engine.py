@@ -75,17 +75,18 @@ def file_hashes(index: SourceIndex) -> dict[str, str]:
 
 
 def run_rules(index: SourceIndex, settings: Settings,
-              profile: ProfileFindings | None = None) -> tuple[list[Finding], int, int]:
+              profile: ProfileFindings | None = None) -> tuple[list[Finding], dict[str, int]]:
     """Run every selected rule, drop suppressed and duplicate findings, attach patches, rank.
 
-    Returns the findings, and how many were hidden (both shown with ``show_all``) because the profile contradicts
-    them and because no training run reaches their code.
+    Returns the findings, and how many were hidden by reason (all shown with ``show_all``), by the names of the
+    Report's counts: ``hidden`` (the profile contradicts them), ``off_training`` (no training run reaches their
+    code), ``less_sure`` (below ``min_confidence``).
     """
     context = RuleContext(index, profile, settings)
     modules = {m.path: m for m in index.modules}
     seen: set[str] = set()
     findings: list[Finding] = []
-    hidden = off_training = 0
+    hidden = {"hidden": 0, "off_training": 0, "less_sure": 0}
     for rule_class in all_rules():
         if not settings.is_selected(rule_class.code, rule_class.enabled_by_default):
             continue
@@ -93,15 +94,14 @@ def run_rules(index: SourceIndex, settings: Settings,
             loc = finding.location
             if finding.id in seen or index.is_suppressed(loc.path, loc.line, loc.end_line, finding.code):
                 continue
-            if not (settings.reports_in(index.root / loc.path, finding.code)
-                    and settings.meets_thresholds(finding)):
+            if not (settings.reports_in(index.root / loc.path, finding.code) and settings.meets_min_speedup(finding)):
                 continue
             seen.add(finding.id)
-            if finding.contradicted and not settings.show_all:
-                hidden += 1
-                continue
-            if finding.off_training and not settings.show_all:
-                off_training += 1
+            reason = None if settings.show_all else "hidden" if finding.contradicted else \
+                "off_training" if finding.off_training else "less_sure" if not settings.is_sure_enough(finding) \
+                else None
+            if reason is not None:
+                hidden[reason] += 1
                 continue
             if finding.fix is not None:
                 try:
@@ -109,7 +109,7 @@ def run_rules(index: SourceIndex, settings: Settings,
                 except FixRefused as refused:
                     finding.message += f" No automatic patch: {refused}."
             findings.append(finding)
-    return sorted(findings, key=Finding.sort_key), hidden, off_training
+    return sorted(findings, key=Finding.sort_key), hidden
 
 
 def analyze_texts(files: dict[str, str], settings: Settings | None = None,
@@ -150,9 +150,9 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         if cached is not None:
             return cached
     index = SourceIndex.build(repo, sources, files_seen)
-    findings, hidden, off_training = run_rules(index, settings, profile)
+    findings, hidden = run_rules(index, settings, profile)
     report = Report(repo, findings, profile, warnings + index.warnings, files_seen, len(index.modules), excluded,
-                    hidden=hidden, off_training=off_training, file_hashes=file_hashes(index))
+                    **hidden, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)
     return report
@@ -185,9 +185,9 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
         if cached is not None:
             return cached
     index = SourceIndex.build(root, sources, files_seen)
-    findings, _, off_training = run_rules(index, settings)  # no profile: nothing can be contradicted
+    findings, hidden = run_rules(index, settings)  # no profile: nothing can be contradicted
     report = Report(Path.cwd(), findings, None, warnings + index.warnings, files_seen, len(index.modules), excluded,
-                    off_training=off_training, file_hashes=file_hashes(index))
+                    **hidden, file_hashes=file_hashes(index))
     if cache is not None:
         cache.store(key, report)
     return report

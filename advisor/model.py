@@ -355,6 +355,7 @@ class Report:
     files_excluded: int = 0  # left out by the `exclude` patterns (test code, by default)
     hidden: int = 0  # findings the profile contradicts, left out unless --show-all
     off_training: int = 0  # findings on code no training run reaches, left out unless --show-all
+    less_sure: int = 0  # findings below min-confidence (by default: possible), left out unless --show-all
     # repo-relative posix path -> content hash of the text analysed: `apply` refuses files changed since
     file_hashes: dict[str, str] = field(default_factory=dict)
     # finding id -> the latest `advisor verify` measurement of it (kept in the saved analysis)

@@ -42,7 +42,7 @@ class SavedAnalysis:
     created: str
     logdir: Path | None  # the profile it was gated by, so --reanalyze can do the same analysis again
     run: str | None
-    options: dict[str, Any]  # the command-line options of that analysis (select, ignore, show_all)
+    options: dict[str, Any]  # the command-line options of that analysis (select, ignore, show_all, min_confidence)
     files: dict[str, str]  # repo-relative posix path -> content hash of the text analysed
     findings: list[Finding]
     status: dict[str, str] = field(default_factory=dict)  # finding id -> OPEN / APPLIED / OUTDATED

@@ -94,7 +94,15 @@ class PyFunction(Rule):
         called = module.node_code(site.node.func)
         advice = (": `num_parallel_calls` cannot parallelize it; rewrite it with TensorFlow ops."
                   if context.in_dataset else "; rewrite it with TensorFlow ops or move it out of the step.")
-        static = Verdict(Confidence.LIKELY, typical("py_function"), (Evidence.source(context.where),))
+        evidence = [Evidence.source(context.where)]
+        # Where the repo shows no training, nothing tells a step from evaluation: per step, as the name suggests.
+        per_step = context.in_dataset or site.function is None or not ctx.queries.trains \
+            or ctx.queries.runs_in_step(site.function)
+        if not per_step:
+            evidence.append(Evidence.source("no training step calls it: it runs for evaluation or in a callback, "
+                                            "not on every training step"))
+        static = Verdict(Confidence.LIKELY if per_step else Confidence.POSSIBLE, typical("py_function"),
+                         tuple(evidence))
         verdict = ctx.verdicts.python_function_ops(site, context, sites, static)
         message = f"`{called}` runs Python {context.what}, holding the GIL{advice}"
         return self.finding(module, anchor(site.node), message, verdict, reach=ctx.queries.reach(module, site.node),

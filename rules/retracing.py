@@ -11,7 +11,7 @@ from advisor.codemods.tensor_argument import PassTensor
 from advisor.codemods.tf_function import ReduceRetracing
 from advisor.rule import (TF_FUNCTION, Applicability, CallSite, Confidence, Evidence, Example, Finding,
                           FixAvailability, FunctionInfo, ModuleInfo, Rule, RuleContext, TrainingLoop, Verdict,
-                          anchor, argument, compiled_function_name, typical)
+                          anchor, argument, compiled_function_name, method_name, typical)
 
 # tf.function arguments that already stop retracing on new shapes.
 SHAPE_RELAXING = frozenset({"reduce_retracing", "input_signature", "experimental_relax_shapes"})
@@ -176,13 +176,21 @@ class Retracing(Rule):
                                           f"{what} inside the loop at {module.location(loop).display}")
                 continue
             outer = ctx.queries.enclosing_function(module, node)
-            if outer is None or index.is_compiled(outer):
+            if outer is None or index.is_compiled(outer) or self._looped_within(ctx, outer, function_name):
                 continue
             per_batch = [c for c in index.calls_of(outer) if c.module.enclosing_loop(c.node) is not None]
             if per_batch:
                 where = per_batch[0].module.location(per_batch[0].node).display
                 yield self._per_iteration(ctx, function_name, module, node,
                                           f"{what} inside `{outer.name}`, which a loop calls per iteration at {where}")
+
+    @staticmethod
+    def _looped_within(ctx: RuleContext, outer: FunctionInfo, function_name: str | None) -> bool:
+        """``outer`` runs its own loop over the ``tf.function`` it creates (a training or evaluation run): the
+        function traces once per run, and the loop that calls ``outer`` iterates runs, not steps."""
+        return function_name is not None and any(
+            function_name in (method_name(c.node), getattr(c.node.func, "value", None))
+            and outer.module.enclosing_loop(c.node) is not None for c in ctx.queries.calls_in(outer))
 
     def _per_iteration(self, ctx: RuleContext, function_name: str | None, module: ModuleInfo, node: cst.CSTNode,
                        where: str) -> Finding:

@@ -59,7 +59,7 @@ def fix_everything(source: Path, copy: Path, logdir: Path | None = None) -> FixR
     shutil.copytree(source, copy, ignore=NOT_SOURCES, symlinks=True, copy_function=shutil.copyfile)
     run = FixRun(source, copy, logdir)
     profile = [str(logdir)] if logdir else []
-    advisor("analyze", str(copy), *profile, "--select", "ALL", "--no-cache")
+    advisor("analyze", str(copy), *profile, "--select", "ALL", "--min-confidence", "possible", "--no-cache")
     code, output = advisor("apply", "--repo", str(copy), "--all", "--unsafe-fixes")
     run.applied = re.findall(r"^applied (TF[A-Z]\d+) ", output, re.MULTILINE)
     if code != 0 and output.strip() != "nothing to apply":
@@ -67,7 +67,8 @@ def fix_everything(source: Path, copy: Path, logdir: Path | None = None) -> FixR
                                                                    if line.startswith("advisor:")))
     if not run.applied:
         return run
-    _, output = advisor("analyze", str(copy), *profile, "--select", "ALL", "--no-cache", "--format", "json")
+    _, output = advisor("analyze", str(copy), *profile, "--select", "ALL", "--min-confidence", "possible", "--no-cache",
+                        "--format", "json")
     left = [f"{f['code']} {f['path']}:{f['line']}" for f in json.loads(output)["findings"] if f["fix"]]
     if left:
         run.problems.append(f"fixable after apply: {', '.join(left)}")

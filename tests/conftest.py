@@ -16,6 +16,7 @@ import pytest
 from advisor import cli
 from advisor.source.index import SourceIndex
 from advisor.source.walk import SourceFile
+from every_finding import every_finding
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +39,7 @@ def advisor(monkeypatch, capsys, tmp_path):
 
     def run(*args: str, cwd: Path, stdin: str = "") -> Result:
         monkeypatch.chdir(cwd)
-        monkeypatch.setattr(sys, "argv", ["advisor", *args])
+        monkeypatch.setattr(sys, "argv", ["advisor", *every_finding(args)])
         monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
         capsys.readouterr()
         with pytest.raises(SystemExit) as done:

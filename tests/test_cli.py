@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from every_finding import every_finding
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = REPO_ROOT / "samples"
 
 
 def advisor(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-m", "advisor", *every_finding(args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
 
 
 def snapshot(tree: Path) -> dict[str, tuple[int, int]]:
@@ -133,3 +135,17 @@ def test_rules_list_and_explain():
     assert listing.returncode == 0 and "TFD001" in listing.stdout and "missing-prefetch" in listing.stdout
     explained = advisor("rules", "TFD002")
     assert explained.returncode == 0 and "num_parallel_calls" in explained.stdout and "Fixed" in explained.stdout
+
+
+def test_possible_findings_are_hidden_by_default_and_counted(tmp_path):
+    """The default min-confidence is likely: without a profile, a stateless map and a missing prefetch (TensorFlow
+    may handle both at run time) and a float32 model (the hardware is unknown) are only possible: counted, not
+    shown."""
+    repo = tmp_path / "input_bound"
+    shutil.copytree(SAMPLES / "input_bound", repo)
+    default = subprocess.run([sys.executable, "-m", "advisor", "analyze", str(repo), "--no-cache"],
+                             capture_output=True, text=True, timeout=120)
+    assert default.returncode == 0 and "TFD00" not in default.stdout
+    assert "3 less sure than min-confidence hidden (--show-all)" in default.stdout
+    shown = advisor("analyze", str(repo), "--no-cache", "--min-confidence", "possible")
+    assert shown.returncode == 1 and "TFD001 possible" in shown.stdout and "TFD002 possible" in shown.stdout

@@ -26,9 +26,13 @@ import pytest
 from advisor.config import Settings
 from advisor.engine import analyze, analyze_texts
 from advisor.files import NotARegularFile, read_regular_file
+from advisor.model import Confidence
 from advisor.profile.capture import _forward_stderr
 from advisor.source.index import MAX_NESTING, SourceIndex
 from advisor.source.walk import SourceFile
+from every_finding import every_finding
+
+EVERY_FINDING = Settings(min_confidence=Confidence.POSSIBLE)  # the repos here are small: their findings are possible
 
 # One function, two safe fixes: TFD002 (parallel map) on line 6, TFD001 (prefetch) on line 7.
 TRAIN = """import tensorflow as tf
@@ -49,8 +53,8 @@ def contents(root: Path) -> dict[str, bytes]:
 
 
 def advisor_process(*args: str, cwd: Path, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=SUBPROCESS_TIMEOUT_S, **kwargs)
+    return subprocess.run([sys.executable, "-m", "advisor", *every_finding(args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=SUBPROCESS_TIMEOUT_S, **kwargs)
 
 
 def assert_one_error_line(code: int, err: str, *words: str) -> str:
@@ -213,7 +217,7 @@ def test_a_file_too_deep_for_a_codemod_keeps_its_findings_without_crashing():
     for level in range(80):
         lines += [" " * level + "if x:", " " * level + " pass", " " * level + "else:"]
     text = "\n".join(lines + [" " * 80 + "ds = tf.data.Dataset.range(3).map(f)", " " * 80 + "for b in ds: pass", ""])
-    assert {f.code for f in analyze_texts({"deep.py": text})} >= {"TFD002"}
+    assert {f.code for f in analyze_texts({"deep.py": text}, EVERY_FINDING)} >= {"TFD002"}
 
 
 @contextlib.contextmanager
@@ -250,9 +254,9 @@ def test_unreadable_folders_and_files_are_skipped_with_a_warning(open_folder):
     (repo / "train.py").write_text(TRAIN)
     for path in (open_folder, repo, repo / "train.py"):
         path.chmod(0o755)
-    assert len(analyze(repo, None, Settings()).findings) == 6  # and every module it needs is imported
+    assert len(analyze(repo, None, EVERY_FINDING).findings) == 6  # and every module it needs is imported
     with unreadable(repo / "secret", repo / "locked.py"):
-        report = analyze(repo, None, Settings())
+        report = analyze(repo, None, EVERY_FINDING)
     assert {f.location.path.as_posix() for f in report.findings} == {"train.py"}
     assert report.warnings == ["secret/: skipped, cannot read the folder: Permission denied",
                                "locked.py: skipped, cannot read: Permission denied"]
@@ -345,9 +349,10 @@ def test_ctrl_c_during_apply_stops_lists_and_records_what_was_applied(tmp_path, 
 
 def test_noqa_counts_in_comments_only():
     in_string = 'DOC = """\n# advisor: noqa\n"""\n' + TRAIN.replace("x * 2)", 'x * 2, name="# noqa")')
-    assert {f.code for f in analyze_texts({"train.py": in_string})} == {"TFD001", "TFD002"}
-    assert analyze_texts({"train.py": "# advisor: noqa\n" + TRAIN}) == []
-    assert {f.code for f in analyze_texts({"train.py": TRAIN.replace("x * 2)", "x * 2)  # noqa: TFD002")})} \
+    assert {f.code for f in analyze_texts({"train.py": in_string}, EVERY_FINDING)} == {"TFD001", "TFD002"}
+    assert analyze_texts({"train.py": "# advisor: noqa\n" + TRAIN}, EVERY_FINDING) == []
+    in_comment = TRAIN.replace("x * 2)", "x * 2)  # noqa: TFD002")
+    assert {f.code for f in analyze_texts({"train.py": in_comment}, EVERY_FINDING)} \
         == {"TFD001"}
 
 
@@ -435,8 +440,9 @@ def test_system_errors_are_one_line_naming_the_file(sandbox, advisor):
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_a_full_disk_on_the_output_is_one_line(sandbox):
     with open("/dev/full", "w") as full:
-        result = subprocess.run([sys.executable, "-m", "advisor", "analyze", "."], cwd=sandbox.repo, stdout=full,
-                                stderr=subprocess.PIPE, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+        result = subprocess.run([sys.executable, "-m", "advisor", "analyze", "--min-confidence", "possible", "."],
+                                cwd=sandbox.repo, stdout=full, stderr=subprocess.PIPE, text=True,
+                                timeout=SUBPROCESS_TIMEOUT_S)
     assert_one_error_line(result.returncode, result.stderr, "No space left on device")
 
 

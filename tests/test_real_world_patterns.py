@@ -16,7 +16,7 @@ from advisor.model import Confidence, Reach
 
 
 def _findings(files: dict[str, str], *codes: str, show_all: bool = False):
-    settings = Settings(select=codes or ("ALL",), show_all=show_all)
+    settings = Settings(select=codes or ("ALL",), show_all=show_all, min_confidence=Confidence.POSSIBLE)
     sources = {path: textwrap.dedent(text).lstrip("\n") for path, text in files.items()}
     return analyze_texts(sources, settings)
 
@@ -271,7 +271,7 @@ def test_test_code_is_left_out(tmp_path, test_path):
     (tmp_path / test_path).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / test_path).write_text("import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(3)\n"
                                       "for x in ds:\n    pass\n")
-    report = analyze(tmp_path, None, Settings())
+    report = analyze(tmp_path, None, Settings(min_confidence=Confidence.POSSIBLE))
     assert report.findings == [] and report.files_excluded == 1
 
 
@@ -395,3 +395,73 @@ def test_metric_values_and_formatted_losses_read_every_step():
                 print("epoch", epoch, "loss", train_loss.result())
         """}, "TFH004")
     assert _where(findings) == [("TFH004", "train.py", 16), ("TFH004", "train.py", 17)]
+
+
+def test_python_in_a_tf_function_only_an_epoch_callback_calls_is_no_per_step_cost():
+    """An evaluation callback's `tf.function` calls `tf.numpy_function` for a metric: once per eval batch at each
+    epoch's end, not on the training step (google/automl's COCO callback)."""
+    (finding,) = _findings({"train.py": """
+        import tensorflow as tf
+
+        class COCOCallback(tf.keras.callbacks.Callback):
+            @tf.function
+            def _get_detections(self, images, labels):
+                tf.numpy_function(self.evaluator.update_state, [labels, self.model(images)], [])
+
+            def on_epoch_end(self, epoch, logs=None):
+                for images, labels in self.test_dataset:
+                    self._get_detections(images, labels)
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+        model.fit(x, y, callbacks=[COCOCallback()])
+        """}, "TFD003")
+    assert finding.confidence is Confidence.POSSIBLE
+    assert any("no training step calls it" in e.message for e in finding.evidence)
+
+
+def test_a_script_whose_loop_trains_inline_is_a_training_entry_point():
+    """A module-level loop with a GradientTape and apply_gradients trains; its findings are not hidden as unreached
+    because another script of the repo calls fit."""
+    findings = _findings({
+        "fit_script.py": """
+            import tensorflow as tf
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.compile("sgd", "mse")
+            model.fit(x, y)
+            """,
+        "logistic.py": """
+            import tensorflow as tf
+            for x, y in dataset:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+            """}, "TFH002")
+    (inline,) = [f for f in findings if f.location.path.name == "logistic.py"]
+    assert inline.reach is Reach.TRAINING and inline.location.line == 3
+
+
+def test_a_tf_function_made_per_training_run_is_traced_once_per_run_not_per_step():
+    """`train_and_eval` defines its step with `@tf.function` and runs its own loop over it; the loop that calls
+    `train_and_eval` iterates runs (google-research/simclr's colab): one trace per run is expected."""
+    findings = _findings({"sweep.py": """
+        import tensorflow as tf
+
+        def train_and_eval(width):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(width)])
+            optimizer = tf.keras.optimizers.SGD()
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+
+            for x, y in dataset:
+                train_step(x, y)
+
+        for width in (64, 128, 256):
+            train_and_eval(width)
+        """}, "TFH003")
+    assert findings == []

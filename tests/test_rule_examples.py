@@ -14,7 +14,7 @@ from advisor.engine import analyze_texts
 from advisor.profile.loader import load_profile
 from advisor.catalogue import all_rules
 from advisor.config import Settings
-from advisor.model import FixAvailability
+from advisor.model import Confidence, FixAvailability
 from advisor.rule import Example, Rule
 
 EXAMPLE_PATH = "example.py"
@@ -35,7 +35,7 @@ def _profile(path: str):
 def _findings(rule: type[Rule], example: Example, code: str):
     files = {EXAMPLE_PATH: code, **{p: Example(t).source for p, t in example.files.items()}}
     profile = _profile(example.profile) if example.profile else None
-    settings = Settings(select=(rule.code,), **example.settings)
+    settings = Settings(select=(rule.code,), min_confidence=Confidence.POSSIBLE, **example.settings)
     return [f for f in analyze_texts(files, settings, profile=profile) if f.code == rule.code]
 
 

@@ -77,7 +77,7 @@ def naive_pipeline(tmp_path: Path) -> Path:
 
 def test_findings_the_runtime_contradicts_are_hidden_unless_asked(naive_pipeline: Path):
     # The tuned capture ran this chain as ParallelMapV2 (parallelism 2, autotuned) under an injected Prefetch.
-    static = analyze(naive_pipeline, None, Settings(select=("TFD",)))
+    static = analyze(naive_pipeline, None, Settings(select=("TFD",), min_confidence=Confidence.POSSIBLE))
     assert {f.code for f in static.findings} == {"TFD001", "TFD002"}
     gated = analyze(naive_pipeline, PROFILES / "tuned", Settings(select=("TFD",)))
     assert gated.findings == [] and gated.hidden == 2

@@ -103,4 +103,6 @@ def summary_line(report: Report) -> str:
     hidden = f"; {report.hidden} contradicted by the profile hidden (--show-all)" if report.hidden else ""
     if report.off_training:
         hidden += f"; {report.off_training} on code no training run reaches hidden (--show-all)"
+    if report.less_sure:
+        hidden += f"; {report.less_sure} less sure than min-confidence hidden (--show-all)"
     return f"{head}; {scope}; {mode}{hidden}."

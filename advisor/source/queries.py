@@ -59,6 +59,7 @@ FUNCTION_STAGES = {"map": "map_func", "flat_map": "map_func", "interleave": "map
 KERAS_TRACED = {"keras.Model": ("train_step", "test_step", "predict_step", "call"),
                 "keras.models.Model": ("train_step", "test_step", "predict_step", "call"),
                 "keras.layers.Layer": ("call",), "keras.Layer": ("call",)}
+STEP_METHODS = frozenset({"train_step", "call"})  # of those, what a training step runs
 
 # What a call costs on the host, by the callee's canonical name (exact, or a prefix ending in ".").
 COSTLY_NAMES = {
@@ -854,6 +855,24 @@ class SourceQueries:
                 steps.append(function)
         return steps
 
+    def runs_in_step(self, function: FunctionInfo) -> bool:
+        """Whether ``function`` runs as part of a training step: it is a training step, a method Keras traces into
+        its train step (``train_step``, a model's or layer's ``call``), a function a training loop calls per
+        iteration, or something one of those calls. Evaluation (``test_step``, callbacks' epoch hooks) is not."""
+        return id(function.node) in self._step_code
+
+    @cached_property
+    def _step_code(self) -> set[int]:
+        roots = {id(step.node) for step in self.training_steps}
+        for base, methods in KERAS_TRACED.items():
+            for cls_info in self.index.subclasses_of(base):
+                roots |= {id(f.node) for f in self.index.methods_of(cls_info)
+                          if f.name in methods and f.name in STEP_METHODS}
+        for loop in self.training_loops:
+            roots |= {id(f.node) for name in loop.step_names for f in self.index.functions_named(name)}
+        graph = self._call_graph
+        return roots | {node for root in roots if root in graph for node in nx.descendants(graph, root)}
+
     def calls_in(self, function: FunctionInfo) -> list[CallSite]:
         """The calls ``function``'s own body makes (nested definitions' calls excluded: they run when called)."""
         return self._calls_by_function.get(id(function.node), [])
@@ -960,11 +979,16 @@ class SourceQueries:
 
     @cached_property
     def _reached(self) -> set | None:
-        """Code a training run reaches: what leads from an entry point to a training call, and everything that code
-        calls (data, model building, the step, callbacks). None when nothing trains."""
+        """Code a training run reaches: what leads from an entry point to a training call, a training step or a loop
+        that trains inline, and everything that code calls (data, model building, the step, callbacks). None when
+        nothing trains."""
         graph = self._call_graph
         anchors = {self._caller_key(site) for site in self._training_calls}
         anchors |= {id(step.node) for step in self.training_steps}
+        for loop in self.training_loops:  # a step written inline: the code around the loop trains
+            if loop.inline_step:
+                function = self.enclosing_function(loop.module, loop.node)
+                anchors.add(id(function.node) if function is not None else ("module", id(loop.module)))
         if not anchors:
             return None
         roots = set(anchors)
@@ -1359,8 +1383,8 @@ class SourceQueries:
     def model_constructions(self) -> list[CallSite]:
         """Where the program builds the models it trains: the construction of the model a training call
         (``model.fit``) trains, or of the models a training step calls (``generator(noise)``, ``self.net(x)``),
-        followed into the builder functions that make them; else the first Keras layer or model construction of code a training run reaches, in a module that trains when there
-        is one.
+        followed into the builder functions that make them; else the first Keras layer or model construction of
+        code a training run reaches, in a module that trains when there is one.
 
         Layers built inside a class (a custom layer's ``__init__``/``build``) are not where the program builds its
         model; instantiating a repo subclass of ``keras.Model`` is."""

@@ -15,6 +15,7 @@ from advisor.files import cache_root
 from advisor.config import Settings, find_pyproject, load_settings, parse_selectors
 from advisor.errors import InputError
 from advisor.model import Confidence
+from every_finding import every_finding
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 # Whatever runs of advisor left in the samples (a saved analysis, caches) is not part of them.
@@ -30,8 +31,8 @@ def _project(tmp_path: Path, config: str) -> Path:
 
 
 def _advisor(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], cwd=cwd, capture_output=True, text=True,
-                          env={"ADVISOR_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"})
+    return subprocess.run([sys.executable, "-m", "advisor", *every_finding(args)], cwd=cwd, capture_output=True,
+                          text=True, env={"ADVISOR_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"})
 
 
 def test_every_key_is_read(tmp_path):
@@ -109,15 +110,17 @@ def test_per_file_ignores_in_analyze_touch_only_matching_files(tmp_path):
     for name in ("a", "b"):
         shutil.copytree(SAMPLES / "input_bound", root / name, ignore=NOT_SOURCES)
     (root / "pyproject.toml").write_text('[tool.advisor.per-file-ignores]\n"a/*.py" = ["TFD002"]\n')
-    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD", min_confidence="possible"))
     found = sorted((f.location.path.as_posix(), f.code) for f in report.findings)
     assert found == [("a/data.py", "TFD001"), ("b/data.py", "TFD001"), ("b/data.py", "TFD002")]
 
 
 def test_min_confidence_drops_less_certain_findings(tmp_path):
-    root = _project(tmp_path, 'min-confidence = "likely"\n')
+    root = _project(tmp_path, 'min-confidence = "confirmed"\n')
     report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
-    assert report.findings == []  # static TFD001/TFD002 on this sample are "possible"
+    assert report.findings == [] and report.less_sure == 2  # without a profile nothing is confirmed
+    shown = engine.analyze(root, None, load_settings(root, CODES, select="TFD", min_confidence="possible"))
+    assert len(shown.findings) == 2 and {f.confidence for f in shown.findings} == {Confidence.POSSIBLE}
 
 
 def test_cache_root_precedence(monkeypatch, tmp_path):
@@ -137,7 +140,7 @@ def test_check_cache_hits_on_same_content_and_settings_only(monkeypatch, tmp_pat
     root = _project(tmp_path, "")
     monkeypatch.chdir(root)
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
-    settings = load_settings(root, CODES, select="TFD")
+    settings = load_settings(root, CODES, select="TFD", min_confidence="possible")
     files = [Path("src/data.py")]
     first = engine.check(files, settings, ResultCache("check", settings))
     assert [f.code for f in first.findings] == ["TFD002", "TFD001"]  # the pipeline it returns ends out of sight
@@ -150,7 +153,7 @@ def test_check_cache_hits_on_same_content_and_settings_only(monkeypatch, tmp_pat
     assert [(f.id, f.patch.diff) for f in second.findings] == [(f.id, f.patch.diff) for f in first.findings]
     assert second.file_hashes == first.file_hashes
     key = ResultCache("check", settings).key({"src/data.py": (root / "src/data.py").read_bytes()}, "context")
-    other_settings = load_settings(root, CODES, select="TFD001")
+    other_settings = load_settings(root, CODES, select="TFD001", min_confidence="possible")
     with pytest.raises(AssertionError):  # other settings: a miss
         engine.check(files, other_settings, ResultCache("check", other_settings))
     (root / "src/data.py").write_text((root / "src/data.py").read_text() + "# changed\n")
@@ -171,7 +174,7 @@ def _with_test_copies(root: Path) -> None:
 def test_test_code_is_left_out_by_default_and_counted(tmp_path):
     root = _project(tmp_path, "")
     _with_test_copies(root)
-    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD", min_confidence="possible"))
     assert {f.location.path.as_posix() for f in report.findings} == {"src/data.py"}
     assert report.files_excluded == 6
 
@@ -183,7 +186,7 @@ def test_exclude_replaces_and_extend_exclude_adds_to_the_defaults(tmp_path):
     report = engine.analyze(root, None, load_settings(root, CODES, select="TFD", show_all=True))
     assert len({f.location.path for f in report.findings}) == 7 and report.files_excluded == 0
     (root / "pyproject.toml").write_text("[tool.advisor]\nextend-exclude = [\"src/data.py\"]\n")
-    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD"))
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD", min_confidence="possible"))
     assert report.findings == [] and report.files_excluded == 7
 
 
@@ -191,6 +194,7 @@ def test_check_leaves_out_test_files_it_is_given(tmp_path, monkeypatch):
     root = _project(tmp_path, "")
     _with_test_copies(root)
     monkeypatch.chdir(root)
-    report = engine.check([Path("tests/test_pipeline.py"), Path("src/data.py")], load_settings(root, CODES, select="TFD"))
+    report = engine.check([Path("tests/test_pipeline.py"), Path("src/data.py")],
+                          load_settings(root, CODES, select="TFD", min_confidence="possible"))
     assert {f.location.path.as_posix() for f in report.findings} == {"src/data.py"}
     assert report.files_excluded == 1

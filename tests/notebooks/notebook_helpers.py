@@ -11,6 +11,8 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
 
+from every_finding import every_finding
+
 ROOT = Path(__file__).resolve().parents[2]
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
@@ -67,8 +69,8 @@ def write_notebook(path: Path, document: nbformat.NotebookNode | None = None) ->
 
 
 def advisor(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "advisor", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([sys.executable, "-m", "advisor", *every_finding(args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
 
 
 def analyze_json(repo: Path, *args: str) -> dict:

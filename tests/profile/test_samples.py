@@ -152,7 +152,8 @@ def test_to_json_is_plain_json_with_the_documented_keys():
     data = load_sample("input_bound").to_json()
     json.dumps(data)
     assert set(data) >= {"path", "run", "hosts", "hardware", "steps", "breakdown_pct", "bottleneck",
-                         "input_pipeline", "top_ops", "op_types", "host_gaps", "eager", "tracing", "memory", "device", "warnings"}
+                         "input_pipeline", "top_ops", "op_types", "host_gaps", "eager", "tracing", "memory", "device",
+                         "warnings"}
     assert data["steps"]["source"] == "trace"
     assert set(data["steps"]["step_time_ms"]) == {"avg", "stddev", "min", "max"}
     assert data["bottleneck"]["input_class"] == "high"

@@ -8,7 +8,7 @@ import pytest
 
 from advisor.config import Settings
 from advisor.engine import analyze
-from advisor.model import Report
+from advisor.model import Confidence, Report
 
 from advisor.profile.facts import ProfileFindings
 
@@ -17,7 +17,7 @@ from report_helpers import MARKUP_SOURCE, REPO_ROOT, constructed_profile_json
 
 @pytest.fixture(scope="session")
 def samples_report() -> Report:
-    report = analyze(REPO_ROOT / "samples", None, Settings())
+    report = analyze(REPO_ROOT / "samples", None, Settings(min_confidence=Confidence.POSSIBLE))
     assert report.findings, "the samples repo should give findings"
     return report
 
@@ -31,7 +31,7 @@ def markup_repo(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def markup_report(markup_repo: Path) -> Report:
-    report = analyze(markup_repo, None, Settings())
+    report = analyze(markup_repo, None, Settings(min_confidence=Confidence.POSSIBLE))
     assert any(f.location.line == 3 for f in report.findings)
     return report
 
@@ -42,11 +42,11 @@ def captured_report() -> Report:
     capture = REPO_ROOT / "samples" / "profiles" / "input_bound"
     if not capture.is_dir():
         pytest.skip(f"no committed capture at {capture}")
-    return analyze(REPO_ROOT / "samples" / "input_bound", capture, Settings())
+    return analyze(REPO_ROOT / "samples" / "input_bound", capture, Settings(min_confidence=Confidence.POSSIBLE))
 
 
 @pytest.fixture
 def profiled_report(markup_repo: Path) -> Report:
-    report = analyze(markup_repo, None, Settings())
+    report = analyze(markup_repo, None, Settings(min_confidence=Confidence.POSSIBLE))
     report.profile = ProfileFindings.from_json(constructed_profile_json())
     return report

@@ -50,8 +50,9 @@ def test_separators_and_newlines_in_paths_and_messages_are_escaped(tmp_path, mon
     (repo / "train.py").write_text("import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: x * 2)\n")
     from advisor.config import Settings
     from advisor.engine import analyze
+    from advisor.model import Confidence
 
-    report = analyze(repo, None, Settings())
+    report = analyze(repo, None, Settings(min_confidence=Confidence.POSSIBLE))
     report.findings[0].message = "50% of the step\nis input, wait: really"
     monkeypatch.chdir(tmp_path)
     for line in render_github(report).splitlines():

@@ -16,11 +16,12 @@ from click.testing import CliRunner
 
 from advisor.cli import FORMATS, cli
 
+from every_finding import every_finding
 from report_helpers import REPO_ROOT
 
 
 def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    result = CliRunner().invoke(cli, every_finding(args), catch_exceptions=False)
     return result.exit_code, result.stdout
 
 
@@ -96,8 +97,8 @@ def test_check_writes_its_report_too(markup_repo, tmp_path, monkeypatch):
 
 
 def test_output_into_a_missing_directory_is_an_input_error(sample, tmp_path):
-    result = subprocess.run([sys.executable, "-m", "advisor", "analyze", str(sample), "--format",
-                             "json", "--output", str(tmp_path / "missing" / "r.json")],
+    result = subprocess.run([sys.executable, "-m", "advisor", "analyze", "--min-confidence", "possible", str(sample),
+                             "--format", "json", "--output", str(tmp_path / "missing" / "r.json")],
                             capture_output=True, text=True)
     assert result.returncode == 2
     assert result.stderr.startswith("advisor: error:") and "does not exist" in result.stderr

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from advisor.catalogue import rule_by_code
+from advisor.model import Confidence
 from advisor.config import Settings
 from advisor.engine import analyze
 
@@ -31,7 +32,7 @@ UPDATING = os.environ.get("ADVISOR_UPDATE_FIXTURES") == "1"
 
 def observed(case: Path) -> tuple[str, str | None]:
     """What advisor reports on the case now: the findings' lines and their patches' diffs (None: no patch)."""
-    report = analyze(case, None, Settings(select=(case.parent.name,)))
+    report = analyze(case, None, Settings(select=(case.parent.name,), min_confidence=Confidence.POSSIBLE))
     findings = "".join(f"{f.location.path.as_posix()}:{f.location.line}:{f.location.column} {f.code} "
                        f"{f.confidence.value}\n" for f in report.findings)
     diffs = "".join(f.patch.diff for f in report.findings if f.patch is not None)

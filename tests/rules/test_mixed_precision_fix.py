@@ -6,14 +6,17 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+from advisor.config import Settings
 from advisor.engine import analyze_texts
+from advisor.model import Confidence
 from advisor.source.index import SourceIndex
 from advisor.source.queries import SourceQueries
 from advisor.source.walk import SourceFile
 
 
 def _finding(files: dict[str, str]):
-    findings = [f for f in analyze_texts({p: textwrap.dedent(t).lstrip() for p, t in files.items()})
+    findings = [f for f in analyze_texts({p: textwrap.dedent(t).lstrip() for p, t in files.items()},
+                                      Settings(min_confidence=Confidence.POSSIBLE))
                 if f.code == "TFC001"]
     assert len(findings) == 1
     return findings[0]
