@@ -10,6 +10,7 @@ from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Ev
                           Verdict, anchor, typical)
 
 POLICY = {"tpu": "mixed_bfloat16"}
+POLICY_DEVICES = frozenset({"gpu", "tpu"})
 DEFAULT_POLICY = "mixed_float16"
 
 
@@ -214,7 +215,10 @@ class MixedPrecision(Rule):
             return
         policy = POLICY.get(hardware, DEFAULT_POLICY)
         for construction in queries.model_constructions:
-            verdict = ctx.verdicts.device_precision(Verdict(Confidence.POSSIBLE, typical("mixed_precision"), (
+            # Likely where the training is known to run on an accelerator (configured, or the capture's); else the
+            # hardware is unknown and so is the gain (small models on a CPU gain nothing).
+            confidence = Confidence.LIKELY if hardware in POLICY_DEVICES else Confidence.POSSIBLE
+            verdict = ctx.verdicts.device_precision(Verdict(confidence, typical("mixed_precision"), (
                 Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere in the "
                                 "repo"),)))
             if verdict is None:
