@@ -132,6 +132,10 @@ class Verdicts:
         found = [(m.iterator_of[id(stage.node)], m) for m in self.pipeline_matches if id(stage.node) in m.iterator_of]
         return max(found, key=lambda pair: pair[1].score) if found else None
 
+    def _share_of_steps(self, iterator: Iterator) -> float:
+        """The share of the captured steps' time an iterator's own work took (0..1)."""
+        return min(iterator.self_time_ms / self._captured_ms, 1.0) if self._captured_ms else 0.0
+
     def _runtime_chain(self, pipeline: Pipeline) -> PipelineMatch | None:
         stage_ids = tuple(id(s.node) for s in pipeline.stages)
         found = [m for m in self.pipeline_matches if tuple(id(s.node) for s in m.pipeline.stages) == stage_ids]
@@ -152,7 +156,7 @@ class Verdicts:
         if found is None:
             return static.adding(Evidence.profile("this stage does not appear in the capture's tf.data iterators"))
         iterator, match = found
-        stage_share = min(iterator.self_time_ms / self._captured_ms, 1.0) if self._captured_ms else 0.0
+        stage_share = self._share_of_steps(iterator)
         evidence = [Evidence.profile(
             f"runs as {iterator.name} ({iterator.dataset}): parallelism {iterator.parallelism}, autotune "
             f"{iterator.autotune}, {iterator.self_time_ms:.0f} ms self time = {stage_share:.0%} of "
@@ -220,7 +224,7 @@ class Verdicts:
         if found is None:
             return static.adding(Evidence.profile("this stage does not appear in the capture's tf.data iterators"))
         iterator, match = found
-        share = min(iterator.self_time_ms / self._captured_ms, 1.0) if self._captured_ms else 0.0
+        share = self._share_of_steps(iterator)
         bottleneck = self.profile.bottleneck
         evidence = (Evidence.profile(f"runs as {iterator.name}: {iterator.self_time_ms:.0f} ms self time = {share:.0%} "
                                      f"of {self.profile.steps.count} steps; the step waits for input "

@@ -189,7 +189,7 @@ class Retracing(Rule):
         """``outer`` runs its own loop over the ``tf.function`` it creates (a training or evaluation run): the
         function traces once per run, and the loop that calls ``outer`` iterates runs, not steps."""
         return function_name is not None and any(
-            function_name in (method_name(c.node), getattr(c.node.func, "value", None))
+            function_name == (c.node.func.value if isinstance(c.node.func, cst.Name) else method_name(c.node))
             and outer.module.enclosing_loop(c.node) is not None for c in ctx.queries.calls_in(outer))
 
     def _per_iteration(self, ctx: RuleContext, function_name: str | None, module: ModuleInfo, node: cst.CSTNode,

@@ -1659,12 +1659,13 @@ class SourceQueries:
             if m.matches(site.node.func, fits) or id(site) in compiles:
                 add(site, site.node.func.value)
         trainable = m.Attribute(attr=m.Name(value=m.MatchIfTrue(TRAINABLE_ATTRIBUTES.__contains__)))
+        gradient = m.Attribute(attr=m.Name("gradient"))
         inline_steps = {id(loop.node) for loop in self.training_loops if loop.inline_step}
-        step_calls = [site for step in self.training_steps for site in self.calls_in(step)] + [
-            site for site in self.index.calls if id(site.module.enclosing_loop(site.node)) in inline_steps]
+        step_calls = [site for step in self.training_steps for site in self.calls_in(step)]
+        step_calls += [site for site in self.index.calls if m.matches(site.node.func, gradient)
+                       and (loop := site.module.enclosing_loop(site.node)) is not None and id(loop) in inline_steps]
         for site in step_calls:
-            sources = argument_value(site.node, "sources", 1) \
-                if m.matches(site.node.func, m.Attribute(attr=m.Name("gradient"))) else None
+            sources = argument_value(site.node, "sources", 1) if m.matches(site.node.func, gradient) else None
             for attribute in m.findall(sources, trainable) if sources is not None else ():
                 add(site, attribute.value)
         return list(found.values())
