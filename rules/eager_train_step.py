@@ -88,6 +88,42 @@ class EagerTrainStep(Rule):
 
             train_step(x, y)
             """, note="called once, not per batch"),
+        Example("""
+            import tensorflow as tf
+
+            class Trainer:
+                def __init__(self, model):
+                    self.model = model
+                    self.train_step = tf.function(self.train_step)
+
+                def train_step(self, x, y):
+                    with tf.GradientTape() as tape:
+                        loss = loss_fn(y, self.model(x, training=True))
+                    grads = tape.gradient(loss, self.model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+                def fit(self, dataset):
+                    for x, y in dataset:
+                        self.train_step(x, y)
+            """, note="a method compiled through its object in the constructor"),
+        Example("""
+            import tensorflow as tf
+
+            class Agent:
+                def __init__(self):
+                    self._train_fn = tf.function(self._train)
+
+                def train(self, experience):
+                    return self._train_fn(experience)
+
+                def _train(self, experience):
+                    for epoch in range(4):
+                        with tf.GradientTape() as tape:
+                            loss = self.loss(experience)
+                        grads = tape.gradient(loss, self.variables)
+                        self.optimizer.apply_gradients(zip(grads, self.variables))
+                    return loss
+            """, note="a loop that trains inline, in a method that runs only through its compiled form"),
     )
     invalid = (
         Example("""
@@ -184,7 +220,7 @@ class EagerTrainStep(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for function in ctx.queries.training_steps:
-            if ctx.index.is_compiled(function):
+            if ctx.queries.is_compiled(function):
                 continue
             calls = ctx.queries.per_batch_calls(function)
             if calls:

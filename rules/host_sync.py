@@ -48,6 +48,9 @@ class _Syncs(InLoopBody):
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
 
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self.statement = node  # the body of a one-line `if step % 200 == 0: print(...)`
+
     def visit_If(self, node: cst.If) -> None:
         self.statement = node
         if self._mentions_tensor(node.test):
@@ -120,6 +123,15 @@ class HostSync(Rule):
         Example("""
             import tensorflow as tf
 
+            for step in range(10000):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                if step % 200 == 0: print("step %d loss %.4f" % (step, loss))
+            """, note="a one-line `if` on a step interval"),
+        Example("""
+            import tensorflow as tf
+
             def train_step(x, y):
                 with tf.GradientTape() as tape:
                     loss = loss_fn(y, model(x))
@@ -130,6 +142,18 @@ class HostSync(Rule):
                 train_step(x, y)
                 print(x.shape[0], learning_rate)
             """, note="static shapes and Python values need no sync"),
+        Example("""
+            import tensorflow as tf
+
+            for x, y in dataset:
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                grads = tape.gradient(loss, weights)
+                self.grad_norm = tf.linalg.global_norm(grads)
+                if self.clip_norm > 0:
+                    grads, _ = tf.clip_by_global_norm(grads, self.clip_norm)
+                optimizer.apply_gradients(zip(grads, weights))
+            """, note="`self.grad_norm` holds a tensor, not `self`: `self.clip_norm` is a Python setting"),
     )
     invalid = (
         Example("""

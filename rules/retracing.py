@@ -146,7 +146,7 @@ class Retracing(Rule):
         index = ctx.index
         yield from self._created_per_iteration(ctx)
         for function in index.functions:
-            if not index.is_compiled(function):
+            if not ctx.queries.is_compiled(function):
                 continue
             for call in index.calls_of(function):
                 loop = call.module.enclosing_loop(call.node)
@@ -176,7 +176,7 @@ class Retracing(Rule):
                                           f"{what} inside the loop at {module.location(loop).display}")
                 continue
             outer = ctx.queries.enclosing_function(module, node)
-            if outer is None or index.is_compiled(outer) or self._looped_within(ctx, outer, function_name):
+            if outer is None or ctx.queries.is_compiled(outer) or self._looped_within(ctx, outer, function_name):
                 continue
             per_batch = [c for c in index.calls_of(outer) if c.module.enclosing_loop(c.node) is not None]
             if per_batch:

@@ -23,7 +23,6 @@ import networkx as nx
 
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
-from .names import TF_FUNCTION
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
@@ -280,21 +279,6 @@ class SourceIndex:
 
     def function_of(self, node: cst.FunctionDef) -> FunctionInfo | None:
         return next((f for f in self.functions if f.node is node), None)
-
-    def is_compiled(self, function: FunctionInfo) -> bool:
-        """Whether ``function`` runs as a TensorFlow graph rather than eagerly from Python.
-
-        It does when decorated with ``tf.function``, when the repo wraps it (``step = tf.function(train_step)``), and
-        when it is defined inside a function that does (it is traced with it).
-        """
-        if TF_FUNCTION in function.decorators:
-            return True
-        for wrapper in self.calls_to(TF_FUNCTION):
-            argument = wrapper.node.args[0].value if wrapper.node.args else None
-            if isinstance(argument, (cst.Name, cst.Attribute)) and \
-                    any(f is function for f in self.functions_named(*wrapper.module.qualified_names(argument))):
-                return True
-        return function.outer is not None and self.is_compiled(function.outer)
 
     def constant(self, module: ModuleInfo, name: cst.Name | cst.Attribute) -> Constant | None:
         """The module-level constant ``name`` (``UNITS``, ``config.UNITS``) stands for, in its own module or in

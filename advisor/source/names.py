@@ -43,6 +43,8 @@ def canonical(qualified_name: str) -> str:
 
 # Canonical names of the APIs advisor reasons about in several places.
 TF_FUNCTION = "tensorflow.function"
+# Library functions that return ``tf.function(...)`` of their arguments (the repo's own such wrappers are found).
+TF_FUNCTION_WRAPPERS = frozenset({TF_FUNCTION, "tf_agents.utils.common.function"})
 GRADIENT_TAPE = "tensorflow.GradientTape"
 
 # A file that mentions none of these cannot use TensorFlow or Keras; it is not parsed at all.

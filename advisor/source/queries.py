@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -20,7 +20,7 @@ import networkx as nx
 from ..model import Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .index import SourceIndex
-from .names import GRADIENT_TAPE, TF_FUNCTION
+from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS
 from .syntax import argument, argument_value, parameter_names
 from .visitors import visit_reading
 
@@ -208,11 +208,21 @@ class _TensorNames(InLoopBody):
         if not (self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value)):
             return
         for target in node.targets:
-            self.loop.tensors.update(n.value for n in m.findall(target.target, m.Name()))
+            self.loop.tensors.update(_bound_names(target.target))
 
     def _returns_tensors(self, call: cst.Call) -> bool:
         names = self.names_of(call)
         return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
+
+
+def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
+    """The plain names an assignment target binds (``a``, ``a, (b, *c)``); not the object of ``self.x = ...`` or
+    ``d[k] = ...``, which stays what it was."""
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:  # an Element or a StarredElement: the target is its value
+            yield from _bound_names(element.value)
 
 
 # -- Python that changes meaning under tf.function ----------------------------------------------------------------
@@ -531,6 +541,15 @@ class HotContext:
     stage: Stage | None = None  # the dataset stage that maps it, when it runs per element
 
 
+@dataclass(frozen=True)
+class Compilation:
+    """A repo function compiled by ``tf.function`` or a wrapper of it: decorated (``site`` is None), or wrapped by
+    the call ``site`` (``tf.function(step)``, ``tf.function(jit_compile=True)(step)``)."""
+
+    function: FunctionInfo
+    site: CallSite | None
+
+
 class HotFunctions:
     """The repo functions that run per dataset element or per compiled step, and the calls made in mapped lambdas.
 
@@ -538,7 +557,7 @@ class HotFunctions:
     ``tf.function(f)`` call), when Keras traces it (``train_step``, ``call``), or when a hot function calls it.
     """
 
-    def __init__(self, index: SourceIndex) -> None:
+    def __init__(self, index: SourceIndex, compilations: Iterable[Compilation]) -> None:
         self.index = index
         self.functions: dict[str, HotContext] = {}
         self.lambda_calls: dict[int, HotContext] = {}
@@ -546,7 +565,7 @@ class HotFunctions:
         for site in index.calls:
             if site.function is not None:
                 self._calls_by_function.setdefault(site.function.key, []).append(site)
-        self._find_roots()
+        self._find_roots(compilations)
         self._propagate()
 
     def context_of(self, site: CallSite) -> HotContext | None:
@@ -554,7 +573,7 @@ class HotFunctions:
             return self.lambda_calls[id(site.node)]
         return self.functions.get(site.function.key) if site.function is not None else None
 
-    def _find_roots(self) -> None:
+    def _find_roots(self, compilations: Iterable[Compilation]) -> None:
         for stage in self.index.stages():
             keyword = FUNCTION_STAGES.get(stage.op)
             func = argument_value(stage.node, keyword, 0) if keyword else None
@@ -569,14 +588,14 @@ class HotFunctions:
                     self.lambda_calls[id(call)] = context
             else:
                 self._mark(self.index.functions_named(*stage.module.qualified_names(func)), context)
-        for function in self.index.functions:
-            if TF_FUNCTION in function.decorators:
-                self._mark([function], _step_context(function, "a `tf.function`"))
-        for site in self.index.calls_to(TF_FUNCTION):
-            if site.node.args and not site.node.args[0].keyword:
-                wrapped = self.index.functions_named(*site.module.qualified_names(site.node.args[0].value))
-                self._mark(wrapped, HotContext("on every call of a `tf.function`", "wrapped by `tf.function(...)` "
-                                               f"at {site.module.location(site.node).display}", in_dataset=False))
+        for compiled in compilations:
+            if compiled.site is None:
+                self._mark([compiled.function], _step_context(compiled.function, "a `tf.function`"))
+            else:
+                site = compiled.site
+                self._mark([compiled.function], HotContext(
+                    "on every call of a `tf.function`", f"wrapped by `tf.function(...)` at "
+                    f"{site.module.location(site.node).display}", in_dataset=False))
         for base, methods in KERAS_TRACED.items():
             for cls_info in self.index.subclasses_of(base):
                 traced = [f for f in self.index.methods_of(cls_info) if f.name in methods]
@@ -596,6 +615,18 @@ class HotFunctions:
                     if callee.key not in self.functions:
                         self.functions[callee.key] = self.functions[key]
                         pending.append(callee.key)
+
+
+def _wrapped_function(call: cst.Call) -> cst.Name | cst.Attribute | None:
+    """The function a call hands to a wrapper, by name: ``wrapper(f, ...)``, or ``wrapper(...)(f)`` where the
+    wrapper is given options only (else the outer call is a call of what the wrapper returned)."""
+    args = call.args
+    if isinstance(call.func, cst.Call) and any(a.keyword is None for a in call.func.args):
+        return None
+    first = args[0] if args else None
+    if first is None or first.keyword is not None or first.star:
+        return None
+    return first.value if isinstance(first.value, (cst.Name, cst.Attribute)) else None
 
 
 def _step_context(function: FunctionInfo, kind: str) -> HotContext:
@@ -885,11 +916,75 @@ class SourceQueries:
                 by_function.setdefault(id(call.function.node), []).append(call)
         return by_function
 
+    # -- compiled code ------------------------------------------------------------------------------------------
+    def is_compiled(self, function: FunctionInfo | None) -> bool:
+        """Whether ``function`` runs as a TensorFlow graph rather than eagerly from Python: it is compiled (see
+        :attr:`compilations`) or defined inside a compiled function (it is traced with it)."""
+        while function is not None:
+            if id(function.node) in self._compiled:
+                return True
+            function = function.outer
+        return False
+
+    @cached_property
+    def _compiled(self) -> set[int]:
+        return {id(compiled.function.node) for compiled in self.compilations}
+
+    @cached_property
+    def compilations(self) -> list[Compilation]:
+        """The repo functions compiled by ``tf.function`` or a wrapper of it (a library's, or a repo function that
+        returns one's result): decorated, wrapped (``step = tf.function(train_step)``,
+        ``tf.function(jit_compile=True)(train_step)``), or a method wrapped through its object
+        (``self.step = tf.function(self.step)``, ``agent.train = common.function(agent.train)``)."""
+        wrapper_functions = {id(site.function.node) for site in self._wrapper_calls.values() if site.function}
+        found = [Compilation(f, None) for f in self.index.functions if f.decorators & TF_FUNCTION_WRAPPERS or any(
+            id(w.node) in wrapper_functions for w in self.index.functions_named(*f.decorators))]
+        for site in self.index.calls:
+            wrapper = site.node.func if isinstance(site.node.func, cst.Call) else site.node
+            wrapped = _wrapped_function(site.node)
+            if id(wrapper) in self._wrapper_calls and wrapped is not None:
+                found += [Compilation(f, site) for f in self._functions_meant(site, wrapped)]
+        return found
+
+    @cached_property
+    def _wrapper_calls(self) -> dict[int, CallSite]:
+        """Calls that return a compiled function, or a decorator that compiles one: of ``tf.function`` or a library
+        wrapper of it, and of repo functions that return such a call (``return tf.function(*args, **kwargs)``)."""
+        found = {id(site.node): site for site in self.index.calls_to(*TF_FUNCTION_WRAPPERS)}
+        pending = list(found.values())
+        while pending:
+            site = pending.pop()
+            if site.function is None or not any(r.value is site.node for r in m.findall(site.function.node.body,
+                                                                                        m.Return())):
+                continue
+            for caller in self.callers_of(site.function):
+                if id(caller.node) not in found:
+                    found[id(caller.node)] = caller
+                    pending.append(caller)
+        return found
+
+    def _functions_meant(self, site: CallSite, expr: cst.Name | cst.Attribute) -> list[FunctionInfo]:
+        """The repo functions ``expr``, a function handed to the call ``site``, may be: by name; for ``self.step``,
+        the class's method and its subclasses' overrides; for ``obj.step``, the method of the class ``obj`` was
+        made from."""
+        owner = site.function.class_key or (site.function.outer.class_key if site.function.outer else None) \
+            if site.function is not None else None
+        found = self.index.functions_named(*site.module.names.resolve(expr, owner))
+        if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
+            return found
+        method = expr.attr.value
+        if expr.value.value == "self" and owner is not None:
+            found += [f for cls_info in self.index.subclasses_of(owner) for f in self.index.methods_of(cls_info)
+                      if f.name == method]
+        elif not found and (bound := self.bound_call(site.module, site.node, expr.value.value)) is not None:
+            found = [f for cls_info in self._classes_named(bound.names) for f in self._methods_of_class(cls_info, method)]
+        return found
+
     def per_batch_calls(self, function: FunctionInfo) -> list[CallSite]:
         """Calls of ``function`` made once per iteration of a Python loop, eagerly (not from a compiled caller):
         from the loop's body, or from a function the loop calls per iteration (``trainer.train()``)."""
         return [c for c in self.callers_of(function) if self.iteration_loop(c) is not None
-                and not (c.function is not None and self.index.is_compiled(c.function))]
+                and not (c.function is not None and self.is_compiled(c.function))]
 
     def iteration_loop(self, site: CallSite, depth: int = CALL_DEPTH) -> tuple[cst.For | cst.While, ModuleInfo] | None:
         """The Python loop that makes ``site`` once per iteration: the loop around it, or the loop around a call of
@@ -899,7 +994,7 @@ class SourceQueries:
         if loop is not None:
             return loop, site.module
         function = site.function
-        if function is None or depth == 0 or self.index.is_compiled(function):
+        if function is None or depth == 0 or self.is_compiled(function):
             return None
         for caller in self.callers_of(function):
             found = self.iteration_loop(caller, depth - 1)
@@ -907,12 +1002,24 @@ class SourceQueries:
                 return found
         return None
 
+    def runs_compiled(self, function: FunctionInfo, depth: int = CALL_DEPTH) -> bool:
+        """Whether ``function`` runs as a graph: it is compiled, or every call of it the repo shows (one at least)
+        is made from code that runs compiled (it is traced into the caller's graph)."""
+        if self.is_compiled(function):
+            return True
+        callers = self.callers_of(function)
+        return depth > 0 and bool(callers) and all(
+            c.function is not None and self.runs_compiled(c.function, depth - 1) for c in callers)
+
     def callees_of(self, site: CallSite) -> list[FunctionInfo]:
         """The repo functions ``site`` calls: by name (imports, ``self.method``, constructors' ``__init__``); for
         ``obj.method(...)``, the method of the repo class ``obj`` was made from (``obj = Actor()``,
-        ``self.actor = Actor()`` in the class); else, on an object of unknown type, the one repo method of that
-        name, if unique."""
+        ``self.actor = Actor()`` in the class); through a name bound to a wrapped function (``step =
+        tf.function(train_step)``, ``self._train_fn = wrap()(self._train)``); else, on an object of unknown type,
+        the one repo method of that name, if unique."""
         found = [f for f, _ in self.index.callees(site.names)]
+        if not found:
+            found = self._wrapped_callees(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
@@ -922,6 +1029,30 @@ class SourceQueries:
             return typed
         methods = self._methods_named.get(name, [])
         return methods if len(methods) == 1 else []
+
+    def _wrapped_callees(self, site: CallSite) -> list[FunctionInfo]:
+        """The repo functions a call runs through a name, or a ``self`` attribute, bound to a function handed to a
+        wrapper (``tf.function(f)``, ``functools.partial(f, ...)``, ``decorator(...)(f)``)."""
+        func = site.node.func
+        if isinstance(func, cst.Name) and func.value in self._wrapping_names:
+            bound = self.bound_call(site.module, site.node, func.value)
+            wrappings = [bound] if bound is not None else []
+        elif m.matches(func, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None \
+                and func.attr.value in self._wrapping_names:
+            owner = site.function.class_key or (site.function.outer.class_key if site.function.outer else None)
+            wrappings = self._bindings.get(("attr", owner, func.attr.value), [])
+        else:
+            return []
+        return [f for bound in wrappings if (wrapped := _wrapped_function(bound.node)) is not None
+                for f in self._functions_meant(bound, wrapped)]
+
+    @cached_property
+    def _wrapping_names(self) -> frozenset[str]:
+        """Names and ``self`` attributes bound somewhere to a call handed a repo function first (a filter that
+        spares the other calls a search for their binding)."""
+        return frozenset(name[-1] for name, sites in self._bindings.items() if any(
+            (wrapped := _wrapped_function(site.node)) is not None and self._functions_meant(site, wrapped)
+            for site in sites))
 
     def _receiver_classes(self, site: CallSite) -> list[ClassInfo]:
         """The repo classes the receiver of ``site``'s method call was made from, when the source shows it."""
@@ -1207,7 +1338,7 @@ class SourceQueries:
         for step in self.training_steps:
             for call in self.callers_of(step):
                 found = self.iteration_loop(call)
-                if found is None or (call.function is not None and self.index.is_compiled(call.function)):
+                if found is None or (call.function is not None and self.is_compiled(call.function)):
                     continue
                 loop, loop_module = found
                 if call.module.enclosing_loop(call.node) is loop:
@@ -1217,11 +1348,11 @@ class SourceQueries:
                         call.module, call.function.node, loop, loop_module))
                 if not self._returns_python_values(step):
                     scope.step_names.update(call.names)
-                if not self.index.is_compiled(step):
+                if not self.is_compiled(step):
                     scopes.setdefault(id(step.node), TrainingLoop(step.module, step.node, loop, loop_module))
         for call in self.index.calls_to(GRADIENT_TAPE):
             loop = call.module.enclosing_loop(call.node)
-            if loop is not None and not (call.function is not None and self.index.is_compiled(call.function)) \
+            if loop is not None and not (call.function is not None and self.runs_compiled(call.function)) \
                     and m.findall(loop.body, _UPDATE_CALL):
                 scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module)).inline_step = True
         for scope in scopes.values():
@@ -1323,7 +1454,7 @@ class SourceQueries:
 
     @cached_property
     def hot_functions(self) -> HotFunctions:
-        return HotFunctions(self.index)
+        return HotFunctions(self.index, self.compilations)
 
     def enclosing_function(self, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
         """The function whose body holds ``node`` (for a ``def``'s own name: the function around that ``def``)."""

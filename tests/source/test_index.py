@@ -161,33 +161,6 @@ def test_calls_of_a_function_are_found_from_every_module_and_import_form(index_o
     assert sorted(c.module.path.as_posix() for c in index.calls_of(step)) == ["a.py", "b.py", "c.py"]
 
 
-def test_a_function_is_compiled_when_decorated_wrapped_or_defined_in_a_compiled_function(index_of):
-    index = index_of({
-        "steps.py": """
-            import tensorflow as tf
-
-            @tf.function
-            def decorated(x):
-                def inner(y):
-                    return y
-                return inner(x)
-
-            def wrapped(x):
-                return x
-
-            def eager(x):
-                return x
-            """,
-        "train.py": """
-            import tensorflow as tf
-            from steps import wrapped
-            step = tf.function(wrapped)
-            """,
-    })
-    compiled = {f.name: index.is_compiled(f) for f in index.functions}
-    assert compiled == {"decorated": True, "inner": True, "wrapped": True, "eager": False}
-
-
 def test_constants_are_names_bound_once_at_module_level_and_found_through_imports(index_of):
     index = index_of({
         "config.py": """

@@ -177,6 +177,89 @@ def test_a_loop_with_a_tape_but_no_weight_update_is_no_training_loop(index_of):
 # -- side effects -----------------------------------------------------------------------------------------------
 
 
+def test_a_function_is_compiled_when_decorated_wrapped_or_defined_in_a_compiled_function(index_of):
+    index = index_of({
+        "steps.py": """
+            import tensorflow as tf
+
+            @tf.function
+            def decorated(x):
+                def inner(y):
+                    return y
+                return inner(x)
+
+            def wrapped(x):
+                return x
+
+            def wrapped_with_options(x):
+                return x
+
+            def eager(x):
+                return x
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from steps import wrapped, wrapped_with_options
+            step = tf.function(wrapped)
+            fast_step = tf.function(jit_compile=True)(wrapped_with_options)
+            """,
+    })
+    queries = SourceQueries(index)
+    compiled = {f.name: queries.is_compiled(f) for f in index.functions}
+    assert compiled == {"decorated": True, "inner": True, "wrapped": True, "wrapped_with_options": True,
+                        "eager": False}
+
+
+def test_methods_wrapped_through_their_object_and_by_wrappers_of_tf_function_are_compiled(index_of):
+    index = index_of({
+        "common.py": """
+            import tensorflow as tf
+
+            def function(*args, **kwargs):
+                return tf.function(*args, autograph=False, **kwargs)
+            """,
+        "agents.py": """
+            import tensorflow as tf
+            import common
+
+            class Base:
+                def train(self, x):
+                    return self._train(x)
+
+            class Agent(Base):
+                def _train(self, x):
+                    return x
+
+            class Trainer:
+                def __init__(self):
+                    self.step = tf.function(self.step)
+
+                def step(self, x):
+                    return x
+
+                def evaluate(self, x):
+                    return x
+
+            class FastTrainer(Trainer):
+                def step(self, x):
+                    return x
+
+            @common.function
+            def decorated(x):
+                return x
+
+            def main():
+                agent = Agent()
+                agent.train = common.function(agent.train)
+                compiled_twice = common.function()(decorated)
+            """,
+    })
+    queries = SourceQueries(index)
+    compiled = {f.key.split(".", 1)[1]: queries.is_compiled(f) for f in index.functions if f.module.path.stem == "agents"}
+    assert compiled == {"Base.train": True, "Agent._train": False, "Trainer.__init__": False, "Trainer.step": True,
+                        "Trainer.evaluate": False, "FastTrainer.step": True, "decorated": True, "main": False}
+
+
 def test_side_effects_are_python_that_a_trace_runs_once_or_cannot_run(index_of):
     index = index_of(code="""
         import tensorflow as tf
@@ -613,3 +696,36 @@ def test_stateful_calls_are_random_ops_and_python_functions_through_the_repo_fun
     assert stateful("ds.map(lambda x: jitter(x))") == ["tf.random.normal"]  # two repo calls deep
     assert stateful("ds.map(process)") == ["tf.image.random_crop"]
     assert stateful('ds.map(lambda x: tf.py_function(str, [x], tf.string))') == ["tf.py_function"]
+
+
+def test_a_call_through_a_name_bound_to_a_wrapped_function_calls_that_function(index_of):
+    index = index_of({"train.py": """
+        import functools
+        import tensorflow as tf
+
+        def train_step(model, x):
+            return x
+
+        def eval_step(x):
+            return x
+
+        class Agent:
+            def __init__(self, wrap):
+                self._train_fn = wrap()(self._train)
+
+            def train(self, x):
+                return self._train_fn(x)
+
+            def _train(self, x):
+                return x
+
+        step = functools.partial(train_step, None)
+        evaluate = tf.function(eval_step)
+        for x in range(3):
+            step(x)
+            evaluate(x)
+        """})
+    queries = SourceQueries(index)
+    callers = {f.name: [cst.Module([]).code_for_node(c.node) for c in queries.callers_of(f)] for f in index.functions}
+    assert callers["train_step"] == ["step(x)"] and callers["eval_step"] == ["evaluate(x)"]
+    assert callers["_train"] == ["self._train_fn(x)"]
