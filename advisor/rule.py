@@ -26,21 +26,24 @@ from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
-from .source.queries import (PYTHON_FUNCTION_OPS, HotContext, InLoopBody, IntegerLiteral, MappedFunction,
-                             MixedPrecisionPlan, ModelConstruction, SideEffect, SourceQueries, TrainingLoop,
-                             batch_parameter, compiled_function_name, num_parallel_calls, runs_in_parallel)
+from .source.queries import (NUMPY_CALL, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, HotContext, InLoopBody,
+                             IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelConstruction, SideEffect,
+                             SourceQueries, TrainingLoop, batch_parameter, compiled_function_name, num_parallel_calls,
+                             runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
+from .source.visitors import visit_reading
 from .speedup import round_up, typical
 from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
 
 __all__ = [
-    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "PYTHON_FUNCTION_OPS", "TF_FUNCTION",
+    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PYTHON_FUNCTION_OPS", "TF_FUNCTION",
+    "VALUE_CONVERSIONS",
     "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability",
     "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "MappedFunction", "MixedPrecisionPlan",
     "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect", "SpeedupEstimate",
     "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",
     "compiled_function_name", "literal", "method_name", "num_parallel_calls", "round_up", "runs_in_parallel",
-    "typical",
+    "typical", "visit_reading",
 ]
 
 

@@ -9,10 +9,10 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
-from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding, FixAvailability, InLoopBody, Rule,
-                          RuleContext, TrainingLoop, Verdict, typical)
+from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, Confidence, Evidence, Example, Finding,
+                          FixAvailability, InLoopBody, Rule, RuleContext, TrainingLoop, Verdict, typical,
+                          visit_reading)
 
-VALUE_CONVERSIONS = ("float", "int", "bool")
 METRIC_RESULT = m.Call(func=m.Attribute(attr=m.Name("result")), args=[])
 # Often enough to follow training, rarely enough that the syncs stop mattering.
 LOG_EVERY = 100
@@ -23,6 +23,10 @@ class Sync:
     node: cst.CSTNode
     statement: cst.CSTNode
     kind: str  # "conversion", "print", "branch"
+
+
+_CONVERSION_OR_PRINT = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)) | m.Name("print"))
+_STRING_FORMATTING = m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo())
 
 
 class _Syncs(InLoopBody):
@@ -56,22 +60,30 @@ class _Syncs(InLoopBody):
         if self._mentions_tensor(node.test):
             self._add(node.test, "branch")
 
-    @m.visit(m.Call(func=m.Attribute(attr=m.Name("numpy")), args=[]))
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node, _CONVERSION_OR_PRINT):
+            self.builtin_call(node)
+        if m.matches(node, NUMPY_CALL):
+            self.numpy_call(node)
+        if isinstance(node.func, cst.Attribute):
+            self.numpy_function(node)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if m.matches(node, _STRING_FORMATTING):
+            self.string_formatting(node)
+
     def numpy_call(self, node: cst.Call) -> None:
         self._add(node, "conversion")
 
-    @m.visit(m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)) | m.Name("print")))
     def builtin_call(self, node: cst.Call) -> None:
         if self._mentions_tensor(node) and not m.findall(node, m.Attribute(attr=m.Name("shape"))):
             self._add(node, "print" if node.func.value == "print" else "conversion")
 
-    @m.visit(m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo()))
     def string_formatting(self, node: cst.BinaryOperation) -> None:
         """``"%.4f" % loss``: formatting a tensor reads its value."""
         if self._mentions_tensor(node.right):
             self._add(node, "conversion")
 
-    @m.visit(m.Call(func=m.Attribute()))
     def numpy_function(self, node: cst.Call) -> None:
         """``np.mean(loss)``, ``np.isnan(loss)``: NumPy converts its tensor arguments to arrays on the host."""
         if any(n.startswith("numpy.") for n in self.loop.module.qualified_names(node.func)) and any(
@@ -212,7 +224,7 @@ class HostSync(Rule):
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for loop in ctx.queries.training_loops:
             syncs = _Syncs(loop)
-            loop.node.body.visit(syncs)
+            visit_reading(loop.node.body, syncs)
             for sync in syncs.found:
                 if not loop.throttles(sync.statement):
                     yield self._finding(ctx, loop, sync)

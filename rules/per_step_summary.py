@@ -9,7 +9,7 @@ import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
 from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding, FixAvailability, InLoopBody, Rule,
-                          RuleContext, TrainingLoop, Verdict, typical)
+                          RuleContext, TrainingLoop, Verdict, typical, visit_reading)
 
 SUMMARY_PREFIX = "tensorflow.summary."
 # Writing these encodes data on the host (and images/histograms copy whole tensors there).
@@ -119,7 +119,7 @@ class PerStepSummary(Rule):
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for loop in ctx.queries.training_loops:
             writes = _Writes(loop)
-            loop.node.body.visit(writes)
+            visit_reading(loop.node.body, writes)
             for call, statement, what in writes.found:
                 if not loop.throttles(statement):
                     yield self._finding(ctx, loop, call, statement, what)

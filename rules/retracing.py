@@ -81,6 +81,16 @@ class Retracing(Rule):
             for x in dataset:
                 step(x)
             """, note="a factory called once"),
+        Example("""
+            import tensorflow as tf
+
+            @tf.function
+            def solve(matrix):
+                return tf.linalg.inv(matrix)
+
+            for k in range(num_models):
+                solve(matrices[k] + tf.eye(4))
+            """, note="the counter picks an element: the argument is a tensor, not the counter's value"),
     )
     invalid = (
         Example("""
@@ -150,7 +160,7 @@ class Retracing(Rule):
                 continue
             for call in index.calls_of(function):
                 loop = call.module.enclosing_loop(call.node)
-                if loop is not None:
+                if loop is not None and not ctx.queries.is_compiled(call.function):  # a traced loop: no retrace
                     yield from self._scalar_arguments(ctx, function, call, TrainingLoop(call.module, loop))
             yield from self._varying_shapes(ctx, function)
 
@@ -206,7 +216,7 @@ class Retracing(Rule):
         if counter is None:
             return
         for position, arg in enumerate(call.node.args):
-            if not m.findall(arg.value, m.Name(counter)) or ctx.queries.is_tensor_call(call.module, arg.value):
+            if not _counter_value(arg.value, counter) or ctx.queries.is_tensor_call(call.module, arg.value):
                 continue
             start = call.module.location(anchor(call.node))
             message = (f"`{call.module.node_code(arg.value)}` is the loop's Python step counter: `tf.function` "
@@ -245,3 +255,18 @@ class Retracing(Rule):
                                                                  for _, text in dict.fromkeys(causes)))
         yield self._report(ctx, function.name, function.module, function.node.name, message, static,
                            codemod=ReduceRetracing)
+
+
+def _counter_value(expr: cst.BaseExpression, counter: str) -> bool:
+    """``expr`` is a Python number made from the loop's counter: the counter, or arithmetic on it and other plain
+    values (``step + 1``, ``-epoch``). Not an element the counter picks (``matrices[k]``) nor a call's result."""
+    if m.matches(expr, m.Name(counter)):
+        return True
+    if isinstance(expr, cst.UnaryOperation):
+        return _counter_value(expr.expression, counter)
+    if isinstance(expr, cst.BinaryOperation):
+        sides = (expr.left, expr.right)
+        return any(_counter_value(side, counter) for side in sides) and all(
+            _counter_value(side, counter) or isinstance(side, (cst.Name, cst.Attribute, cst.Integer, cst.Float))
+            for side in sides)
+    return False

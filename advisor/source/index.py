@@ -54,6 +54,7 @@ class _FileFacts:
     classes: list[ClassInfo] = field(default_factory=list)
     dataflow: nx.DiGraph = field(default_factory=nx.DiGraph)
     pending_calls: list[pl.PendingCall] = field(default_factory=list)
+    assignments: dict[int, cst.Assign] = field(default_factory=dict)
 
 
 class _DefinitionCollector(CollectorVisitor):
@@ -99,6 +100,10 @@ class _DefinitionCollector(CollectorVisitor):
         self.functions.pop()
         self.scopes.pop()
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call):
+            self.facts.assignments[id(node.value)] = node
+
     def visit_Call(self, node: cst.Call) -> None:
         class_key = self.classes[-1].key if self.classes else None  # `self.step(...)` is that class's method
         self.facts.calls.append(CallSite(node, self._names(node.func, class_key), self.module,
@@ -123,6 +128,7 @@ class SourceIndex:
         self._noqa: dict[Path, tuple[frozenset[str], dict[int, frozenset[str]]]] = {}
         self._by_import_name: dict[str, list[FunctionInfo]] | None = None
         self._constants: dict[Path, dict[str, Constant]] = {}
+        self._assignments: dict[int, cst.Assign] = {}
 
     # -- building -----------------------------------------------------------------------------------------------
     @classmethod
@@ -163,6 +169,7 @@ class SourceIndex:
         self.classes.extend(facts.classes)
         self.dataflow.update(facts.dataflow)
         self._pending_calls.extend(facts.pending_calls)
+        self._assignments.update(facts.assignments)
         self._noqa[module.path] = noqa
 
     def _module(self, source: SourceFile) -> ModuleInfo | None:
@@ -237,6 +244,10 @@ class SourceIndex:
             return self._calls_by_name.get(names[0], [])
         found = {id(c): c for name in names for c in self._calls_by_name.get(name, ())}
         return [c for c in self.calls if id(c) in found] if found else []
+
+    def assignment_of(self, call: cst.Call) -> cst.Assign | None:
+        """The assignment whose value is ``call`` (``ds = make_dataset()``), if any."""
+        return self._assignments.get(id(call))
 
     def subclasses_of(self, *bases: str) -> Iterator[ClassInfo]:
         """Classes of the repo deriving, directly or through other repo classes, from one of ``bases``."""

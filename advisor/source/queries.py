@@ -171,7 +171,7 @@ class TrainingLoop:
         return f"the training loop at {self.module.location(self.node).display}"
 
 
-class InLoopBody(m.MatcherDecoratableVisitor):
+class InLoopBody(cst.CSTVisitor):
     """Visits a loop body without entering the definitions in it (their bodies do not run per iteration)."""
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -386,11 +386,19 @@ def _assigned_in(block: cst.CSTNode | None) -> set[str]:
     if block is None:
         return set()
     visitor = _Assignments()
-    block.visit(visitor)
+    visit_reading(block, visitor)
     return visitor.names
 
 
-class _SideEffects(m.MatcherDecoratableVisitor):
+NUMPY_CALL = m.Call(func=m.Attribute(attr=m.Name("numpy")), args=[])  # `t.numpy()`: reads a tensor's value
+_VALUE_CONVERSION = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()])
+_LIST_GROWTH = m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend")))
+_PRINT = m.Call(func=m.Name("print"))
+
+
+# A plain visitor, not libcst's MatcherDecoratableVisitor: that one inspects every attribute of the visitor on each
+# construction (about 20 ms), and one is built per training step.
+class _SideEffects(cst.CSTVisitor):
     """Python in a function that ``tf.function`` would trace once instead of running per call, or cannot trace
     (each pattern checked against TensorFlow in tests/fixes/test_graph_compatibility.py)."""
 
@@ -412,27 +420,31 @@ class _SideEffects(m.MatcherDecoratableVisitor):
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         self.declared.update(n.name.value for n in node.names)
 
-    @m.visit(m.Call(func=m.Attribute(attr=m.Name("numpy")), args=[]))
     def numpy_call(self, node: cst.Call) -> None:
         self._add(node, "fails: a graph tensor has no NumPy value while tracing", True)
 
-    @m.visit(m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()]))
     def value_conversion(self, node: cst.Call) -> None:
         if self.module.qualified_names(node.func) & {f"builtins.{n}" for n in VALUE_CONVERSIONS} and not \
                 m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | _NUMBER):
             self._add(node, "becomes a tensor cast, not a Python number, while tracing: code that needs the number "
                             "fails or computes something else", True)
 
-    @m.visit(m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend"))))
     def list_append(self, node: cst.Call) -> None:
         self._add(node, "runs once, while tracing, and stores a symbolic tensor instead of one value per step", True)
 
-    @m.visit(m.Call(func=m.Name("print")))
     def print_call(self, node: cst.Call) -> None:
         if "builtins.print" in self.module.qualified_names(node.func):
             self._add(node, "prints only while tracing, not every step (`tf.print` prints every step)", False)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node, _LIST_GROWTH):
+            self.list_append(node)
+        if m.matches(node, NUMPY_CALL):
+            self.numpy_call(node)
+        if m.matches(node, _PRINT):
+            self.print_call(node)
+        if m.matches(node, _VALUE_CONVERSION):
+            self.value_conversion(node)
         names = self.module.qualified_names(node.func)
         if names & VARIABLE_CREATORS or any(n.startswith(KERAS_STATE_PREFIXES) and n.rsplit(".", 1)[-1][:1].isupper()
                                             for n in names):
@@ -533,12 +545,31 @@ class _SideEffects(m.MatcherDecoratableVisitor):
 
 @dataclass(frozen=True)
 class HotContext:
-    """Why a function runs once per element or per step: ``what`` for the message, ``where`` for the evidence."""
+    """Why a function runs once per element or per step: ``what`` for the message, ``where`` for the evidence.
 
-    what: str
-    where: str
+    Both are written when asked: they cite positions, which cost their module a code generation, and most hot
+    functions never appear in a finding."""
+
+    module: ModuleInfo
+    node: cst.CSTNode  # the dataset stage that maps it, the call that compiles it, or the compiled function's name
+    kind: str  # "a `tf.function`", "a method Keras compiles"; "" when a stage maps it or a call compiles it
     in_dataset: bool
     stage: Stage | None = None  # the dataset stage that maps it, when it runs per element
+
+    @property
+    def what(self) -> str:
+        if self.stage is not None:
+            return (f"for every element of the dataset `.{self.stage.op}()` at "
+                    f"{self.module.location(self.node).line_label}")
+        return f"on every call of {self.kind}, `{self.node.value}`" if self.kind else \
+            "on every call of a `tf.function`"
+
+    @property
+    def where(self) -> str:
+        at = self.module.location(self.node).display
+        if self.stage is not None:
+            return f"mapped by `.{self.stage.op}()` at {at}"
+        return f"`{self.node.value}` is {self.kind} ({at})" if self.kind else f"wrapped by `tf.function(...)` at {at}"
 
 
 @dataclass(frozen=True)
@@ -579,10 +610,7 @@ class HotFunctions:
             func = argument_value(stage.node, keyword, 0) if keyword else None
             if func is None:
                 continue
-            where = f"mapped by `.{stage.op}()` at {stage.module.location(stage.anchor).display}"
-            context = HotContext(f"for every element of the dataset `.{stage.op}()` at "
-                                 f"{stage.module.location(stage.anchor).line_label}", where, in_dataset=True,
-                                 stage=stage)
+            context = HotContext(stage.module, stage.anchor, "", in_dataset=True, stage=stage)
             if isinstance(func, cst.Lambda):
                 for call in m.findall(func, m.Call()):
                     self.lambda_calls[id(call)] = context
@@ -592,10 +620,8 @@ class HotFunctions:
             if compiled.site is None:
                 self._mark([compiled.function], _step_context(compiled.function, "a `tf.function`"))
             else:
-                site = compiled.site
-                self._mark([compiled.function], HotContext(
-                    "on every call of a `tf.function`", f"wrapped by `tf.function(...)` at "
-                    f"{site.module.location(site.node).display}", in_dataset=False))
+                self._mark([compiled.function], HotContext(compiled.site.module, compiled.site.node, "",
+                                                           in_dataset=False))
         for base, methods in KERAS_TRACED.items():
             for cls_info in self.index.subclasses_of(base):
                 traced = [f for f in self.index.methods_of(cls_info) if f.name in methods]
@@ -630,8 +656,7 @@ def _wrapped_function(call: cst.Call) -> cst.Name | cst.Attribute | None:
 
 
 def _step_context(function: FunctionInfo, kind: str) -> HotContext:
-    where = f"`{function.name}` is {kind} ({function.module.location(function.node.name).display})"
-    return HotContext(f"on every call of {kind}, `{function.name}`", where, in_dataset=False)
+    return HotContext(function.module, function.node.name, kind, in_dataset=False)
 
 
 # -- functions a dataset maps -------------------------------------------------------------------------------------
@@ -1356,7 +1381,7 @@ class SourceQueries:
                     and m.findall(loop.body, _UPDATE_CALL):
                 scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module)).inline_step = True
         for scope in scopes.values():
-            scope.node.body.visit(_TensorNames(scope, self._names_of))
+            visit_reading(scope.node.body, _TensorNames(scope, self._names_of))
         return list(scopes.values())
 
     def _names_of(self, call: cst.Call) -> frozenset[str]:
@@ -1380,9 +1405,9 @@ class SourceQueries:
         created per call, ``.numpy()``, Python iteration over tensors, control flow on tensors AutoGraph cannot
         convert."""
         values = _TensorValues(function.module, function.node)
-        function.node.body.visit(values)
+        visit_reading(function.node.body, values)
         visitor = _SideEffects(function.module, values)
-        function.node.body.visit(visitor)
+        visit_reading(function.node.body, visitor)
         return visitor.found
 
     # -- mapped functions ---------------------------------------------------------------------------------------
@@ -1458,6 +1483,9 @@ class SourceQueries:
 
     def enclosing_function(self, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
         """The function whose body holds ``node`` (for a ``def``'s own name: the function around that ``def``)."""
+        site = self._call_at.get(id(node))
+        if site is not None:  # the index knows where its calls are: no parent map to build
+            return site.function
         parent = module.parent(node)
         if isinstance(node, cst.Name) and isinstance(parent, cst.FunctionDef):
             parent = module.parent(parent)
@@ -1554,10 +1582,9 @@ class SourceQueries:
                 found += self._constructions_in_call(bound, CALL_DEPTH)
         return found
 
-    @staticmethod
-    def _source_order(site: CallSite) -> tuple:
-        start = site.module.location(site.node)
-        return site.module.path.as_posix(), start.line, start.column
+    def _source_order(self, site: CallSite) -> tuple:
+        """By file, then where the call starts (the index's order: positions would cost every module a pass)."""
+        return site.module.path.as_posix(), self._call_order[id(site.node)]
 
     def _builds_model(self, site: CallSite) -> bool:
         """A Keras layer, input or model construction, or the instantiation of a repo ``keras.Model`` subclass."""
@@ -1608,12 +1635,12 @@ class SourceQueries:
         return self._last(module_level) if module_level else None
 
     def _not_below(self, module: ModuleInfo, call: cst.Call, near: cst.CSTNode) -> bool:
-        """Whether ``call`` starts on ``near``'s line or above it. Positions cost a code generation of the whole
-        module, so they are asked only when the index's order cannot tell: a call the index met before ``near`` (a
-        call too) starts no later than it."""
+        """Whether ``call`` starts no later than ``near``: for a call ``near``, the index's visit order tells (a call
+        met earlier starts no later); for another node, whether ``call`` starts on its line or above. Positions cost
+        a code generation of the whole module, which most modules never need."""
         order = self._call_order
-        if id(near) in order and order[id(call)] <= order[id(near)]:
-            return True
+        if id(near) in order:
+            return order[id(call)] <= order[id(near)]
         return module.location(call).line <= module.location(near).line
 
     def _last(self, sites: list[CallSite]) -> CallSite:
@@ -1633,8 +1660,8 @@ class SourceQueries:
         class's instances, by ("attr", class key, name)."""
         found: dict[tuple, list[CallSite]] = {}
         for site in self.index.calls:
-            binding = site.module.parent(site.node)
-            if not isinstance(binding, cst.Assign):
+            binding = self.index.assignment_of(site.node)
+            if binding is None:
                 continue
             for target in binding.targets:
                 if isinstance(target.target, cst.Name):
