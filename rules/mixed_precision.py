@@ -215,12 +215,16 @@ class MixedPrecision(Rule):
             return
         policy = POLICY.get(hardware, DEFAULT_POLICY)
         for construction in queries.model_constructions:
-            # Likely where the training is known to run on an accelerator (configured, or the capture's); else the
-            # hardware is unknown and so is the gain (small models on a CPU gain nothing).
-            confidence = Confidence.LIKELY if hardware in POLICY_DEVICES else Confidence.POSSIBLE
+            # Likely where the training is known to run on an accelerator (configured, or the capture's), or where
+            # the model is big enough to keep 16-bit units busy (a model that size is trained on one); a small model
+            # on unknown hardware may gain nothing.
+            compute = queries.model_compute(construction)
+            confidence = Confidence.LIKELY if hardware in POLICY_DEVICES or compute.heavy else Confidence.POSSIBLE
+            size = ("the model is compute-heavy: " if compute.heavy else "the model may be too small to gain: ") + \
+                compute.describe()
             verdict = ctx.verdicts.device_precision(Verdict(confidence, typical("mixed_precision"), (
                 Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere in the "
-                                "repo"),)))
+                                "repo"), Evidence.source(size))))
             if verdict is None:
                 return  # the capture already computes in 16 bits
             yield self._finding(ctx, construction, verdict, policy)

@@ -643,6 +643,17 @@ class HotFunctions:
                         pending.append(callee.key)
 
 
+def _repeated(module: ModuleInfo, node: cst.CSTNode) -> bool:
+    """``node`` runs several times per run of its function: in a loop's body or a comprehension."""
+    child, parent = node, module.parent(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(parent, (cst.For, cst.While)) and child is parent.body or isinstance(
+                parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return True
+        child, parent = parent, module.parent(parent)
+    return False
+
+
 def _wrapped_function(call: cst.Call) -> cst.Name | cst.Attribute | None:
     """The function a call hands to a wrapper, by name: ``wrapper(f, ...)``, or ``wrapper(...)(f)`` where the
     wrapper is given options only (else the outer call is a call of what the wrapper returned)."""
@@ -700,6 +711,40 @@ class IntegerLiteral:
 KERAS_OPTIMIZER_PREFIX = "keras.optimizers."
 TRAINABLE_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights"})
 BUILDER_DEPTH = 4  # builders calling builders: how far the model is followed
+
+
+# Layers whose matrix multiplications 16-bit units speed up, by the last part of their name (Keras' and TF1's).
+CONVOLUTION_LAYERS = frozenset({"conv1d", "conv2d", "conv3d", "convolution1d", "convolution2d", "convolution3d",
+                                "conv1dtranspose", "conv2dtranspose", "conv3dtranspose", "separableconv1d",
+                                "separableconv2d", "depthwiseconv2d"})
+DENSE_LAYERS = {"dense": 1, "multiheadattention": 4}  # an attention layer is four projections
+LOOP_REPEAT = 4  # layers built in a loop or a comprehension: counted as this many (ResNet stages, U-Net levels)
+# What a model builds, at the least, to keep 16-bit units busy enough to gain: counted as above. Measured against
+# the labelled repos: ResNets, YOLO, U-Net, GANs' generators and transformers are above; MNIST tutorials (two
+# convolutions) and reinforcement-learning MLPs (three or four dense layers) below.
+HEAVY_CONVOLUTIONS = 4
+HEAVY_DENSE = 12
+
+
+@dataclass(frozen=True)
+class ModelCompute:
+    """What the code that builds a trained model constructs, layers in loops and in helpers called several times
+    counted as often as they run: enough to tell a model that keeps 16-bit units busy from one too small to gain."""
+
+    convolutions: int
+    dense: int
+    application: str | None  # the `keras.applications` model it builds, if any
+
+    @property
+    def heavy(self) -> bool:
+        return self.application is not None or self.convolutions >= HEAVY_CONVOLUTIONS or \
+            self.dense >= HEAVY_DENSE
+
+    def describe(self) -> str:
+        if self.application is not None:
+            return f"it builds `{self.application}`"
+        return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers (counting "
+                f"loops as {LOOP_REPEAT} and each call of a helper)")
 
 
 @dataclass(frozen=True)
@@ -1037,6 +1082,14 @@ class SourceQueries:
             c.function is not None and self.runs_compiled(c.function, depth - 1) for c in callers)
 
     def callees_of(self, site: CallSite) -> list[FunctionInfo]:
+        return self._callees[id(site.node)]
+
+    @cached_property
+    def _callees(self) -> dict[int, list[FunctionInfo]]:
+        """Every call's callees, found once: the call graph, callers and reach all ask for them."""
+        return {id(site.node): self._find_callees(site) for site in self.index.calls}
+
+    def _find_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The repo functions ``site`` calls: by name (imports, ``self.method``, constructors' ``__init__``); for
         ``obj.method(...)``, the method of the repo class ``obj`` was made from (``obj = Actor()``,
         ``self.actor = Actor()`` in the class); through a name bound to a wrapped function (``step =
@@ -1059,13 +1112,16 @@ class SourceQueries:
         """The repo functions a call runs through a name, or a ``self`` attribute, bound to a function handed to a
         wrapper (``tf.function(f)``, ``functools.partial(f, ...)``, ``decorator(...)(f)``)."""
         func = site.node.func
-        if isinstance(func, cst.Name) and func.value in self._wrapping_names:
-            bound = self.bound_call(site.module, site.node, func.value)
+        on_self = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        name = func.value if isinstance(func, cst.Name) else func.attr.value if on_self else None
+        if name not in self._wrapping_names:  # (most calls: a set lookup spares them the rest)
+            return []
+        if not on_self:
+            bound = self.bound_call(site.module, site.node, name)
             wrappings = [bound] if bound is not None else []
-        elif m.matches(func, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None \
-                and func.attr.value in self._wrapping_names:
+        elif site.function is not None:
             owner = site.function.class_key or (site.function.outer.class_key if site.function.outer else None)
-            wrappings = self._bindings.get(("attr", owner, func.attr.value), [])
+            wrappings = self._bindings.get(("attr", owner, name), [])
         else:
             return []
         return [f for bound in wrappings if (wrapped := _wrapped_function(bound.node)) is not None
@@ -1585,6 +1641,53 @@ class SourceQueries:
     def _source_order(self, site: CallSite) -> tuple:
         """By file, then where the call starts (the index's order: positions would cost every module a pass)."""
         return site.module.path.as_posix(), self._call_order[id(site.node)]
+
+    def model_compute(self, construction: CallSite) -> ModelCompute:
+        """What the model constructed at ``construction`` computes with: the layers its building code makes (the
+        function or module-level code around the construction; a repo model class's methods), followed into the repo
+        helpers and layer classes it calls."""
+        classes = [c for c in self._classes_named(construction.names) if c.key in self._keras_model_classes]
+        if classes:
+            calls = [call for cls_info in classes for method in self._methods_of_hierarchy(cls_info)
+                     for call in self.calls_in(method)]
+        elif construction.function is not None:
+            calls = self.calls_in(construction.function)
+        else:
+            calls = [c for c in self.index.calls if c.module is construction.module and c.function is None]
+        counts = {"convolutions": 0, "dense": 0, "application": None}
+        self._count_layers(calls, 1, BUILDER_DEPTH, counts, set())
+        return ModelCompute(**counts)
+
+    def _count_layers(self, calls: list[CallSite], weight: int, depth: int, counts: dict, path: set[int]) -> None:
+        for call in calls:
+            times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
+            last = next(iter(call.names), "").rsplit(".", 1)[-1].lower().replace("_", "")
+            if any(n.startswith(("keras.", "tensorflow.")) for n in call.names):
+                if any(n.startswith("keras.applications.") and n.rsplit(".", 1)[-1][:1].isupper()
+                       for n in call.names):
+                    counts["application"] = counts["application"] or call.module.node_code(call.node.func)
+                elif last in CONVOLUTION_LAYERS:
+                    counts["convolutions"] += times
+                elif last in DENSE_LAYERS:
+                    counts["dense"] += times * DENSE_LAYERS[last]
+                continue
+            if depth == 0:
+                continue
+            for callee in self.callees_of(call):
+                methods = [callee] if callee.name != "__init__" else [
+                    f for c in self._classes_named(frozenset({callee.class_key})) for f in self._methods_of_hierarchy(c)]
+                for function in methods:
+                    if id(function.node) not in path:
+                        self._count_layers(self.calls_in(function), times, depth - 1, counts,
+                                           path | {id(function.node)})
+
+    def _methods_of_hierarchy(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
+        """The methods of a repo class and of its repo base classes."""
+        own = self.index.methods_of(cls_info)
+        if depth == 0:
+            return own
+        return own + [f for base in self._classes_named(cls_info.bases) for f in self._methods_of_hierarchy(base,
+                                                                                                           depth - 1)]
 
     def _builds_model(self, site: CallSite) -> bool:
         """A Keras layer, input or model construction, or the instantiation of a repo ``keras.Model`` subclass."""

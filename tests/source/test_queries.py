@@ -729,3 +729,45 @@ def test_a_call_through_a_name_bound_to_a_wrapped_function_calls_that_function(i
     callers = {f.name: [cst.Module([]).code_for_node(c.node) for c in queries.callers_of(f)] for f in index.functions}
     assert callers["train_step"] == ["step(x)"] and callers["eval_step"] == ["evaluate(x)"]
     assert callers["_train"] == ["self._train_fn(x)"]
+
+
+def test_model_compute_counts_the_layers_a_trained_model_builds_through_loops_helpers_and_layer_classes(index_of):
+    index = index_of({
+        "blocks.py": """
+            import tensorflow as tf
+
+            class Residual(tf.keras.layers.Layer):
+                def __init__(self, filters):
+                    super().__init__()
+                    self.a = tf.keras.layers.Conv2D(filters, 3, padding="same")
+                    self.b = tf.keras.layers.Conv2D(filters, 3, padding="same")
+
+            def stage(x, filters):
+                for _ in range(2):
+                    x = Residual(filters)(x)
+                return x
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from blocks import stage
+
+            def resnet():
+                inputs = tf.keras.Input((32, 32, 3))
+                x = stage(inputs, 64)
+                return tf.keras.Model(inputs, tf.keras.layers.Dense(10)(x))
+
+            def mlp():
+                return tf.keras.Sequential([tf.keras.layers.Dense(64), tf.keras.layers.Dense(2)])
+
+            big = resnet()
+            small = mlp()
+            big.compile(optimizer="adam", loss="mse")
+            big.fit(data)
+            small.compile(optimizer="adam", loss="mse")
+            small.fit(data)
+            """,
+    })
+    queries = SourceQueries(index)
+    compute = {c.function.name: queries.model_compute(c) for c in queries.model_constructions}
+    assert (compute["resnet"].convolutions, compute["resnet"].dense, compute["resnet"].heavy) == (8, 1, True)
+    assert (compute["mlp"].convolutions, compute["mlp"].dense, compute["mlp"].heavy) == (0, 2, False)
