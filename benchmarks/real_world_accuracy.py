@@ -322,6 +322,7 @@ class Evaluation:
     # by the confidence advisor gave, and for what it shows by default (SHOWN: likely and above)
     by_confidence: dict[str, RuleScore] = field(default_factory=lambda: {c: RuleScore() for c in CONFIDENCES})
     shown: RuleScore = field(default_factory=RuleScore)
+    shown_by_rule: dict[str, RuleScore] = field(default_factory=dict)
 
     def total(self) -> RuleScore:
         total = RuleScore()
@@ -340,7 +341,8 @@ def evaluate(manifest: Manifest, findings: dict[str, list[dict]], rule_codes: li
     for place, finding in reported.items():
         label = manifest.labels.get(place)
         levels = [result.by_confidence[finding["confidence"]]]
-        levels += [result.shown] if finding["confidence"] in SHOWN else []
+        if finding["confidence"] in SHOWN:
+            levels += [result.shown, result.shown_by_rule.setdefault(place.rule, RuleScore())]
         for level in levels:
             level.findings += 1
             if label is None:
@@ -382,8 +384,9 @@ def evaluate(manifest: Manifest, findings: dict[str, list[dict]], rule_codes: li
         notebook = place.path.endswith(".ipynb")
         score.expected += 1
         score.found += found
-        result.shown.expected += 1
-        result.shown.found += found and reported[place]["confidence"] in SHOWN
+        for shown in (result.shown, result.shown_by_rule.setdefault(place.rule, RuleScore())):
+            shown.expected += 1
+            shown.found += found and reported[place]["confidence"] in SHOWN
         score.expected_scripts += not notebook
         score.found_scripts += found and not notebook
         if not found:
@@ -435,6 +438,22 @@ def confidence_rows(evaluation: Evaluation) -> list[tuple[str, ...]]:
     return rows
 
 
+SHOWN_HEADER = ("rule", "findings", "right", "debatable", "wrong", "unlabelled", "precision", "precision (r+d)",
+                "recall")
+
+
+def shown_rows(evaluation: Evaluation) -> list[tuple[str, ...]]:
+    """Per rule, what advisor shows by default: likely and confirmed findings, and the recall they give."""
+    rows = []
+    for code, score in [*sorted(evaluation.shown_by_rule.items()), ("all", evaluation.shown)]:
+        if not score.findings and not score.expected:
+            continue
+        rows.append((code, str(score.findings), str(score.right), str(score.debatable), str(score.wrong),
+                     str(score.unlabelled), _ratio(score.precision()), _ratio(score.lenient_precision()),
+                     f"{_ratio(score.recall())} ({_fraction(score.found, score.expected)})"))
+    return rows
+
+
 def manifest_line(place: Place, finding: dict) -> str:
     """An entry to paste into the manifest's findings once the TODO fields are filled in."""
     entry = {"repo": place.repo, "path": place.path, **({"cell": place.cell} if place.cell is not None else {}),
@@ -453,6 +472,8 @@ def print_report(evaluation: Evaluation, manifest: Manifest) -> None:
     _print_table(TABLE_HEADER, table_rows(evaluation))
     print()
     _print_table(CONFIDENCE_HEADER, confidence_rows(evaluation))
+    print("\nshown by default (likely and above), per rule:")
+    _print_table(SHOWN_HEADER, shown_rows(evaluation))
     for title, causes in (("wrong findings by cause", evaluation.wrong_causes),
                           ("debatable findings by cause", evaluation.debatable_causes),
                           ("misses by cause", evaluation.miss_causes)):
@@ -555,6 +576,8 @@ def render_docs(evaluation: Evaluation, manifest: Manifest) -> str:
         "By default advisor reports nothing less sure than `likely` (`min-confidence`); the `possible` findings "
         "are counted in its summary and shown with `--show-all` or `--min-confidence possible`.",
         _markdown_table(CONFIDENCE_HEADER, confidence_rows(evaluation)),
+        "## Per rule, as shown by default (`likely` and above)",
+        _markdown_table(SHOWN_HEADER, shown_rows(evaluation)),
         "## Per rule (every finding, `possible` included)",
         _markdown_table(TABLE_HEADER, table_rows(evaluation)),
         _vanished_sentence(evaluation),
