@@ -14,6 +14,10 @@ from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding,
 SUMMARY_PREFIX = "tensorflow.summary."
 # Writing these encodes data on the host (and images/histograms copy whole tensors there).
 SUMMARY_OPS = ("scalar", "image", "histogram", "audio", "text", "write")
+# These copy whole tensors to the host every step; a scalar or a text is a few bytes queued for the writer's thread,
+# and a flush hands the buffer to the OS (costly on remote storage): on the labelled repos, per-step scalars and
+# flushes in eager loops were negligible next to the step.
+HEAVY_SUMMARY_OPS = ("image", "histogram", "audio")
 # Often enough to follow training, rarely enough that the writes stop mattering.
 WRITE_EVERY = 100
 
@@ -25,21 +29,23 @@ class _Writes(InLoopBody):
         super().__init__()
         self.loop = loop
         self.statement: cst.CSTNode | None = None
-        self.found: list[tuple[cst.Call, cst.CSTNode, str]] = []  # (call, statement, what it does)
+        self.found: list[tuple[cst.Call, cst.CSTNode, str, bool]] = []  # (call, statement, what it does, heavy)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
 
     def visit_Call(self, node: cst.Call) -> None:
         names = self.loop.module.qualified_names(node.func)
-        if any(n.startswith(SUMMARY_PREFIX) and n.rsplit(".", 1)[-1] in SUMMARY_OPS for n in names):
+        ops = {n.rsplit(".", 1)[-1] for n in names if n.startswith(SUMMARY_PREFIX)}
+        if ops & set(SUMMARY_OPS):
             what = f"writes a summary (`{self.loop.module.node_code(node.func)}`)"
+            heavy = bool(ops & set(HEAVY_SUMMARY_OPS))
         elif m.matches(node.func, m.Attribute(attr=m.Name("flush"))) and not node.args:
-            what = f"flushes a writer (`{self.loop.module.node_code(node)}`)"
+            what, heavy = f"flushes a writer (`{self.loop.module.node_code(node)}`)", False
         else:
             return
-        if not any(statement is self.statement for _, statement, _ in self.found):
-            self.found.append((node, self.statement, what))
+        if not any(found[1] is self.statement for found in self.found):
+            self.found.append((node, self.statement, what, heavy))
 
 
 class PerStepSummary(Rule):
@@ -120,18 +126,21 @@ class PerStepSummary(Rule):
         for loop in ctx.queries.training_loops:
             writes = _Writes(loop)
             visit_reading(loop.node.body, writes)
-            for call, statement, what in writes.found:
+            for call, statement, what, heavy in writes.found:
                 if not loop.throttles(statement):
-                    yield self._finding(ctx, loop, call, statement, what)
+                    yield self._finding(ctx, loop, call, statement, what, heavy)
 
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, call: cst.Call, statement: cst.CSTNode,
-                 what: str) -> Finding:
+                 what: str, heavy: bool) -> Finding:
         description = loop.description
         message = (f"{description[0].upper()}{description[1:]} {what} every step: the next step waits for that host "
                    "work.")
-        verdict = Verdict(Confidence.LIKELY, typical("host_sync"), (Evidence.source(
-            f"runs once per iteration of the loop at {loop.loop_module.location(loop.loop).display}, under no step "
-            "interval"),))
+        evidence = [Evidence.source(f"runs once per iteration of the loop at "
+                                    f"{loop.loop_module.location(loop.loop).display}, under no step interval")]
+        if not heavy:
+            evidence.append(Evidence.source("a scalar or text summary, or a flush, is little host work: it matters "
+                                            "when steps are short or the logs go to remote storage"))
+        verdict = Verdict(Confidence.LIKELY if heavy else Confidence.POSSIBLE, typical("host_sync"), tuple(evidence))
         mechanical = loop.counter is not None and m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
         return self.finding(loop.module, call, message, verdict, reach=ctx.queries.reach(loop.module, loop.node),
                             codemod=GuardWithStepInterval if mechanical else None,

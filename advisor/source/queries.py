@@ -1675,7 +1675,8 @@ class SourceQueries:
                 continue
             for callee in self.callees_of(call):
                 methods = [callee] if callee.name != "__init__" else [
-                    f for c in self._classes_named(frozenset({callee.class_key})) for f in self._methods_of_hierarchy(c)]
+                    f for c in self._classes_named(frozenset({callee.class_key}))
+                    for f in self._methods_of_hierarchy(c)]
                 for function in methods:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, counts,

@@ -255,7 +255,8 @@ def test_methods_wrapped_through_their_object_and_by_wrappers_of_tf_function_are
             """,
     })
     queries = SourceQueries(index)
-    compiled = {f.key.split(".", 1)[1]: queries.is_compiled(f) for f in index.functions if f.module.path.stem == "agents"}
+    compiled = {f.key.split(".", 1)[1]: queries.is_compiled(f) for f in index.functions
+                if f.module.path.stem == "agents"}
     assert compiled == {"Base.train": True, "Agent._train": False, "Trainer.__init__": False, "Trainer.step": True,
                         "Trainer.evaluate": False, "FastTrainer.step": True, "decorated": True, "main": False}
 
