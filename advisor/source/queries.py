@@ -1047,7 +1047,8 @@ class SourceQueries:
             found += [f for cls_info in self.index.subclasses_of(owner) for f in self.index.methods_of(cls_info)
                       if f.name == method]
         elif not found and (bound := self.bound_call(site.module, site.node, expr.value.value)) is not None:
-            found = [f for cls_info in self._classes_named(bound.names) for f in self._methods_of_class(cls_info, method)]
+            found = [f for cls_info in self._classes_named(bound.names)
+                     for f in self._methods_of_class(cls_info, method)]
         return found
 
     def per_batch_calls(self, function: FunctionInfo) -> list[CallSite]:
