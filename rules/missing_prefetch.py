@@ -64,6 +64,22 @@ class MissingPrefetch(Rule):
             for batch in ds.take(100):
                 pass
             """, note="take() after the prefetch only counts elements"),
+        Example("""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(8)
+            ds = ds.apply(tf.data.experimental.prefetch_to_device("/gpu:0"))
+            model.fit(ds)
+            """, note="a prefetch to the device is a prefetch"),
+        Example("""
+            import tensorflow as tf
+
+            def read_file(path):
+                return tf.data.TFRecordDataset(path).map(parse).batch(16)
+
+            ds = tf.data.Dataset.list_files(pattern).interleave(read_file, num_parallel_calls=tf.data.AUTOTUNE)
+            ds = ds.unbatch().batch(64).prefetch(tf.data.AUTOTUNE)
+            model.fit(ds)
+            """, note="a dataset built per element of another (interleave, flat_map): the outer one prefetches"),
     )
     invalid = (
         Example("""
@@ -124,7 +140,8 @@ class MissingPrefetch(Rule):
         best: dict[int, Pipeline] = {}
         for pipeline in ctx.index.pipelines():
             stages = pipeline.working_stages
-            if not stages or stages[-1].op == "prefetch" or _overlapped(stages) or _negligible(stages):
+            if not stages or stages[-1].op == "prefetch" or _overlapped(stages) or _negligible(stages) \
+                    or ctx.queries.built_per_element(pipeline):
                 continue
             key = id(stages[-1].node)
             if key not in best or ROLE_PRIORITY[pipeline.sink.role] < ROLE_PRIORITY[best[key].sink.role]:
@@ -164,12 +181,17 @@ class MissingPrefetch(Rule):
                             priority=priority, end_node=last.node)
 
 
+# Transformations applied with `.apply()` that already work ahead of the step: a fused map-and-batch, a prefetch to
+# the device (`tf.data.experimental.prefetch_to_device`).
+OVERLAPPING_APPLIED = ("map_and_batch", "prefetch_to_device")
+
+
 def _overlapped(stages: list[Stage]) -> bool:
     """Input already overlaps the step: the last stage runs its work in parallel in the background (a map or
     interleave with parallel calls, a fused map-and-batch), or only counting stages follow a prefetch."""
     last = stages[-1]
-    if runs_in_parallel(last) or (
-            last.op == "apply" and "map_and_batch" in last.module.node_code(last.node)):
+    if runs_in_parallel(last) or (last.op == "apply" and any(
+            transformation in last.module.node_code(last.node) for transformation in OVERLAPPING_APPLIED)):
         return True
     prefetches = [i for i, s in enumerate(stages) if s.op == "prefetch"]
     return bool(prefetches) and all(s.op in COUNTING_OPS for s in stages[prefetches[-1] + 1:])

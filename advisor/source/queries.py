@@ -1243,6 +1243,13 @@ class SourceQueries:
         return [f for arg in site.node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
                 for f in self.index.functions_named(*site.module.names.resolve(arg.value, class_key))]
 
+    def built_per_element(self, pipeline: Pipeline) -> bool:
+        """The pipeline ends in code a dataset stage runs per element (``interleave(read_file)``, a ``flat_map``
+        lambda, or what they call): an inner dataset that the outer pipeline consumes, not an input pipeline."""
+        site = self._call_at.get(id(pipeline.last_stage.node))
+        context = self.hot_functions.context_of(site) if site is not None else None
+        return context is not None and context.in_dataset
+
     def feeds_training(self, pipeline: Pipeline) -> bool:
         """Whether ``pipeline`` feeds training: ``fit``, a distribution strategy, a function's return (out of
         sight, but named like training data), or a loop or iterator in code that runs training steps (a loop over

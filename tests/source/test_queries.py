@@ -7,7 +7,7 @@ import libcst as cst
 import libcst.matchers as m
 import pytest
 
-from advisor.source.facts import FunctionInfo, ModuleInfo
+from advisor.source.facts import FunctionInfo, ModuleInfo, Pipeline
 from advisor.source.index import SourceIndex
 from advisor.source.queries import SourceQueries, batch_parameter, compiled_function_name
 
@@ -772,3 +772,26 @@ def test_model_compute_counts_the_layers_a_trained_model_builds_through_loops_he
     compute = {c.function.name: queries.model_compute(c) for c in queries.model_constructions}
     assert (compute["resnet"].convolutions, compute["resnet"].dense, compute["resnet"].heavy) == (8, 1, True)
     assert (compute["mlp"].convolutions, compute["mlp"].dense, compute["mlp"].heavy) == (0, 2, False)
+
+
+def test_a_pipeline_built_in_a_function_a_dataset_runs_per_element_is_an_inner_dataset(index_of):
+    index = index_of({"train.py": """
+        import tensorflow as tf
+
+        def rows(path):
+            return tf.data.TFRecordDataset(path).batch(4)
+
+        def read_file(path):
+            return rows(path)
+
+        train = tf.data.Dataset.list_files("*.tfrecord").flat_map(read_file).batch(64)
+        model.fit(train)
+        """})
+    queries = SourceQueries(index)
+    # The dataflow links these inner datasets to their flat_map; the query answers for any pipeline ending at a
+    # stage, as rules ask it when the link is out of sight (a flat_map in another module, a dynamic dispatch).
+    sink = index.pipelines()[0].sink
+    inner = sorted((stage.module.location(stage.node).line, stage.op,
+                    queries.built_per_element(Pipeline((stage,), sink))) for stage in index.stages())
+    assert inner == [(5, "TFRecordDataset", True), (5, "batch", True), (10, "batch", False), (10, "flat_map", False),
+                     (10, "list_files", False)]
