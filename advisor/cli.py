@@ -73,12 +73,12 @@ def _emit(report, output_format: str, exit_zero: bool, output: Path | None = Non
 
 def _console() -> Console:
     # Logs and pipes get whole lines: wrapping would split file:line references and diffs.
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, emoji=False)  # `train.py:100:` is no emoji code
 
 
 def _status(message: str):
     """A spinner on stderr while long work runs, only when a person is watching."""
-    console = Console(stderr=True)
+    console = Console(stderr=True, emoji=False)
     if console.is_terminal:
         return console.status(message)
     from contextlib import nullcontext

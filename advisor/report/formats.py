@@ -35,7 +35,7 @@ def render_text(report: Report) -> str:
 
     buffer = io.StringIO()
     render_report(report, Console(file=buffer, force_terminal=False, no_color=True, highlight=False,
-                                  soft_wrap=True))
+                                  soft_wrap=True, emoji=False))
     return buffer.getvalue()
 
 

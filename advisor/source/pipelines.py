@@ -41,6 +41,13 @@ DATASET_SOURCES = frozenset({
     "tensorflow_datasets.load",
 })
 
+# Sources made of other datasets, given in their first argument (a tuple, list or dict of them): those flow in.
+COMBINING_SOURCES = frozenset({
+    "tensorflow.data.Dataset.zip", "tensorflow.data.Dataset.sample_from_datasets",
+    "tensorflow.data.Dataset.choose_from_datasets", "tensorflow.data.experimental.sample_from_datasets",
+    "tensorflow.data.experimental.choose_from_datasets",
+})
+
 # Methods of tf.data.Dataset that return a dataset.
 DATASET_METHODS = frozenset({
     "map", "interleave", "flat_map", "filter", "batch", "padded_batch", "ragged_batch", "unbatch", "rebatch",
@@ -234,10 +241,19 @@ class PipelineCollector(CollectorVisitor):
         self._record_functions_passed(node, names)
         if isinstance(func, cst.Attribute) and not names:  # `replay_buffer.as_dataset(...)`: a method of some object
             self.graph.graph.setdefault("called_methods", set()).add(func.attr.value)
-        if names & DATASET_SOURCES:
+        if names & (DATASET_SOURCES | COMBINING_SOURCES):
             op = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
                 else "source"
-            self.add_stage(node, op, is_source=True)
+            key = self.add_stage(node, op, is_source=True)
+            if names & COMBINING_SOURCES and node.args:  # `Dataset.zip((images, labels))`: both flow in
+                combined = node.args[0].value
+                parts = [e.value for e in combined.elements] if isinstance(combined, (cst.Tuple, cst.List)) else \
+                    [e.value for e in combined.elements if isinstance(e, cst.DictElement)] \
+                    if isinstance(combined, cst.Dict) else [combined]
+                for part in parts:
+                    other = self.value_of(part) if isinstance(part, cst.Name) else None
+                    if other is not None and self.is_dataset(other):
+                        self.graph.add_edge(other, key)
             return
         if "tensorflow.data.Options" in names:
             self.options_settings[id(node)] = {}

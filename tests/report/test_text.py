@@ -35,3 +35,13 @@ def test_markup_in_paths_messages_and_profile_names_is_printed_as_written(profil
     assert "[bold]not bold[/bold] [red]" in text
     assert "[link=x]odd[/link].py:" in text
     assert "[blink]capture warning[/blink]" in text
+
+
+def test_locations_and_messages_that_look_like_emoji_codes_are_printed_as_written(samples_report):
+    finding = samples_report.findings[0]
+    # rich turns `:100:` into an emoji unless told not to: `resnet.py:100:12` came out as `resnet.py💯12`.
+    odd = dataclasses.replace(finding, message="flag :smile: set", location=dataclasses.replace(
+        finding.location, line=100))
+    text = render_text(dataclasses.replace(samples_report, findings=[odd]))
+    assert f"{odd.location.path.as_posix()}:100:" in text
+    assert "flag :smile: set" in text

@@ -103,6 +103,27 @@ def test_tuple_returns_are_followed_element_by_element(index_of):
     assert paths(index) == {(("range", "shuffle", "batch"), "train"), (("range", "batch", "prefetch"), "validation")}
 
 
+@pytest.mark.parametrize("combine", ["tf.data.Dataset.zip((images, labels))",
+                                     "tf.data.Dataset.zip({'image': images, 'label': labels})",
+                                     "tf.data.Dataset.sample_from_datasets([images, labels])"])
+def test_the_datasets_a_zip_or_a_sample_combines_flow_into_it(index_of, combine):
+    index = index_of(code=f"""
+        import tensorflow as tf
+
+        def get_dataset(paths, labels):
+            images = tf.data.Dataset.from_tensor_slices(paths).map(load_image)
+            labels = tf.data.Dataset.from_tensor_slices(labels)
+            return {combine}, len(paths)
+
+        train, count = get_dataset(paths, labels)
+        for x, y in train.shuffle(count).batch(32):
+            train_step(x, y)
+        """)
+    op = combine.split("(")[0].rsplit(".", 1)[-1]
+    assert paths(index) == {(("from_tensor_slices", "map", op, "shuffle", "batch"), "loop"),
+                            (("from_tensor_slices", op, "shuffle", "batch"), "loop")}
+
+
 def test_datasets_passed_to_a_helper_flow_through_its_parameters_by_position_and_keyword(index_of):
     index = index_of({
         "augment.py": """
