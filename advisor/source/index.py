@@ -267,6 +267,10 @@ class SourceIndex:
                         seen.add(base)
                         stack.append(parent)
 
+    def class_of(self, method: FunctionInfo) -> ClassInfo:
+        """The class a method is defined in."""
+        return next(c for c in self.classes if c.key == method.class_key)
+
     def methods_of(self, cls_info: ClassInfo) -> list[FunctionInfo]:
         return [f for f in self.functions if f.class_key == cls_info.key]
 

@@ -864,7 +864,7 @@ class _ModelResolver:
         """``self.build_model`` called in a method: that method of the class."""
         if scope is None or scope.class_key is None or not m.matches(func, m.Attribute(value=m.Name("self"))):
             return []
-        return [f for f in self.index.methods_of(self._class(scope)) if f.name == func.attr.value]
+        return [f for f in self.index.methods_of(self.index.class_of(scope)) if f.name == func.attr.value]
 
     def model_class(self, names: frozenset[str]) -> ClassInfo | None:
         """The repo's ``keras.Model`` subclass one of ``names`` (a callee's) refers to."""
@@ -880,7 +880,7 @@ class _ModelResolver:
         if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
                 and scope.class_key is not None:
             target = m.Attribute(value=m.Name("self"), attr=m.Name(expression.attr.value))
-            found = [(method, value) for method in self.index.methods_of(self._class(scope))
+            found = [(method, value) for method in self.index.methods_of(self.index.class_of(scope))
                      for value in _assignments(method.node.body, target)]
             return (module, *found[0]) if len(found) == 1 else None
         if not isinstance(expression, cst.Name):
@@ -895,8 +895,6 @@ class _ModelResolver:
         values = _assignments(module.tree, target)
         return (module, None, values[-1]) if len(values) == 1 or last and values else None
 
-    def _class(self, method: FunctionInfo) -> ClassInfo:
-        return next(c for c in self.index.classes if c.key == method.class_key)
 
 
 class _Assigned(cst.CSTVisitor):
@@ -1144,9 +1142,41 @@ class SourceQueries:
             return self._classes_named(bound.names) if bound is not None else []
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
             owner = site.function.class_key or (site.function.outer.class_key if site.function.outer else None)
-            return [c for bound in self._bindings.get(("attr", owner, receiver.attr.value), ())
-                    for c in self._classes_named(bound.names)]
+            return self._attribute_classes(owner, receiver.attr.value, CALL_DEPTH)
         return []
+
+    def _attribute_classes(self, owner: str | None, attribute: str, depth: int) -> list[ClassInfo]:
+        """The repo classes ``self.<attribute>`` of class ``owner`` was made from: a construction assigned to it in
+        the class, or, for ``self.actor = actor`` in ``__init__``, what the class's constructions pass for
+        ``actor`` (``Worker(Actor())``, ``Worker(self.actor)`` in a class that made one)."""
+        found = [c for bound in self._bindings.get(("attr", owner, attribute), ())
+                 for c in self._classes_named(bound.names)]
+        parameter = self._attribute_parameters.get((owner, attribute))
+        if found or parameter is None or depth == 0:
+            return found
+        init, name = parameter
+        for construction in self.constructions_of(self.index.class_of(init)):
+            passed = argument_value(construction.node, name, init.params.index(name) - 1)
+            if isinstance(passed, cst.Name):
+                bound = self.bound_call(construction.module, construction.node, passed.value)
+                found += self._classes_named(bound.names) if bound is not None else []
+            elif m.matches(passed, m.Attribute(value=m.Name("self"), attr=m.Name())) and construction.function:
+                found += self._attribute_classes(construction.function.class_key, passed.attr.value, depth - 1)
+        return found
+
+    @cached_property
+    def _attribute_parameters(self) -> dict[tuple[str, str], tuple[FunctionInfo, str]]:
+        """``self.<attribute> = <parameter>`` in a class's ``__init__``: (class key, attribute) -> (the
+        ``__init__``, the parameter)."""
+        found = {}
+        for init in self.index.functions:
+            if init.name != "__init__" or init.class_key is None:
+                continue
+            for assign in m.findall(init.node.body, m.Assign(targets=[m.AssignTarget(
+                    target=m.Attribute(value=m.Name("self"), attr=m.Name()))], value=m.Name())):
+                if assign.value.value in init.params[1:]:
+                    found[(init.class_key, assign.targets[0].target.attr.value)] = (init, assign.value.value)
+        return found
 
     def _methods_of_class(self, cls_info: ClassInfo, name: str, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
         """Method ``name`` of a repo class, or of its repo base classes."""

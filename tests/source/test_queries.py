@@ -795,3 +795,40 @@ def test_a_pipeline_built_in_a_function_a_dataset_runs_per_element_is_an_inner_d
                     queries.built_per_element(Pipeline((stage,), sink))) for stage in index.stages())
     assert inner == [(5, "TFRecordDataset", True), (5, "batch", True), (10, "batch", False), (10, "flat_map", False),
                      (10, "list_files", False)]
+
+
+def test_a_method_called_on_an_attribute_set_from_a_constructor_parameter_is_the_passed_objects(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        class Actor:
+            def train(self, states):
+                return states
+
+        class Critic:
+            def train(self, states):
+                return states
+
+        class Worker:
+            def __init__(self, env, actor, critic=None):
+                self.actor = actor
+                self.critic = critic
+
+            def run(self):
+                for states in self.env:
+                    self.actor.train(states)
+                    self.critic.train(states)
+
+        class Agent:
+            def __init__(self):
+                self.actor = Actor()
+
+            def train(self):
+                critic = Critic()
+                Worker(env, self.actor, critic=critic).run()
+        """)
+    queries = SourceQueries(index)
+    called = {cst.Module([]).code_for_node(c.node): sorted(f.key for f in queries.callees_of(c))
+              for c in index.calls if "train(states)" in cst.Module([]).code_for_node(c.node)}
+    assert called == {"self.actor.train(states)": ["train.Actor.train"],
+                      "self.critic.train(states)": ["train.Critic.train"]}
