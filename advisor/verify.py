@@ -302,13 +302,16 @@ def changed_statements(original: str, patched: str) -> list[int]:
     new_lines = patched.splitlines()
     matcher = difflib.SequenceMatcher(None, original.splitlines(), new_lines, autojunk=False)
     changed = {line + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" for line in range(j1, j2)}
-    statements = [node for node in ast.walk(ast.parse(patched)) if isinstance(node, ast.stmt)]
+    # A definition starts at its first decorator (ast's lineno is the `def` line): an added `@tf.function` is part
+    # of the definition it decorates.
+    spans = [(min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", ()))]), n.end_lineno or n.lineno, n)
+             for n in ast.walk(ast.parse(patched)) if isinstance(n, ast.stmt)]
     watched: set[int] = set()
     for line in changed:
-        holding = [n for n in statements if n.lineno <= line <= (n.end_lineno or n.lineno)]
-        innermost = min(holding, key=lambda n: (n.end_lineno or n.lineno) - n.lineno, default=None)
-        if innermost is not None and not isinstance(innermost, (ast.Import, ast.ImportFrom)):
-            watched.update(range(innermost.lineno, (innermost.end_lineno or innermost.lineno) + 1))
+        holding = [(start, end, n) for start, end, n in spans if start <= line <= end]
+        innermost = min(holding, key=lambda span: span[1] - span[0], default=None)
+        if innermost is not None and not isinstance(innermost[2], (ast.Import, ast.ImportFrom)):
+            watched.update(range(innermost[0], innermost[1] + 1))
     return sorted(watched)
 
 

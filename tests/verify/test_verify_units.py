@@ -14,7 +14,7 @@ from advisor.measure import CPU, FASTER, INCONCLUSIVE, NO_GAIN, SLOWER, STEP, Es
     cpu_ms_per_step, estimate, log_differences, max_relative_difference, median_interval
 from advisor.model import SpeedupEstimate
 from advisor.speedup import combine
-from advisor.verify import relocate
+from advisor.verify import changed_statements, relocate
 
 
 def test_fixes_on_the_same_part_of_the_step_do_not_multiply():
@@ -133,3 +133,11 @@ def test_paths_into_the_repo_follow_the_copy(tmp_path):
     assert args == ["python", str(copy / "train.py"), "--steps", "3", "missing.py"] and cwd == copy
     args, cwd = relocate(["python", "repo/train.py"], tmp_path, repo, copy)
     assert args == ["python", str(copy / "train.py")] and cwd == tmp_path  # a working directory outside stays
+
+
+def test_an_added_decorator_watches_the_definition_it_decorates():
+    original = "import tensorflow as tf\n\n\ndef step(x):\n    return x\n\n\nstep(1)\n"
+    patched = "import tensorflow as tf\n\n\n@tf.function\ndef step(x):\n    return x\n\n\nstep(1)\n"
+    # The decorator is evaluated when the `def` runs: its lines are the definition's, from the decorator on.
+    assert changed_statements(original, patched) == [4, 5, 6]
+    assert changed_statements(original, original.replace("step(1)", "step(2)")) == [8]
