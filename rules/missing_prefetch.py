@@ -141,7 +141,7 @@ class MissingPrefetch(Rule):
         for pipeline in ctx.index.pipelines():
             stages = pipeline.working_stages
             if not stages or stages[-1].op == "prefetch" or _overlapped(stages) or _negligible(stages) \
-                    or ctx.queries.built_per_element(pipeline):
+                    or ctx.queries.built_per_element(pipeline.last_stage):
                 continue
             key = id(stages[-1].node)
             if key not in best or ROLE_PRIORITY[pipeline.sink.role] < ROLE_PRIORITY[best[key].sink.role]:

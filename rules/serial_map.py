@@ -143,6 +143,11 @@ class SerialMap(Rule):
             confidence = Confidence.LIKELY
         function = stage.module.node_code(stage.node.args[0].value) if stage.node.args else ""
         evidence = [Evidence.source(f"`.{stage.op}({function})` without parallel calls")]
+        if ctx.queries.built_per_element(stage):
+            # An inner dataset: an outer interleave with parallel calls already runs several of them at once.
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source("built for every element of an outer dataset, whose interleave may "
+                                            "already run several of these at once"))
         if stateful:
             evidence.append(Evidence.source("stateful ops in the mapped function: " + ", ".join(
                 f"`{site.module.node_code(site.node.func)}` ({site.module.location(site.node).display})"

@@ -465,3 +465,27 @@ def test_a_tf_function_made_per_training_run_is_traced_once_per_run_not_per_step
             train_and_eval(width)
         """}, "TFH003")
     assert findings == []
+
+
+def test_an_inner_dataset_handed_to_a_parallel_interleave_through_a_partial():
+    findings = _findings({"input.py": """
+        import functools
+        import tensorflow as tf
+
+        def input_fn(params):
+            files = tf.data.Dataset.list_files(params["pattern"], shuffle=True)
+
+            def make_dataset(files_dataset, shard_index):
+                files_dataset = files_dataset.shard(params["parallel_reads"], shard_index)
+                dataset = files_dataset.interleave(tf.data.TFRecordDataset)
+                return dataset.map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+
+            dataset = tf.data.Dataset.range(params["parallel_reads"])
+            map_fn = functools.partial(make_dataset, files)
+            dataset = dataset.interleave(map_fn, cycle_length=8, num_parallel_calls=tf.data.AUTOTUNE)
+            return dataset.batch(params["batch_size"]).prefetch(tf.data.AUTOTUNE)
+
+        estimator.train(input_fn=input_fn, max_steps=1000)
+        """}, "TFD001", "TFD002")
+    # The inner interleave runs once per shard, several shards at once: serial in itself, parallel overall.
+    assert [(f.code, f.location.line, f.confidence) for f in findings] == [("TFD002", 9, Confidence.POSSIBLE)]

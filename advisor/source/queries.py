@@ -588,8 +588,10 @@ class HotFunctions:
     ``tf.function(f)`` call), when Keras traces it (``train_step``, ``call``), or when a hot function calls it.
     """
 
-    def __init__(self, index: SourceIndex, compilations: Iterable[Compilation]) -> None:
+    def __init__(self, index: SourceIndex, compilations: Iterable[Compilation],
+                 functions_handed: Callable[[Stage, cst.BaseExpression], list[FunctionInfo]]) -> None:
         self.index = index
+        self.functions_handed = functions_handed  # the repo functions an argument of a stage stands for
         self.functions: dict[str, HotContext] = {}
         self.lambda_calls: dict[int, HotContext] = {}
         self._calls_by_function: dict[str, list[CallSite]] = {}
@@ -615,7 +617,7 @@ class HotFunctions:
                 for call in m.findall(func, m.Call()):
                     self.lambda_calls[id(call)] = context
             else:
-                self._mark(self.index.functions_named(*stage.module.qualified_names(func)), context)
+                self._mark(self.functions_handed(stage, func), context)
         for compiled in compilations:
             if compiled.site is None:
                 self._mark([compiled.function], _step_context(compiled.function, "a `tf.function`"))
@@ -1273,10 +1275,10 @@ class SourceQueries:
         return [f for arg in site.node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
                 for f in self.index.functions_named(*site.module.names.resolve(arg.value, class_key))]
 
-    def built_per_element(self, pipeline: Pipeline) -> bool:
-        """The pipeline ends in code a dataset stage runs per element (``interleave(read_file)``, a ``flat_map``
-        lambda, or what they call): an inner dataset that the outer pipeline consumes, not an input pipeline."""
-        site = self._call_at.get(id(pipeline.last_stage.node))
+    def built_per_element(self, stage: Stage) -> bool:
+        """The stage is in code a dataset stage runs per element (``interleave(read_file)``, a ``flat_map`` lambda,
+        or what they call): part of an inner dataset that the outer pipeline consumes, not an input pipeline."""
+        site = self._call_at.get(id(stage.node))
         context = self.hot_functions.context_of(site) if site is not None else None
         return context is not None and context.in_dataset
 
@@ -1573,7 +1575,19 @@ class SourceQueries:
 
     @cached_property
     def hot_functions(self) -> HotFunctions:
-        return HotFunctions(self.index, self.compilations)
+        return HotFunctions(self.index, self.compilations, self._functions_handed)
+
+    def _functions_handed(self, stage: Stage, expr: cst.BaseExpression) -> list[FunctionInfo]:
+        """The repo functions an argument of a dataset stage stands for: by name, or through a wrapper of one
+        (``functools.partial(make_dataset, files)``, written there or bound to a name before)."""
+        found = self.index.functions_named(*stage.module.qualified_names(expr)) \
+            if isinstance(expr, (cst.Name, cst.Attribute)) else []
+        if found:
+            return found
+        wrapping = self._call_at.get(id(expr)) if isinstance(expr, cst.Call) else \
+            self.bound_call(stage.module, stage.node, expr.value) if isinstance(expr, cst.Name) else None
+        wrapped = _wrapped_function(wrapping.node) if wrapping is not None else None
+        return self._functions_meant(wrapping, wrapped) if wrapped is not None else []
 
     def enclosing_function(self, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
         """The function whose body holds ``node`` (for a ``def``'s own name: the function around that ``def``)."""

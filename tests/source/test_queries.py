@@ -7,7 +7,7 @@ import libcst as cst
 import libcst.matchers as m
 import pytest
 
-from advisor.source.facts import FunctionInfo, ModuleInfo, Pipeline
+from advisor.source.facts import FunctionInfo, ModuleInfo
 from advisor.source.index import SourceIndex
 from advisor.source.queries import SourceQueries, batch_parameter, compiled_function_name
 
@@ -788,11 +788,10 @@ def test_a_pipeline_built_in_a_function_a_dataset_runs_per_element_is_an_inner_d
         model.fit(train)
         """})
     queries = SourceQueries(index)
-    # The dataflow links these inner datasets to their flat_map; the query answers for any pipeline ending at a
-    # stage, as rules ask it when the link is out of sight (a flat_map in another module, a dynamic dispatch).
-    sink = index.pipelines()[0].sink
+    # The dataflow links these inner datasets to their flat_map; the query answers for any stage, as rules ask it
+    # when the link is out of sight (a flat_map in another module, a dynamic dispatch).
     inner = sorted((stage.module.location(stage.node).line, stage.op,
-                    queries.built_per_element(Pipeline((stage,), sink))) for stage in index.stages())
+                    queries.built_per_element(stage)) for stage in index.stages())
     assert inner == [(5, "TFRecordDataset", True), (5, "batch", True), (10, "batch", False), (10, "flat_map", False),
                      (10, "list_files", False)]
 
