@@ -1713,15 +1713,15 @@ class SourceQueries:
     def _count_layers(self, calls: list[CallSite], weight: int, depth: int, counts: dict, path: set[int]) -> None:
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
-            last = next(iter(call.names), "").rsplit(".", 1)[-1].lower().replace("_", "")
-            if any(n.startswith(("keras.", "tensorflow.")) for n in call.names):
-                if any(n.startswith("keras.applications.") and n.rsplit(".", 1)[-1][:1].isupper()
-                       for n in call.names):
+            framework = [n for n in call.names if n.startswith(("keras.", "tensorflow."))]
+            if framework:
+                lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
+                if any(n.startswith("keras.applications.") and n.rsplit(".", 1)[-1][:1].isupper() for n in framework):
                     counts["application"] = counts["application"] or call.module.node_code(call.node.func)
-                elif last in CONVOLUTION_LAYERS:
+                elif lasts & CONVOLUTION_LAYERS:
                     counts["convolutions"] += times
-                elif last in DENSE_LAYERS:
-                    counts["dense"] += times * DENSE_LAYERS[last]
+                elif lasts & DENSE_LAYERS.keys():
+                    counts["dense"] += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
                 continue
             if depth == 0:
                 continue
