@@ -726,6 +726,12 @@ LOOP_REPEAT = 4  # layers built in a loop or a comprehension: counted as this ma
 # convolutions) and reinforcement-learning MLPs (three or four dense layers) below.
 HEAVY_CONVOLUTIONS = 4
 HEAVY_DENSE = 12
+NARROW_DENSE = 128  # a dense layer with fewer units (written as a number) is no matrix unit's work
+
+
+def _narrow(layer: cst.Call) -> bool:
+    units = argument_value(layer, "units", 0)
+    return isinstance(units, cst.Integer) and int(units.evaluated_value) < NARROW_DENSE
 
 
 @dataclass(frozen=True)
@@ -746,7 +752,7 @@ class ModelCompute:
         if self.application is not None:
             return f"it builds `{self.application}`"
         return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers (counting "
-                f"loops as {LOOP_REPEAT} and each call of a helper)")
+                f"loops as {LOOP_REPEAT}, each call of a helper, and dense layers of {NARROW_DENSE}+ units)")
 
 
 @dataclass(frozen=True)
@@ -1695,20 +1701,61 @@ class SourceQueries:
         return site.module.path.as_posix(), self._call_order[id(site.node)]
 
     def model_compute(self, construction: CallSite) -> ModelCompute:
-        """What the model constructed at ``construction`` computes with: the layers its building code makes (the
-        function or module-level code around the construction; a repo model class's methods), followed into the repo
-        helpers and layer classes it calls."""
+        """What the model constructed at ``construction`` computes with: the layers its building code makes,
+        followed into the repo helpers and layer classes it calls."""
+        counts = {"convolutions": 0, "dense": 0, "application": None}
+        self._count_layers(self._model_building_calls(construction), 1, BUILDER_DEPTH, counts, set())
+        return ModelCompute(**counts)
+
+    def _model_building_calls(self, construction: CallSite, depth: int = BUILDER_DEPTH) -> list[CallSite]:
+        """The calls that build the model constructed at ``construction``: a repo model class's methods; the layers
+        in a ``Sequential([...])`` and its ``.add(...)`` calls; for a functional ``Model(...)`` (or a layer where
+        the model is unknown), the calls of its function or module level since the model built before it there
+        (a notebook or a script builds several models, one after the other)."""
         classes = [c for c in self._classes_named(construction.names) if c.key in self._keras_model_classes]
         if classes:
-            calls = [call for cls_info in classes for method in self._methods_of_hierarchy(cls_info)
-                     for call in self.calls_in(method)]
-        elif construction.function is not None:
-            calls = self.calls_in(construction.function)
-        else:
-            calls = [c for c in self.index.calls if c.module is construction.module and c.function is None]
-        counts = {"convolutions": 0, "dense": 0, "application": None}
-        self._count_layers(calls, 1, BUILDER_DEPTH, counts, set())
-        return ModelCompute(**counts)
+            return [call for cls_info in classes for method in self._methods_of_hierarchy(cls_info)
+                    for call in self.calls_in(method)]
+        order = self._call_order
+        scope = self.calls_in(construction.function) if construction.function is not None else \
+            self._module_level_calls.get(id(construction.module), [])
+        scope = sorted(scope, key=lambda c: order[id(c.node)])
+        if not self._constructs_model(construction):  # a layer or an Input: the model built from it next
+            following = [c for c in scope if order[id(c.node)] > order[id(construction.node)]
+                         and self._constructs_model(c)]
+            if not following:
+                return [c for c in scope if order[id(c.node)] >= order[id(construction.node)]]
+            construction = following[0]
+        here = order[id(construction.node)]
+        nested = {id(n) for n in m.findall(construction.node, m.Call())}
+        others = [c for c in scope if id(c.node) not in nested and self._constructs_model(c)]
+        in_others = {id(n) for c in others for n in m.findall(c.node, m.Call())}  # another model's own layers
+        before = max((order[id(c.node)] for c in others if order[id(c.node)] < here), default=-1)
+        after = min((order[id(c.node)] for c in others if order[id(c.node)] > here), default=len(order))
+        if not construction.names & SEQUENTIAL:
+            return [c for c in scope if id(c.node) in nested or (
+                before < order[id(c.node)] <= here and id(c.node) not in in_others)]
+        added = {id(n) for c in scope if here < order[id(c.node)] < after and m.matches(
+            c.node.func, m.Attribute(attr=m.Name("add"))) for arg in c.node.args for n in m.findall(arg, m.Call())}
+        calls = [c for c in scope if id(c.node) in nested or id(c.node) in added]
+        layers = construction.node.args[0].value if construction.node.args else None
+        for name in (e.value for e in getattr(layers, "elements", ()) if isinstance(e.value, cst.Name)):
+            bound = self.bound_call(construction.module, construction.node, name.value)  # a model built before
+            if bound is not None and depth > 0:
+                calls += self._model_building_calls(bound, depth - 1) if self._constructs_model(bound) else [bound]
+        return calls
+
+    def _constructs_model(self, site: CallSite) -> bool:
+        return bool(site.names & (SEQUENTIAL | KERAS_MODEL)) or any(
+            c.key in self._keras_model_classes for c in self._classes_named(site.names))
+
+    @cached_property
+    def _module_level_calls(self) -> dict[int, list[CallSite]]:
+        by_module: dict[int, list[CallSite]] = {}
+        for call in self.index.calls:
+            if call.function is None:
+                by_module.setdefault(id(call.module), []).append(call)
+        return by_module
 
     def _count_layers(self, calls: list[CallSite], weight: int, depth: int, counts: dict, path: set[int]) -> None:
         for call in calls:
@@ -1720,7 +1767,7 @@ class SourceQueries:
                     counts["application"] = counts["application"] or call.module.node_code(call.node.func)
                 elif lasts & CONVOLUTION_LAYERS:
                     counts["convolutions"] += times
-                elif lasts & DENSE_LAYERS.keys():
+                elif lasts & DENSE_LAYERS.keys() and not _narrow(call.node):
                     counts["dense"] += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
                 continue
             if depth == 0:

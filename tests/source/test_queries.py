@@ -758,7 +758,7 @@ def test_model_compute_counts_the_layers_a_trained_model_builds_through_loops_he
                 return tf.keras.Model(inputs, tf.keras.layers.Dense(10)(x))
 
             def mlp():
-                return tf.keras.Sequential([tf.keras.layers.Dense(64), tf.keras.layers.Dense(2)])
+                return tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(2)])
 
             big = resnet()
             small = mlp()
@@ -770,8 +770,8 @@ def test_model_compute_counts_the_layers_a_trained_model_builds_through_loops_he
     })
     queries = SourceQueries(index)
     compute = {c.function.name: queries.model_compute(c) for c in queries.model_constructions}
-    assert (compute["resnet"].convolutions, compute["resnet"].dense, compute["resnet"].heavy) == (8, 1, True)
-    assert (compute["mlp"].convolutions, compute["mlp"].dense, compute["mlp"].heavy) == (0, 2, False)
+    assert (compute["resnet"].convolutions, compute["resnet"].dense, compute["resnet"].heavy) == (8, 0, True)
+    assert (compute["mlp"].convolutions, compute["mlp"].dense, compute["mlp"].heavy) == (0, 1, False)
 
 
 def test_a_pipeline_built_in_a_function_a_dataset_runs_per_element_is_an_inner_dataset(index_of):
@@ -831,3 +831,39 @@ def test_a_method_called_on_an_attribute_set_from_a_constructor_parameter_is_the
               for c in index.calls if "train(states)" in cst.Module([]).code_for_node(c.node)}
     assert called == {"self.actor.train(states)": ["train.Actor.train"],
                       "self.critic.train(states)": ["train.Critic.train"]}
+
+
+def test_each_model_built_at_module_level_counts_its_own_layers(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        mlp = tf.keras.Sequential([tf.keras.layers.Dense(300), tf.keras.layers.Dense(100), tf.keras.layers.Dense(10)])
+        mlp.compile(optimizer="sgd", loss="mse")
+        mlp.fit(x, y)
+
+        inputs = tf.keras.Input((28, 28, 1))
+        h = tf.keras.layers.Conv2D(64, 7)(inputs)
+        for filters in (128, 256):
+            h = tf.keras.layers.Conv2D(filters, 3)(h)
+        cnn = tf.keras.Model(inputs, tf.keras.layers.Dense(10)(h))
+        cnn.compile(optimizer="sgd", loss="mse")
+        cnn.fit(x, y)
+
+        grown = tf.keras.Sequential()
+        grown.add(tf.keras.layers.Dense(512))
+        grown.add(tf.keras.layers.Dense(512))
+        grown.compile(optimizer="sgd", loss="mse")
+        grown.fit(x, y)
+
+        backbone = tf.keras.applications.MobileNetV2(weights=None)
+        wrapped = tf.keras.Sequential([backbone, tf.keras.layers.Dense(10)])
+        wrapped.compile(optimizer="sgd", loss="mse")
+        wrapped.fit(x, y)
+        """)
+    queries = SourceQueries(index)
+    module = index.modules[0]
+    compute = {module.location(c.node).line: queries.model_compute(c) for c in queries.model_constructions}
+    # A notebook or a script builds model after model: each counts the layers that build it, not the module's.
+    assert {line: (c.convolutions, c.dense, c.heavy) for line, c in compute.items()} == {
+        4: (0, 1, False), 12: (5, 0, True), 16: (0, 2, False), 23: (0, 0, True)}
+    assert compute[23].application == "tf.keras.applications.MobileNetV2"
