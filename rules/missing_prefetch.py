@@ -177,7 +177,7 @@ class MissingPrefetch(Rule):
         priority = ROLE_PRIORITY[sink.role] if ctx.queries.feeds_training(pipeline) or not sink.is_training \
             else ROLE_PRIORITY["evaluate"]  # a loop over a dataset that trains nothing
         return self.finding(last.module, last.anchor, message, verdict,
-                            reach=ctx.queries.reach(sink.module, sink.node), codemod=AppendPrefetch,
+                            reach=ctx.queries.pipeline_reach(pipeline), codemod=AppendPrefetch,
                             priority=priority, end_node=last.node)
 
 

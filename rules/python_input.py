@@ -99,7 +99,7 @@ class PythonInput(Rule):
         message = ("`Dataset.from_generator` makes every element in Python, one at a time under the GIL: read the "
                    "data with tf.data instead (`from_tensor_slices` for arrays in memory, `TFRecordDataset` or "
                    "`list_files().interleave()` for files).")
-        reach = min((ctx.queries.reach(p.sink.module, p.sink.node) for p in pipelines), key=lambda r: r.rank)
+        reach = min((ctx.queries.pipeline_reach(p) for p in pipelines), key=lambda r: r.rank)
         return self.finding(source.module, source.anchor, message, verdict, reach=reach, end_node=source.node)
 
     def _iterator_finding(self, ctx: RuleContext, loop: TrainingLoop, batches: cst.CSTNode,

@@ -489,3 +489,21 @@ def test_an_inner_dataset_handed_to_a_parallel_interleave_through_a_partial():
         """}, "TFD001", "TFD002")
     # The inner interleave runs once per shard, several shards at once: serial in itself, parallel overall.
     assert [(f.code, f.location.line, f.confidence) for f in findings] == [("TFD002", 9, Confidence.POSSIBLE)]
+
+
+def test_a_notebook_dataset_only_looked_at_is_not_training_input():
+    findings = _findings({"chapter.py": """
+        import tensorflow as tf
+
+        files = tf.data.Dataset.list_files("data/*.csv")
+        lines = files.interleave(lambda f: tf.data.TextLineDataset(f).skip(1), cycle_length=5)
+        for line in lines.take(5):
+            print(line.numpy())
+
+        train = tf.data.TextLineDataset("train.csv").map(parse, num_parallel_calls=4).batch(32).prefetch(1)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(loss="mse", optimizer="sgd")
+        model.fit(train, epochs=2)
+        """}, "TFD002", show_all=True)
+    # The notebook trains, but not on `lines`: its serial interleave feeds a print, so no training run pays for it.
+    assert [(f.code, f.location.line, f.reach) for f in findings] == [("TFD002", 4, Reach.OTHER)]

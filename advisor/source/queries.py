@@ -18,7 +18,7 @@ import libcst.matchers as m
 import networkx as nx
 
 from ..model import Reach
-from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
+from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS
 from .syntax import argument, argument_value, parameter_names
@@ -93,6 +93,10 @@ WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "sock
 # Python libraries that compute on arrays and images on the host.
 PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
 WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_file", "get_object"})
+# What a loop that only looks at a dataset calls: printing, plotting, NumPy; and the elements' own conversions.
+INSPECTION_PREFIXES = ("builtins.", "numpy.", "matplotlib.", "IPython.", "PIL.")
+INSPECTION_METHODS = frozenset({"numpy", "imshow", "show", "title", "axis", "subplot", "set_title", "format",
+                                "decode", "tolist", "item", "append"})
 # How deep to follow repo functions called from a mapped function.
 CALL_DEPTH = 3
 # Calls that train a model, by method name (receivers are rarely typed): Keras, and Estimators given an input_fn.
@@ -1288,6 +1292,30 @@ class SourceQueries:
         context = self.hot_functions.context_of(site) if site is not None else None
         return context is not None and context.in_dataset
 
+    def pipeline_reach(self, pipeline: Pipeline) -> Reach:
+        """Whether a training run reaches the pipeline's consumer (:meth:`reach`); a loop that only looks at the
+        elements (``for x in ds.take(5): print(x)``) is no training, wherever it is."""
+        if pipeline.sink.role == "loop" and self._inspects_only(pipeline.sink):
+            return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
+        return self.reach(pipeline.sink.module, pipeline.sink.node)
+
+    def _inspects_only(self, sink: Sink) -> bool:
+        """A loop whose body only prints, plots or converts what it iterates over: builtins, NumPy, matplotlib and
+        the elements' own ``.numpy()``/``.shape``; any other call may train."""
+        loop = sink.node
+        if not isinstance(loop, (cst.For, cst.While)):
+            return False
+        for call in m.findall(loop.body, m.Call()):
+            site = self._call_at.get(id(call))
+            names = site.names if site is not None else frozenset()
+            if names and all(n.startswith(INSPECTION_PREFIXES) for n in names):
+                continue
+            if not names and m.matches(call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(
+                    INSPECTION_METHODS.__contains__)))):
+                continue
+            return False
+        return True
+
     def feeds_training(self, pipeline: Pipeline) -> bool:
         """Whether ``pipeline`` feeds training: ``fit``, a distribution strategy, a function's return (out of
         sight, but named like training data), or a loop or iterator in code that runs training steps (a loop over
@@ -1297,6 +1325,8 @@ class SourceQueries:
             return sink.is_training
         if sink.role == "loop" and any(loop.node is sink.node for loop in self.training_loops):
             return True
+        if sink.role == "loop" and self._inspects_only(sink):
+            return False
         scope = self.enclosing_function(sink.module, sink.node)
         key = id(scope.node) if scope is not None else ("module", id(sink.module))
         return any(self._caller_key(site) == key for site in self._training_calls) or any(
