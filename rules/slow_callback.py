@@ -166,8 +166,11 @@ class SlowCallback(Rule):
             source = (Evidence.source(f"TensorBoard({keyword}={module.node_code(value)})"),)
             if keyword == "update_freq" and isinstance(value, (cst.SimpleString, cst.Integer)) \
                     and literal(value) in ("batch", 1):
-                verdict = ctx.verdicts.host_gap(DEFAULT_EVERY, Verdict(Confidence.LIKELY, typical("callback"), source),
-                                                registration=ctx.queries.registration([site]))
+                # Possible without a capture: a batch's scalars cost a few milliseconds of host time, which matters
+                # next to short steps (a capture's host gaps tell) and not next to a large model's.
+                static = Verdict(Confidence.POSSIBLE, typical("callback"), source + (Evidence.source(
+                    "a few scalars per batch: it matters when steps are short, which a capture shows"),))
+                verdict = ctx.verdicts.host_gap(DEFAULT_EVERY, static, registration=ctx.queries.registration([site]))
                 yield self.finding(module, arg.keyword, "TensorBoard writes its scalars after every batch, between "
                                    "training steps.", verdict, reach=reach, codemod=TensorBoardUpdatePerEpoch)
             elif keyword == "histogram_freq" and literal(value) == 1 and isinstance(value, cst.Integer):
