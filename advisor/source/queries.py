@@ -649,6 +649,22 @@ class HotFunctions:
                         pending.append(callee.key)
 
 
+ARITHMETIC = {cst.Multiply: lambda a, b: a * b, cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
+              cst.FloorDivide: lambda a, b: a // b if b else None}
+
+
+def _arguments_by_parameter(call: cst.Call, parameters: Sequence[str]) -> dict[str, cst.BaseExpression]:
+    """What ``call`` passes for each of ``parameters`` (positionally, up to a ``*args``, or by keyword)."""
+    passed: dict[str, cst.BaseExpression] = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if arg.keyword is None and position < len(parameters):
+            passed[parameters[position]] = arg.value
+    passed.update({arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None})
+    return passed
+
+
 def _repeated(module: ModuleInfo, node: cst.CSTNode) -> bool:
     """``node`` runs several times per run of its function: in a loop's body or a comprehension."""
     child, parent = node, module.parent(node)
@@ -730,12 +746,9 @@ LOOP_REPEAT = 4  # layers built in a loop or a comprehension: counted as this ma
 # convolutions) and reinforcement-learning MLPs (three or four dense layers) below.
 HEAVY_CONVOLUTIONS = 4
 HEAVY_DENSE = 12
-NARROW_DENSE = 128  # a dense layer with fewer units (written as a number) is no matrix unit's work
-
-
-def _narrow(layer: cst.Call) -> bool:
-    units = argument_value(layer, "units", 0)
-    return isinstance(units, cst.Integer) and int(units.evaluated_value) < NARROW_DENSE
+# Layers narrower than this (units or filters written as a number, a constant, or a number the caller passes) are
+# no work for matrix units: MNIST tutorials' and sequence demos' 10-32 filters, RL networks' 24-64 units.
+NARROW_WIDTH = {"dense": 128, "convolution": 64, "convolution1d": 128}  # a 1-D filter does a 2-D one's work / k
 
 
 @dataclass(frozen=True)
@@ -756,7 +769,8 @@ class ModelCompute:
         if self.application is not None:
             return f"it builds `{self.application}`"
         return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers (counting "
-                f"loops as {LOOP_REPEAT}, each call of a helper, and dense layers of {NARROW_DENSE}+ units)")
+                f"loops as {LOOP_REPEAT}, each call of a helper, and only layers of {NARROW_WIDTH['convolution']}+ "
+                f"filters or {NARROW_WIDTH['dense']}+ units)")
 
 
 @dataclass(frozen=True)
@@ -1787,7 +1801,10 @@ class SourceQueries:
                 by_module.setdefault(id(call.module), []).append(call)
         return by_module
 
-    def _count_layers(self, calls: list[CallSite], weight: int, depth: int, counts: dict, path: set[int]) -> None:
+    def _count_layers(self, calls: list[CallSite], weight: int, depth: int, counts: dict, path: set[int],
+                      passed: dict[str, cst.BaseExpression] | None = None) -> None:
+        """Add up the layers ``calls`` build, ``weight`` times each; ``passed``: what the caller gave the parameters
+        of the function these calls are in (a helper's ``filters``)."""
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
             framework = [n for n in call.names if n.startswith(("keras.", "tensorflow."))]
@@ -1795,21 +1812,42 @@ class SourceQueries:
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
                 if any(n.startswith("keras.applications.") and n.rsplit(".", 1)[-1][:1].isupper() for n in framework):
                     counts["application"] = counts["application"] or call.module.node_code(call.node.func)
-                elif lasts & CONVOLUTION_LAYERS:
+                elif lasts & CONVOLUTION_LAYERS and not self._narrow(
+                        call, "filters", "convolution1d" if any("1d" in last for last in lasts) else "convolution",
+                        passed):
                     counts["convolutions"] += times
-                elif lasts & DENSE_LAYERS.keys() and not _narrow(call.node):
+                elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, "units", "dense", passed):
                     counts["dense"] += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
                 continue
             if depth == 0:
                 continue
-            for callee in self.callees_of(call):
+            for callee, skipped in self.index.callees(call.names) or [
+                    (f, 1 if f.class_key is not None else 0) for f in self.callees_of(call)]:
+                arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
                 methods = [callee] if callee.name != "__init__" else [
                     f for c in self._classes_named(frozenset({callee.class_key}))
                     for f in self._methods_of_hierarchy(c)]
                 for function in methods:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, counts,
-                                           path | {id(function.node)})
+                                           path | {id(function.node)}, arguments)
+
+    def _narrow(self, layer: CallSite, keyword: str, kind: str, passed: dict[str, cst.BaseExpression] | None) -> bool:
+        """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`."""
+        number = self._integer(layer.module, argument_value(layer.node, keyword, 0), passed or {})
+        return number is not None and number < NARROW_WIDTH[kind]
+
+    def _integer(self, module: ModuleInfo, value: cst.BaseExpression | None,
+                 passed: dict[str, cst.BaseExpression]) -> int | None:
+        """The integer ``value`` comes to: a literal, a constant, what the caller passed for a parameter, or
+        arithmetic on those (``2 * n_filters``); None when the source does not say."""
+        if isinstance(value, cst.Name) and value.value in passed:
+            value = passed[value.value]
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
+            left, right = self._integer(module, value.left, passed), self._integer(module, value.right, passed)
+            return ARITHMETIC[type(value.operator)](left, right) if left is not None and right is not None else None
+        number = self.integer_literal(module, value)
+        return number.value if number is not None else None
 
     def _methods_of_hierarchy(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
         """The methods of a repo class and of its repo base classes."""

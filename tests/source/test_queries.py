@@ -867,3 +867,28 @@ def test_each_model_built_at_module_level_counts_its_own_layers(index_of):
     assert {line: (c.convolutions, c.dense, c.heavy) for line, c in compute.items()} == {
         4: (0, 1, False), 12: (5, 0, True), 16: (0, 2, False), 23: (0, 0, True)}
     assert compute[23].application == "tf.keras.applications.MobileNetV2"
+
+
+def test_narrow_layers_do_not_make_a_model_heavy_whatever_their_number(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        N_FILTERS = 32
+
+        def block(x, filters):
+            return tf.keras.layers.Conv2D(2 * filters, 3)(x)
+
+        inputs = tf.keras.Input((28, 28, 1))
+        x = inputs
+        for _ in range(4):
+            x = tf.keras.layers.Conv1D(N_FILTERS, 2)(x)
+            x = block(x, 16)
+            x = block(x, N_FILTERS)
+        model = tf.keras.Model(inputs, x)
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(data)
+        """)
+    queries = SourceQueries(index)
+    (construction,) = queries.model_constructions
+    # Conv1D(32) is narrow; block's 2 * 16 filters too; 2 * N_FILTERS = 64 filters count, four times (the loop).
+    assert queries.model_compute(construction).convolutions == 4
