@@ -507,3 +507,28 @@ def test_a_notebook_dataset_only_looked_at_is_not_training_input():
         """}, "TFD002", show_all=True)
     # The notebook trains, but not on `lines`: its serial interleave feeds a print, so no training run pays for it.
     assert [(f.code, f.location.line, f.reach) for f in findings] == [("TFD002", 4, Reach.OTHER)]
+
+
+def test_a_read_the_environment_needs_or_after_a_blocking_predict_is_possible():
+    findings = _findings({"agent.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def play(env, model, optimizer, target):
+            obs = env.reset()
+            for step in range(1000):
+                with tf.GradientTape() as tape:
+                    probas = model(obs[np.newaxis])
+                    loss = tf.reduce_mean(probas)
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                action = tf.random.uniform([1, 1]) > probas
+                obs, reward, done, info = env.step(int(action[0, 0].numpy()))
+                next_q = target.predict(obs[np.newaxis])
+                mask = tf.one_hot(np.argmax(next_q), 2).numpy()
+                print(float(loss))
+        """}, "TFH004")
+    confidence = {f.location.line: f.confidence for f in findings}
+    # The environment needs the action as a Python value; predict blocks every step anyway, so the reads after it
+    # (one_hot's, the printed loss) add little.
+    assert confidence == {13: Confidence.POSSIBLE, 15: Confidence.POSSIBLE, 16: Confidence.POSSIBLE}
