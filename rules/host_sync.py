@@ -51,6 +51,8 @@ class _Syncs(InLoopBody):
         self.found: list[Sync] = []
         self.statement: cst.CSTNode | None = None
         self.blocked_by: cst.Call | None = None  # the first blocking call met so far in the step
+        # An environment stepped every iteration takes Python values from the policy: the host waits every step.
+        self.environment = next(iter(m.findall(loop.node.body, _ENVIRONMENT_STEP)), None)
 
     def _mentions_tensor(self, node: cst.CSTNode) -> bool:
         """Reads a tensor of the step, or a Keras metric's value (``train_loss.result()``)."""
@@ -60,9 +62,7 @@ class _Syncs(InLoopBody):
     def _add(self, node: cst.CSTNode, kind: str) -> None:
         # One finding per statement: `print(float(loss))` is one sync.
         if not any(s.statement is self.statement for s in self.found):
-            environment = next((c for c in m.findall(self.statement, _ENVIRONMENT_STEP)), None) \
-                if self.statement is not None else None
-            self.found.append(Sync(node, self.statement, kind, environment or self.blocked_by))
+            self.found.append(Sync(node, self.statement, kind, self.environment or self.blocked_by))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
@@ -261,7 +261,8 @@ class HostSync(Rule):
         if sync.needed_by is not None:
             call = module.node_code(sync.needed_by.func)
             evidence.append(Evidence.source(
-                f"the environment takes the value (`{call}(...)`): reading it is part of the algorithm"
+                f"the loop steps an environment (`{call}(...)`), which takes Python values every iteration: the "
+                "host waits for the device anyway"
                 if m.matches(sync.needed_by, _ENVIRONMENT_STEP) else
                 f"the step already waits for the device at `{call}(...)` "
                 f"({module.location(sync.needed_by).line_label}), which returns NumPy values: this read adds little"))
