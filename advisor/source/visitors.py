@@ -68,8 +68,17 @@ class _Dispatch(NamedTuple):
     around_fields: dict[str, tuple[list[NodeMethod], list[NodeMethod]]]
 
 
+# Whitespace, comments and punctuation: about two thirds of a module's nodes, and no statement or expression below
+# them. A walk whose visitors have no method for any of them leaves them out.
+TRIVIA = (cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline, cst.EmptyLine,
+          cst.Comment, cst.Comma, cst.Dot, cst.AssignEqual, cst.Colon, cst.Semicolon, cst.LeftParen, cst.RightParen,
+          cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace)
+
+
 def _walk(tree: cst.CSTNode, methods: Callable[[str], list[NodeMethod]], skips_children: bool) -> None:
     dispatch: dict[type, _Dispatch] = {}
+    skipped = {t for t in TRIVIA if not (methods(f"visit_{t.__name__}") or methods(f"leave_{t.__name__}"))}
+    skipped = skipped if len(skipped) == len(TRIVIA) else set()  # a visitor of some trivia may want what holds it
 
     def entry_of(node: cst.CSTNode) -> _Dispatch:
         name = type(node).__name__
@@ -92,12 +101,14 @@ def _walk(tree: cst.CSTNode, methods: Callable[[str], list[NodeMethod]], skips_c
                     for method in before:
                         method(node)
                     for child in children(node, (field,)):
-                        walk(child)
+                        if type(child) not in skipped:
+                            walk(child)
                     for method in after:
                         method(node)
             else:
                 for child in children(node, entry.order):
-                    walk(child)
+                    if type(child) not in skipped:
+                        walk(child)
         for method in entry.leaves:
             method(node)
 
