@@ -1317,9 +1317,10 @@ class SourceQueries:
         """A loop whose body only prints, plots or converts what it iterates over: builtins, NumPy, matplotlib and
         the elements' own ``.numpy()``/``.shape``; any other call may train."""
         loop = sink.node
-        if not isinstance(loop, (cst.For, cst.While)):
+        calls = m.findall(loop.body, m.Call()) if isinstance(loop, (cst.For, cst.While)) else []
+        if not calls:  # (a loop that only drains the dataset times it, or stands for code not shown)
             return False
-        for call in m.findall(loop.body, m.Call()):
+        for call in calls:
             site = self._call_at.get(id(call))
             names = site.names if site is not None else frozenset()
             if names and all(n.startswith(INSPECTION_PREFIXES) for n in names):
