@@ -665,6 +665,14 @@ def _arguments_by_parameter(call: cst.Call, parameters: Sequence[str]) -> dict[s
     return passed
 
 
+def _owner_class(function: FunctionInfo | None) -> str | None:
+    """The class whose ``self`` a function's code means: its own class, or its outer function's (a closure in a
+    method)."""
+    if function is None:
+        return None
+    return function.class_key or (function.outer.class_key if function.outer is not None else None)
+
+
 def _repeated(module: ModuleInfo, node: cst.CSTNode) -> bool:
     """``node`` runs several times per run of its function: in a loop's body or a comprehension."""
     child, parent = node, module.parent(node)
@@ -1061,8 +1069,7 @@ class SourceQueries:
         """The repo functions ``expr``, a function handed to the call ``site``, may be: by name; for ``self.step``,
         the class's method and its subclasses' overrides; for ``obj.step``, the method of the class ``obj`` was
         made from."""
-        owner = site.function.class_key or (site.function.outer.class_key if site.function.outer else None) \
-            if site.function is not None else None
+        owner = _owner_class(site.function)
         found = self.index.functions_named(*site.module.names.resolve(expr, owner))
         if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
             return found
@@ -1145,8 +1152,7 @@ class SourceQueries:
             bound = self.bound_call(site.module, site.node, name)
             wrappings = [bound] if bound is not None else []
         elif site.function is not None:
-            owner = site.function.class_key or (site.function.outer.class_key if site.function.outer else None)
-            wrappings = self._bindings.get(("attr", owner, name), [])
+            wrappings = self._bindings.get(("attr", _owner_class(site.function), name), [])
         else:
             return []
         return [f for bound in wrappings if (wrapped := _wrapped_function(bound.node)) is not None
@@ -1167,8 +1173,7 @@ class SourceQueries:
             bound = self.bound_call(site.module, site.node, receiver.value)
             return self._classes_named(bound.names) if bound is not None else []
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
-            owner = site.function.class_key or (site.function.outer.class_key if site.function.outer else None)
-            return self._attribute_classes(owner, receiver.attr.value, CALL_DEPTH)
+            return self._attribute_classes(_owner_class(site.function), receiver.attr.value, CALL_DEPTH)
         return []
 
     def _attribute_classes(self, owner: str | None, attribute: str, depth: int) -> list[ClassInfo]:
