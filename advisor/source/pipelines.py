@@ -30,8 +30,7 @@ from .visitors import CollectorVisitor
 DATASET_SOURCES = frozenset({
     "tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors",
     "tensorflow.data.Dataset.from_generator", "tensorflow.data.Dataset.range", "tensorflow.data.Dataset.list_files",
-    "tensorflow.data.Dataset.zip", "tensorflow.data.Dataset.sample_from_datasets",
-    "tensorflow.data.Dataset.choose_from_datasets", "tensorflow.data.Dataset.load", "tensorflow.data.Dataset.counter",
+    "tensorflow.data.Dataset.load", "tensorflow.data.Dataset.counter",
     "tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset", "tensorflow.data.FixedLengthRecordDataset",
     "tensorflow.data.experimental.make_csv_dataset", "tensorflow.data.experimental.CsvDataset",
     "tensorflow.data.experimental.make_batched_features_dataset", "tensorflow.data.experimental.SqlDataset",
@@ -47,6 +46,7 @@ COMBINING_SOURCES = frozenset({
     "tensorflow.data.Dataset.choose_from_datasets", "tensorflow.data.experimental.sample_from_datasets",
     "tensorflow.data.experimental.choose_from_datasets",
 })
+ALL_SOURCES = DATASET_SOURCES | COMBINING_SOURCES  # (a combining source is a source)
 
 # Methods of tf.data.Dataset that return a dataset.
 DATASET_METHODS = frozenset({
@@ -241,7 +241,7 @@ class PipelineCollector(CollectorVisitor):
         self._record_functions_passed(node, names)
         if isinstance(func, cst.Attribute) and not names:  # `replay_buffer.as_dataset(...)`: a method of some object
             self.graph.graph.setdefault("called_methods", set()).add(func.attr.value)
-        if names & (DATASET_SOURCES | COMBINING_SOURCES):
+        if names & ALL_SOURCES:
             op = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
                 else "source"
             key = self.add_stage(node, op, is_source=True)

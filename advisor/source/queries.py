@@ -1418,7 +1418,16 @@ class SourceQueries:
 
     def constructions_of(self, cls_info: ClassInfo) -> list[CallSite]:
         """Calls that instantiate ``cls_info`` (``Logger()``, ``callbacks.Logger(path)``)."""
-        return [site for site in self.index.calls if any(c is cls_info for c in self._classes_named(site.names))]
+        return self._constructions.get(id(cls_info), [])
+
+    @cached_property
+    def _constructions(self) -> dict[int, list[CallSite]]:
+        """Every repo class's instantiations, found in one pass (receivers ask per call)."""
+        found: dict[int, list[CallSite]] = {}
+        for site in self.index.calls:
+            for cls_info in {id(c): c for c in self._classes_named(site.names)}.values():
+                found.setdefault(id(cls_info), []).append(site)
+        return found
 
     @staticmethod
     def fixed_sleep_ms(function: FunctionInfo) -> float:
