@@ -43,7 +43,7 @@ __all__ = [
     "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect", "SpeedupEstimate",
     "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",
     "compiled_function_name", "literal", "method_name", "num_parallel_calls", "round_up", "runs_in_parallel",
-    "typical", "visit_reading",
+    "tf1_runtime", "typical", "visit_reading",
 ]
 
 
@@ -134,3 +134,10 @@ class Rule:
             evidence.append(Evidence.source("the repo trains, but no training entry point reaches this code"))
         return Finding(self.code, self.name, location, message, verdict.confidence, evidence, verdict.speedup, fix,
                        priority=priority, reach=reach)
+
+
+def tf1_runtime(call: CallSite) -> Evidence:
+    """Why a pipeline runs on TensorFlow 1.x: the TF1-only call ``ctx.queries.tf1_call`` found."""
+    return Evidence.source(f"`{call.module.node_code(call.node.func)}` ({call.module.location(call.node).display}) "
+                           "exists only in TensorFlow 1.x: there tf.data parallelizes no map and injects no prefetch "
+                           "at run time")

@@ -15,8 +15,9 @@ from advisor.source.names import ModuleNames, canonical, used_names
 from advisor.source.syntax import anchor, argument
 
 # The TensorFlow names codemods write, spelled for a module whose ``tf`` is ``tensorflow.compat.v1`` (TF1 code run
-# on TF2): that alias is kept, not rebound. ``tf.data.AUTOTUNE`` is TF 2.x only; the experimental name exists in
-# every TF since 1.13 and in compat.v1. tests/codemods/test_names.py checks each pair against TensorFlow.
+# on TF2; that alias is kept, not rebound) or that runs on TensorFlow 1.x. ``tf.data.AUTOTUNE`` is TF 2.x only; the
+# experimental name exists in every TF since 1.13 and in compat.v1. tests/codemods/test_names.py checks each pair
+# against TensorFlow.
 COMPAT_V1_SPELLING = {
     "data.AUTOTUNE": "data.experimental.AUTOTUNE",
     "numpy_function": "numpy_function",
@@ -86,6 +87,8 @@ def _line_break_keeping_comment(closing: cst.BaseParenthesizableWhitespace,
 class TensorflowCodemod(VisitorBasedCodemodCommand):
     """A codemod that may write TensorFlow names, spelled the way the module imports tensorflow."""
 
+    tensorflow_1 = False  # the code runs on TensorFlow 1.x (the finding's rule tells): write names that exist there
+
     # Plain transformer dispatch: these codemods use no matcher decorators, and libcst's matcher bookkeeping on
     # every node made each fix cost over half a second on large files.
     on_visit = cst.CSTTransformer.on_visit
@@ -124,12 +127,15 @@ class TensorflowCodemod(VisitorBasedCodemodCommand):
 
     def tensorflow_attribute(self, dotted: str) -> cst.BaseExpression:
         """``data.AUTOTUNE`` spelled with the module's own alias for tensorflow (or for ``tensorflow.compat.v1``,
-        when the name exists there), else with a new import under a name the module does not use."""
+        when the name exists there), else with a new import under a name the module does not use; for code that
+        runs on TensorFlow 1.x (``tensorflow_1``), in the spelling that exists there."""
         aliases = self.module_names.global_aliases
         alias = next((name for name, target in aliases.items() if canonical(target) == "tensorflow"), None)
         if alias is None and dotted in COMPAT_V1_SPELLING:
             alias = next((name for name, target in aliases.items() if target == "tensorflow.compat.v1"), None)
             dotted = COMPAT_V1_SPELLING[dotted] if alias is not None else dotted
+        elif alias is not None and dotted in COMPAT_V1_SPELLING and self.tensorflow_1:
+            dotted = COMPAT_V1_SPELLING[dotted]
         if alias is None:
             alias = self.import_under_free_name("tensorflow", ("tf", "tensorflow"))
         return cst.parse_expression(f"{alias}.{dotted}")
@@ -158,9 +164,10 @@ class PositionTargetCodemod(TensorflowCodemod):
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, context: CodemodContext, line: int, column: int) -> None:
+    def __init__(self, context: CodemodContext, line: int, column: int, tensorflow_1: bool = False) -> None:
         super().__init__(context)
         self.target = (line, column)
+        self.tensorflow_1 = tensorflow_1
 
     def transform_module_impl(self, tree: cst.Module) -> cst.Module:
         """Visit only the top-level statement that holds the target: these codemods change nothing outside the
@@ -182,8 +189,8 @@ class PositionTargetCodemod(TensorflowCodemod):
 class CallTargetCodemod(PositionTargetCodemod):
     """Rewrites the one call whose anchor (see :func:`anchor_of`) starts at the target."""
 
-    def __init__(self, context: CodemodContext, line: int, column: int) -> None:
-        super().__init__(context, line, column)
+    def __init__(self, context: CodemodContext, line: int, column: int, tensorflow_1: bool = False) -> None:
+        super().__init__(context, line, column, tensorflow_1)
         self.changed = False
 
     def is_target(self, call: cst.Call) -> bool:

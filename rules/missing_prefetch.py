@@ -6,7 +6,7 @@ from typing import Iterable
 
 from advisor.codemods.append_prefetch import AppendPrefetch
 from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Stage,
-                          Verdict, runs_in_parallel, typical)
+                          Verdict, runs_in_parallel, tf1_runtime, typical)
 
 # Stages that do per-element work worth overlapping with the step; a pipeline of in-memory slices, shuffles and
 # batches alone prepares a batch in microseconds.
@@ -26,7 +26,9 @@ class MissingPrefetch(Rule):
         "Without `prefetch` at the end of a tf.data pipeline, the next batch is produced only after the current "
         "training step finishes, so input preparation and computation take turns instead of overlapping. "
         "TensorFlow 2.x may inject a prefetch at run time (the `inject_prefetch` optimization, on by default), "
-        "so without a profile this is only a possible gain; a capture shows whether a prefetch runs."
+        "so without a profile this is only a possible gain; a capture shows whether a prefetch runs. TensorFlow "
+        "1.x injects none (code that calls TF1-only API such as `tf.Session` runs there), unless a TPU infeed "
+        "already runs the input ahead of the step."
     )
     fix = "Append `.prefetch(tf.data.AUTOTUNE)` to the pipeline's last transformation."
     fix_availability = FixAvailability.ALWAYS
@@ -134,6 +136,17 @@ class MissingPrefetch(Rule):
 
             estimator.train(input_fn=lambda: train_input_fn(files), max_steps=1000)
             """, note="an Estimator's input function: it trains on what the function returns"),
+        Example("""
+            import tensorflow as tf
+            images = tf.data.TFRecordDataset(files).map(parse).batch(64).make_one_shot_iterator().get_next()
+            with tf.Session() as sess:
+                sess.run(train_op(images))
+            """, line=2, fixed="""
+            import tensorflow as tf
+            images = tf.data.TFRecordDataset(files).map(parse).batch(64).prefetch(tf.data.experimental.AUTOTUNE).make_one_shot_iterator().get_next()
+            with tf.Session() as sess:
+                sess.run(train_op(images))
+            """, note="TensorFlow 1.x code (`tf.Session`): TF 1.x injects no prefetch, and has no `tf.data.AUTOTUNE`"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -165,9 +178,19 @@ class MissingPrefetch(Rule):
             line = discarded[0].module.location(discarded[0].anchor).line_label
             evidence.append(Evidence.source(f"the result of `.prefetch()` on {line} is discarded: tf.data "
                                             "transformations return a new dataset"))
-        if pipeline.runtime_optimization("inject_prefetch") is False:
+        injected = pipeline.runtime_optimization("inject_prefetch")
+        tf1 = ctx.queries.tf1_call(pipeline.modules) if injected is None else None
+        tpu = ctx.queries.tpu_training(pipeline.modules) if tf1 is not None else None
+        if injected is False:
             static = Verdict(Confidence.LIKELY, typical("prefetch"), tuple(evidence),
                              "its tf.data options turn off the prefetch TensorFlow would inject at run time")
+        elif tf1 is not None and tpu is None:
+            static = Verdict(Confidence.LIKELY, typical("prefetch"), (*evidence, tf1_runtime(tf1)),
+                             "TensorFlow 1.x, which this code runs on, injects none")
+        elif tpu is not None:
+            static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
+                             f"the infeed of a TPU (`{tpu.module.node_code(tpu.node.func)}`, "
+                             f"{tpu.module.location(tpu.node).display}) already runs the input ahead of the step")
         else:
             static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
                              "TensorFlow may inject a prefetch at run time; a profile would tell")
@@ -178,7 +201,8 @@ class MissingPrefetch(Rule):
             else ROLE_PRIORITY["evaluate"]  # a loop over a dataset that trains nothing
         return self.finding(last.module, last.anchor, message, verdict,
                             reach=ctx.queries.pipeline_reach(pipeline), codemod=AppendPrefetch,
-                            priority=priority, end_node=last.node)
+                            fix_args={"tensorflow_1": True} if tf1 is not None else None, priority=priority,
+                            end_node=last.node)
 
 
 # Transformations applied with `.apply()` that already work ahead of the step: a fused map-and-batch, a prefetch to

@@ -54,6 +54,28 @@ class MixedPrecision(Rule):
     )
     invalid = (
         Example("""
+            import tensorflow as tf
+
+            strategy = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver())
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Conv2D(128, 3),
+                                             tf.keras.layers.Conv2D(256, 3), tf.keras.layers.Conv2D(512, 3),
+                                             tf.keras.layers.GlobalAveragePooling2D(), tf.keras.layers.Dense(10)])
+                model.compile("adam", "sparse_categorical_crossentropy")
+            model.fit(dataset, epochs=10)
+            """, line=5, fixed="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver())
+            tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+            with strategy.scope():
+                model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Conv2D(128, 3),
+                                             tf.keras.layers.Conv2D(256, 3), tf.keras.layers.Conv2D(512, 3),
+                                             tf.keras.layers.GlobalAveragePooling2D(), tf.keras.layers.Dense(10, dtype="float32")])
+                model.compile("adam", "sparse_categorical_crossentropy")
+            model.fit(dataset, epochs=10)
+            """, note="the code sets up a TPU: TPUs compute in bfloat16"),
+        Example("""
             from tensorflow import keras
 
             # The classifier.
@@ -90,7 +112,7 @@ class MixedPrecision(Rule):
 
             model = build()
             model.fit(x, y)
-            """, line=10, fixed="""
+            """, line=13, fixed="""
             import tensorflow as tf
 
             def conv_block(x, filters, downsample):
@@ -213,8 +235,10 @@ class MixedPrecision(Rule):
         queries = ctx.queries
         if hardware == "cpu" or queries.uses_mixed_precision or not queries.trains:
             return
-        policy = POLICY.get(hardware, DEFAULT_POLICY)
         for construction in queries.model_constructions:
+            # Without a configured or captured device, code that sets up a TPU beside the model trains there.
+            tpu = queries.tpu_training([construction.module]) if hardware is None else None
+            policy = POLICY.get("tpu" if tpu is not None else hardware, DEFAULT_POLICY)
             # Likely where the training is known to run on an accelerator (configured, or the capture's), or where
             # the model is big enough to keep 16-bit units busy (a model that size is trained on one); a small model
             # on unknown hardware may gain nothing.
@@ -222,9 +246,12 @@ class MixedPrecision(Rule):
             confidence = Confidence.LIKELY if hardware in POLICY_DEVICES or compute.heavy else Confidence.POSSIBLE
             size = ("the model is compute-heavy: " if compute.heavy else "the model may be too small to gain: ") + \
                 compute.describe()
-            verdict = ctx.verdicts.device_precision(Verdict(confidence, typical("mixed_precision"), (
-                Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere in the "
-                                "repo"), Evidence.source(size))))
+            evidence = [Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere "
+                                        "in the repo"), Evidence.source(size)]
+            if tpu is not None:
+                evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
+                                                f"({tpu.module.location(tpu.node).display})"))
+            verdict = ctx.verdicts.device_precision(Verdict(confidence, typical("mixed_precision"), tuple(evidence)))
             if verdict is None:
                 return  # the capture already computes in 16 bits
             yield self._finding(ctx, construction, verdict, policy)

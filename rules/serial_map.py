@@ -8,7 +8,7 @@ import libcst as cst
 
 from advisor.codemods.parallel_map import AddNumParallelCalls
 from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
-                          RuleContext, Stage, Verdict, num_parallel_calls, typical)
+                          RuleContext, Stage, Verdict, num_parallel_calls, tf1_runtime, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -22,8 +22,9 @@ class SerialMap(Rule):
         "`Dataset.map(f)` and `Dataset.interleave(f)` without `num_parallel_calls` call `f` on one element at a "
         "time on one core. With `num_parallel_calls=tf.data.AUTOTUNE` tf.data runs as many calls in parallel as "
         "the CPU budget allows. TensorFlow 2.x parallelizes a stateless `map` at run time by default (the "
-        "`map_parallelization` optimization), but not a stateful one (random ops, `py_function`), and not when "
-        "the pipeline's options turn default optimizations off; a profile shows which happened."
+        "`map_parallelization` optimization), but not a stateful one (random ops, `py_function`), not when "
+        "the pipeline's options turn default optimizations off, and not on TensorFlow 1.x (code that calls "
+        "TF1-only API such as `tf.Session` or `tf.contrib` runs there); a profile shows which happened."
     )
     fix = "Pass `num_parallel_calls=tf.data.AUTOTUNE`."
     fix_availability = FixAvailability.ALWAYS
@@ -46,6 +47,17 @@ class SerialMap(Rule):
             for x in ds:
                 pass
             """, note="options that ask the runtime to parallelize the map"),
+        Example("""
+            import functools
+            import tensorflow as tf
+
+            def set_shapes(batch_size, images, labels):
+                images.set_shape(images.get_shape().merge_with(tf.TensorShape([batch_size, None, None, 3])))
+                return images, tf.reshape(labels, [batch_size])
+
+            ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=tf.data.AUTOTUNE).batch(64)
+            ds = ds.map(functools.partial(set_shapes, 64)).prefetch(tf.data.AUTOTUNE)
+            """, note="a map that only restates shapes (or makes constants) does next to nothing per element"),
         Example("""
             import pandas as pd
             s = pd.Series([1, 2]).map(str)
@@ -108,18 +120,20 @@ class SerialMap(Rule):
         if stage.op == "map" and parallelism is None and True in settings:
             return None
         mapped = ctx.queries.mapped_function(stage.node, stage.module)
-        if mapped is not None and mapped.is_projection:
-            return None  # selecting or renaming fields costs nothing worth parallelizing
+        if mapped is not None and (mapped.is_projection or ctx.queries.only_restates(mapped)):
+            return None  # selecting fields, setting shapes, making constants: nothing worth parallelizing
         stateful = ctx.queries.stateful_calls(mapped) if mapped is not None else []
         python = [site for site in stateful if site.names & PYTHON_FUNCTION_OPS]
         waiting = [w for site in python for w in ctx.queries.waiting_calls(site)]
         if python and not waiting and len(python) == len(stateful):
             return None  # Python that computes: the GIL serializes it whatever the parallelism (TFD003's advice)
+        modules = [module for p in pipelines for module in p.modules] or [stage.module]
+        tf1 = ctx.queries.tf1_call(modules) if parallelism is None and False not in settings else None
         if parallelism is not None:
             stated = f"`num_parallel_calls={stage.module.node_code(parallelism.value)}`"
             message = f"`.{stage.op}()` runs with {stated}: at most that many elements at a time."
             confidence = Confidence.LIKELY
-        elif stage.op == "map" and False not in settings and not stateful:
+        elif stage.op == "map" and False not in settings and not stateful and tf1 is None:
             message = ("`.map()` has no `num_parallel_calls`, so it runs one element at a time unless TensorFlow "
                        "parallelizes it at run time (it does for stateless functions by default; a profile "
                        "would tell).")
@@ -148,10 +162,17 @@ class SerialMap(Rule):
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source("built for every element of an outer dataset, whose interleave may "
                                             "already run several of these at once"))
+        cache = _cache_after(stage, pipelines)
+        if cache is not None:
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(f"`.cache()` ({cache.module.location(cache.anchor).line_label}) keeps "
+                                            "its results: it runs in the first epoch only"))
         if stateful:
             evidence.append(Evidence.source("stateful ops in the mapped function: " + ", ".join(
                 f"`{site.module.node_code(site.node.func)}` ({site.module.location(site.node).display})"
                 for site in stateful[:3])))
+        if tf1 is not None:
+            evidence.append(tf1_runtime(tf1))
         if False in settings:
             evidence.append(Evidence.source("the pipeline's tf.data options turn off run-time map parallelization"))
         verdict = ctx.verdicts.tfdata_stage(stage, Verdict(confidence, typical("parallel_map"), tuple(evidence)))
@@ -161,7 +182,17 @@ class SerialMap(Rule):
         reaches = [ctx.queries.pipeline_reach(p) for p in pipelines] or [
             ctx.queries.reach(stage.module, stage.node)]
         return self.finding(stage.module, stage.anchor, message, verdict, reach=min(reaches, key=lambda r: r.rank),
-                            codemod=AddNumParallelCalls, priority=priority, end_node=stage.node)
+                            codemod=AddNumParallelCalls, fix_args={"tensorflow_1": True} if tf1 is not None else None,
+                            priority=priority, end_node=stage.node)
+
+
+def _cache_after(stage: Stage, pipelines: list[Pipeline]) -> Stage | None:
+    """The ``.cache()`` that follows ``stage`` in every pipeline it is part of, if there is one."""
+    caches = []
+    for pipeline in pipelines:
+        place = [id(s.node) for s in pipeline.stages].index(id(stage.node))
+        caches.append(next((s for s in pipeline.stages[place + 1:] if s.op == "cache"), None))
+    return caches[0] if caches and None not in caches else None
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:

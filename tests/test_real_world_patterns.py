@@ -543,3 +543,48 @@ def test_a_read_the_environment_needs_or_after_a_blocking_predict_is_possible():
     # The environment takes the action as a Python value every iteration, and predict blocks every step too: the
     # host waits for the device anyway, so each read adds little.
     assert confidence == {13: Confidence.POSSIBLE, 15: Confidence.POSSIBLE, 16: Confidence.POSSIBLE}
+
+
+def test_tensorflow_1_pipelines_are_serial_and_unprefetched_for_sure_and_fixed_with_names_tf1_has():
+    session_script = """
+        import tensorflow as tf
+
+        def parse(record):
+            return tf.io.parse_single_example(record, {"x": tf.io.FixedLenFeature([], tf.string)})
+
+        def main():
+            ds = tf.data.TFRecordDataset(["train.tfrecord"]).map(parse).batch(32)
+            batch = ds.make_one_shot_iterator().get_next()
+            with tf.Session() as sess:
+                for _ in range(1000):
+                    sess.run(batch)
+
+        main()
+        """
+    findings = _findings({"train.py": session_script}, "TFD001", "TFD002")
+    assert {(f.code, f.confidence) for f in findings} == {("TFD001", Confidence.LIKELY),
+                                                          ("TFD002", Confidence.LIKELY)}
+    assert all("tf.data.experimental.AUTOTUNE" in f.patch.diff for f in findings)  # TF 1.x has no tf.data.AUTOTUNE
+    assert all(any("`tf.Session` (train.py:9" in e.message for e in f.evidence) for f in findings)
+    # The same code through tf.compat.v1 runs on TensorFlow 2, which parallelizes the stateless map and injects a
+    # prefetch itself: only possible, and fixed with TF2's names.
+    compat = session_script.replace("import tensorflow as tf", "import tensorflow.compat.v1 as tf")
+    findings = _findings({"train.py": compat}, "TFD001", "TFD002")
+    assert {(f.code, f.confidence) for f in findings} == {("TFD001", Confidence.POSSIBLE),
+                                                          ("TFD002", Confidence.POSSIBLE)}
+
+
+def test_a_stateful_map_whose_results_are_cached_runs_in_the_first_epoch_only():
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def decode(path):
+            image = tf.image.decode_jpeg(tf.io.read_file(path))
+            return tf.image.random_crop(image, [224, 224, 3])
+
+        ds = tf.data.Dataset.list_files("images/*.jpg").map(decode).cache().batch(32).prefetch(2)
+        model.fit(ds, epochs=10)
+        """}, "TFD002")
+    (finding,) = findings
+    assert finding.confidence is Confidence.POSSIBLE  # stateful, but cached: later epochs read the cache
+    assert any("first epoch only" in e.message for e in finding.evidence)

@@ -255,6 +255,11 @@ class Pipeline:
     def ops(self) -> list[str]:
         return [s.op for s in self.stages]
 
+    @property
+    def modules(self) -> list[ModuleInfo]:
+        """The modules that build or consume the pipeline."""
+        return [*(s.module for s in self.stages), self.sink.module]
+
     def runtime_optimization(self, name: str) -> bool | None:
         """Whether tf.data's run-time rewrite ``name`` (``map_parallelization``, ``inject_prefetch``) is on.
 

@@ -213,11 +213,57 @@ class SourceIndex:
         dotted path is a plausible import name.
         """
         by_name: dict[str, list[FunctionInfo]] = {}
-        for function in self.functions:
-            parts = function.key.split(".")
+        for key, function in [*((f.key, f) for f in self.functions), *self._dispatched_methods()]:
+            parts = key.split(".")
             for start in range(len(parts) - 1):
                 by_name.setdefault(".".join(parts[start:]), []).append(function)
         return by_name
+
+    def _dispatched_methods(self) -> Iterator[tuple[str, FunctionInfo]]:
+        """Methods a call through a repo class may run besides its own, each under the name ``Class.method``: what
+        it inherits from its nearest repo base that defines it, and its subclasses' overrides (``self.
+        make_source_dataset()`` in a base class runs the subclass's). Constructors are inherited, not dispatched."""
+        by_key = {c.key: c for c in self.classes}
+        methods: dict[str, dict[str, FunctionInfo]] = {}
+        for function in self.functions:
+            if function.class_key is not None:
+                methods.setdefault(function.class_key, {}).setdefault(function.name, function)
+        live = self._live_classes(by_key)
+        for cls_info in self.classes:
+            defined = methods.get(cls_info.key, {})
+            overrides = defined if cls_info.key in live else {}
+            resolved = set(defined)
+            seen, queue = {cls_info.key}, [b for b in cls_info.bases if b in by_key]
+            while queue:  # the repo bases, nearest first
+                base = queue.pop(0)
+                if base in seen:
+                    continue
+                seen.add(base)
+                for name, function in methods.get(base, {}).items():
+                    if name not in resolved:
+                        resolved.add(name)
+                        yield f"{cls_info.key}.{name}", function
+                for name, function in overrides.items():
+                    if not name.startswith("__"):
+                        yield f"{base}.{name}", function
+                queue += [b for b in by_key[base].bases if b in by_key]
+
+    def _live_classes(self, by_key: dict[str, ClassInfo]) -> set[str]:
+        """Keys of the repo classes whose methods a call through a base class may run: those the repo instantiates
+        (``ImageNetInput(...)``), and their repo bases. A subclass nothing instantiates overrides nothing."""
+        by_name: dict[str, list[str]] = {}
+        for key in by_key:
+            parts = key.split(".")
+            for start in range(len(parts) - 1):
+                by_name.setdefault(".".join(parts[start:]), []).append(key)
+        queue = [key for site in self.calls for name in site.names for key in by_name.get(name, ())]
+        live: set[str] = set()
+        while queue:
+            key = queue.pop()
+            if key not in live:
+                live.add(key)
+                queue += [b for b in by_key[key].bases if b in by_key]
+        return live
 
     # -- queries ------------------------------------------------------------------------------------------------
     def pipelines(self) -> list[Pipeline]:

@@ -12,6 +12,7 @@ import builtins
 import libcst as cst
 import libcst.helpers
 
+from .tf1_api import TF1_ONLY_API
 from .visitors import visit_reading
 
 _PREFIX_ALIASES = (
@@ -49,6 +50,13 @@ GRADIENT_TAPE = "tensorflow.GradientTape"
 
 # A file that mentions none of these cannot use TensorFlow or Keras; it is not parsed at all.
 PREFILTER_WORDS = (b"tensorflow", b"keras", b"tf_keras")
+
+
+def tf1_only(imported: str) -> bool:
+    """Whether ``imported`` (a dotted name as the module imports it: ``tensorflow.Session``, ``tensorflow.contrib.
+    slim.conv2d``) is TensorFlow 1.x API that TensorFlow 2 lacks; through ``tensorflow.compat.v1`` it is not."""
+    parts = imported.split(".")
+    return parts[0] == "tensorflow" and any(".".join(parts[1:end]) in TF1_ONLY_API for end in range(2, len(parts) + 1))
 
 
 class ModuleNames(cst.CSTVisitor):
@@ -153,7 +161,7 @@ class ModuleNames(cst.CSTVisitor):
             return frozenset()
         head, _, rest = dotted.partition(".")
         if head in self.aliases:
-            full = self.aliases[head] + ("." + rest if rest else "")
+            full = self.imported(dotted)
         elif head in self.top_level:
             full = f"{self.module_name}.{dotted}" if self.module_name else dotted
         elif head in _BUILTINS:
@@ -168,6 +176,15 @@ class ModuleNames(cst.CSTVisitor):
             return frozenset()
         return frozenset({canonical(full)})
 
+
+    def imported(self, dotted: str) -> str | None:
+        """The dotted name ``dotted`` (``tf.Session``) spells through the module's imports, as imported
+        (``tensorflow.Session``, not canonical: ``tensorflow.compat.v1.Session`` stays what it is); None when no
+        import binds its head."""
+        head, _, rest = dotted.partition(".")
+        if head not in self.aliases:
+            return None
+        return self.aliases[head] + ("." + rest if rest else "")
 
     def binding(self, name: str) -> str | None:
         """What ``name`` is bound to at module level as far as imports and definitions say, in words (None: not

@@ -11,16 +11,18 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
+from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
+import libcst.helpers
 import libcst.matchers as m
 import networkx as nx
 
 from ..model import Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .index import SourceIndex
-from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS
+from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, tf1_only
 from .syntax import argument, argument_value, parameter_names
 from .visitors import visit_reading
 
@@ -55,6 +57,10 @@ NUM_PARALLEL_CALLS_POSITION = {"map": 1, "interleave": 3, "batch": 2}
 # Dataset methods whose first argument is a function tf.data traces and calls per element.
 FUNCTION_STAGES = {"map": "map_func", "flat_map": "map_func", "interleave": "map_func", "filter": "predicate",
                    "map_with_legacy_function": "map_func"}
+# Transformations handed to ``Dataset.apply`` that call a function per element (TF1's fused and parallel versions).
+APPLIED_FUNCTION_STAGES = frozenset({
+    f"tensorflow.{package}.{name}" for package in ("data.experimental", "contrib.data")
+    for name in ("parallel_interleave", "map_and_batch")})
 # Methods Keras traces into a graph by itself (no tf.function decorator in sight).
 KERAS_TRACED = {"keras.Model": ("train_step", "test_step", "predict_step", "call"),
                 "keras.models.Model": ("train_step", "test_step", "predict_step", "call"),
@@ -82,6 +88,16 @@ COSTLY_METHODS = {
 STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_",
                         "tensorflow.nn.dropout", "keras.layers.Random", "tensorflow.py_function",
                         "tensorflow.numpy_function", "tensorflow.py_func")
+# TensorFlow ops that only restate shapes or types, or make constants: a map running nothing else per element
+# (``set_shapes``, a synthetic constant image) has no work worth parallelizing. Python the map function calls
+# (builtins, repo helpers' own Python) runs once, when tf.data traces it, not per element.
+METADATA_OPS = frozenset(f"tensorflow.{op}" for op in (
+    "reshape", "ensure_shape", "cast", "identity", "zeros", "ones", "zeros_like", "ones_like", "constant", "fill",
+    "shape", "expand_dims", "squeeze", "convert_to_tensor", "TensorShape", "dtypes.cast"))
+METADATA_METHODS = frozenset({"set_shape", "get_shape", "as_list", "merge_with", "with_rank", "with_rank_at_least"})
+PARTIAL = frozenset({"functools.partial"})
+# What trains on a TPU, by the end of its name (tf.distribute, tf.contrib.tpu, tf.estimator.tpu, compat.v1).
+TPU_TRAINING_SUFFIXES = (".TPUStrategy", ".TPUEstimator", ".keras_to_tpu_model")
 # Python run from the graph, by the callee's canonical name (the op types a capture shows them as: advisor.linking).
 PYTHON_FUNCTION_OPS = frozenset({"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"})
 # Calls that wait rather than compute: sleeping, file, network and image/array I/O. They release the GIL, so
@@ -613,7 +629,7 @@ class HotFunctions:
     def _find_roots(self, compilations: Iterable[Compilation]) -> None:
         for stage in self.index.stages():
             keyword = FUNCTION_STAGES.get(stage.op)
-            func = argument_value(stage.node, keyword, 0) if keyword else None
+            func = argument_value(stage.node, keyword, 0) if keyword else _applied_function(stage)
             if func is None:
                 continue
             context = HotContext(stage.module, stage.anchor, "", in_dataset=True, stage=stage)
@@ -1318,6 +1334,43 @@ class SourceQueries:
             return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
         return self.reach(pipeline.sink.module, pipeline.sink.node)
 
+    def tf1_call(self, modules: Iterable[ModuleInfo]) -> CallSite | None:
+        """A call of TensorFlow 1.x-only API through ``tensorflow`` itself (``tf.Session()``, ``tf.placeholder``,
+        ``tf.contrib``; not through ``tf.compat.v1``) in ``modules`` (those of a pipeline): that code runs on
+        TensorFlow 1.x, whose tf.data neither parallelizes stateless maps nor injects a prefetch at run time (the
+        defaults of TensorFlow 2)."""
+        return next((self._tf1_calls[id(mod)] for mod in modules if id(mod) in self._tf1_calls), None)
+
+    def tpu_training(self, modules: Iterable[ModuleInfo]) -> CallSite | None:
+        """Where code beside ``modules`` (in their folders; theirs first) trains on a TPU: a ``TPUStrategy``, a
+        ``TPUEstimator`` or TF1's ``keras_to_tpu_model``. Their infeed runs the input pipeline ahead of the TPU step
+        in a thread of its own, and TPUs compute in bfloat16, not float16."""
+        modules = list(modules)
+        nearby = [site for folder in dict.fromkeys(module.path.parent for module in modules)
+                  for site in self._tpu_training.get(folder, ())]
+        return next((site for site in nearby if any(site.module is module for module in modules)),
+                    nearby[0] if nearby else None)
+
+    @cached_property
+    def _tpu_training(self) -> dict[Path, list[CallSite]]:
+        found: dict[Path, list[CallSite]] = {}
+        for site in self.index.calls:
+            if any(n.startswith("tensorflow.") and n.endswith(TPU_TRAINING_SUFFIXES) for n in site.names):
+                found.setdefault(site.module.path.parent, []).append(site)
+        return found
+
+    @cached_property
+    def _tf1_calls(self) -> dict[int, CallSite]:
+        """Each module's first call of TensorFlow 1.x-only API, by module."""
+        found: dict[int, CallSite] = {}
+        for site in self.index.calls:
+            if id(site.module) in found or not any(n.startswith("tensorflow.") for n in site.names):
+                continue
+            dotted = cst.helpers.get_full_name_for_node(site.node.func)
+            if dotted and tf1_only(site.module.names.imported(dotted) or ""):
+                found[id(site.module)] = site
+        return found
+
     def _inspects_only(self, sink: Sink) -> bool:
         """A loop whose body only prints, plots or converts what it iterates over: builtins, NumPy, matplotlib and
         the elements' own ``.numpy()``/``.shape``; any other call may train."""
@@ -1578,9 +1631,12 @@ class SourceQueries:
         value = argument_value(call, keyword, 0)
         if isinstance(value, cst.Lambda):
             return MappedFunction(value.body, module, None)
+        if isinstance(value, cst.Call) and module.qualified_names(value.func) & PARTIAL:
+            value = _wrapped_function(value)  # `functools.partial(self.set_shapes, batch_size)`
         if not isinstance(value, (cst.Name, cst.Attribute)):
             return None
-        functions = self.index.functions_named(*module.qualified_names(value))
+        scope = self.enclosing_function(module, call)
+        functions = self.index.functions_named(*module.names.resolve(value, scope.class_key if scope else None))
         if not functions and isinstance(value, cst.Name):
             functions = self._call_methods_of_instance(module, call, value.value)
         return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
@@ -1628,6 +1684,16 @@ class SourceQueries:
         array and image computation in NumPy, PIL or OpenCV."""
         return [site for site in self.calls_run_by(function)
                 if any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
+
+    def only_restates(self, function: MappedFunction) -> bool:
+        """Whether the mapped function's TensorFlow ops only restate shapes and types or make constants
+        (:data:`METADATA_OPS`): per element it does next to nothing."""
+        calls = self.calls_run_by(function)
+        return bool(calls) and all(
+            site.names & METADATA_OPS or (site.names and all(n.startswith("builtins.") for n in site.names))
+            or self.index.functions_named(*site.names)  # a repo function: its own calls are in `calls`
+            or (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in METADATA_METHODS)
+            for site in calls)
 
     def stateful_calls(self, function: MappedFunction) -> list[CallSite]:
         """Calls that make the mapped function stateful (random ops, Python functions)."""
@@ -1789,7 +1855,12 @@ class SourceQueries:
         nested = {id(n) for n in m.findall(construction.node, m.Call())}
         others = [c for c in scope if id(c.node) not in nested and self._constructs_model(c)]
         in_others = {id(n) for c in others for n in m.findall(c.node, m.Call())}  # another model's own layers
-        before = max((order[id(c.node)] for c in others if order[id(c.node)] < here), default=-1)
+        # `if training: return Model(inputs, heads)` ends the function there: the code after it, up to another
+        # return of a model, runs on the other path and builds on the same layers.
+        returned = {id(r.value) for r in m.findall(construction.function.node.body, m.Return(value=m.Call()))} \
+            if construction.function is not None else set()
+        before = max((order[id(c.node)] for c in others if order[id(c.node)] < here and id(c.node) not in returned),
+                     default=-1)
         after = min((order[id(c.node)] for c in others if order[id(c.node)] > here), default=len(order))
         if not construction.names & SEQUENTIAL:
             return [c for c in scope if id(c.node) in nested or (
@@ -1857,7 +1928,7 @@ class SourceQueries:
         """The integer ``value`` comes to: a literal, a constant, what the caller passed for a parameter, or
         arithmetic on those (``2 * n_filters``); None when the source does not say."""
         if isinstance(value, cst.Name) and value.value in passed:
-            value = passed[value.value]
+            value, passed = passed[value.value], {}  # the caller's expression: its names are not these parameters
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
             left, right = self._integer(module, value.left, passed), self._integer(module, value.right, passed)
             return ARITHMETIC[type(value.operator)](left, right) if left is not None and right is not None else None
@@ -1889,9 +1960,14 @@ class SourceQueries:
         if not isinstance(receiver, cst.Name):
             return []
         bound = self.bound_call(training.module, training.node, receiver.value)
-        return self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []
+        if bound is None:
+            return []
+        return self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
+            self.index.assignment_of(bound.node), receiver.value))
 
-    def _constructions_in_call(self, site: CallSite, depth: int) -> list[CallSite]:
+    def _constructions_in_call(self, site: CallSite, depth: int, position: int | None = None) -> list[CallSite]:
+        """The model constructions behind what ``site`` returns (its element ``position`` when the caller unpacks
+        a tuple), followed into the builders it calls."""
         if self._builds_model(site):
             return [site]
         if depth == 0:
@@ -1900,8 +1976,35 @@ class SourceQueries:
         for builder in self.callees_of(site):
             calls = sorted(self.calls_in(builder), key=self._source_order)
             layers = [c for c in calls if self._builds_model(c)]
-            found += layers[:1] or [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
+            # A builder returns the last model it constructs (sub-models and backbones come first); one that only
+            # makes layers (a model is built from them elsewhere) is known by its first.
+            models = [c for c in layers if self._constructs_model(c)]
+            found += self._constructions_returned(builder, depth - 1, position) or models[-1:] or layers[:1] or \
+                [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
         return found
+
+    def _constructions_returned(self, builder: FunctionInfo, depth: int, position: int | None) -> list[CallSite]:
+        """The model constructions behind the name a builder returns (``return model, optimizer``: the element at
+        ``position``; not the other models it builds). Of the calls it binds that name to, the one it always makes
+        (``model = resnet50()`` before ``if small: model = resnet18()``), else the first: a run trains one."""
+        conditional = {id(c) for branch in m.findall(builder.node.body, m.If()) for c in m.findall(branch, m.Call())}
+        candidates: list[tuple[CallSite, int | None]] = []  # calls whose result is returned, with the part of it
+        for returned in m.findall(builder.node.body, m.Return(value=m.Name() | m.Tuple() | m.Call())):
+            value = returned.value
+            if isinstance(value, cst.Tuple):
+                elements = value.elements
+                value = elements[position].value if position is not None and position < len(elements) else None
+            if isinstance(value, cst.Call) and id(value) in self._call_at:
+                candidates.append((self._call_at[id(value)], None))
+            elif isinstance(value, cst.Name):
+                candidates += [(bound, _unpacked_position(self.index.assignment_of(bound.node), value.value))
+                               for bound in self._bindings.get((id(builder.module), id(builder.node), value.value), ())]
+        candidates.sort(key=lambda item: (id(item[0].node) in conditional, self._call_order[id(item[0].node)]))
+        for bound, part in candidates:
+            found = self._constructions_in_call(bound, depth, part)
+            if found:
+                return found
+        return []
 
     def bound_call(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> CallSite | None:
         """The call whose result ``name`` holds where ``near`` is: the last ``name = call(...)`` before it in the
@@ -1950,12 +2053,16 @@ class SourceQueries:
             if binding is None:
                 continue
             for target in binding.targets:
-                if isinstance(target.target, cst.Name):
-                    scope = id(site.function.node) if site.function is not None else None
-                    found.setdefault((id(site.module), scope, target.target.value), []).append(site)
-                elif m.matches(target.target, m.Attribute(value=m.Name("self"), attr=m.Name())) \
-                        and site.function is not None and site.function.class_key is not None:
-                    found.setdefault(("attr", site.function.class_key, target.target.attr.value), []).append(site)
+                if m.matches(target.target, m.Attribute(value=m.Name("self"), attr=m.Name())):
+                    if site.function is not None and site.function.class_key is not None:
+                        found.setdefault(("attr", site.function.class_key, target.target.attr.value), []).append(site)
+                    continue
+                # `model, optimizer = setup()`: each name holds part of what the call made
+                names = [target.target] if isinstance(target.target, cst.Name) else [
+                    e.value for e in getattr(target.target, "elements", ()) if isinstance(e.value, cst.Name)]
+                scope = id(site.function.node) if site.function is not None else None
+                for name in names:
+                    found.setdefault((id(site.module), scope, name.value), []).append(site)
         return found
 
     def is_output_layer(self, module: ModuleInfo, layer: cst.Call) -> bool:
@@ -2274,6 +2381,25 @@ class SourceQueries:
         """``tf.constant(step)`` and the like: already a tensor, whatever Python it was made from."""
         return isinstance(expression, cst.Call) and any(
             n.startswith("tensorflow.") for n in module.qualified_names(expression.func))
+
+
+def _unpacked_position(assignment: cst.Assign | None, name: str) -> int | None:
+    """Where ``name`` sits in the tuple an assignment unpacks (``model, opt = setup()``: 0 for ``model``)."""
+    for target in assignment.targets if assignment is not None else ():
+        elements = getattr(target.target, "elements", ())
+        for place, element in enumerate(elements):
+            if isinstance(element.value, cst.Name) and element.value.value == name:
+                return place
+    return None
+
+
+def _applied_function(stage: Stage) -> cst.BaseExpression | None:
+    """The per-element function of ``ds.apply(tf.data.experimental.parallel_interleave(f, ...))`` (or of a
+    ``map_and_batch``)."""
+    applied = argument_value(stage.node, "transformation_func", 0) if stage.op == "apply" else None
+    if isinstance(applied, cst.Call) and stage.module.qualified_names(applied.func) & APPLIED_FUNCTION_STAGES:
+        return argument_value(applied, "map_func", 0)
+    return None
 
 
 def num_parallel_calls(stage: Stage) -> cst.Arg | None:

@@ -294,3 +294,39 @@ def test_comments_python_cannot_tokenize_are_libcsts(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(tokenize, "generate_tokens", refuse)
     assert tokenized and index_module._comments(module) == tokenized
+
+
+def test_a_call_through_self_runs_the_overrides_of_instantiated_subclasses_and_inherited_methods(index_of):
+    index = index_of({
+        "inputs.py": """
+            class Input:
+                def input_fn(self, params):
+                    return self.make_source(params).batch(64)
+
+                def make_source(self, params):
+                    return None
+
+                def parse(self, record):
+                    return record
+
+            class FileInput(Input):
+                def __init__(self, pattern="train-*"):
+                    self.pattern = pattern
+
+                def make_source(self, params):
+                    return files(params)
+
+            class TableInput(Input):
+                def make_source(self, params):
+                    return table(params)
+            """,
+        "main.py": """
+            import inputs
+            estimator.train(input_fn=inputs.FileInput().input_fn)
+            """,
+    })
+    called = {f.key for f in index.functions_named("inputs.Input.make_source")}
+    # TableInput is never instantiated: its override runs nowhere.
+    assert called == {"inputs.Input.make_source", "inputs.FileInput.make_source"}
+    assert [f.key for f in index.functions_named("inputs.FileInput.parse")] == ["inputs.Input.parse"]
+    assert index.functions_named("inputs.Input.__init__") == []  # a constructor is inherited, never dispatched

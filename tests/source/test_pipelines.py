@@ -410,3 +410,29 @@ def test_a_map_on_a_parameter_not_known_to_be_a_dataset_is_no_stage(index_of):
             return series.map(vocabulary.get)
         """)
     assert list(index.stages()) == [] and paths(index) == set()
+
+
+def test_a_source_a_subclass_override_returns_continues_in_the_base_class_input_function(index_of):
+    index = index_of({
+        "imagenet_input.py": """
+            import tensorflow as tf
+
+            class ImageNetInput:
+                def input_fn(self, params):
+                    ds = self.make_source_dataset()
+                    return ds.map(self.parse, num_parallel_calls=8).batch(64).prefetch(tf.data.AUTOTUNE)
+
+                def make_source_dataset(self):
+                    return
+
+            class FileInput(ImageNetInput):
+                def make_source_dataset(self):
+                    return tf.data.TFRecordDataset(tf.io.gfile.glob("train-*")).shuffle(1024)
+            """,
+        "main.py": """
+            import imagenet_input
+            estimator.train(input_fn=imagenet_input.FileInput().input_fn)
+            """,
+    })
+    ends = {(p.sink.role, p.ops()[-1]) for p in index.pipelines()}
+    assert ends == {("train", "prefetch")}  # not a "returned" pipeline ending at the shuffle

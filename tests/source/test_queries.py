@@ -502,7 +502,7 @@ def test_without_a_trained_model_the_construction_is_the_first_in_a_training_mod
         "keras.Input(shape=(4,))"
 
 
-def test_the_model_construction_is_that_of_the_model_fit_trains_followed_into_its_builder(index_of):
+def test_the_model_construction_is_the_model_fit_trains_followed_into_its_builder(index_of):
     index = index_of({
         "models.py": """
             import keras
@@ -522,7 +522,7 @@ def test_the_model_construction_is_that_of_the_model_fit_trains_followed_into_it
             """,
     })
     (construction,) = SourceQueries(index).model_constructions
-    assert construction.module.node_code(construction.node) == "keras.Input(shape=(units,))"
+    assert construction.module.node_code(construction.node) == "keras.Model(inputs, keras.layers.Dense(10)(inputs))"
 
 
 def test_without_a_training_module_the_first_construction_in_source_order_is_taken(index_of):
@@ -772,6 +772,75 @@ def test_model_compute_counts_the_layers_a_trained_model_builds_through_loops_he
     compute = {c.function.name: queries.model_compute(c) for c in queries.model_constructions}
     assert (compute["resnet"].convolutions, compute["resnet"].dense, compute["resnet"].heavy) == (8, 0, True)
     assert (compute["mlp"].convolutions, compute["mlp"].dense, compute["mlp"].heavy) == (0, 1, False)
+
+
+def test_the_model_a_setup_function_returns_in_a_tuple_is_followed_into_its_builder(index_of):
+    index = index_of({
+        "models.py": """
+            from tensorflow.keras import Input, Model
+            from tensorflow.keras.layers import Conv2D, Lambda
+
+            def conv(x, filters):
+                return Conv2D(filters, 3)(x)
+
+            def block(x, filters):
+                return conv(conv(x, filters), filters * 2)
+
+            def Detector(size, training=False):
+                x = inputs = Input([size, size, 3])
+                for filters in (64, 128, 256):
+                    x = block(x, filters)
+                if training:
+                    return Model(inputs, x)
+                return Model(inputs, Lambda(decode)(x))
+
+            def TinyDetector(size, training=False):
+                x = inputs = Input([size, size, 3])
+                return Model(inputs, conv(x, 16))
+            """,
+        "train.py": """
+            from models import Detector, TinyDetector
+
+            def setup(tiny):
+                if tiny:
+                    model = TinyDetector(416, training=True)
+                else:
+                    model = Detector(416, training=True)
+                pretrained = Detector(416)
+                optimizer = make_optimizer()
+                return model, optimizer
+
+            model, optimizer = setup(FLAGS.tiny)
+            model.compile(optimizer=optimizer, loss="mse")
+            model.fit(data)
+            """,
+    })
+    queries = SourceQueries(index)
+    compute = {c.function.name: queries.model_compute(c) for c in queries.model_constructions}
+    # The model `setup` returns under `model` (the first of its alternatives), not the pretrained one it also
+    # builds. The detector's layers count although the training `return Model(...)` comes first: the code after it
+    # builds the other return.
+    assert sorted(compute) == ["TinyDetector"]
+    detector = next(c for c in index.calls if c.function is not None and c.function.name == "Detector"
+                    and c.module.node_code(c.node).startswith("Model(inputs, Lambda"))
+    assert (queries.model_compute(detector).convolutions, queries.model_compute(detector).heavy) == (8, True)
+
+
+def test_the_model_a_builder_always_makes_is_the_one_it_returns_not_a_conditional_alternative(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def get_model(name):
+            model = tf.keras.applications.ResNet50(weights=None)
+            if name == "resnet18":
+                model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            return model
+
+        model = get_model(FLAGS.model)
+        model.fit(data)
+        """)
+    (construction,) = SourceQueries(index).model_constructions
+    assert construction.module.node_code(construction.node.func) == "tf.keras.applications.ResNet50"
 
 
 def test_a_pipeline_built_in_a_function_a_dataset_runs_per_element_is_an_inner_dataset(index_of):
