@@ -27,8 +27,8 @@ from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipelin
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
 from .source.queries import (NUMPY_CALL, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, HotContext, InLoopBody,
-                             IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelConstruction, SideEffect,
-                             SourceQueries, TrainingLoop, batch_parameter, compiled_function_name, num_parallel_calls,
+                             IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute, ModelConstruction,
+                             SideEffect, SourceQueries, TrainingLoop, batch_parameter, compiled_function_name, num_parallel_calls,
                              runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .source.visitors import visit_reading
@@ -40,8 +40,8 @@ __all__ = [
     "VALUE_CONVERSIONS",
     "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability",
     "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "MappedFunction", "MixedPrecisionPlan",
-    "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect", "SpeedupEstimate",
-    "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",
+    "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect",
+    "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",
     "compiled_function_name", "literal", "method_name", "num_parallel_calls", "round_up", "runs_in_parallel",
     "tf1_runtime", "typical", "visit_reading",
 ]

@@ -1,4 +1,4 @@
-"""TFC001: a Keras model trained in float32 where the accelerator has 16-bit matrix units."""
+"""TFC001: a Keras model or a TensorFlow 1.x graph trained in float32 where the accelerator has 16-bit units."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Iterable
 
 from advisor.codemods.mixed_precision import EnableMixedPrecision
 from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
-                          FixAvailability, MixedPrecisionPlan, ModelConstruction, ModuleInfo, Rule, RuleContext,
-                          Verdict, anchor, typical)
+                          FixAvailability, MixedPrecisionPlan, ModelCompute, ModelConstruction, ModuleInfo, Rule,
+                          RuleContext, Verdict, anchor, typical)
 
 POLICY = {"tpu": "mixed_bfloat16"}
 POLICY_DEVICES = frozenset({"gpu", "tpu"})
@@ -21,8 +21,10 @@ class MixedPrecision(Rule):
     rationale = (
         "GPU tensor cores and TPU matrix units multiply 16-bit numbers several times faster than 32-bit ones, "
         "and 16-bit activations halve memory traffic. Keras computes in float32 unless a mixed-precision policy "
-        "is set before the layers are built (variables stay float32 either way). On CPUs mixed precision is "
-        "usually slower, so the finding needs a GPU/TPU capture or `target-device` to be more than possible."
+        "is set before the layers are built (variables stay float32 either way); a TensorFlow 1.x graph turns it "
+        "on by wrapping its optimizer in the automatic mixed-precision graph rewrite (or, on TPUs, by building "
+        "the model in a bfloat16 scope). On CPUs mixed precision is usually slower, so the finding needs a "
+        "GPU/TPU capture, `target-device`, or a model big enough to be trained on an accelerator."
     )
     fix = ('Set `keras.mixed_precision.set_global_policy("mixed_float16")` ("mixed_bfloat16" on TPUs) before the '
            'model is built, and give a visible output layer `dtype="float32"`. A custom GradientTape loop must '
@@ -35,6 +37,22 @@ class MixedPrecision(Rule):
     speedup_model = ("Amdahl: the fp32 device compute share runs ~2.5x faster on GPU tensor cores (1.3x on TPUs); "
                      "a typical range without a device capture.")
     valid = (
+        Example("""
+            import tensorflow as tf
+
+            def network(images):
+                x = images
+                for filters in (64, 128, 256, 512):
+                    x = tf.layers.conv2d(x, filters, 3, activation=tf.nn.relu)
+                return tf.layers.dense(tf.layers.flatten(x), 10)
+
+            loss = tf.losses.sparse_softmax_cross_entropy(labels, network(images))
+            optimizer = tf.train.experimental.enable_mixed_precision_graph_rewrite(tf.train.AdamOptimizer(1e-3))
+            train_op = optimizer.minimize(loss)
+            with tf.Session() as sess:
+                for _ in range(10000):
+                    sess.run(train_op)
+            """, note="TensorFlow 1.x's automatic mixed precision"),
         Example("""
             import tensorflow as tf
             tf.keras.mixed_precision.set_global_policy("mixed_float16")
@@ -53,6 +71,21 @@ class MixedPrecision(Rule):
             """, note="inference only"),
     )
     invalid = (
+        Example("""
+            import tensorflow as tf
+
+            def network(images):
+                x = images
+                for filters in (64, 128, 256, 512):
+                    x = tf.layers.conv2d(x, filters, 3, activation=tf.nn.relu)
+                return tf.layers.dense(tf.layers.flatten(x), 10)
+
+            loss = tf.losses.sparse_softmax_cross_entropy(labels, network(images))
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                for _ in range(10000):
+                    sess.run(train_op)
+            """, line=10, note="a TensorFlow 1.x graph: the automatic mixed-precision graph rewrite wraps its optimizer"),
         Example("""
             import tensorflow as tf
 
@@ -231,30 +264,56 @@ class MixedPrecision(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        hardware = ctx.target_device
         queries = ctx.queries
-        if hardware == "cpu" or queries.uses_mixed_precision or not queries.trains:
+        if ctx.target_device == "cpu" or queries.uses_mixed_precision or not queries.trains:
             return
         for construction in queries.model_constructions:
-            # Without a configured or captured device, code that sets up a TPU beside the model trains there.
-            tpu = queries.tpu_training([construction.module]) if hardware is None else None
-            policy = POLICY.get("tpu" if tpu is not None else hardware, DEFAULT_POLICY)
-            # Likely where the training is known to run on an accelerator (configured, or the capture's), or where
-            # the model is big enough to keep 16-bit units busy (a model that size is trained on one); a small model
-            # on unknown hardware may gain nothing.
-            compute = queries.model_compute(construction)
-            confidence = Confidence.LIKELY if hardware in POLICY_DEVICES or compute.heavy else Confidence.POSSIBLE
-            size = ("the model is compute-heavy: " if compute.heavy else "the model may be too small to gain: ") + \
-                compute.describe()
-            evidence = [Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype) anywhere "
-                                        "in the repo"), Evidence.source(size)]
-            if tpu is not None:
-                evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
-                                                f"({tpu.module.location(tpu.node).display})"))
-            verdict = ctx.verdicts.device_precision(Verdict(confidence, typical("mixed_precision"), tuple(evidence)))
+            verdict, policy = self._verdict(ctx, construction, queries.model_compute(construction))
             if verdict is None:
                 return  # the capture already computes in 16 bits
             yield self._finding(ctx, construction, verdict, policy)
+        for training in queries.graph_trainings:
+            verdict, policy = self._verdict(ctx, training, queries.graph_model_compute(training))
+            if verdict is None:
+                return
+            yield self._graph_finding(ctx, training, verdict, policy)
+
+    @staticmethod
+    def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute) -> tuple[Verdict | None, str]:
+        """How sure the finding at ``site`` is, and the policy it proposes; None when the capture already computes
+        in 16 bits."""
+        hardware = ctx.target_device
+        # Without a configured or captured device, code that sets up a TPU beside the model trains there.
+        tpu = ctx.queries.tpu_training([site.module]) if hardware is None else None
+        policy = POLICY.get("tpu" if tpu is not None else hardware, DEFAULT_POLICY)
+        # Likely where the training is known to run on an accelerator (configured, or the capture's), or where the
+        # model is big enough to keep 16-bit units busy (a model that size is trained on one); a small model on
+        # unknown hardware may gain nothing.
+        confidence = Confidence.LIKELY if hardware in POLICY_DEVICES or compute.heavy else Confidence.POSSIBLE
+        size = ("the model is compute-heavy: " if compute.heavy else "the model may be too small to gain: ") + \
+            compute.describe()
+        evidence = [Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype, the graph "
+                                    "rewrite) anywhere in the repo"), Evidence.source(size)]
+        if tpu is not None:
+            evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
+                                            f"({tpu.module.location(tpu.node).display})"))
+        return ctx.verdicts.device_precision(Verdict(confidence, typical("mixed_precision"), tuple(evidence))), policy
+
+    def _graph_finding(self, ctx: RuleContext, training: CallSite, verdict: Verdict, policy: str) -> Finding:
+        """A TensorFlow 1.x graph: no Keras policy there; the optimizer or the model's scope turns 16 bits on."""
+        on_gpu = ("on a GPU, wrap the optimizer before this update, `optimizer = tf.train.experimental."
+                  "enable_mixed_precision_graph_rewrite(optimizer)` (TensorFlow 1.14+: float16 where it is safe, "
+                  "with loss scaling)")
+        on_tpu = ("on a TPU, build the model under `tf.contrib.tpu.bfloat16_scope()` (bfloat16 activations, float32 "
+                  "variables) and cast its outputs to float32")
+        advice = on_tpu if ctx.target_device == "tpu" else f"{on_gpu}; {on_tpu}" if policy == "mixed_bfloat16" \
+            else on_gpu
+        message = (f"The graph this update trains computes in float32: to run its matrix multiplications and "
+                   f"convolutions on 16-bit hardware units, {advice}. No automatic patch: the change is TensorFlow "
+                   f"1.x's, not a Keras policy.")
+        module, node = training.module, training.node
+        return self.finding(module, anchor(node), message, verdict, reach=ctx.queries.reach(module, node),
+                            end_node=node)
 
     def _finding(self, ctx: RuleContext, construction: CallSite, verdict: Verdict, policy: str) -> Finding:
         queries = ctx.queries

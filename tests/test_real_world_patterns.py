@@ -588,3 +588,50 @@ def test_a_stateful_map_whose_results_are_cached_runs_in_the_first_epoch_only():
     (finding,) = findings
     assert finding.confidence is Confidence.POSSIBLE  # stateful, but cached: later epochs read the cache
     assert any("first epoch only" in e.message for e in finding.evidence)
+
+
+def test_a_tensorflow_1_session_training_is_training_and_its_graph_gets_the_mixed_precision_rewrite():
+    files = {
+        "model.py": """
+            import tensorflow as tf
+
+            def network(images):
+                x = images
+                for filters in (64, 128, 256):
+                    x = tf.layers.conv2d(x, filters, 3, activation=tf.nn.relu)
+                return tf.layers.dense(tf.layers.flatten(x), 21)
+
+            def parse(record):
+                features = tf.parse_single_example(record, {"image": tf.FixedLenFeature([], tf.string)})
+                return tf.image.resize_images(tf.image.decode_jpeg(features["image"]), [513, 513])
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from model import network, parse
+
+            images = tf.data.TFRecordDataset(["train.tfrecord"]).map(parse).batch(8).make_one_shot_iterator()
+            loss = tf.reduce_mean(network(images.get_next()))
+            train_op = tf.train.MomentumOptimizer(1e-3, 0.9).minimize(loss)
+            with tf.Session() as sess:
+                for step in range(100000):
+                    sess.run(train_op)
+            """,
+        "test.py": """
+            import tensorflow as tf
+            from model import network, parse
+
+            images = tf.data.TFRecordDataset(["val.tfrecord"]).map(parse).batch(8).make_one_shot_iterator()
+            scores = network(images.get_next())
+            with tf.Session() as sess:
+                for step in range(100):
+                    print(sess.run(scores))
+            """,
+    }
+    findings = _findings(files, "TFC001", "TFD002", show_all=True)
+    where = {(f.code, f.location.path.as_posix(), f.location.line): (f.confidence, f.reach) for f in findings}
+    # The session script builds a weight update: it trains. The evaluation script only runs the graph.
+    assert where[("TFD002", "train.py", 4)] == (Confidence.LIKELY, Reach.TRAINING)
+    assert where[("TFD002", "test.py", 4)][1] is Reach.OTHER
+    assert where[("TFC001", "train.py", 6)] == (Confidence.LIKELY, Reach.TRAINING)
+    (mixed,) = [f for f in findings if f.code == "TFC001"]
+    assert "enable_mixed_precision_graph_rewrite" in mixed.message and mixed.fix is None

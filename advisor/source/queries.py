@@ -46,8 +46,10 @@ MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.LossScaleOptimizer", "keras.config.set_dtype_policy", "keras.DTypePolicy",
     "keras.dtype_policies.DTypePolicy", "tensorflow.train.experimental.enable_mixed_precision_graph_rewrite",
     "tensorflow.compat.v1.train.experimental.enable_mixed_precision_graph_rewrite",
+    "tensorflow.contrib.tpu.bfloat16_scope", "tensorflow.tpu.bfloat16_scope",
 })
-MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16"})
+# Policy strings; TF1's automatic mixed precision is also turned on by an environment variable.
+MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "TF_ENABLE_AUTO_MIXED_PRECISION"})
 # Keywords only Keras' Model.compile takes: they tell `model.compile(...)` from `re.compile(...)`.
 COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
                               "steps_per_execution", "jit_compile", "auto_scale_loss"})
@@ -763,11 +765,14 @@ BUILDER_DEPTH = 4  # builders calling builders: how far the model is followed
 CONVOLUTION_LAYERS = frozenset({"conv1d", "conv2d", "conv3d", "convolution1d", "convolution2d", "convolution3d",
                                 "conv1dtranspose", "conv2dtranspose", "conv3dtranspose", "separableconv1d",
                                 "separableconv2d", "depthwiseconv2d"})
-DENSE_LAYERS = {"dense": 1, "multiheadattention": 4}  # an attention layer is four projections
+# An attention layer is four projections; TF1 graphs multiply by their weights themselves (``tf.matmul``).
+DENSE_LAYERS = {"dense": 1, "fullyconnected": 1, "matmul": 1, "multiheadattention": 4}
 LOOP_REPEAT = 4  # layers built in a loop or a comprehension: counted as this many (ResNet stages, U-Net levels)
 # What a model builds, at the least, to keep 16-bit units busy enough to gain: counted as above. Measured against
 # the labelled repos: ResNets, YOLO, U-Net, GANs' generators and transformers are above; MNIST tutorials (two
 # convolutions) and reinforcement-learning MLPs (three or four dense layers) below.
+# TensorFlow 1.x layers called as functions of their input: ``tf.layers.dense(x, units)``, ``slim.conv2d(x, n)``.
+TF1_FUNCTIONAL_LAYERS = ("tensorflow.layers.", "tensorflow.contrib.layers.", "tensorflow.contrib.slim.")
 HEAVY_CONVOLUTIONS = 4
 HEAVY_DENSE = 12
 # Layers narrower than this (units or filters written as a number, a constant, or a number the caller passes) are
@@ -1003,6 +1008,40 @@ class SourceQueries:
             if any(GRADIENT_TAPE in c.names for c in calls) and any(m.matches(c.node, _UPDATE_CALL) for c in calls):
                 steps.append(function)
         return steps
+
+    @cached_property
+    def graph_trainings(self) -> list[CallSite]:
+        """TensorFlow 1.x graph training: the first weight update (``optimizer.minimize(loss)``,
+        ``apply_gradients``) of each function (or module top level) that builds one, in code that runs on
+        TensorFlow 1.x. A session runs the op it returns; the code that builds it trains."""
+        found: dict[object, CallSite] = {}
+        for site in self._graph_updates:
+            if id(site.module) in self._tf1_calls:
+                found.setdefault(self._caller_key(site), site)
+        return sorted(found.values(), key=self._source_order)
+
+    @cached_property
+    def _graph_updates(self) -> list[CallSite]:
+        """Weight updates outside GradientTape steps (``train_op = optimizer.minimize(loss)``): graph training,
+        TensorFlow 1.x's or through ``tf.compat.v1``."""
+        steps = {id(step.node) for step in self.training_steps}
+        return [site for site in self.index.calls if m.matches(site.node, _UPDATE_CALL) and site.node.args
+                and not (site.function is not None and id(site.function.node) in steps)
+                and all(n.startswith(TENSOR_APIS) for n in site.names)]
+
+    def graph_model_compute(self, training: CallSite) -> ModelCompute:
+        """What the graph a TensorFlow 1.x training updates computes with: the layers built by the function that
+        makes the update and by the functions that call it (``model_fn`` builds the model, then hands the loss to
+        ``create_optimizer``), followed into the helpers they call."""
+        calls = self.calls_in(training.function) if training.function is not None else \
+            self._module_level_calls.get(id(training.module), [])
+        if training.function is not None:
+            calls = calls + [c for caller in self.callers_of(training.function) for c in (
+                self.calls_in(caller.function) if caller.function is not None else
+                self._module_level_calls.get(id(caller.module), []))]
+        counts = {"convolutions": 0, "dense": 0, "application": None}
+        self._count_layers(calls, 1, BUILDER_DEPTH, counts, set())
+        return ModelCompute(**counts)
 
     def runs_in_step(self, function: FunctionInfo) -> bool:
         """Whether ``function`` runs as part of a training step: it is a training step, a method Keras traces into
@@ -1566,7 +1605,7 @@ class SourceQueries:
             elif method in TRAINING_METHODS and not any(n.startswith(NOT_KERAS_PREFIXES) for n in site.names):
                 found.append(site)
         found += [c for step in self.training_steps for c in self.callers_of(step)]
-        return found
+        return found + self._graph_updates
 
     @cached_property
     def training_loops(self) -> list[TrainingLoop]:
@@ -1907,8 +1946,12 @@ class SourceQueries:
                 continue
             if depth == 0:
                 continue
-            for callee, skipped in self.index.callees(call.names) or [
-                    (f, 1 if f.class_key is not None else 0) for f in self.callees_of(call)]:
+            callees = self.index.callees(call.names) or [
+                (f, 1 if f.class_key is not None else 0) for f in self.callees_of(call)]
+            # Copies of a module elsewhere in the repo (a tutorial's v1 and v2 folders) share its import names:
+            # the call runs its own module's function.
+            callees = [c for c in callees if c[0].module is call.module] or callees
+            for callee, skipped in callees:
                 arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
                 methods = [callee] if callee.name != "__init__" else [
                     f for c in self._classes_named(frozenset({callee.class_key}))
@@ -1919,8 +1962,13 @@ class SourceQueries:
                                            path | {id(function.node)}, arguments)
 
     def _narrow(self, layer: CallSite, keyword: str, kind: str, passed: dict[str, cst.BaseExpression] | None) -> bool:
-        """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`."""
-        number = self._integer(layer.module, argument_value(layer.node, keyword, 0), passed or {})
+        """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`. TensorFlow 1.x's
+        functional layers take the input first (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``)."""
+        functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in layer.names)
+        width = argument_value(layer.node, keyword, 1 if functional else 0)
+        if width is None and functional:
+            width = argument_value(layer.node, "num_outputs")
+        number = self._integer(layer.module, width, passed or {})
         return number is not None and number < NARROW_WIDTH[kind]
 
     def _integer(self, module: ModuleInfo, value: cst.BaseExpression | None,
