@@ -8,6 +8,7 @@ libcst's ``QualifiedNameProvider`` already follows imports and aliases (``import
 from __future__ import annotations
 
 import builtins
+from collections import Counter
 
 import libcst as cst
 import libcst.helpers
@@ -78,13 +79,25 @@ class ModuleNames(cst.CSTVisitor):
         self.star_imports: list[str] = []  # modules imported with ``from X import *``, in import order
         # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
         self.nested_functions: dict[str, set[str]] = {}
+        self._renames: dict[str, str] = {}  # module-level `name = other.name`: name -> the dotted name assigned
+        self._top_level_assignments: Counter[str] = Counter()
         self._path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a function)
 
     @classmethod
     def of(cls, tree: cst.Module, module_name: str, package: str) -> "ModuleNames":
         names = cls(module_name, package)
         visit_reading(tree, names)
+        names._bind_renames()
         return names
+
+    def _bind_renames(self) -> None:
+        """``generator = models.generator``, ``relu = tf.nn.relu`` at module level, assigned once: the name is
+        another name for what it is assigned (a function called through it runs that function)."""
+        for name, value in self._renames.items():
+            if self._top_level_assignments[name] == 1 and name not in self.aliases:
+                target = self.imported(value)
+                if target is not None:
+                    self._bind(name, target)
 
     # Only statements are walked: expressions hold no imports or definitions.
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
@@ -98,6 +111,11 @@ class ModuleNames(cst.CSTVisitor):
                 for target in targets:
                     for name in _bound_names(target.target):
                         self.top_level.add(name)
+                        self._top_level_assignments[name] += 1
+                    dotted = cst.helpers.get_full_name_for_node(statement.value) \
+                        if isinstance(statement.value, (cst.Name, cst.Attribute)) else None
+                    if isinstance(target.target, cst.Name) and dotted:
+                        self._renames[target.target.value] = dotted
         return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

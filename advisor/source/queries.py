@@ -774,6 +774,11 @@ LOOP_REPEAT = 4  # layers built in a loop or a comprehension: counted as this ma
 # TensorFlow 1.x layers called as functions of their input: ``tf.layers.dense(x, units)``, ``slim.conv2d(x, n)``.
 TF1_FUNCTIONAL_LAYERS = ("tensorflow.layers.", "tensorflow.contrib.layers.", "tensorflow.contrib.slim.")
 HEAVY_CONVOLUTIONS = 4
+# On images this small (MNIST, CIFAR) a few convolutions are cheap: only a deep network keeps 16-bit units busy.
+SMALL_IMAGE_SIDE = 32
+DEEP_CONVOLUTIONS = 8
+# Where a model declares the shape of its inputs: (batch,) height, width, channels.
+INPUT_DECLARATIONS = frozenset({"input", "inputlayer", "placeholder"})
 HEAVY_DENSE = 12
 # Layers narrower than this (units or filters written as a number, a constant, or a number the caller passes) are
 # no work for matrix units: MNIST tutorials' and sequence demos' 10-32 filters, RL networks' 24-64 units.
@@ -788,18 +793,21 @@ class ModelCompute:
     convolutions: int
     dense: int
     application: str | None  # the `keras.applications` model it builds, if any
+    image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
 
     @property
     def heavy(self) -> bool:
-        return self.application is not None or self.convolutions >= HEAVY_CONVOLUTIONS or \
-            self.dense >= HEAVY_DENSE
+        small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
+        return self.application is not None or self.dense >= HEAVY_DENSE or self.convolutions >= (
+            DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
 
     def describe(self) -> str:
         if self.application is not None:
             return f"it builds `{self.application}`"
-        return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers (counting "
-                f"loops as {LOOP_REPEAT}, each call of a helper, and only layers of {NARROW_WIDTH['convolution']}+ "
-                f"filters or {NARROW_WIDTH['dense']}+ units)")
+        images = f" on {self.image_side}-pixel images" if self.image_side is not None else ""
+        return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers{images} "
+                f"(counting loops as {LOOP_REPEAT}, each call of a helper, and only layers of "
+                f"{NARROW_WIDTH['convolution']}+ filters or {NARROW_WIDTH['dense']}+ units)")
 
 
 @dataclass(frozen=True)
@@ -1039,7 +1047,7 @@ class SourceQueries:
             calls = calls + [c for caller in self.callers_of(training.function) for c in (
                 self.calls_in(caller.function) if caller.function is not None else
                 self._module_level_calls.get(id(caller.module), []))]
-        counts = {"convolutions": 0, "dense": 0, "application": None}
+        counts = {"convolutions": 0, "dense": 0, "application": None, "image_side": None}
         self._count_layers(calls, 1, BUILDER_DEPTH, counts, set())
         return ModelCompute(**counts)
 
@@ -1867,7 +1875,7 @@ class SourceQueries:
     def model_compute(self, construction: CallSite) -> ModelCompute:
         """What the model constructed at ``construction`` computes with: the layers its building code makes,
         followed into the repo helpers and layer classes it calls."""
-        counts = {"convolutions": 0, "dense": 0, "application": None}
+        counts = {"convolutions": 0, "dense": 0, "application": None, "image_side": None}
         self._count_layers(self._model_building_calls(construction), 1, BUILDER_DEPTH, counts, set())
         return ModelCompute(**counts)
 
@@ -1932,9 +1940,12 @@ class SourceQueries:
         of the function these calls are in (a helper's ``filters``)."""
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
-            framework = [n for n in call.names if n.startswith(("keras.", "tensorflow."))]
+            framework = [n for n in call.names or self._partial_layer(call) if n.startswith(("keras.", "tensorflow."))]
             if framework:
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
+                side = _image_side(call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
+                if side is not None:
+                    counts["image_side"] = min(side, counts["image_side"] or side)
                 if any(n.startswith("keras.applications.") and n.rsplit(".", 1)[-1][:1].isupper() for n in framework):
                     counts["application"] = counts["application"] or call.module.node_code(call.node.func)
                 elif lasts & CONVOLUTION_LAYERS and not self._narrow(
@@ -1961,10 +1972,26 @@ class SourceQueries:
                         self._count_layers(self.calls_in(function), times, depth - 1, counts,
                                            path | {id(function.node)}, arguments)
 
+    def _partial_layer(self, call: CallSite) -> frozenset[str]:
+        """What ``conv(x, 64)`` calls when ``conv = functools.partial(slim.conv2d, activation_fn=None)`` (or a
+        partial of such a partial): the names of the function the partials wrap (leading arguments stay where the
+        call puts them)."""
+        site, name = call, call.node.func
+        for _ in range(CALL_DEPTH):
+            bound = self.bound_call(site.module, site.node, name.value) if isinstance(name, cst.Name) else None
+            wrapped = _wrapped_function(bound.node) if bound is not None and bound.names & PARTIAL else None
+            if wrapped is None:
+                return frozenset()
+            names = bound.module.qualified_names(wrapped)
+            if any(n.startswith(TENSOR_APIS) for n in names):
+                return names
+            site, name = bound, wrapped
+        return frozenset()
+
     def _narrow(self, layer: CallSite, keyword: str, kind: str, passed: dict[str, cst.BaseExpression] | None) -> bool:
         """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`. TensorFlow 1.x's
         functional layers take the input first (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``)."""
-        functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in layer.names)
+        functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in layer.names or self._partial_layer(layer))
         width = argument_value(layer.node, keyword, 1 if functional else 0)
         if width is None and functional:
             width = argument_value(layer.node, "num_outputs")
@@ -2429,6 +2456,20 @@ class SourceQueries:
         """``tf.constant(step)`` and the like: already a tensor, whatever Python it was made from."""
         return isinstance(expression, cst.Call) and any(
             n.startswith("tensorflow.") for n in module.qualified_names(expression.func))
+
+
+def _image_side(call: cst.Call, declares_input: bool) -> int | None:
+    """The smaller side of the images a layer's ``input_shape=(28, 28, 1)`` (or an ``Input``'s ``shape``, a
+    placeholder's ``[None, 28, 28, 1]``) declares, when written as numbers."""
+    literals = [a.value for a in call.args if isinstance(a.value, (cst.List, cst.Tuple))]
+    shape = argument_value(call, "input_shape") or (
+        argument_value(call, "shape") or next(iter(literals), None) if declares_input else None)
+    sizes = [int(e.value.value) if isinstance(e.value, cst.Integer) else None
+             for e in getattr(shape, "elements", ())]
+    if sizes and sizes[0] is None and len(sizes) == 4:  # a placeholder's batch dimension
+        sizes = sizes[1:]
+    spatial = sizes[:-1] if len(sizes) == 3 else []
+    return min(spatial) if spatial and None not in spatial else None
 
 
 def _unpacked_position(assignment: cst.Assign | None, name: str) -> int | None:

@@ -910,7 +910,7 @@ def test_each_model_built_at_module_level_counts_its_own_layers(index_of):
         mlp.compile(optimizer="sgd", loss="mse")
         mlp.fit(x, y)
 
-        inputs = tf.keras.Input((28, 28, 1))
+        inputs = tf.keras.Input((64, 64, 3))
         h = tf.keras.layers.Conv2D(64, 7)(inputs)
         for filters in (128, 256):
             h = tf.keras.layers.Conv2D(filters, 3)(h)
@@ -936,6 +936,33 @@ def test_each_model_built_at_module_level_counts_its_own_layers(index_of):
     assert {line: (c.convolutions, c.dense, c.heavy) for line, c in compute.items()} == {
         4: (0, 1, False), 12: (5, 0, True), 16: (0, 2, False), 23: (0, 0, True)}
     assert compute[23].application == "tf.keras.applications.MobileNetV2"
+
+
+def test_a_few_convolutions_on_small_images_are_cheap_a_deep_network_on_them_is_not(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        images = tf.placeholder(tf.float32, [None, 28, 28, 1])
+        x = tf.layers.conv2d(images, 64, 5)
+        x = tf.layers.conv2d(x, 128, 5)
+        fake = tf.layers.conv2d_transpose(tf.layers.conv2d_transpose(x, 128, 5), 64, 5)
+        d_step = tf.train.AdamOptimizer().minimize(tf.reduce_mean(fake))
+
+        def resnet(images):
+            x = images
+            for filters in (64, 128, 256):
+                x = tf.layers.conv2d(tf.layers.conv2d(x, filters, 3), filters, 3)
+            return x
+
+        def train():
+            loss = tf.reduce_mean(resnet(tf.placeholder(tf.float32, [None, 32, 32, 3])))
+            return tf.train.AdamOptimizer().minimize(loss)
+        """)
+    queries = SourceQueries(index)
+    small, deep = (queries.graph_model_compute(t) for t in queries.graph_trainings)
+    assert (small.convolutions, small.image_side, small.heavy) == (4, 28, False)  # a GAN on MNIST
+    assert (deep.convolutions, deep.image_side, deep.heavy) == (8, 32, True)  # a ResNet on CIFAR
+    assert "on 28-pixel images" in small.describe()
 
 
 def test_narrow_layers_do_not_make_a_model_heavy_whatever_their_number(index_of):
