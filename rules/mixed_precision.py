@@ -39,19 +39,8 @@ class MixedPrecision(Rule):
     valid = (
         Example("""
             import tensorflow as tf
-
-            def network(images):
-                x = images
-                for filters in (64, 128, 256, 512):
-                    x = tf.layers.conv2d(x, filters, 3, activation=tf.nn.relu)
-                return tf.layers.dense(tf.layers.flatten(x), 10)
-
-            loss = tf.losses.sparse_softmax_cross_entropy(labels, network(images))
             optimizer = tf.train.experimental.enable_mixed_precision_graph_rewrite(tf.train.AdamOptimizer(1e-3))
             train_op = optimizer.minimize(loss)
-            with tf.Session() as sess:
-                for _ in range(10000):
-                    sess.run(train_op)
             """, note="TensorFlow 1.x's automatic mixed precision"),
         Example("""
             import tensorflow as tf

@@ -803,7 +803,7 @@ class ModelCompute:
 
     def describe(self) -> str:
         if self.application is not None:
-            return f"it builds `{self.application}`"
+            return f"it builds `{self.application}`, a `keras.applications` model"
         images = f" on {self.image_side}-pixel images" if self.image_side is not None else ""
         return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers{images} "
                 f"(counting loops as {LOOP_REPEAT}, each call of a helper, and only layers of "
@@ -1940,7 +1940,8 @@ class SourceQueries:
         of the function these calls are in (a helper's ``filters``)."""
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
-            framework = [n for n in call.names or self._partial_layer(call) if n.startswith(("keras.", "tensorflow."))]
+            framework = [n for n in call.names or self._partial_layer(call) or self._chosen_from_table(call)
+                         if n.startswith(("keras.", "tensorflow."))]
             if framework:
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
                 side = _image_side(call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
@@ -1987,6 +1988,16 @@ class SourceQueries:
                 return names
             site, name = bound, wrapped
         return frozenset()
+
+    def _chosen_from_table(self, call: CallSite) -> frozenset[str]:
+        """What ``MODELS[name](weights=None)`` may call when ``MODELS = {"resnet50": ResNet50, ...}`` is a module
+        constant: the names of the table's values."""
+        table = call.node.func.value if isinstance(call.node.func, cst.Subscript) else None
+        constant = self.index.constant(call.module, table) if isinstance(table, (cst.Name, cst.Attribute)) else None
+        entries = constant.value.elements if constant is not None and isinstance(constant.value, cst.Dict) else ()
+        return frozenset(name for entry in entries if isinstance(entry, cst.DictElement)
+                         and isinstance(entry.value, (cst.Name, cst.Attribute))
+                         for name in constant.module.qualified_names(entry.value))
 
     def _narrow(self, layer: CallSite, keyword: str, kind: str, passed: dict[str, cst.BaseExpression] | None) -> bool:
         """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`. TensorFlow 1.x's

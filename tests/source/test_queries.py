@@ -988,3 +988,24 @@ def test_narrow_layers_do_not_make_a_model_heavy_whatever_their_number(index_of)
     (construction,) = queries.model_constructions
     # Conv1D(32) is narrow; block's 2 * 16 filters too; 2 * N_FILTERS = 64 filters count, four times (the loop).
     assert queries.model_compute(construction).convolutions == 4
+
+
+def test_a_keras_application_chosen_from_a_table_of_them_is_what_the_model_builds(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        BACKBONES = {"resnet50": tf.keras.applications.ResNet50, "mobilenet": tf.keras.applications.MobileNetV2}
+
+        def build(name):
+            backbone = BACKBONES[name](include_top=False, weights=None, input_shape=(224, 224, 3))
+            outputs = tf.keras.layers.Dense(1000)(tf.keras.layers.GlobalAveragePooling2D()(backbone.output))
+            return tf.keras.Model(backbone.input, outputs)
+
+        model = build(FLAGS.model)
+        model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+        model.fit(data)
+        """)
+    queries = SourceQueries(index)
+    (construction,) = queries.model_constructions
+    compute = queries.model_compute(construction)
+    assert (compute.heavy, compute.application) == (True, "BACKBONES[name]")
