@@ -21,7 +21,8 @@ PACKAGES = {"advisor": "advisor", "rules": "advisor.rules", "codemods": "advisor
 # the graph must still be acyclic). Names ending in ".*" cover a package's modules.
 LAYERS: list[tuple[str, ...]] = [
     # plain data and file plumbing: import nothing of ours (model: only the profile's plain data)
-    ("advisor", "advisor.errors", "advisor.files", "advisor.printable", "advisor.profile", "advisor.profile.facts"),
+    ("advisor", "advisor.errors", "advisor.files", "advisor.printable", "advisor.profile", "advisor.profile.facts",
+     "advisor.source.tf1_api"),
     ("advisor.model", "advisor.source", "advisor.source.names", "advisor.source.visitors", "advisor.source.syntax",
      "advisor.profile.xplane_pb"),
     # reading source and captures

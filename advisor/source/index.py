@@ -23,6 +23,7 @@ import networkx as nx
 
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
+from .names import ModuleNames
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
@@ -144,19 +145,33 @@ class SourceIndex:
     def build(cls, root: Path, sources: Iterable[SourceFile], files_seen: int) -> "SourceIndex":
         index = cls(root)
         index.files_seen = files_seen
-        for source in sources:
-            index._add(source)
+        parsed = [(source, module) for source in sources if (module := index._parsed(source)) is not None]
+        # `from ops import *` brings in what ops.py imports too (its `tf`): every module's imports are known first.
+        by_name: dict[str, ModuleNames] = {}
+        for _, module in parsed:
+            parts = module.name.split(".")
+            for start in range(len(parts)):
+                by_name.setdefault(".".join(parts[start:]), module.names)
+        for source, module in parsed:
+            module.names.star_modules = by_name
+            index._add(source, module)
         pl.link(index.dataflow, index._pending_calls, index.callees)
         return index
 
-    def _add(self, source: SourceFile) -> None:
-        """Parse and visit one file (a notebook: the module of its code cells), or skip it with a warning saying
-        why. Every file passes here: a per-file limit (nesting, and any further budget) belongs in this method."""
+    def _parsed(self, source: SourceFile) -> ModuleInfo | None:
+        """The parsed module of one file (a notebook: the module of its code cells), or None when it is skipped
+        (a warning says why)."""
+        try:
+            return self._module(source)
+        except RecursionError:  # under the nesting limit, but deeper than this interpreter's stack allows
+            self.warnings.append(f"{source.path.as_posix()}: skipped, nested too deeply to analyze")
+            return None
+
+    def _add(self, source: SourceFile, module: ModuleInfo) -> None:
+        """Visit one parsed file, or skip it with a warning saying why. Every file passes here or through
+        :meth:`_parsed`: a per-file limit (nesting, and any further budget) belongs in these methods."""
         facts = _FileFacts()
         try:
-            module = self._module(source)
-            if module is None:
-                return
             visit_batched(module.tree, [_DefinitionCollector(module, facts),
                                         pl.PipelineCollector(module, facts.dataflow, facts.pending_calls)])
             noqa = _read_noqa(module)

@@ -80,6 +80,8 @@ class ModuleNames(cst.CSTVisitor):
         # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
         self.nested_functions: dict[str, set[str]] = {}
         self._renames: dict[str, str] = {}  # module-level `name = other.name`: name -> the dotted name assigned
+        # The repo's modules by the names they are imported as (set by the index): what a star import brings in.
+        self.star_modules: dict[str, ModuleNames] = {}
         self._top_level_assignments: Counter[str] = Counter()
         self._path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a function)
 
@@ -189,11 +191,18 @@ class ModuleNames(cst.CSTVisitor):
         elif head in self.nested_functions and not rest:
             return frozenset(self.nested_functions[head])
         elif self.star_imports:
-            return frozenset(canonical(f"{module}.{dotted}") for module in self.star_imports)
+            return frozenset(self._through_star_import(module, dotted) for module in self.star_imports)
         else:
             return frozenset()
         return frozenset({canonical(full)})
 
+
+    def _through_star_import(self, module: str, dotted: str) -> str:
+        """What ``dotted`` names if ``from module import *`` brought its head: a name that module imports (its
+        ``tf``), else one it defines."""
+        exporter = self.star_modules.get(module)
+        imported = exporter.imported(dotted) if exporter is not None else None
+        return canonical(imported or f"{module}.{dotted}")
 
     def imported(self, dotted: str) -> str | None:
         """The dotted name ``dotted`` (``tf.Session``) spells through the module's imports, as imported

@@ -27,6 +27,9 @@ from .syntax import argument, argument_value, parameter_names
 from .visitors import visit_reading
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
+# TensorFlow 1.x helpers that build the training op from a loss and an optimizer.
+GRAPH_TRAIN_OPS = frozenset({"tensorflow.contrib.slim.learning.create_train_op",
+                             "tensorflow.contrib.training.create_train_op", "tensorflow.contrib.layers.optimize_loss"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
 # Keras' Python-side image iterators: each batch is read from disk and augmented on the host.
 KERAS_IMAGE_ITERATORS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
@@ -1033,9 +1036,10 @@ class SourceQueries:
         """Weight updates outside GradientTape steps (``train_op = optimizer.minimize(loss)``): graph training,
         TensorFlow 1.x's or through ``tf.compat.v1``."""
         steps = {id(step.node) for step in self.training_steps}
-        return [site for site in self.index.calls if m.matches(site.node, _UPDATE_CALL) and site.node.args
-                and not (site.function is not None and id(site.function.node) in steps)
-                and all(n.startswith(TENSOR_APIS) for n in site.names)]
+        return [site for site in self.index.calls if site.names & GRAPH_TRAIN_OPS or (
+            m.matches(site.node, _UPDATE_CALL) and site.node.args
+            and not (site.function is not None and id(site.function.node) in steps)
+            and all(n.startswith(TENSOR_APIS) for n in site.names))]
 
     def graph_model_compute(self, training: CallSite) -> ModelCompute:
         """What the graph a TensorFlow 1.x training updates computes with: the layers built by the function that

@@ -330,3 +330,28 @@ def test_a_call_through_self_runs_the_overrides_of_instantiated_subclasses_and_i
     assert called == {"inputs.Input.make_source", "inputs.FileInput.make_source"}
     assert [f.key for f in index.functions_named("inputs.FileInput.parse")] == ["inputs.Input.parse"]
     assert index.functions_named("inputs.Input.__init__") == []  # a constructor is inherited, never dispatched
+
+
+def test_a_star_import_brings_in_what_the_star_imported_module_imports_and_defines(index_of):
+    index = index_of({
+        "ops.py": """
+            import tensorflow as tf
+            import tensorflow.contrib.slim as slim
+
+            def conv(x, channels):
+                return slim.conv2d(x, channels, 3)
+            """,
+        "train.py": """
+            from ops import *
+
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(1)
+            x = conv(images, 64)
+            train_op = tf.train.AdamOptimizer(1e-4).minimize(loss)
+            """,
+    })
+    names = {site.module.node_code(site.node.func): site.names for site in index.calls
+             if site.module.path.name == "train.py"}
+    assert names["tf.data.TFRecordDataset"] == {"tensorflow.data.TFRecordDataset"}
+    assert names["conv"] == {"ops.conv"}
+    assert names["tf.train.AdamOptimizer"] == {"tensorflow.train.AdamOptimizer"}
+    assert [s.op for s in index.stages() if s.module.path.name == "train.py"] == ["TFRecordDataset", "map", "batch"]
