@@ -201,17 +201,20 @@ class ModuleNames(cst.CSTVisitor):
         """What ``dotted`` names if ``from module import *`` brought its head: a name that module imports (its
         ``tf``), else one it defines."""
         exporter = self.star_modules.get(module)
-        imported = exporter.imported(dotted) if exporter is not None else None
+        imported = exporter.imported(dotted, through_star_imports=False) if exporter is not None else None
         return canonical(imported or f"{module}.{dotted}")
 
-    def imported(self, dotted: str) -> str | None:
+    def imported(self, dotted: str, through_star_imports: bool = True) -> str | None:
         """The dotted name ``dotted`` (``tf.Session``) spells through the module's imports, as imported
-        (``tensorflow.Session``, not canonical: ``tensorflow.compat.v1.Session`` stays what it is); None when no
+        (``tensorflow.Session``, not canonical: ``tensorflow.compat.v1.Session`` stays what it is), or through
+        those of a repo module it star-imports (one level: star imports may import each other); None when no
         import binds its head."""
         head, _, rest = dotted.partition(".")
-        if head not in self.aliases:
-            return None
-        return self.aliases[head] + ("." + rest if rest else "")
+        if head in self.aliases:
+            return self.aliases[head] + ("." + rest if rest else "")
+        exporters = [self.star_modules.get(module) for module in self.star_imports] if through_star_imports else []
+        return next((found for exporter in exporters if exporter is not None
+                     and (found := exporter.imported(dotted, through_star_imports=False))), None)
 
     def binding(self, name: str) -> str | None:
         """What ``name`` is bound to at module level as far as imports and definitions say, in words (None: not

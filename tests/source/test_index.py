@@ -355,3 +355,5 @@ def test_a_star_import_brings_in_what_the_star_imported_module_imports_and_defin
     assert names["conv"] == {"ops.conv"}
     assert names["tf.train.AdamOptimizer"] == {"tensorflow.train.AdamOptimizer"}
     assert [s.op for s in index.stages() if s.module.path.name == "train.py"] == ["TFRecordDataset", "map", "batch"]
+    train = next(m for m in index.modules if m.path.name == "train.py")
+    assert train.names.imported("tf.train.AdamOptimizer") == "tensorflow.train.AdamOptimizer"  # TF1 API, seen
