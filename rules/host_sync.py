@@ -128,6 +128,22 @@ class HostSync(Rule):
     valid = (
         Example("""
             import tensorflow as tf
+            ckpt = tf.train.Checkpoint(step=tf.Variable(0), model=model)
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+                return loss
+
+            for x, y in dataset:
+                train_step(x, y)
+                ckpt.step.assign_add(1)
+                step = ckpt.step.numpy()
+            """, note="an int32 variable lives in host memory: reading it does not wait for the device"),
+        Example("""
+            import tensorflow as tf
 
             for step, (x, y) in enumerate(dataset):
                 loss = train_step(x, y)
@@ -243,7 +259,9 @@ class HostSync(Rule):
             syncs = _Syncs(loop)
             visit_reading(loop.node.body, syncs)
             for sync in syncs.found:
-                if not loop.throttles(sync.statement):
+                host_value = isinstance(sync.node, cst.Call) and ctx.queries.reads_host_variable(loop.module,
+                                                                                                  sync.node)
+                if not loop.throttles(sync.statement) and not host_value:
                     yield self._finding(ctx, loop, sync)
 
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync) -> Finding:

@@ -635,3 +635,34 @@ def test_a_tensorflow_1_session_training_is_training_and_its_graph_gets_the_mixe
     assert where[("TFC001", "train.py", 6)] == (Confidence.LIKELY, Reach.TRAINING)
     (mixed,) = [f for f in findings if f.code == "TFC001"]
     assert "enable_mixed_precision_graph_rewrite" in mixed.message and mixed.fix is None
+
+
+def test_reading_an_int32_step_variable_is_no_sync_an_int64_one_is():
+    findings = _findings({"trainer.py": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, model):
+                self.model = model
+                self.step = tf.Variable(0, dtype=tf.int32)
+                self.seen = tf.Variable(0, dtype=tf.int64)
+
+            @tf.function
+            def train_step(self, x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.model(x))
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+            def fit(self, dataset):
+                epochs = tf.Variable(0)
+                for x in dataset:
+                    self.train_step(x)
+                    self.step.assign_add(1)
+                    done = self.step.numpy()
+                    self.seen.assign_add(64)
+                    total = self.seen.numpy()
+                    count = epochs.numpy()
+        """}, "TFH004")
+    # int32 variables live in host memory; an int64 one lives on the device, beside the step's work.
+    assert _where(findings) == [("TFH004", "trainer.py", 23)]

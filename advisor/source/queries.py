@@ -1385,6 +1385,24 @@ class SourceQueries:
             return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
         return self.reach(pipeline.sink.module, pipeline.sink.node)
 
+    def reads_host_variable(self, module: ModuleInfo, read: cst.Call) -> bool:
+        """Whether ``read`` (``counter.numpy()``) reads an int32 ``tf.Variable``: ``step = tf.Variable(0)``, or
+        held by a checkpoint (``ckpt = tf.train.Checkpoint(step=tf.Variable(0))`` ... ``ckpt.step``) or by ``self``.
+        TensorFlow keeps int32 variables in host memory, so reading one does not wait for the device."""
+        receiver = read.func.value if isinstance(read.func, cst.Attribute) else None
+        if isinstance(receiver, cst.Name):
+            bound = self.bound_call(module, read, receiver.value)
+            return bound is not None and _int32_variable(bound)
+        if not m.matches(receiver, m.Attribute(value=m.Name(), attr=m.Name())):
+            return False
+        owner, attribute = receiver.value.value, receiver.attr.value
+        scope = self.enclosing_function(module, read)
+        if owner == "self" and scope is not None and scope.class_key is not None:
+            return any(_int32_variable(site) for site in self._bindings.get(("attr", scope.class_key, attribute), ()))
+        holder = self.bound_call(module, read, owner)
+        held = argument_value(holder.node, attribute) if holder is not None else None
+        return isinstance(held, cst.Call) and id(held) in self._call_at and _int32_variable(self._call_at[id(held)])
+
     def tf1_call(self, modules: Iterable[ModuleInfo]) -> CallSite | None:
         """A call of TensorFlow 1.x-only API through ``tensorflow`` itself (``tf.Session()``, ``tf.placeholder``,
         ``tf.contrib``; not through ``tf.compat.v1``) in ``modules`` (those of a pipeline): that code runs on
@@ -2485,6 +2503,15 @@ def _image_side(call: cst.Call, declares_input: bool) -> int | None:
         sizes = sizes[1:]
     spatial = sizes[:-1] if len(sizes) == 3 else []
     return min(spatial) if spatial and None not in spatial else None
+
+
+def _int32_variable(site: CallSite) -> bool:
+    """``tf.Variable(0)`` or ``tf.Variable(0, dtype=tf.int32)``: an int32 variable, by its literal start value."""
+    if "tensorflow.Variable" not in site.names:
+        return False
+    dtype = argument_value(site.node, "dtype")
+    return isinstance(argument_value(site.node, "initial_value", 0), cst.Integer) and (
+        dtype is None or site.module.qualified_names(dtype) == {"tensorflow.int32"})
 
 
 def _unpacked_position(assignment: cst.Assign | None, name: str) -> int | None:
