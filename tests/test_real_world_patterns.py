@@ -666,3 +666,30 @@ def test_reading_an_int32_step_variable_is_no_sync_an_int64_one_is():
         """}, "TFH004")
     # int32 variables live in host memory; an int64 one lives on the device, beside the step's work.
     assert _where(findings) == [("TFH004", "trainer.py", 23)]
+
+
+def test_a_step_counter_a_trainer_keeps_in_its_checkpoint_is_read_from_host_memory():
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, model):
+                self.checkpoint = tf.train.Checkpoint(step=tf.Variable(0), model=model)
+
+            @tf.function
+            def train_step(self, x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.checkpoint.model(x))
+                grads = tape.gradient(loss, self.checkpoint.model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, self.checkpoint.model.trainable_variables))
+                return loss
+
+            def train(self, dataset):
+                ckpt = self.checkpoint
+                for x in dataset:
+                    ckpt.step.assign_add(1)
+                    step = ckpt.step.numpy()
+                    loss = self.train_step(x)
+                    print(loss.numpy())
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "train.py", 21)]  # the loss, not the counter

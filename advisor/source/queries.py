@@ -1397,11 +1397,17 @@ class SourceQueries:
             return False
         owner, attribute = receiver.value.value, receiver.attr.value
         scope = self.enclosing_function(module, read)
-        if owner == "self" and scope is not None and scope.class_key is not None:
+        in_class = scope is not None and scope.class_key is not None
+        if owner == "self" and in_class:
             return any(_int32_variable(site) for site in self._bindings.get(("attr", scope.class_key, attribute), ()))
-        holder = self.bound_call(module, read, owner)
-        held = argument_value(holder.node, attribute) if holder is not None else None
-        return isinstance(held, cst.Call) and id(held) in self._call_at and _int32_variable(self._call_at[id(held)])
+        holders = [self.bound_call(module, read, owner)]
+        if in_class:  # `ckpt = self.checkpoint`: what the instance holds there
+            holders += [site for renamed in m.findall(scope.node.body, m.Assign(
+                targets=[m.AssignTarget(m.Name(owner))], value=m.Attribute(value=m.Name("self"), attr=m.Name())))
+                for site in self._bindings.get(("attr", scope.class_key, renamed.value.attr.value), ())]
+        held = [argument_value(holder.node, attribute) for holder in holders if holder is not None]
+        return any(isinstance(value, cst.Call) and id(value) in self._call_at and
+                   _int32_variable(self._call_at[id(value)]) for value in held)
 
     def tf1_call(self, modules: Iterable[ModuleInfo]) -> CallSite | None:
         """A call of TensorFlow 1.x-only API through ``tensorflow`` itself (``tf.Session()``, ``tf.placeholder``,
