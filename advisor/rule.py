@@ -28,8 +28,8 @@ from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
 from .source.queries import (NUMPY_CALL, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, HotContext, InLoopBody,
                              IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute, ModelConstruction,
-                             SideEffect, SourceQueries, TrainingLoop, batch_parameter, compiled_function_name, num_parallel_calls,
-                             runs_in_parallel)
+                             SideEffect, SourceQueries, TrainingLoop, batch_parameter, compiled_function_name,
+                             num_parallel_calls, runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .source.visitors import visit_reading
 from .speedup import round_up, typical

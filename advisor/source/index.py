@@ -23,7 +23,7 @@ import networkx as nx
 
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
-from .names import ModuleNames
+from .names import ModuleNames, import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
@@ -149,9 +149,8 @@ class SourceIndex:
         # `from ops import *` brings in what ops.py imports too (its `tf`): every module's imports are known first.
         by_name: dict[str, ModuleNames] = {}
         for _, module in parsed:
-            parts = module.name.split(".")
-            for start in range(len(parts)):
-                by_name.setdefault(".".join(parts[start:]), module.names)
+            for name in import_names(module.name, shortest=1):
+                by_name.setdefault(name, module.names)
         for source, module in parsed:
             module.names.star_modules = by_name
             index._add(source, module)
@@ -229,9 +228,8 @@ class SourceIndex:
         """
         by_name: dict[str, list[FunctionInfo]] = {}
         for key, function in [*((f.key, f) for f in self.functions), *self._dispatched_methods()]:
-            parts = key.split(".")
-            for start in range(len(parts) - 1):
-                by_name.setdefault(".".join(parts[start:]), []).append(function)
+            for name in import_names(key):
+                by_name.setdefault(name, []).append(function)
         return by_name
 
     def _dispatched_methods(self) -> Iterator[tuple[str, FunctionInfo]]:
@@ -268,9 +266,8 @@ class SourceIndex:
         (``ImageNetInput(...)``), and their repo bases. A subclass nothing instantiates overrides nothing."""
         by_name: dict[str, list[str]] = {}
         for key in by_key:
-            parts = key.split(".")
-            for start in range(len(parts) - 1):
-                by_name.setdefault(".".join(parts[start:]), []).append(key)
+            for name in import_names(key):
+                by_name.setdefault(name, []).append(key)
         queue = [key for site in self.calls for name in site.names for key in by_name.get(name, ())]
         live: set[str] = set()
         while queue:

@@ -53,6 +53,13 @@ GRADIENT_TAPE = "tensorflow.GradientTape"
 PREFILTER_WORDS = (b"tensorflow", b"keras", b"tf_keras")
 
 
+def import_names(key: str, shortest: int = 2) -> list[str]:
+    """The dotted names ``key`` (``pkg.data.load``) may be imported by: each suffix of at least ``shortest`` parts
+    (``pkg.data.load``, ``data.load``), since repos are run from different roots (``src/``, a package folder)."""
+    parts = key.split(".")
+    return [".".join(parts[start:]) for start in range(len(parts) - shortest + 1)]
+
+
 def tf1_only(imported: str) -> bool:
     """Whether ``imported`` (a dotted name as the module imports it: ``tensorflow.Session``, ``tensorflow.contrib.
     slim.conv2d``) is TensorFlow 1.x API that TensorFlow 2 lacks; through ``tensorflow.compat.v1`` it is not."""

@@ -24,6 +24,7 @@ import libcst as cst
 import networkx as nx
 
 from .facts import DISTRIBUTE_METHODS, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
+from .names import import_names
 from .syntax import argument_value, literal, parameter_names
 from .visitors import CollectorVisitor
 
@@ -503,9 +504,8 @@ def _link_references(graph: nx.DiGraph) -> None:
     by_name: dict[str, list[tuple]] = {}
     for node in graph.nodes:
         if node[0] == "global":
-            parts = f"{node[1]}.{node[2]}".split(".")
-            for start in range(len(parts) - 1):
-                by_name.setdefault(".".join(parts[start:]), []).append(node)
+            for name in import_names(f"{node[1]}.{node[2]}"):
+                by_name.setdefault(name, []).append(node)
     for node, data in list(graph.nodes(data=True)):
         if data["kind"] == "ref":
             for name in data["names"]:

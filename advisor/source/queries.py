@@ -22,7 +22,7 @@ import networkx as nx
 from ..model import Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .index import SourceIndex
-from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, tf1_only
+from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .syntax import argument, argument_value, parameter_names
 from .visitors import visit_reading
 
@@ -1620,9 +1620,8 @@ class SourceQueries:
     def _classes_by_name(self) -> dict[str, list[ClassInfo]]:
         by_name: dict[str, list[ClassInfo]] = {}
         for cls_info in self.index.classes:
-            parts = cls_info.key.split(".")
-            for start in range(len(parts) - 1):
-                by_name.setdefault(".".join(parts[start:]), []).append(cls_info)
+            for name in import_names(cls_info.key):
+                by_name.setdefault(name, []).append(cls_info)
         return by_name
 
     @staticmethod
@@ -1968,8 +1967,8 @@ class SourceQueries:
         of the function these calls are in (a helper's ``filters``)."""
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
-            framework = [n for n in call.names or self._partial_layer(call) or self._chosen_from_table(call)
-                         if n.startswith(("keras.", "tensorflow."))]
+            names = call.names or self._partial_layer(call) or self._chosen_from_table(call)
+            framework = [n for n in names if n.startswith(("keras.", "tensorflow."))]
             if framework:
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
                 side = _image_side(call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
@@ -1978,10 +1977,10 @@ class SourceQueries:
                 if any(n.startswith("keras.applications.") and n.rsplit(".", 1)[-1][:1].isupper() for n in framework):
                     counts["application"] = counts["application"] or call.module.node_code(call.node.func)
                 elif lasts & CONVOLUTION_LAYERS and not self._narrow(
-                        call, "filters", "convolution1d" if any("1d" in last for last in lasts) else "convolution",
-                        passed):
+                        call, framework, "filters",
+                        "convolution1d" if any("1d" in last for last in lasts) else "convolution", passed):
                     counts["convolutions"] += times
-                elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, "units", "dense", passed):
+                elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, framework, "units", "dense", passed):
                     counts["dense"] += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
                 continue
             if depth == 0:
@@ -2027,10 +2026,12 @@ class SourceQueries:
                          and isinstance(entry.value, (cst.Name, cst.Attribute))
                          for name in constant.module.qualified_names(entry.value))
 
-    def _narrow(self, layer: CallSite, keyword: str, kind: str, passed: dict[str, cst.BaseExpression] | None) -> bool:
-        """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`. TensorFlow 1.x's
-        functional layers take the input first (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``)."""
-        functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in layer.names or self._partial_layer(layer))
+    def _narrow(self, layer: CallSite, names: list[str], keyword: str, kind: str,
+                passed: dict[str, cst.BaseExpression] | None) -> bool:
+        """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`; ``names``: what the
+        layer call is (through a partial alias too). TensorFlow 1.x's functional layers take the input first
+        (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``)."""
+        functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
         width = argument_value(layer.node, keyword, 1 if functional else 0)
         if width is None and functional:
             width = argument_value(layer.node, "num_outputs")
