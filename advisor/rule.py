@@ -21,7 +21,8 @@ from typing import Any, ClassVar, Iterable, Mapping
 import libcst as cst
 
 from .config import Settings
-from .model import Applicability, Confidence, Evidence, Finding, FixAvailability, FixRef, Reach, SpeedupEstimate
+from .model import (Applicability, Confidence, Evidence, Finding, FixAvailability, FixRef, Location, Reach,
+                    SpeedupEstimate)
 from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
@@ -39,7 +40,7 @@ __all__ = [
     "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PYTHON_FUNCTION_OPS", "TF_FUNCTION",
     "VALUE_CONVERSIONS",
     "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability",
-    "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "MappedFunction", "MixedPrecisionPlan",
+    "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction", "MixedPrecisionPlan",
     "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect",
     "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",
     "compiled_function_name", "literal", "method_name", "num_parallel_calls", "round_up", "runs_in_parallel",

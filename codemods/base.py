@@ -11,7 +11,7 @@ from libcst.codemod import CodemodContext, SkipFile, VisitorBasedCodemodCommand
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
-from advisor.source.names import ModuleNames, canonical, used_names
+from advisor.source.names import ModuleNames, is_tf2_api, used_names
 from advisor.source.syntax import anchor, argument
 
 # The TensorFlow names codemods write, spelled for a module whose ``tf`` is ``tensorflow.compat.v1`` (TF1 code run
@@ -130,7 +130,7 @@ class TensorflowCodemod(VisitorBasedCodemodCommand):
         when the name exists there), else with a new import under a name the module does not use; for code that
         runs on TensorFlow 1.x (``tensorflow_1``), in the spelling that exists there."""
         aliases = self.module_names.global_aliases
-        alias = next((name for name, target in aliases.items() if canonical(target) == "tensorflow"), None)
+        alias = next((name for name, target in aliases.items() if is_tf2_api(target, "tensorflow")), None)
         if alias is None and dotted in COMPAT_V1_SPELLING:
             alias = next((name for name, target in aliases.items() if target == "tensorflow.compat.v1"), None)
             dotted = COMPAT_V1_SPELLING[dotted] if alias is not None else dotted

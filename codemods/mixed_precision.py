@@ -9,7 +9,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import PositionProvider
 
-from advisor.source.names import canonical
+from advisor.source.names import is_tf2_api
 from advisor.source.syntax import anchor
 
 from .base import TensorflowCodemod, with_keyword
@@ -52,10 +52,10 @@ class EnableMixedPrecision(TensorflowCodemod):
     def _keras(self) -> str:
         """How the module spells keras: its own keras alias, else ``tf.keras``, else a new ``import keras``."""
         aliases = self.module_names.global_aliases
-        own = next((name for name, target in aliases.items() if canonical(target) == "keras"), None)
+        own = next((name for name, target in aliases.items() if is_tf2_api(target, "keras")), None)
         if own is not None:
             return own
-        tensorflow = next((name for name, target in aliases.items() if canonical(target) == "tensorflow"), None)
+        tensorflow = next((name for name, target in aliases.items() if is_tf2_api(target, "tensorflow")), None)
         return f"{tensorflow}.keras" if tensorflow is not None else self.import_under_free_name("keras", ("keras",))
 
     def _scaled_name(self, loss: str) -> str:

@@ -216,17 +216,62 @@ class EagerTrainStep(Rule):
             for x, y in dataset:
                 train_step(x, y)
             """, line=3, note="a variable created on every call fails inside tf.function: no patch"),
+        Example("""
+            import numpy as np
+            import tensorflow as tf
+
+            def update(buffer):
+                batch = buffer[np.random.choice(len(buffer), 32)]
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(model(batch))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            for episode in range(100):
+                update(replay_buffer)
+            """, line=4, note="NumPy draws the minibatch once, while tracing: compiled, the step would train on "
+                              "one minibatch forever, so no patch"),
+        Example("""
+            import tensorflow as tf
+
+            def update_policy(states, actions):
+                for _ in range(10):
+                    with tf.GradientTape() as tape:
+                        loss = loss_fn(policy(states), actions)
+                    grads = tape.gradient(loss, policy.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, policy.trainable_variables))
+
+            for states, actions in rollouts:
+                update_policy(states, actions)
+            """, line=3, fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def update_policy(states, actions):
+                for _ in range(10):
+                    with tf.GradientTape() as tape:
+                        loss = loss_fn(policy(states), actions)
+                    grads = tape.gradient(loss, policy.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, policy.trainable_variables))
+
+            for states, actions in rollouts:
+                update_policy(states, actions)
+            """, note="the step's own loop of updates is part of the step: one finding, at the step"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
+        handled = set()  # steps compiled, or reported as a whole: a loop written inside one is part of it
         for function in ctx.queries.training_steps:
             if ctx.queries.is_compiled(function):
+                handled.add(id(function.node))
                 continue
             calls = ctx.queries.per_batch_calls(function)
             if calls:
+                handled.add(id(function.node))
                 yield self._finding(ctx, function, calls)
         for loop in ctx.queries.training_loops:
-            if loop.inline_step:
+            around = ctx.queries.enclosing_function(loop.module, loop.node)
+            if loop.inline_step and (around is None or id(around.node) not in handled):
                 yield self._inline_finding(ctx, loop)
 
     def _inline_finding(self, ctx: RuleContext, loop: TrainingLoop) -> Finding:

@@ -56,8 +56,7 @@ class _Syncs(InLoopBody):
 
     def _mentions_tensor(self, node: cst.CSTNode) -> bool:
         """Reads a tensor of the step, or a Keras metric's value (``train_loss.result()``)."""
-        return any(n.value in self.loop.tensors for n in m.findall(node, m.Name())) or bool(
-            m.findall(node, METRIC_RESULT))
+        return self.loop.reads_tensor(node) or bool(m.findall(node, METRIC_RESULT))
 
     def _add(self, node: cst.CSTNode, kind: str) -> None:
         # One finding per statement: `print(float(loss))` is one sync.
@@ -199,6 +198,21 @@ class HostSync(Rule):
                     grads, _ = tf.clip_by_global_norm(grads, self.clip_norm)
                 optimizer.apply_gradients(zip(grads, weights))
             """, note="`self.grad_norm` holds a tensor, not `self`: `self.clip_norm` is a Python setting"),
+        Example("""
+            import numpy as np
+            import tensorflow as tf
+
+            def update(segments):
+                states = np.stack([segment.states for segment in segments])
+                states = tf.convert_to_tensor(states)
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(states))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+
+            for segments in replay:
+                update(segments)
+            """, note="NumPy stacks host arrays before they become tensors: no device value is read"),
     )
     invalid = (
         Example("""

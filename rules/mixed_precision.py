@@ -6,8 +6,8 @@ from typing import Iterable
 
 from advisor.codemods.mixed_precision import EnableMixedPrecision
 from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
-                          FixAvailability, MixedPrecisionPlan, ModelCompute, ModelConstruction, ModuleInfo, Rule,
-                          RuleContext, Verdict, anchor, typical)
+                          FixAvailability, Location, MixedPrecisionPlan, ModelCompute, ModelConstruction, ModuleInfo,
+                          Rule, RuleContext, Verdict, anchor, typical)
 
 POLICY = {"tpu": "mixed_bfloat16"}
 POLICY_DEVICES = frozenset({"gpu", "tpu"})
@@ -254,26 +254,33 @@ class MixedPrecision(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         queries = ctx.queries
-        if ctx.target_device == "cpu" or queries.uses_mixed_precision or not queries.trains:
+        if ctx.target_device == "cpu" or not queries.trains:
             return
         for construction in queries.model_constructions:
-            verdict, policy = self._verdict(ctx, construction, queries.model_compute(construction))
+            policy_set, elsewhere = queries.mixed_precision_set_for(construction)
+            if policy_set:
+                continue
+            verdict, policy = self._verdict(ctx, construction, queries.model_compute(construction), elsewhere)
             if verdict is None:
                 return  # the capture already computes in 16 bits
             yield self._finding(ctx, construction, verdict, policy)
         for training in queries.graph_trainings:
-            verdict, policy = self._verdict(ctx, training, queries.graph_model_compute(training))
+            policy_set, elsewhere = queries.mixed_precision_set_for(training)
+            if policy_set:
+                continue
+            verdict, policy = self._verdict(ctx, training, queries.graph_model_compute(training), elsewhere)
             if verdict is None:
                 return
             yield self._graph_finding(ctx, training, verdict, policy)
 
     @staticmethod
-    def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute) -> tuple[Verdict | None, str]:
+    def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute,
+                 elsewhere: Location | None) -> tuple[Verdict | None, str]:
         """How sure the finding at ``site`` is, and the policy it proposes; None when the capture already computes
-        in 16 bits."""
+        in 16 bits. ``elsewhere``: a mixed-precision setting of another program of the repo."""
         hardware = ctx.target_device
         # Without a configured or captured device, code that sets up a TPU beside the model trains there.
-        tpu = ctx.queries.tpu_training([site.module]) if hardware is None else None
+        tpu = ctx.queries.tpu_training([site.module], run_by=site) if hardware is None else None
         policy = POLICY.get("tpu" if tpu is not None else hardware, DEFAULT_POLICY)
         # Likely where the training is known to run on an accelerator (configured, or the capture's), or where the
         # model is big enough to keep 16-bit units busy (a model that size is trained on one); a small model on
@@ -281,8 +288,10 @@ class MixedPrecision(Rule):
         confidence = Confidence.LIKELY if hardware in POLICY_DEVICES or compute.heavy else Confidence.POSSIBLE
         size = ("the model is compute-heavy: " if compute.heavy else "the model may be too small to gain: ") + \
             compute.describe()
-        evidence = [Evidence.source("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype, the graph "
-                                    "rewrite) anywhere in the repo"), Evidence.source(size)]
+        where = "anywhere in the repo" if elsewhere is None else \
+            f"in the code this training runs (the one at {elsewhere.display} is not on its way)"
+        evidence = [Evidence.source(f"no mixed-precision policy (set_global_policy, a \"mixed_\" dtype, the graph "
+                                    f"rewrite) {where}"), Evidence.source(size)]
         if tpu is not None:
             evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
                                             f"({tpu.module.location(tpu.node).display})"))

@@ -78,6 +78,20 @@ class PyFunction(Rule):
                 log_stats(loss)
                 return loss
             """, line=4, note="reached from a tf.function step through a helper"),
+        Example("""
+            import numpy as np
+            import tensorflow as tf
+
+            def iou(y_true, y_pred):
+                def score(y_true, y_pred):
+                    intersection = (y_true * y_pred).sum()
+                    return np.float32(intersection / (y_true.sum() + y_pred.sum() - intersection + 1e-15))
+                return tf.numpy_function(score, [y_true, y_pred], tf.float32)
+
+            metrics = ["accuracy", iou]
+            model.compile(optimizer="adam", loss="binary_crossentropy", metrics=metrics)
+            model.fit(train_dataset, epochs=10)
+            """, line=8, note="a metric given to compile: Keras runs it inside every compiled train step"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:

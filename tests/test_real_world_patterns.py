@@ -693,3 +693,188 @@ def test_a_step_counter_a_trainer_keeps_in_its_checkpoint_is_read_from_host_memo
                     print(loss.numpy())
         """}, "TFH004")
     assert _where(findings) == [("TFH004", "train.py", 21)]  # the loss, not the counter
+
+
+def test_a_model_file_that_no_script_imports_or_runs_trains_in_no_run():
+    """A research repo keeps model variants whose own `test()` is commented out: their graphs are built by nothing
+    the repo runs, while the training script trains another model."""
+    model = """
+        import tensorflow as tf
+
+        class {name}:
+            def __init__(self, vocab_size):
+                self.inputs = tf.placeholder(tf.int32, [None, 100])
+                embedded = tf.nn.embedding_lookup(tf.get_variable("embedding", [vocab_size, 512]), self.inputs)
+                hidden = embedded
+                for width in (512, 512, 512, 512):
+                    hidden = tf.layers.conv1d(hidden, width, 3)
+                self.loss = tf.reduce_mean(tf.layers.dense(hidden, 512))
+                self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+
+        def test():
+            model = {name}(10000)
+            with tf.Session() as sess:
+                sess.run(model.train_op)
+
+        {call}
+        """
+    files = {
+        "cnn_model.py": model.format(name="TextCNN", call=""),
+        "old/rnn_model.py": model.format(name="TextRNN", call="# test()"),
+        "cnn_train.py": """
+            import tensorflow as tf
+            from cnn_model import TextCNN
+
+            model = TextCNN(10000)
+            with tf.Session() as sess:
+                for step in range(1000):
+                    sess.run(model.train_op)
+            """,
+    }
+    findings = _findings(files, "TFC001", show_all=True)
+    reach = {f.location.path.as_posix(): f.reach for f in findings}
+    assert reach == {"cnn_model.py": Reach.TRAINING, "old/rnn_model.py": Reach.OTHER}
+
+
+def test_gradient_ascent_on_an_image_is_no_training():
+    """Filter visualization updates an input image with an optimizer; nothing in it trains a model."""
+    files = {"visualize.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def ascent_step(extractor, image_var, optimizer):
+            with tf.GradientTape() as tape:
+                tape.watch(image_var)
+                loss = tf.reduce_mean(extractor(image_var[0]))
+            grads = tape.gradient(loss, image_var)
+            optimizer.apply_gradients(zip(grads * -1, image_var))
+            return loss, image_var
+
+        def visualize(model, optimizer):
+            image = np.random.uniform(size=(224, 224, 3)).astype("float32")
+            for iteration in range(100):
+                loss, image_var = ascent_step(model, [tf.Variable(image)], optimizer)
+                image = image_var[0].numpy()
+            return image
+        """}
+    assert _findings(files, "TFH002", "TFH004", "TFC001", show_all=True) == []
+
+
+def test_an_evaluation_script_that_builds_the_model_fn_in_eval_mode_is_no_training():
+    files = {
+        "model.py": """
+            import tensorflow as tf
+
+            def model_fn(features, labels, mode, params):
+                logits = tf.layers.dense(features, 10)
+                loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+                train_op = None
+                if mode == tf.estimator.ModeKeys.TRAIN:
+                    train_op = tf.train.AdamOptimizer().minimize(loss)
+                return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+            """,
+        "data.py": """
+            import tensorflow as tf
+
+            def train_input_fn():
+                return tf.data.TFRecordDataset(["train.tfrecord"]).map(parse).batch(32)
+
+            def eval_input_fn():
+                return tf.data.TFRecordDataset(["val.tfrecord"]).map(parse).batch(32)
+            """,
+        "train.py": """
+            import tensorflow as tf
+            import data, model
+
+            estimator = tf.estimator.Estimator(model_fn=model.model_fn)
+            estimator.train(input_fn=data.train_input_fn)
+            """,
+        "evaluate.py": """
+            import tensorflow as tf
+            import data, model
+
+            features, labels = data.eval_input_fn().make_one_shot_iterator().get_next()
+            spec = model.model_fn(features, labels, tf.estimator.ModeKeys.EVAL, params={})
+            with tf.Session() as sess:
+                print(sess.run(spec.loss))
+            """,
+    }
+    findings = _findings(files, "TFD002", show_all=True)
+    assert sorted((f.location.line, f.reach) for f in findings) == [(4, Reach.TRAINING), (7, Reach.OTHER)]
+
+
+def test_an_estimator_made_to_predict_is_no_training():
+    files = {
+        "model.py": """
+            import tensorflow as tf
+
+            def model_fn(features, labels, mode, params):
+                logits = tf.layers.dense(features, 10)
+                train_op = None
+                if mode == tf.estimator.ModeKeys.TRAIN:
+                    train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(logits))
+                return tf.estimator.EstimatorSpec(mode, loss=tf.reduce_mean(logits), train_op=train_op)
+
+            def input_fn(files):
+                return tf.data.TFRecordDataset(files).map(parse).batch(32)
+            """,
+        "train.py": """
+            import tensorflow as tf
+            import model
+
+            estimator = tf.estimator.Estimator(model_fn=model.model_fn)
+            estimator.train(input_fn=lambda: model.input_fn(["train.tfrecord"]))
+            """,
+        "predict.py": """
+            import tensorflow as tf
+            import model
+
+            def images_input():
+                return tf.data.TFRecordDataset(["images.tfrecord"]).map(decode).batch(1)
+
+            estimator = tf.estimator.Estimator(model_fn=model.model_fn)
+            for prediction in estimator.predict(input_fn=images_input):
+                print(prediction)
+            """,
+    }
+    reach = {(f.location.path.as_posix(), f.location.line): f.reach for f in _findings(files, "TFD002", show_all=True)}
+    assert reach == {("model.py", 11): Reach.TRAINING, ("predict.py", 5): Reach.OTHER}
+
+
+def test_a_step_compiled_by_a_helper_and_called_on_a_model_of_unknown_type():
+    """`model = config.get_model()` gives no type; the model class binds its compiled step to `self.train_step`
+    through a helper that returns `tf.function(...)(function)`."""
+    files = {
+        "model.py": """
+            import tensorflow as tf
+
+            class Transformer(tf.keras.Model):
+                def __init__(self, debug=False):
+                    super().__init__()
+                    self.debug = debug
+                    self.dense = tf.keras.layers.Dense(512)
+                    self.train_step = self._apply_signature(self._train_step)
+
+                def _apply_signature(self, function):
+                    if self.debug:
+                        return function
+                    return tf.function(input_signature=None)(function)
+
+                def _train_step(self, x, y):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(self.dense(x) - y))
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+            """,
+        "train.py": """
+            from registry import MODELS
+
+            model = MODELS[name]()
+            losses = []
+            for x, y in dataset:
+                output = model.train_step(x, y)
+                losses.append(float(output["loss"]))
+            """,
+    }
+    assert _where(_findings(files, "TFH002", "TFH004")) == [("TFH004", "train.py", 7)]

@@ -39,7 +39,8 @@ def canonical(qualified_name: str) -> str:
         return _EXACT_ALIASES[qualified_name]
     for prefix, replacement in _PREFIX_ALIASES:
         if qualified_name.startswith(prefix) or qualified_name == prefix.rstrip("."):
-            return replacement + qualified_name[len(prefix):]
+            # `tensorflow.compat.v2.keras.Model` is `tensorflow.keras.Model`, which is `keras.Model`
+            return canonical((replacement + qualified_name[len(prefix):]).rstrip("."))
     return qualified_name
 
 
@@ -51,6 +52,12 @@ GRADIENT_TAPE = "tensorflow.GradientTape"
 
 # A file that mentions none of these cannot use TensorFlow or Keras; it is not parsed at all.
 PREFILTER_WORDS = (b"tensorflow", b"keras", b"tf_keras")
+
+
+def is_tf2_api(imported: str, api: str) -> bool:
+    """Whether a module imported as ``imported`` is TensorFlow 2's ``api`` (``tensorflow``, ``keras``): through
+    ``tensorflow.compat.v1`` it is TensorFlow 1.x's, where some names a fix writes are spelled otherwise."""
+    return canonical(imported) == api and not imported.startswith("tensorflow.compat.v1")
 
 
 def import_names(key: str, shortest: int = 2) -> list[str]:

@@ -19,7 +19,7 @@ import libcst.helpers
 import libcst.matchers as m
 import networkx as nx
 
-from ..model import Reach
+from ..model import Location, Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, import_names, tf1_only
@@ -51,8 +51,11 @@ MIXED_PRECISION_APIS = frozenset({
     "tensorflow.compat.v1.train.experimental.enable_mixed_precision_graph_rewrite",
     "tensorflow.contrib.tpu.bfloat16_scope", "tensorflow.tpu.bfloat16_scope",
 })
-# Policy strings; TF1's automatic mixed precision is also turned on by an environment variable.
-MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "TF_ENABLE_AUTO_MIXED_PRECISION"})
+# Policy strings and 16-bit dtype names (`dtype="float16"`); TF1's automatic mixed precision is also turned on by an
+# environment variable.
+MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "TF_ENABLE_AUTO_MIXED_PRECISION"})
+# TF1 graphs (TPU ones above all) compute in 16 bits by casting their inputs: `tf.cast(images, tf.bfloat16)`.
+SIXTEEN_BIT_DTYPES = frozenset({"tensorflow.bfloat16", "tensorflow.float16"})
 # Keywords only Keras' Model.compile takes: they tell `model.compile(...)` from `re.compile(...)`.
 COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
                               "steps_per_execution", "jit_compile", "auto_scale_loss"})
@@ -159,6 +162,19 @@ class TrainingLoop:
     tensors: set[str] = field(default_factory=set)
     step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
     inline_step: bool = False  # the loop's own body opens the GradientTape and updates the weights
+    # Reads of a name (by node id) before any tensor is bound to it: in a function's body, what they read is no
+    # tensor of the step (`x = np.stack(...)`, then `x = tf.convert_to_tensor(x)`).
+    early_reads: set[int] = field(default_factory=set)
+
+    def reads_tensor(self, expression: cst.CSTNode) -> bool:
+        """Whether ``expression`` (in this code) reads one of its tensors: a name bound to one, not an attribute's
+        or a keyword's name; in a function's body, not before the tensor is bound, unless a loop in the function
+        can bring the tensor round to the read."""
+        skipped = {id(n.attr) for n in m.findall(expression, m.Attribute())} | {
+            id(a.keyword) for a in m.findall(expression, m.Arg(keyword=m.Name()))}
+        return any(name.value in self.tensors and id(name) not in skipped and (
+            id(name) not in self.early_reads or not isinstance(self.node, cst.FunctionDef)
+            or self.module.enclosing_loop(name) is not None) for name in m.findall(expression, m.Name()))
 
     @property
     def counter(self) -> str | None:
@@ -179,8 +195,7 @@ class TrainingLoop:
         module, node = self.module, statement
         parent = module.parent(node)
         while parent is not None and parent is not self.node:
-            if isinstance(parent, cst.If) and node is not parent.test and not any(
-                    n.value in self.tensors for n in m.findall(parent.test, m.Name())) and (
+            if isinstance(parent, cst.If) and node is not parent.test and not self.reads_tensor(parent.test) and (
                     m.findall(parent.test, m.Modulo()) or (self.counter is not None and any(
                         n.value == self.counter for n in m.findall(parent.test, m.Name())))):
                 return True
@@ -235,6 +250,10 @@ class _TensorNames(InLoopBody):
         for target in node.targets:
             self.loop.tensors.update(_bound_names(target.target))
 
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in self.loop.tensors:
+            self.loop.early_reads.add(id(node))
+
     def _returns_tensors(self, call: cst.Call) -> bool:
         names = self.names_of(call)
         return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
@@ -267,6 +286,10 @@ ITERATING_BUILTINS = frozenset({"zip", "enumerate", "list", "tuple", "sum", "map
 STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "name", "device"})
 STATIC_BUILTINS = frozenset({"len", "isinstance", "hasattr", "type", "callable"})
 KERAS_STATE_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.applications.", "keras.metrics.")
+ESTIMATOR_EVALUATION_MODES = frozenset(f"tensorflow.{api}.ModeKeys.{mode}" for api in ("estimator", "contrib.learn")
+                                       for mode in ("EVAL", "PREDICT", "INFER"))
+# What a model's weights are read as.
+WEIGHT_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights", "variables", "weights"})
 VARIABLE_CREATORS = frozenset({"tensorflow.Variable", "keras.Variable", *KERAS_MODEL, *SEQUENTIAL})
 
 
@@ -278,6 +301,9 @@ class SideEffect:
     what: str  # "`print(...)`"
     consequence: str  # what happens to it under tf.function
     breaks_step: bool  # True: compiling would make the function fail or compute something else
+    # Computes with host values (NumPy, Python's random, `.numpy()`): breaks a compiled step from any function it
+    # calls, too
+    on_host: bool = False
 
 
 class _TensorValues(cst.CSTVisitor):
@@ -381,6 +407,30 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
         else []
 
 
+def _assigned_values(body: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
+    """The values ``body`` assigns to ``name`` (``name = value``)."""
+    return [assign.value for assign in m.findall(body, m.Assign(targets=[m.AssignTarget(target=m.Name(name))]))]
+
+
+def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+    """What a list, tuple or dict literal holds (a dict: its values), or ``expr`` itself."""
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return [part for element in expr.elements for part in _elements(element.value)]
+    if isinstance(expr, cst.Dict):
+        return [part for element in expr.elements if isinstance(element, cst.DictElement)
+                for part in _elements(element.value)]
+    return [expr] if expr is not None else []
+
+
+def _summands(expr: cst.BaseExpression | None) -> list[cst.BaseExpression | None]:
+    """The parts of ``a + b`` and of ``[a, b]``: lists of variables are added or listed together."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return _summands(expr.left) + _summands(expr.right)
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return [part for element in expr.elements for part in _summands(element.value)]
+    return [expr]
+
+
 def _all_parameter_names(function: cst.FunctionDef) -> list[str]:
     params = function.params
     star = [p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
@@ -416,6 +466,8 @@ def _assigned_in(block: cst.CSTNode | None) -> set[str]:
 
 
 NUMPY_CALL = m.Call(func=m.Attribute(attr=m.Name("numpy")), args=[])  # `t.numpy()`: reads a tensor's value
+# Random numbers drawn in Python: `np.random.choice`, `random.sample`.
+HOST_RANDOM = ("numpy.random.", "random.")
 _VALUE_CONVERSION = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()])
 _LIST_GROWTH = m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend")))
 _PRINT = m.Call(func=m.Name("print"))
@@ -436,8 +488,8 @@ class _SideEffects(cst.CSTVisitor):
         self.bound: set[str] = set(values.parameters)  # names bound so far, in source order
         self._loops: list[cst.For | cst.While] = []
 
-    def _add(self, node: cst.CSTNode, consequence: str, breaks_step: bool) -> None:
-        self.found.append(SideEffect(node, f"`{self.module.node_code(node)}`", consequence, breaks_step))
+    def _add(self, node: cst.CSTNode, consequence: str, breaks_step: bool, on_host: bool = False) -> None:
+        self.found.append(SideEffect(node, f"`{self.module.node_code(node)}`", consequence, breaks_step, on_host))
 
     def visit_Global(self, node: cst.Global) -> None:
         self.declared.update(n.name.value for n in node.names)
@@ -446,13 +498,26 @@ class _SideEffects(cst.CSTVisitor):
         self.declared.update(n.name.value for n in node.names)
 
     def numpy_call(self, node: cst.Call) -> None:
-        self._add(node, "fails: a graph tensor has no NumPy value while tracing", True)
+        self._add(node, "fails: a graph tensor has no NumPy value while tracing", True, on_host=True)
 
     def value_conversion(self, node: cst.Call) -> None:
         if self.module.qualified_names(node.func) & {f"builtins.{n}" for n in VALUE_CONVERSIONS} and not \
                 m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | _NUMBER):
             self._add(node, "becomes a tensor cast, not a Python number, while tracing: code that needs the number "
-                            "fails or computes something else", True)
+                            "fails or computes something else", True, on_host=True)
+
+    def host_computation(self, node: cst.Call, names: set[str]) -> None:
+        """NumPy, Python's ``random`` and Keras' weight copies run once, while tracing: their values are frozen
+        into the graph (a minibatch drawn once), or they fail on a graph tensor."""
+        if any(name.startswith(HOST_RANDOM) for name in names):
+            self._add(node, "draws its random values once, while tracing: every later call reuses them "
+                            "(`tf.random` draws on every call)", True, on_host=True)
+        elif any(name.startswith("numpy.") for name in names) and any(self._reads_values(a.value) for a in node.args):
+            self._add(node, "computes with NumPy once, while tracing: the result is frozen into the graph, and a "
+                            "graph tensor has no NumPy value", True, on_host=True)
+        elif m.matches(node.func, m.Attribute(attr=m.Name("get_weights") | m.Name("set_weights"))):
+            self._add(node, "copies the weights through NumPy once, while tracing, not on every call", True,
+                      on_host=True)
 
     def list_append(self, node: cst.Call) -> None:
         self._add(node, "runs once, while tracing, and stores a symbolic tensor instead of one value per step", True)
@@ -460,6 +525,15 @@ class _SideEffects(cst.CSTVisitor):
     def print_call(self, node: cst.Call) -> None:
         if "builtins.print" in self.module.qualified_names(node.func):
             self._add(node, "prints only while tracing, not every step (`tf.print` prints every step)", False)
+
+    def _reads_values(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` reads a variable, not only literals, modules and static properties (``np.pi``,
+        ``x.shape[0]``)."""
+        if isinstance(node, cst.Attribute):
+            return node.attr.value not in STATIC_ATTRIBUTES and self._reads_values(node.value)
+        if isinstance(node, cst.Name):
+            return node.value not in self.module.names.aliases and node.value not in ("True", "False", "None")
+        return any(self._reads_values(child) for child in node.children)
 
     def visit_Call(self, node: cst.Call) -> None:
         if m.matches(node, _LIST_GROWTH):
@@ -471,6 +545,7 @@ class _SideEffects(cst.CSTVisitor):
         if m.matches(node, _VALUE_CONVERSION):
             self.value_conversion(node)
         names = self.module.qualified_names(node.func)
+        self.host_computation(node, names)
         if names & VARIABLE_CREATORS or any(n.startswith(KERAS_STATE_PREFIXES) and n.rsplit(".", 1)[-1][:1].isupper()
                                             for n in names):
             self._add(node, "creates variables on every call: tf.function allows them only on the first call "
@@ -565,6 +640,34 @@ class _SideEffects(cst.CSTVisitor):
             self.values.depends_on_tensor(a.value) for a in iterated.args)
 
 
+class _SixteenBitMentions(cst.CSTVisitor):
+    """A module's policy strings (``"mixed_float16"``) and 16-bit dtypes (``tf.bfloat16``, ``"float16"``), each with
+    the key of the code around it: its innermost function's, or the module's top level."""
+
+    def __init__(self, module: ModuleInfo) -> None:
+        super().__init__()
+        self.module = module
+        self.found: list[tuple[cst.CSTNode, int | tuple]] = []
+        self._functions: list[cst.FunctionDef] = []
+
+    def _key(self) -> int | tuple:
+        return id(self._functions[-1]) if self._functions else ("module", id(self.module))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if node.value.strip("\"'") in MIXED_POLICIES:
+            self.found.append((node, self._key()))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in ("float16", "bfloat16") and self.module.names.resolve(node) & SIXTEEN_BIT_DTYPES:
+            self.found.append((node, self._key()))
+
+
 # -- what runs per element or per compiled step -------------------------------------------------------------------
 
 
@@ -610,11 +713,13 @@ class HotFunctions:
     """The repo functions that run per dataset element or per compiled step, and the calls made in mapped lambdas.
 
     A function is hot when a dataset map takes it, when it is a ``tf.function`` (decorated, or wrapped by a
-    ``tf.function(f)`` call), when Keras traces it (``train_step``, ``call``), or when a hot function calls it.
+    ``tf.function(f)`` call), when Keras traces it (``train_step``, ``call``, a loss or metric given to
+    ``compile``), or when a hot function calls it.
     """
 
     def __init__(self, index: SourceIndex, compilations: Iterable[Compilation],
-                 functions_handed: Callable[[Stage, cst.BaseExpression], list[FunctionInfo]]) -> None:
+                 functions_handed: Callable[[Stage, cst.BaseExpression], list[FunctionInfo]],
+                 compiled_losses: Iterable[FunctionInfo]) -> None:
         self.index = index
         self.functions_handed = functions_handed  # the repo functions an argument of a stage stands for
         self.functions: dict[str, HotContext] = {}
@@ -624,6 +729,8 @@ class HotFunctions:
             if site.function is not None:
                 self._calls_by_function.setdefault(site.function.key, []).append(site)
         self._find_roots(compilations)
+        for function in compiled_losses:
+            self._mark([function], _step_context(function, "a loss or metric Keras compiles into its train step"))
         self._propagate()
 
     def context_of(self, site: CallSite) -> HotContext | None:
@@ -1012,13 +1119,28 @@ class SourceQueries:
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
     def training_steps(self) -> list[FunctionInfo]:
-        """Functions that open a ``tf.GradientTape`` and update weights with ``apply_gradients`` or ``minimize``."""
+        """Functions that open a ``tf.GradientTape`` and update weights with ``apply_gradients`` or ``minimize``; not
+        those that only differentiate with respect to inputs they watch (gradient ascent on an image to visualize a
+        filter updates the image, not a model)."""
         steps = []
         for function in self.index.functions:
             calls = self.calls_in(function)
-            if any(GRADIENT_TAPE in c.names for c in calls) and any(m.matches(c.node, _UPDATE_CALL) for c in calls):
+            if any(GRADIENT_TAPE in c.names for c in calls) and any(m.matches(c.node, _UPDATE_CALL) for c in calls) \
+                    and not self._differentiates_watched_inputs_only(function.module, calls):
                 steps.append(function)
         return steps
+
+    @staticmethod
+    def _differentiates_watched_inputs_only(module: ModuleInfo, calls: list[CallSite]) -> bool:
+        """Every ``tape.gradient(loss, sources)`` is taken with respect to what a ``tape.watch(x)`` watches: inputs,
+        not a model's weights (those a tape records without being told)."""
+        def arguments(method: str, keyword: str, position: int) -> list[str | None]:
+            found = [argument_value(c.node, keyword, position) for c in calls
+                     if m.matches(c.node.func, m.Attribute(attr=m.Name(method)))]
+            return [module.node_code(value) if value is not None else None for value in found]
+
+        sources = arguments("gradient", "sources", 1)
+        return bool(sources) and set(sources) <= set(arguments("watch", "tensor", 0)) - {None}
 
     @cached_property
     def graph_trainings(self) -> list[CallSite]:
@@ -1070,6 +1192,7 @@ class SourceQueries:
                           if f.name in methods and f.name in STEP_METHODS}
         for loop in self.training_loops:
             roots |= {id(f.node) for name in loop.step_names for f in self.index.functions_named(name)}
+        roots |= {id(f.node) for f in self.compiled_losses}
         graph = self._call_graph
         return roots | {node for root in roots if root in graph for node in nx.descendants(graph, root)}
 
@@ -1118,13 +1241,15 @@ class SourceQueries:
     @cached_property
     def _wrapper_calls(self) -> dict[int, CallSite]:
         """Calls that return a compiled function, or a decorator that compiles one: of ``tf.function`` or a library
-        wrapper of it, and of repo functions that return such a call (``return tf.function(*args, **kwargs)``)."""
+        wrapper of it, and of repo functions that return such a call (``return tf.function(*args, **kwargs)``,
+        ``return tf.function(input_signature=signature)(function)``)."""
         found = {id(site.node): site for site in self.index.calls_to(*TF_FUNCTION_WRAPPERS)}
         pending = list(found.values())
         while pending:
             site = pending.pop()
-            if site.function is None or not any(r.value is site.node for r in m.findall(site.function.node.body,
-                                                                                        m.Return())):
+            returned = m.Return(value=m.MatchIfTrue(lambda value: value is site.node) | m.Call(
+                func=m.MatchIfTrue(lambda func: func is site.node)))
+            if site.function is None or not m.findall(site.function.node.body, returned):
                 continue
             for caller in self.callers_of(site.function):
                 if id(caller.node) not in found:
@@ -1193,7 +1318,8 @@ class SourceQueries:
         ``obj.method(...)``, the method of the repo class ``obj`` was made from (``obj = Actor()``,
         ``self.actor = Actor()`` in the class); through a name bound to a wrapped function (``step =
         tf.function(train_step)``, ``self._train_fn = wrap()(self._train)``); else, on an object of unknown type,
-        the one repo method of that name, if unique."""
+        the one repo method of that name, if unique, or with no method of that name, the functions the repo's
+        classes wrap under it (``self.train_step = tf.function(self._train_step)``)."""
         found = [f for f, _ in self.index.callees(site.names)]
         if not found:
             found = self._wrapped_callees(site)
@@ -1205,7 +1331,19 @@ class SourceQueries:
         if typed:
             return typed
         methods = self._methods_named.get(name, [])
-        return methods if len(methods) == 1 else []
+        return methods if len(methods) == 1 else [] if methods else self._wrapped_attributes.get(name, [])
+
+    @cached_property
+    def _wrapped_attributes(self) -> dict[str, list[FunctionInfo]]:
+        """The repo functions classes bind, wrapped, to each ``self`` attribute name (``self.train_step =
+        tf.function(self._train_step)``)."""
+        found: dict[str, list[FunctionInfo]] = {}
+        for key, sites in self._bindings.items():
+            if key[0] == "attr" and key[-1] in self._wrapping_names:
+                found.setdefault(key[-1], []).extend(
+                    f for bound in sites if (wrapped := _wrapped_function(bound.node)) is not None
+                    for f in self._functions_meant(bound, wrapped))
+        return found
 
     def _wrapped_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The repo functions a call runs through a name, or a ``self`` attribute, bound to a function handed to a
@@ -1332,13 +1470,86 @@ class SourceQueries:
                 anchors.add(id(function.node) if function is not None else ("module", id(loop.module)))
         if not anchors:
             return None
+        # Training code only dead code leads to (a model file's `test()` that nothing calls) trains in no run,
+        # unless all training is like that (a library, whose users call it).
+        anchors = {anchor for anchor in anchors if not self._runs_from_nowhere(anchor)} or anchors
         roots = set(anchors)
+        # `model_fn(features, labels, ModeKeys.EVAL)` builds the model to evaluate it: no way to training.
+        training_calls = nx.subgraph_view(graph, filter_edge=lambda u, v: not graph[u][v].get("evaluation"))
         for anchor in anchors:
-            roots |= nx.ancestors(graph, anchor)
+            roots |= nx.ancestors(training_calls, anchor)
         reached = set(roots)
         for root in roots:
             reached |= nx.descendants(graph, root)
         return reached
+
+    def _run_of(self, key: int | tuple) -> set | None:
+        """What the programs (scripts and notebooks: modules whose top-level code calls something) that reach
+        the code ``key`` names run, following calls and imports; None when some way into that code starts elsewhere
+        (a function no code is seen to call, a module that only defines things)."""
+        starts = self._starts(key)
+        if not starts or not all(self._is_program(start) for start in starts):
+            return None
+        return starts.union(*(self._program_run(start) for start in starts))
+
+    def _program_run(self, program: tuple) -> set:
+        """What one program runs (computed once: many models and settings ask about the same programs)."""
+        if program not in self._program_runs:
+            self._program_runs[program] = nx.descendants(self._program_graph, program)
+        return self._program_runs[program]
+
+    @cached_property
+    def _program_runs(self) -> dict[tuple, set]:
+        return {}
+
+    def _starts(self, key: int | tuple) -> set:
+        """Where the ways into the code ``key`` names start: the code no other repo code calls or imports."""
+        graph = self._program_graph
+        return {node for node in nx.ancestors(graph, key) | {key} if graph.in_degree(node) == 0}
+
+    def _runs_from_nowhere(self, key: int | tuple) -> bool:
+        """Whether every way into the code ``key`` names starts in a module that nothing imports and whose top
+        level runs nothing: a ``test()`` no code calls in a model file no script imports is never run."""
+        starts = self._starts(key)
+        return bool(starts) and all(self._idle_module(start if isinstance(start, tuple) else
+                                                      ("module", id(self._function_by_id[start].module)))
+                                    for start in starts)
+
+    def _idle_module(self, key: tuple) -> bool:
+        return self._program_graph.in_degree(key) == 0 and not self._is_program(key)
+
+    @cached_property
+    def _function_by_id(self) -> dict[int, FunctionInfo]:
+        return {id(function.node): function for function in self.index.functions}
+
+    def _is_program(self, key: int | tuple) -> bool:
+        """A notebook, or a module whose top level calls something (a script: it does more than define)."""
+        if not isinstance(key, tuple):
+            return False
+        return self._module_by_id[key[1]].notebook is not None or bool(self._module_level_calls.get(key[1]))
+
+    @cached_property
+    def _module_by_id(self) -> dict[int, ModuleInfo]:
+        return {id(module): module for module in self.index.modules}
+
+    @cached_property
+    def _program_graph(self) -> nx.DiGraph:
+        """The call graph plus an edge from each module's top level to each repo module it imports: importing a
+        module runs its top-level code."""
+        graph = self._call_graph.copy()
+        by_name: dict[str, list[ModuleInfo]] = {}
+        for module in self.index.modules:
+            for name in import_names(module.names.module_name, shortest=1):
+                by_name.setdefault(name, []).append(module)
+        for module in self.index.modules:
+            dotted = [*module.names.aliases.values(), *module.names.star_imports]
+            for name in dotted:
+                parts = name.split(".")
+                imported = next((by_name[prefix] for end in range(len(parts), 0, -1)
+                                 if (prefix := ".".join(parts[:end])) in by_name), [])
+                graph.add_edges_from((("module", id(module)), ("module", id(other)))
+                                     for other in imported if other is not module)
+        return graph
 
     @cached_property
     def _call_graph(self) -> nx.DiGraph:
@@ -1353,8 +1564,12 @@ class SourceQueries:
                 methods_by_class.setdefault(function.class_key, []).append(function)
         for site in self.index.calls:
             caller = self._caller_key(site)
+            evaluation = self._evaluation_call(site)
             for callee in self.callees_of(site) + self._functions_passed(site):
-                graph.add_edge(caller, id(callee.node))
+                # One call in training mode makes the edge a way to training.
+                graph.add_edge(caller, id(callee.node),
+                               evaluation=evaluation and graph.get_edge_data(caller, id(callee.node),
+                                                                           {"evaluation": True})["evaluation"])
                 if callee.name == "__init__":
                     graph.add_edges_from((caller, id(method.node)) for method in methods_by_class[callee.class_key])
             for cls_info in self._classes_named(site.names):
@@ -1364,12 +1579,44 @@ class SourceQueries:
                 graph.add_edge(id(function.outer.node), id(function.node))
         return graph
 
+    def _evaluation_call(self, site: CallSite) -> bool:
+        """A call that builds a model to evaluate or predict, where its training branch does not run: an Estimator
+        model function called with ``tf.estimator.ModeKeys.EVAL``, or an Estimator made by code that trains nothing
+        (``Estimator(model_fn=...).predict(...)``)."""
+        if any(n.startswith("tensorflow.") and n.endswith("Estimator") for n in site.names):
+            return self._caller_key(site) not in self._training_callers
+        return any(isinstance(arg.value, cst.Attribute)
+                   and site.module.qualified_names(arg.value) & ESTIMATOR_EVALUATION_MODES for arg in site.node.args)
+
+    @cached_property
+    def _training_callers(self) -> set:
+        return {self._caller_key(site) for site in self._training_calls}
+
     def _functions_passed(self, site: CallSite) -> list[FunctionInfo]:
         """Repo functions handed to a call to be called later: ``ds.map(decode)``, ``tf.function(step)``,
-        ``LambdaCallback(on_batch_end=log)``."""
+        ``LambdaCallback(on_batch_end=log)``, ``compile(metrics=[iou])``."""
         class_key = site.function.class_key if site.function is not None else None
-        return [f for arg in site.node.args if isinstance(arg.value, (cst.Name, cst.Attribute))
-                for f in self.index.functions_named(*site.module.names.resolve(arg.value, class_key))]
+        compiles = id(site.node) in self._keras_compile_calls
+        return [f for arg in site.node.args
+                for value in (self._elements_handed(site, arg.value) if compiles else _elements(arg.value))
+                if isinstance(value, (cst.Name, cst.Attribute))
+                for f in self.index.functions_named(*site.module.names.resolve(value, class_key))]
+
+    @staticmethod
+    def _elements_handed(site: CallSite, expression: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+        """What an argument of ``site`` hands over: the elements of a list, tuple or dict, written there or bound
+        to a name in the same function first (``metrics = ["acc", iou]``, then ``compile(metrics=metrics)``)."""
+        if isinstance(expression, cst.Name):
+            scope = site.function.node.body if site.function is not None else site.module.tree
+            literals = [value for value in _assigned_values(scope, expression.value)
+                        if isinstance(value, (cst.List, cst.Tuple, cst.Dict))]
+            if literals:
+                return [part for literal in literals for part in _elements(literal)]
+        return _elements(expression)
+
+    @cached_property
+    def _keras_compile_calls(self) -> set[int]:
+        return {id(call.node) for call in self.keras_compiles}
 
     def built_per_element(self, stage: Stage) -> bool:
         """The stage is in code a dataset stage runs per element (``interleave(read_file)``, a ``flat_map`` lambda,
@@ -1416,13 +1663,17 @@ class SourceQueries:
         defaults of TensorFlow 2)."""
         return next((self._tf1_calls[id(mod)] for mod in modules if id(mod) in self._tf1_calls), None)
 
-    def tpu_training(self, modules: Iterable[ModuleInfo]) -> CallSite | None:
+    def tpu_training(self, modules: Iterable[ModuleInfo], run_by: CallSite | None = None) -> CallSite | None:
         """Where code beside ``modules`` (in their folders; theirs first) trains on a TPU: a ``TPUStrategy``, a
-        ``TPUEstimator`` or TF1's ``keras_to_tpu_model``. Their infeed runs the input pipeline ahead of the TPU step
-        in a thread of its own, and TPUs compute in bfloat16, not float16."""
+        ``TPUEstimator`` or TF1's ``keras_to_tpu_model``; with ``run_by``, only code the programs that run that
+        call may run (a demo script beside a TPU trainer runs on no TPU). Their infeed runs the input pipeline ahead
+        of the TPU step in a thread of its own, and TPUs compute in bfloat16, not float16."""
         modules = list(modules)
         nearby = [site for folder in dict.fromkeys(module.path.parent for module in modules)
                   for site in self._tpu_training.get(folder, ())]
+        run = self._run_of(self._caller_key(run_by)) if run_by is not None else None
+        if run is not None:
+            nearby = [site for site in nearby if self._caller_key(site) in run]
         return next((site for site in nearby if any(site.module is module for module in modules)),
                     nearby[0] if nearby else None)
 
@@ -1687,15 +1938,27 @@ class SourceQueries:
             func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__))) | _NUMBER
         return bool(values) and all(m.matches(v, host_value) for v in values)
 
-    @staticmethod
-    def side_effects(function: FunctionInfo) -> list[SideEffect]:
+    def side_effects(self, function: FunctionInfo, _callers: frozenset[int] = frozenset()) -> list[SideEffect]:
         """Python in ``function`` that runs only while tracing, or fails, once it is compiled: side effects, variables
-        created per call, ``.numpy()``, Python iteration over tensors, control flow on tensors AutoGraph cannot
-        convert."""
+        created per call, ``.numpy()``, NumPy and Python's ``random``, Python iteration over tensors, control flow on
+        tensors AutoGraph cannot convert; and calls of repo functions that compute with host values
+        (``batch = self.buffer.sample()`` drawing with NumPy)."""
         values = _TensorValues(function.module, function.node)
         visit_reading(function.node.body, values)
         visitor = _SideEffects(function.module, values)
         visit_reading(function.node.body, visitor)
+        callers = _callers | {id(function.node)}
+        for site in self.calls_in(function):
+            for callee in self.callees_of(site):
+                if id(callee.node) in callers:
+                    continue
+                host = next((e for e in self.side_effects(callee, callers) if e.on_host), None)
+                if host is not None:
+                    consequence = (f"runs `{callee.name}`, where {host.what} "
+                                   f"({callee.module.location(host.node).line_label}) {host.consequence}")
+                    visitor.found.append(SideEffect(site.node, f"`{function.module.node_code(site.node)}`",
+                                                    consequence, True, on_host=True))
+                    break
         return visitor.found
 
     # -- mapped functions ---------------------------------------------------------------------------------------
@@ -1780,7 +2043,19 @@ class SourceQueries:
 
     @cached_property
     def hot_functions(self) -> HotFunctions:
-        return HotFunctions(self.index, self.compilations, self._functions_handed)
+        return HotFunctions(self.index, self.compilations, self._functions_handed, self.compiled_losses)
+
+    @cached_property
+    def compiled_losses(self) -> list[FunctionInfo]:
+        """Repo functions handed to Keras ``compile`` as a loss or a metric: Keras runs them inside its compiled
+        train step (``compile(loss=dice_loss, metrics=[iou])``)."""
+        found = []
+        for call in self.keras_compiles:
+            handed = [argument_value(call.node, "loss", 1), argument_value(call.node, "metrics", 2)]
+            for value in (part for expression in handed for part in self._elements_handed(call, expression)):
+                if isinstance(value, (cst.Name, cst.Attribute)):
+                    found += self.index.functions_named(*call.module.qualified_names(value))
+        return found
 
     def _functions_handed(self, stage: Stage, expr: cst.BaseExpression) -> list[FunctionInfo]:
         """The repo functions an argument of a dataset stage stands for: by name, or through a wrapper of one
@@ -1842,14 +2117,30 @@ class SourceQueries:
         return bool(self._training_calls or self.keras_compiles or self.training_loops)
 
     @cached_property
-    def uses_mixed_precision(self) -> bool:
-        """A mixed-precision API call, or a ``"mixed_..."`` policy string, anywhere in the repo."""
-        if any(self.index.calls_to(*MIXED_PRECISION_APIS)):
-            return True
-        policy_string = m.SimpleString(value=m.MatchIfTrue(lambda v: v.strip("\"'") in MIXED_POLICIES))
-        # The text test first: walking every tree with a matcher costs more than all other rules together.
-        return any(m.findall(module.tree, policy_string) for module in self.index.modules
-                   if any(policy in module.code for policy in MIXED_POLICIES))
+    def mixed_precision_sites(self) -> list[tuple[ModuleInfo, cst.CSTNode, int | tuple]]:
+        """Where the repo turns mixed precision on, or may: a mixed-precision API call, a ``"mixed_..."`` policy
+        string, a 16-bit dtype (``tf.bfloat16``, ``"float16"``); with the key of the code around it."""
+        found = [(site.module, site.node, self._caller_key(site)) for site in self.index.calls_to(*MIXED_PRECISION_APIS)]
+        # The text test first: most modules mention no 16-bit type and are not walked.
+        for module in self.index.modules:
+            if "float16" in module.code or "TF_ENABLE_AUTO_MIXED_PRECISION" in module.code:
+                mentions = _SixteenBitMentions(module)
+                visit_reading(module.tree, mentions)
+                found += [(module, node, key) for node, key in mentions.found]
+        return found
+
+    def mixed_precision_set_for(self, site: CallSite) -> tuple[bool, Location | None]:
+        """Whether the programs that run ``site`` (a model's construction, a graph's update) may turn mixed
+        precision on; and when they do not, where another program of the repo does (None: nowhere).
+
+        A setting counts when the code around it is part of those programs' run (calls and imports from their
+        entry points): a repo of several projects may use 16 bits in one training script and not in another. When
+        some way into ``site`` starts elsewhere (a function no code is seen to call), every setting counts."""
+        sites = self.mixed_precision_sites
+        run = self._run_of(self._caller_key(site)) if sites else None
+        if sites and (run is None or any(key in run for _, _, key in sites)):
+            return True, None
+        return False, sites[0][0].location(sites[0][1]) if sites else None
 
     @cached_property
     def model_constructions(self) -> list[CallSite]:
@@ -1861,8 +2152,10 @@ class SourceQueries:
         Layers built inside a class (a custom layer's ``__init__``/``build``) are not where the program builds its
         model; instantiating a repo subclass of ``keras.Model`` is."""
         found: dict[int, CallSite] = {}
+        # A step's caller (`agent.update(batch)`) holds no model; the step says which models it trains (below).
+        step_calls = {id(c.node) for step in self.training_steps for c in self.callers_of(step)}
         for site in self._training_calls:
-            for construction in self._constructions_of_receiver(site):
+            for construction in [] if id(site.node) in step_calls else self._constructions_of_receiver(site):
                 found.setdefault(id(construction.node), construction)
         for step in self.training_steps:
             for construction in self._constructions_called_by(step):
@@ -1880,10 +2173,14 @@ class SourceQueries:
         return [first]
 
     def _constructions_called_by(self, step: FunctionInfo) -> list[CallSite]:
-        """The model constructions behind the models a training step calls (``model(x)``, ``self.net(x)``)."""
+        """The model constructions behind the models a training step calls (``model(x)``, ``self.net(x)``) and
+        trains: a model it only runs (a target network, a teacher) is not trained by it."""
         found = []
+        trained = self._differentiated_models(step)
         for call in self.calls_in(step):
             callee = call.node.func
+            if trained is not None and step.module.node_code(callee) not in trained:
+                continue
             if isinstance(callee, cst.Name):
                 bound = self.bound_call(call.module, call.node, callee.value)
                 bindings = [bound] if bound is not None else []
@@ -1894,6 +2191,31 @@ class SourceQueries:
             for bound in bindings:
                 found += self._constructions_in_call(bound, CALL_DEPTH)
         return found
+
+    def _differentiated_models(self, step: FunctionInfo) -> set[str] | None:
+        """The models whose weights ``step`` differentiates (``tape.gradient(loss, critic.trainable_variables)``),
+        by the code that names them (``critic``); None when a gradient is taken with respect to anything else
+        (``params``: which model's, the source does not say here)."""
+        found = set()
+        calls = self.calls_in(step)
+        watched = {step.module.node_code(argument_value(c.node, "tensor", 0)) for c in calls
+                   if m.matches(c.node.func, m.Attribute(attr=m.Name("watch"))) and c.node.args}
+        weights = m.Attribute(attr=m.Name(value=m.MatchIfTrue(WEIGHT_ATTRIBUTES.__contains__)))
+        for call in calls:
+            if not m.matches(call.node.func, m.Attribute(attr=m.Name("gradient"))):
+                continue
+            sources = _summands(argument_value(call.node, "sources", 1))
+            if len(sources) == 1 and isinstance(sources[0], cst.Name):
+                # `variables = self.q.trainable_variables`, then the gradient
+                sources = [part for value in _assigned_values(step.node.body, sources[0].value)
+                           for part in _summands(value)] or sources
+            for part in sources:
+                if part is not None and step.module.node_code(part) in watched:
+                    continue  # an input the tape watches (SAC's temperature), not a model's weights
+                if not m.matches(part, weights):
+                    return None
+                found.add(step.module.node_code(part.value))
+        return found or None
 
     def _source_order(self, site: CallSite) -> tuple:
         """By file, then where the call starts (the index's order: positions would cost every module a pass)."""
@@ -1968,7 +2290,7 @@ class SourceQueries:
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
             names = call.names or self._partial_layer(call) or self._chosen_from_table(call)
-            framework = [n for n in names if n.startswith(("keras.", "tensorflow."))]
+            framework = [n for n in names if n.startswith(("keras.", "tensorflow."))] or self._framework_bases(names)
             if framework:
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
                 side = _image_side(call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
@@ -1999,6 +2321,20 @@ class SourceQueries:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, counts,
                                            path | {id(function.node)}, arguments)
+
+    def _framework_bases(self, names: frozenset[str]) -> list[str]:
+        """The Keras convolution or dense layers the repo classes ``names`` refers to extend (``class
+        StandardizedConv2D(Conv2D)``): an instance is one of those."""
+        bases, pending, seen = [], self._classes_named(names), set()
+        while pending:
+            cls_info = pending.pop()
+            if cls_info.key in seen:
+                continue
+            seen.add(cls_info.key)
+            bases += [base for base in cls_info.bases if base.startswith("keras.layers.") and base.rsplit(
+                ".", 1)[-1].lower() in CONVOLUTION_LAYERS | DENSE_LAYERS.keys()]
+            pending += self._classes_named(cls_info.bases)
+        return bases
 
     def _partial_layer(self, call: CallSite) -> frozenset[str]:
         """What ``conv(x, 64)`` calls when ``conv = functools.partial(slim.conv2d, activation_fn=None)`` (or a

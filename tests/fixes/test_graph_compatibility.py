@@ -133,6 +133,51 @@ STEPS = {
             state["last"] = loss
             return loss
         """, True),
+    "a NumPy random draw": ("""
+        import numpy as np
+        np.random.seed(0)
+
+        def step(x):
+            return x * np.random.rand()
+        """, True),
+    "Python's random": ("""
+        import random
+        random.seed(0)
+
+        def step(x):
+            return x * random.random()
+        """, True),
+    "a repo function that draws the minibatch": ("""
+        import numpy as np
+        np.random.seed(0)
+        data = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+
+        def sample():
+            return data * np.random.rand()
+
+        def step(x):
+            return x * sample()
+        """, True),
+    "NumPy on the step's tensor": ("""
+        import numpy as np
+
+        def step(x):
+            return np.clip(x, 0.0, 1.0) * 2
+        """, True),
+    "NumPy on constants and the static shape": ("""
+        import numpy as np
+
+        def step(x):
+            return x * np.sqrt(2.0) / np.prod(x.shape) + np.pi
+        """, False),
+    "Keras weights copied through NumPy": ("""
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3, kernel_initializer="ones")])
+        model.build((None, 3))
+
+        def step(x):
+            model.set_weights([w * 0.5 for w in model.get_weights()])
+            return model(tf.reshape(x, (1, 3)))
+        """, True),
 }
 
 
@@ -140,8 +185,8 @@ def _side_effects(source: str):
     module = "import tensorflow as tf\n" + textwrap.dedent(source)
     root = Path("/nonexistent-example-repo")
     index = SourceIndex.build(root, [SourceFile(Path("step.py"), root / "step.py", module.encode())], 1)
-    (function,) = index.functions
-    return SourceQueries(index).side_effects(function)
+    (step,) = index.functions_named("step.step")
+    return SourceQueries(index).side_effects(step)
 
 
 @pytest.mark.parametrize("name", STEPS)

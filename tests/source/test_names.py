@@ -7,7 +7,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from advisor.source.names import ModuleNames, canonical
+from advisor.source.names import ModuleNames, canonical, is_tf2_api
 
 
 def names_of(code: str, module: str = "train", package: str = "") -> ModuleNames:
@@ -31,6 +31,9 @@ def resolve(names: ModuleNames, expression: str) -> frozenset[str]:
     ("from tensorflow.python.keras import layers", "layers.Conv2D", "keras.layers.Conv2D"),
     ("import tensorflow.compat.v2 as tf", "tf.function", "tensorflow.function"),
     ("import tensorflow as tf", "tf.compat.v2.data.Dataset", "tensorflow.data.Dataset"),
+    ("import tensorflow.compat.v2 as tf", "tf.keras.Model", "keras.Model"),  # through two aliases
+    ("import tensorflow.compat.v1 as tf", "tf.keras.layers.Conv2D", "keras.layers.Conv2D"),
+    ("from tensorflow.compat import v2", "v2", "tensorflow"),
     ("import tensorflow as tf", "tf.data.experimental.AUTOTUNE", "tensorflow.data.AUTOTUNE"),
     ("import tensorflow as tf", "tf.keras", "keras"),
     ("import numpy as np", "np.save", "numpy.save"),
@@ -123,3 +126,14 @@ def test_canonical_leaves_names_outside_the_aliased_apis_alone():
     assert canonical("tensorflow_datasets.load") == "tensorflow_datasets.load"
     assert canonical("kerastuner.Hyperband") == "kerastuner.Hyperband"  # a prefix of a word is not an alias
     assert canonical("tensorflow.keras") == "keras"
+
+
+@pytest.mark.parametrize(("imported", "api", "expected"), [
+    ("tensorflow", "tensorflow", True),
+    ("tensorflow.compat.v2", "tensorflow", True),
+    ("tensorflow.compat.v1", "tensorflow", False),  # TF1's names: `data.experimental.AUTOTUNE`
+    ("tensorflow.keras", "keras", True),
+    ("tensorflow.compat.v1.keras", "keras", False),
+])
+def test_tf2_apis_are_told_from_tf1_ones_reached_through_compat_v1(imported: str, api: str, expected: bool):
+    assert is_tf2_api(imported, api) is expected

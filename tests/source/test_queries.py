@@ -3,8 +3,11 @@ per step, host costs, Keras compiles, model construction and output layers, inte
 
 from __future__ import annotations
 
+import textwrap
+
 import libcst as cst
 import libcst.matchers as m
+
 import pytest
 
 from advisor.source.facts import FunctionInfo, ModuleInfo
@@ -59,8 +62,26 @@ def test_a_training_step_opens_a_tape_and_updates_weights_in_its_own_body(index_
                 with tf.GradientTape() as tape:
                     pass
             optimizer.apply_gradients([])  # the tape is the closure's, not this function's
+
+        def gradient_ascent_step(feature_extractor, image_var, optimizer):  # visualizes a filter: updates an image
+            with tf.GradientTape() as tape:
+                tape.watch(image_var)
+                loss = tf.reduce_mean(feature_extractor(image_var[0]))
+            grads = tape.gradient(loss, image_var)
+            optimizer.apply_gradients(zip(grads * -1, image_var))
+
+        def gradient_penalty_step(critic, real, fake, optimizer):  # watches an input, and trains the critic
+            with tf.GradientTape() as tape:
+                with tf.GradientTape() as penalty_tape:
+                    penalty_tape.watch(fake)
+                    score = critic(fake)
+                penalty = tf.reduce_mean(penalty_tape.gradient(score, fake))
+                loss = critic(real) - score + penalty
+            grads = tape.gradient(loss, critic.trainable_variables)
+            optimizer.apply_gradients(zip(grads, critic.trainable_variables))
         """})
-    assert {f.name for f in SourceQueries(index).training_steps} == {"train_step", "minimize_step"}
+    assert {f.name for f in SourceQueries(index).training_steps} == {"train_step", "minimize_step",
+                                                                       "gradient_penalty_step"}
 
 
 def test_a_step_called_eagerly_from_a_loop_makes_a_training_loop(index_of):
@@ -282,7 +303,7 @@ def test_side_effects_are_python_that_a_trace_runs_once_or_cannot_run(index_of):
             local += 1
             return loss
         """)
-    found = {(e.what, e.breaks_step) for e in SourceQueries.side_effects(function(index, "train_step"))}
+    found = {(e.what, e.breaks_step) for e in SourceQueries(index).side_effects(function(index, "train_step"))}
     assert found == {("`loss.numpy()`", True), ("`float(loss)`", True), ("`history.append(loss)`", True),
                      ('`print("loss", loss)`', False), ("`self.calls += 1`", True), ("`traces += 1`", True)}
 
@@ -294,7 +315,7 @@ def test_converting_a_number_is_no_side_effect(index_of):
             steps = int(2 ** 10)
             return x * rate
         """)
-    assert SourceQueries.side_effects(function(index, "train_step")) == []
+    assert SourceQueries(index).side_effects(function(index, "train_step")) == []
 
 
 def test_a_print_that_is_not_the_builtin_is_no_side_effect(index_of):
@@ -304,7 +325,7 @@ def test_a_print_that_is_not_the_builtin_is_no_side_effect(index_of):
         def step(x):
             print(x)
         """)
-    assert SourceQueries.side_effects(function(index, "step")) == []
+    assert SourceQueries(index).side_effects(function(index, "step")) == []
 
 
 # -- hot functions ----------------------------------------------------------------------------------------------
@@ -471,10 +492,83 @@ def test_trains(index_of, code: str, trains: bool):
     ("POLICY = 'mixed_bfloat16'", True),
     ("import keras\nkeras.layers.Dense(4, dtype=\"mixed_float16\")", True),
     ("import keras\nkeras.layers.Dense(4, dtype='float32')", False),
+    ("import tensorflow as tf\nimages = tf.cast(images, tf.bfloat16)", True),  # a TF1 graph computing in bfloat16
+    ("import numpy as np\nweights = weights.astype(np.float16)", False),  # numpy storage
     ("# we could try mixed_float16 later\nimport keras", False),  # a comment is no policy
 ])
-def test_uses_mixed_precision(index_of, code: str, mixed: bool):
-    assert SourceQueries(index_of(code=code)).uses_mixed_precision is mixed
+def test_mixed_precision_sites(index_of, code: str, mixed: bool):
+    assert bool(SourceQueries(index_of(code=code)).mixed_precision_sites) is mixed
+
+
+_MODELS = """
+    import tensorflow as tf
+    def build():
+        return tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3)])
+"""
+_TRAIN_WITH_POLICY = """
+    import tensorflow as tf
+    import models
+    def main():
+        tf.keras.mixed_precision.set_global_policy("mixed_float16")
+        model = models.build()
+        model.fit(ds)
+    if __name__ == "__main__":
+        main()
+"""
+_TRAIN_WITHOUT_POLICY = """
+    import tensorflow as tf
+    def main():
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3)])
+        model.fit(ds)
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def _policy_for_the_model_built_in(index, path: str) -> tuple[bool, str | None]:
+    queries = SourceQueries(index)
+    construction = next(c for c in queries.model_constructions if c.module.path.as_posix() == path)
+    policy_set, elsewhere = queries.mixed_precision_set_for(construction)
+    return policy_set, elsewhere and elsewhere.display
+
+
+@pytest.mark.parametrize("files, elsewhere", [
+    ({"models.py": _MODELS, "train.py": _TRAIN_WITH_POLICY, "tutorial/segment.py": _TRAIN_WITHOUT_POLICY},
+     "train.py:5:5"),
+    # a helper the training never calls
+    ({"precision.py": "import tensorflow as tf\ndef use_16_bits():\n    tf.keras.mixed_precision.set_global_policy("
+                      "'mixed_float16')\n",
+      "tutorial/segment.py": _TRAIN_WITHOUT_POLICY}, "precision.py:3:5"),
+])
+def test_a_policy_off_the_path_of_this_training_does_not_count(index_of, files: dict[str, str], elsewhere: str):
+    assert _policy_for_the_model_built_in(index_of(files), "tutorial/segment.py") == (False, elsewhere)
+
+
+def test_a_training_no_code_is_seen_to_call_may_run_with_any_policy_of_the_repo(index_of):
+    # `fit_model` is called from outside the repo (a launcher, a notebook elsewhere): which policy it runs under
+    # is unknown
+    library = "import tensorflow as tf\ndef fit_model(ds):\n    model = tf.keras.Sequential([tf.keras.layers.Conv2D(" \
+              "64, 3)])\n    model.fit(ds)\n"
+    index = index_of({"library.py": library, "models.py": _MODELS, "train.py": _TRAIN_WITH_POLICY})
+    assert _policy_for_the_model_built_in(index, "library.py") == (True, None)
+
+
+@pytest.mark.parametrize("files", [
+    # the policy is set in a module the training script imports: importing it runs it
+    {"precision.py": "import tensorflow as tf\ntf.keras.mixed_precision.set_global_policy('mixed_float16')\n",
+     "tutorial/segment.py": "import precision\n" + textwrap.dedent(_TRAIN_WITHOUT_POLICY)},
+    # a launcher sets the policy, then runs the training script's main
+    {"launch.py": "import tensorflow as tf\nfrom tutorial import segment\n"
+                  "tf.keras.mixed_precision.set_global_policy('mixed_float16')\nsegment.main()\n",
+     "tutorial/segment.py": _TRAIN_WITHOUT_POLICY},
+])
+def test_a_policy_the_training_may_run_counts(index_of, files: dict[str, str]):
+    assert _policy_for_the_model_built_in(index_of(files), "tutorial/segment.py") == (True, None)
+
+
+def test_a_policy_counts_for_a_builder_shared_with_the_script_that_sets_it(index_of):
+    index = index_of({"models.py": _MODELS, "train.py": _TRAIN_WITH_POLICY})
+    assert _policy_for_the_model_built_in(index, "models.py") == (True, None)
 
 
 def test_without_a_trained_model_the_construction_is_the_first_in_a_training_module_outside_layer_classes(index_of):
@@ -523,6 +617,43 @@ def test_the_model_construction_is_the_model_fit_trains_followed_into_its_builde
     })
     (construction,) = SourceQueries(index).model_constructions
     assert construction.module.node_code(construction.node) == "keras.Model(inputs, keras.layers.Dense(10)(inputs))"
+
+
+@pytest.mark.parametrize("sources, trained", [
+    ("self.q_network.trainable_variables", ["QNetwork(units=256)"]),  # the target network is only run
+    ("self.q_network.trainable_variables + self.target_network.trainable_variables",
+     ["QNetwork(units=256)", "QNetwork(units=256)"]),
+    ("variables", ["QNetwork(units=256)", "QNetwork(units=256)"]),  # which model's, the step does not say
+    ("self.q_network.trainable_variables + [self.temperature]", ["QNetwork(units=256)"]),  # a watched input
+])
+def test_the_models_a_step_trains_are_those_whose_weights_it_differentiates(index_of, sources: str, trained):
+    index = index_of(code=f"""
+        import tensorflow as tf
+
+        class QNetwork(tf.keras.Model):
+            def __init__(self, units):
+                super().__init__()
+                self.hidden = tf.keras.layers.Dense(units)
+
+        class Agent:
+            def __init__(self):
+                self.q_network = QNetwork(units=256)
+                self.target_network = QNetwork(units=256)
+
+            def update(self, states, variables):
+                with tf.GradientTape() as tape:
+                    tape.watch(self.temperature)
+                    loss = tf.reduce_mean(self.q_network(states) - self.target_network(states))
+                weights = {sources}
+                grads = tape.gradient(loss, weights)
+                self.optimizer.apply_gradients(zip(grads, weights))
+
+        agent = Agent()  # the step's caller holds no model: its constructor's last one is not what trains
+        for states in replay:
+            agent.update(states, None)
+        """)
+    constructions = SourceQueries(index).model_constructions
+    assert [c.module.node_code(c.node) for c in constructions] == trained
 
 
 def test_without_a_training_module_the_first_construction_in_source_order_is_taken(index_of):
@@ -772,6 +903,37 @@ def test_model_compute_counts_the_layers_a_trained_model_builds_through_loops_he
     compute = {c.function.name: queries.model_compute(c) for c in queries.model_constructions}
     assert (compute["resnet"].convolutions, compute["resnet"].dense, compute["resnet"].heavy) == (8, 0, True)
     assert (compute["mlp"].convolutions, compute["mlp"].dense, compute["mlp"].heavy) == (0, 1, False)
+
+
+def test_a_repo_subclass_of_a_convolution_counts_as_one(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        class StandardizedConv2D(tf.keras.layers.Conv2D):
+            def call(self, inputs):
+                return super().call(inputs)
+
+        class PaddedConv2D(StandardizedConv2D):
+            pass
+
+        class Block(tf.keras.layers.Layer):  # a layer that builds layers: followed, not counted itself
+            def __init__(self):
+                super().__init__()
+                self.conv = PaddedConv2D(256, 3)
+
+        def build():
+            inputs = tf.keras.Input((224, 224, 3))
+            x = StandardizedConv2D(64, 7)(inputs)
+            for _ in range(3):
+                x = Block()(x)
+            return tf.keras.Model(inputs, StandardizedConv2D(8, 1)(x))
+
+        model = build()
+        model.fit(data)
+        """)
+    queries = SourceQueries(index)
+    (construction,) = queries.model_constructions
+    assert queries.model_compute(construction).convolutions == 5  # 1 + a loop of 4, the narrow head left out
 
 
 def test_the_model_a_setup_function_returns_in_a_tuple_is_followed_into_its_builder(index_of):
