@@ -83,10 +83,17 @@ class _Syncs(InLoopBody):
             self.numpy_call(node)
         if isinstance(node.func, cst.Attribute):
             self.numpy_function(node)
+        if m.matches(node.func, m.Attribute(value=m.SimpleString() | m.ConcatenatedString(), attr=m.Name("format"))):
+            self.string_formatting(node)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if m.matches(node, _STRING_FORMATTING):
             self.string_formatting(node)
+
+    def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
+        """``f"loss {loss}"``: formatting a tensor reads its value."""
+        if self._reads_value(node.expression):
+            self._add(node.expression, "conversion")
 
     def numpy_call(self, node: cst.Call) -> None:
         self._add(node, "conversion")
@@ -95,10 +102,15 @@ class _Syncs(InLoopBody):
         if self._mentions_tensor(node) and not m.findall(node, m.Attribute(attr=m.Name("shape"))):
             self._add(node, "print" if node.func.value == "print" else "conversion")
 
-    def string_formatting(self, node: cst.BinaryOperation) -> None:
-        """``"%.4f" % loss``: formatting a tensor reads its value."""
-        if self._mentions_tensor(node.right):
+    def string_formatting(self, node: cst.BinaryOperation | cst.Call) -> None:
+        """``"%.4f" % loss``, ``"{:.4f}".format(loss)``: formatting a tensor reads its value."""
+        if any(self._reads_value(value) for value in ([node.right] if isinstance(node, cst.BinaryOperation)
+                                                      else [a.value for a in node.args])):
             self._add(node, "conversion")
+
+    def _reads_value(self, expression: cst.BaseExpression) -> bool:
+        """``expression`` needs a tensor's value, not only its static shape."""
+        return self._mentions_tensor(expression) and not m.findall(expression, m.Attribute(attr=m.Name("shape")))
 
     def numpy_function(self, node: cst.Call) -> None:
         """``np.mean(loss)``, ``np.isnan(loss)``: NumPy converts its tensor arguments to arrays on the host."""
@@ -215,6 +227,22 @@ class HostSync(Rule):
             """, note="NumPy stacks host arrays before they become tensors: no device value is read"),
     )
     invalid = (
+        Example("""
+            import tensorflow as tf
+            from tqdm import tqdm
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                return loss
+
+            progress = tqdm(dataset)
+            for x, y in progress:
+                loss = train_step(x, y)
+                progress.set_description(f"loss {loss:.4f}")
+            """, line=14, note="an f-string reads the tensor's value, wherever the string goes"),
         Example("""
             import tensorflow as tf
 

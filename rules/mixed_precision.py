@@ -260,10 +260,11 @@ class MixedPrecision(Rule):
             policy_set, elsewhere = queries.mixed_precision_set_for(construction)
             if policy_set:
                 continue
-            verdict, policy = self._verdict(ctx, construction, queries.model_compute(construction), elsewhere)
+            compute = queries.model_compute(construction)
+            verdict, policy = self._verdict(ctx, construction, compute, elsewhere)
             if verdict is None:
                 return  # the capture already computes in 16 bits
-            yield self._finding(ctx, construction, verdict, policy)
+            yield self._finding(ctx, construction, verdict, policy, compute)
         for training in queries.graph_trainings:
             policy_set, elsewhere = queries.mixed_precision_set_for(training)
             if policy_set:
@@ -313,7 +314,8 @@ class MixedPrecision(Rule):
         return self.finding(module, anchor(node), message, verdict, reach=ctx.queries.reach(module, node),
                             end_node=node)
 
-    def _finding(self, ctx: RuleContext, construction: CallSite, verdict: Verdict, policy: str) -> Finding:
+    def _finding(self, ctx: RuleContext, construction: CallSite, verdict: Verdict, policy: str,
+                 compute: ModelCompute) -> Finding:
         queries = ctx.queries
         plans = queries.mixed_precision_plans(scale_losses=policy == "mixed_float16")
         plan = next((p for p in plans if any(_builds(model, construction) for model in p.models)), None) or \
@@ -321,7 +323,10 @@ class MixedPrecision(Rule):
         module, node = construction.module, construction.node
         message = (f"The model built here computes in float32: `{policy}` would run its matrix multiplications "
                    "and convolutions on 16-bit hardware units.")
-        problem = "advisor cannot tell which model the training builds" if plan is None else plan.problem
+        problem = plan.problem if plan is not None else (
+            f"`{compute.application}` builds its layers in its library, so no edit can keep its outputs in float32: "
+            "set the policy before this line and cast the outputs to float32 for the loss"
+            if compute.application is not None else "advisor cannot tell which model the training builds")
         training = plan.training if plan is not None else module
         if policy == "mixed_float16" and any(call.module is training for call in ctx.index.calls_to(GRADIENT_TAPE)):
             message += (" Its GradientTape loop also needs loss scaling, which the fix adds."

@@ -25,6 +25,24 @@ def _where(findings) -> list[tuple[str, str, int]]:
     return sorted((f.code, f.location.path.as_posix(), f.location.line) for f in findings)
 
 
+# A model and its optimizer made under a distribution strategy, and the step each replica runs.
+_REPLICATED = """
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(10)])
+    optimizer = tf.keras.optimizers.Adam()
+"""
+_REPLICA_STEP = """def step_fn(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, model(x)))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+"""
+
+
 def test_a_step_closure_in_main_fed_by_a_python_iterator():
     findings = _findings({"run.py": """
         import tensorflow as tf
@@ -878,3 +896,104 @@ def test_a_step_compiled_by_a_helper_and_called_on_a_model_of_unknown_type():
             """,
     }
     assert _where(_findings(files, "TFH002", "TFH004")) == [("TFH004", "train.py", 7)]
+
+
+@pytest.mark.parametrize("compiled, expected", [
+    ("", [("TFH002", "train.py", 8)]),
+    ("@tf.function\n", []),  # the replica step is traced into the compiled caller
+])
+def test_a_step_a_distribution_strategy_runs_on_each_replica(compiled: str, expected):
+    files = {"train.py": _REPLICATED + "\n" + _REPLICA_STEP + f"""
+{compiled}def distributed_step(x, y):
+    return strategy.run(step_fn, args=(x, y))
+
+for x, y in dataset:
+    distributed_step(x, y)
+"""}
+    assert _where(_findings(files, "TFH002")) == expected
+
+
+@pytest.mark.parametrize("factory", [
+    "from transformers import TFAutoModelForSequenceClassification as Factory\n"
+    "model = Factory.from_pretrained('distilbert-base-uncased', num_labels=2)",
+    "import keras_hub\nmodel = keras_hub.models.BertClassifier.from_preset('bert_base_en', num_classes=2)",
+])
+def test_a_pretrained_architecture_fine_tuned_in_float32(factory: str):
+    files = {"finetune.py": factory + """
+import tensorflow as tf
+model.compile(optimizer=tf.keras.optimizers.Adam(3e-5), loss="sparse_categorical_crossentropy")
+model.fit(train_dataset, epochs=3)
+"""}
+    (finding,) = _findings(files, "TFC001")
+    assert (finding.location.line, finding.confidence) == (2, Confidence.LIKELY)
+    assert any("pretrained architecture" in e.message for e in finding.evidence)
+
+
+@pytest.mark.parametrize("use, heavy", [
+    ("features = conv_base.predict(images)\ninputs = keras.Input(shape=(5, 5, 512))", False),  # features computed first
+    ("inputs = keras.Input(shape=(180, 180, 3))\nfeatures = conv_base(inputs)", True),  # the backbone is in the model
+])
+def test_a_backbone_only_run_beforehand_is_not_part_of_the_model(use: str, heavy: bool):
+    files = {"train.py": """
+import keras
+from keras import layers
+conv_base = keras.applications.vgg16.VGG16(weights="imagenet", include_top=False)
+""" + use + """
+x = layers.Flatten()(inputs)
+outputs = layers.Dense(1, activation="sigmoid")(layers.Dense(256)(x))
+model = keras.Model(inputs, outputs)
+model.compile(loss="binary_crossentropy", optimizer="rmsprop")
+model.fit(train_features, train_labels)
+"""}
+    (finding,) = _findings(files, "TFC001")
+    assert (finding.confidence is Confidence.LIKELY) is heavy
+
+
+def test_the_loop_around_a_distributed_step_reads_a_metric_every_step():
+    files = {"train.py": _REPLICATED + """
+loss_metric = tf.keras.metrics.Mean()
+
+@tf.function
+def train_step(x, y):
+""" + textwrap.indent(_REPLICA_STEP, "    ") + """    return strategy.run(step_fn, args=(x, y))
+
+for x, y in dataset:
+    loss_metric(train_step(x, y))
+    progress.comment = f"loss: {loss_metric.result()}"
+"""}
+    assert _where(_findings(files, "TFH002", "TFH004")) == [("TFH004", "train.py", 22)]
+
+
+def test_a_notebook_that_reuses_the_backbone_name_later_still_keeps_the_feature_model_small():
+    files = {"train.py": """
+import keras
+from keras import layers
+conv_base = keras.applications.vgg16.VGG16(weights="imagenet", include_top=False)
+features = conv_base.predict(images)
+inputs = keras.Input(shape=(5, 5, 512))
+head = keras.Model(inputs, layers.Dense(1)(layers.Dense(256)(layers.Flatten()(inputs))))
+head.compile(loss="binary_crossentropy", optimizer="rmsprop")
+head.fit(features, labels)
+
+conv_base = keras.applications.vgg16.VGG16(weights="imagenet", include_top=False)
+images_in = keras.Input(shape=(180, 180, 3))
+tuned = keras.Model(images_in, layers.Dense(1)(layers.Flatten()(conv_base(images_in))))
+tuned.compile(loss="binary_crossentropy", optimizer="rmsprop")
+tuned.fit(train_dataset)
+"""}
+    confidence = {f.location.line: f.confidence for f in _findings(files, "TFC001")}
+    assert confidence == {6: Confidence.POSSIBLE, 12: Confidence.LIKELY}
+
+
+def test_the_loop_around_a_function_that_runs_many_steps_per_call_is_not_per_step():
+    files = {"train.py": _REPLICATED + """
+@tf.function
+def train_multiple_steps(iterator, steps):
+""" + textwrap.indent(_REPLICA_STEP, "    ") + """    for _ in tf.range(steps):
+        strategy.run(step_fn, args=next(iterator))
+
+while optimizer.iterations.numpy() < total_steps:
+    train_multiple_steps(iterator, 100)
+    print(f"step {optimizer.iterations.numpy()}")
+"""}
+    assert _findings(files, "TFH002", "TFH004") == []

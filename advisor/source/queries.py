@@ -42,18 +42,23 @@ KERAS_MODEL = frozenset({"keras.Model", "keras.models.Model"})
 SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
+# Pretrained architectures made by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets.
+PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")),
+                        (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)))
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
 MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.set_global_policy", "keras.mixed_precision.Policy", "keras.mixed_precision.DTypePolicy",
     "keras.mixed_precision.experimental.set_policy", "keras.mixed_precision.experimental.Policy",
+    "keras.mixed_precision.experimental.LossScaleOptimizer",
     "keras.mixed_precision.LossScaleOptimizer", "keras.config.set_dtype_policy", "keras.DTypePolicy",
     "keras.dtype_policies.DTypePolicy", "tensorflow.train.experimental.enable_mixed_precision_graph_rewrite",
     "tensorflow.compat.v1.train.experimental.enable_mixed_precision_graph_rewrite",
     "tensorflow.contrib.tpu.bfloat16_scope", "tensorflow.tpu.bfloat16_scope",
 })
-# Policy strings and 16-bit dtype names (`dtype="float16"`); TF1's automatic mixed precision is also turned on by an
-# environment variable.
-MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "TF_ENABLE_AUTO_MIXED_PRECISION"})
+# Policy strings and 16-bit dtype names (`dtype="float16"`); the graph rewrite is also turned on by an environment
+# variable, or by `tf.config.optimizer.set_experimental_options({"auto_mixed_precision": True})`.
+MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "TF_ENABLE_AUTO_MIXED_PRECISION",
+                            "auto_mixed_precision"})
 # TF1 graphs (TPU ones above all) compute in 16 bits by casting their inputs: `tf.cast(images, tf.bfloat16)`.
 SIXTEEN_BIT_DTYPES = frozenset({"tensorflow.bfloat16", "tensorflow.float16"})
 # Keywords only Keras' Model.compile takes: they tell `model.compile(...)` from `re.compile(...)`.
@@ -288,6 +293,10 @@ STATIC_BUILTINS = frozenset({"len", "isinstance", "hasattr", "type", "callable"}
 KERAS_STATE_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.applications.", "keras.metrics.")
 ESTIMATOR_EVALUATION_MODES = frozenset(f"tensorflow.{api}.ModeKeys.{mode}" for api in ("estimator", "contrib.learn")
                                        for mode in ("EVAL", "PREDICT", "INFER"))
+# What a model built on a backbone reads of it (`Model(base.input, head(base.output))`).
+BACKBONE_OUTPUTS = frozenset({"input", "inputs", "output", "outputs", "layers", "get_layer"})
+# Methods of a distribution strategy that run a function on each replica.
+REPLICA_RUNNERS = frozenset({"run", "experimental_run_v2", "call_for_each_replica"})
 # What a model's weights are read as.
 WEIGHT_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights", "variables", "weights"})
 VARIABLE_CREATORS = frozenset({"tensorflow.Variable", "keras.Variable", *KERAS_MODEL, *SEQUENTIAL})
@@ -410,6 +419,13 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
 def _assigned_values(body: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
     """The values ``body`` assigns to ``name`` (``name = value``)."""
     return [assign.value for assign in m.findall(body, m.Assign(targets=[m.AssignTarget(target=m.Name(name))]))]
+
+
+def _pretrained(names: Iterable[str]) -> bool:
+    """``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``keras_hub.models.BertClassifier.from_preset``:
+    a known architecture, built by its library."""
+    return any(name.startswith(prefix) and name.endswith(methods)
+               for prefix, methods in PRETRAINED_FACTORIES for name in names)
 
 
 def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
@@ -902,7 +918,7 @@ class ModelCompute:
 
     convolutions: int
     dense: int
-    application: str | None  # the `keras.applications` model it builds, if any
+    application: str | None  # the pretrained architecture it builds (`keras.applications`, Hugging Face), if any
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
 
     @property
@@ -913,7 +929,7 @@ class ModelCompute:
 
     def describe(self) -> str:
         if self.application is not None:
-            return f"it builds `{self.application}`, a `keras.applications` model"
+            return f"it builds `{self.application}`, a pretrained architecture"
         images = f" on {self.image_side}-pixel images" if self.image_side is not None else ""
         return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers{images} "
                 f"(counting loops as {LOOP_REPEAT}, each call of a helper, and only layers of "
@@ -1317,12 +1333,13 @@ class SourceQueries:
         """The repo functions ``site`` calls: by name (imports, ``self.method``, constructors' ``__init__``); for
         ``obj.method(...)``, the method of the repo class ``obj`` was made from (``obj = Actor()``,
         ``self.actor = Actor()`` in the class); through a name bound to a wrapped function (``step =
-        tf.function(train_step)``, ``self._train_fn = wrap()(self._train)``); else, on an object of unknown type,
-        the one repo method of that name, if unique, or with no method of that name, the functions the repo's
-        classes wrap under it (``self.train_step = tf.function(self._train_step)``)."""
+        tf.function(train_step)``, ``self._train_fn = wrap()(self._train)``); the function a distribution strategy
+        runs (``strategy.run(step_fn, args=(x,))``); else, on an object of unknown type, the one repo method of that
+        name, if unique, or with no method of that name, the functions the repo's classes wrap under it
+        (``self.train_step = tf.function(self._train_step)``)."""
         found = [f for f, _ in self.index.callees(site.names)]
         if not found:
-            found = self._wrapped_callees(site)
+            found = self._wrapped_callees(site) or self._replica_functions(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
@@ -1332,6 +1349,15 @@ class SourceQueries:
             return typed
         methods = self._methods_named.get(name, [])
         return methods if len(methods) == 1 else [] if methods else self._wrapped_attributes.get(name, [])
+
+    def _replica_functions(self, site: CallSite) -> list[FunctionInfo]:
+        """The repo function a distribution strategy runs on each replica: ``strategy.run(step_fn, args=(x,))``
+        (``experimental_run_v2``, ``extended.call_for_each_replica``) calls ``step_fn`` there and then. (A
+        session's ``run`` takes fetches, not a function of the repo.)"""
+        if not m.matches(site.node.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(REPLICA_RUNNERS.__contains__)))):
+            return []
+        function = argument_value(site.node, "fn", 0)
+        return self._functions_meant(site, function) if isinstance(function, (cst.Name, cst.Attribute)) else []
 
     @cached_property
     def _wrapped_attributes(self) -> dict[str, list[FunctionInfo]]:
@@ -1899,21 +1925,24 @@ class SourceQueries:
         inline: a GradientTape and a weight update in the loop's body), functions such loops call per iteration
         that call the step, and eager training steps' own bodies."""
         scopes: dict[int, TrainingLoop] = {}
-        for step in self.training_steps:
-            for call in self.callers_of(step):
-                found = self.iteration_loop(call)
-                if found is None or (call.function is not None and self.is_compiled(call.function)):
-                    continue
-                loop, loop_module = found
-                if call.module.enclosing_loop(call.node) is loop:
-                    scope = scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, loop_module))
-                else:
-                    scope = scopes.setdefault(id(call.function.node), TrainingLoop(
-                        call.module, call.function.node, loop, loop_module))
+        for step, call in self._step_calls():
+            found = self.iteration_loop(call)
+            if found is None:
+                continue
+            loop, loop_module = found
+            if call.module.enclosing_loop(call.node) is loop:
+                scope = scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, loop_module))
+            else:
+                scope = scopes.setdefault(id(call.function.node), TrainingLoop(
+                    call.module, call.function.node, loop, loop_module))
+                # The loop that calls the step's caller runs its own body once per step too.
+                around = scopes.setdefault(id(loop), TrainingLoop(loop_module, loop, loop, loop_module))
                 if not self._returns_python_values(step):
-                    scope.step_names.update(call.names)
-                if not self.is_compiled(step):
-                    scopes.setdefault(id(step.node), TrainingLoop(step.module, step.node, loop, loop_module))
+                    around.step_names.add(call.function.key)
+            if not self._returns_python_values(step):
+                scope.step_names.update(call.names)
+            if not self.is_compiled(step):
+                scopes.setdefault(id(step.node), TrainingLoop(step.module, step.node, loop, loop_module))
         for call in self.index.calls_to(GRADIENT_TAPE):
             loop = call.module.enclosing_loop(call.node)
             if loop is not None and not (call.function is not None and self.runs_compiled(call.function)) \
@@ -1922,6 +1951,24 @@ class SourceQueries:
         for scope in scopes.values():
             visit_reading(scope.node.body, _TensorNames(scope, self._names_of))
         return list(scopes.values())
+
+    def _step_calls(self) -> Iterator[tuple[FunctionInfo, CallSite]]:
+        """Each training step with each call that runs it eagerly: a step called from a compiled function (the
+        replica step a compiled ``strategy.run`` runs) is traced into it, and the calls of that function run it,
+        unless that function runs it in a loop (``for _ in tf.range(steps_per_loop)``: one call, many steps)."""
+        for step in self.training_steps:
+            callers = self.callers_of(step)
+            for call in callers:
+                if call.function is None or not self.is_compiled(call.function):
+                    yield step, call
+                    continue
+                if any(c.function is call.function and c.module.enclosing_loop(c.node) is not None for c in callers):
+                    continue
+                compiled = call.function
+                while id(compiled.node) not in self._compiled:
+                    compiled = compiled.outer
+                yield from ((compiled, outer) for outer in self.callers_of(compiled)
+                            if outer.function is None or not self.is_compiled(outer.function))
 
     def _names_of(self, call: cst.Call) -> frozenset[str]:
         site = self._call_at.get(id(call))
@@ -2120,10 +2167,11 @@ class SourceQueries:
     def mixed_precision_sites(self) -> list[tuple[ModuleInfo, cst.CSTNode, int | tuple]]:
         """Where the repo turns mixed precision on, or may: a mixed-precision API call, a ``"mixed_..."`` policy
         string, a 16-bit dtype (``tf.bfloat16``, ``"float16"``); with the key of the code around it."""
-        found = [(site.module, site.node, self._caller_key(site)) for site in self.index.calls_to(*MIXED_PRECISION_APIS)]
+        found = [(site.module, site.node, self._caller_key(site))
+                 for site in self.index.calls_to(*MIXED_PRECISION_APIS)]
         # The text test first: most modules mention no 16-bit type and are not walked.
         for module in self.index.modules:
-            if "float16" in module.code or "TF_ENABLE_AUTO_MIXED_PRECISION" in module.code:
+            if any(word in module.code for word in ("float16", "MIXED_PRECISION", "mixed_precision")):
                 mentions = _SixteenBitMentions(module)
                 visit_reading(module.tree, mentions)
                 found += [(module, node, key) for node, key in mentions.found]
@@ -2259,8 +2307,10 @@ class SourceQueries:
                      default=-1)
         after = min((order[id(c.node)] for c in others if order[id(c.node)] > here), default=len(order))
         if not construction.names & SEQUENTIAL:
+            window = [c for c in scope if before < order[id(c.node)] <= here or id(c.node) in nested]
             return [c for c in scope if id(c.node) in nested or (
-                before < order[id(c.node)] <= here and id(c.node) not in in_others)]
+                before < order[id(c.node)] <= here and id(c.node) not in in_others
+                and not self._features_only(c, window))]
         added = {id(n) for c in scope if here < order[id(c.node)] < after and m.matches(
             c.node.func, m.Attribute(attr=m.Name("add"))) for arg in c.node.args for n in m.findall(arg, m.Call())}
         calls = [c for c in scope if id(c.node) in nested or id(c.node) in added]
@@ -2270,6 +2320,22 @@ class SourceQueries:
             if bound is not None and depth > 0:
                 calls += self._model_building_calls(bound, depth - 1) if self._constructs_model(bound) else [bound]
         return calls
+
+    def _features_only(self, call: CallSite, window: list[CallSite]) -> bool:
+        """A pretrained backbone bound to a name that the model's code (``window``: its calls) neither calls
+        (``base(x)``) nor builds on (``base.output``): it only computes features beforehand
+        (``base.predict(images)``), outside the model."""
+        if not (_pretrained(call.names) or any(n.startswith("keras.applications.") for n in call.names)):
+            return False
+        assignment = self.index.assignment_of(call.node)
+        if assignment is None or len(assignment.targets) != 1 or not isinstance(assignment.targets[0].target,
+                                                                                 cst.Name):
+            return False
+        name = assignment.targets[0].target.value
+        if any(m.matches(c.node.func, m.Name(name)) for c in window):
+            return False
+        built_on = m.Attribute(value=m.Name(name), attr=m.Name(value=m.MatchIfTrue(BACKBONE_OUTPUTS.__contains__)))
+        return not any(m.findall(c.node, built_on) for c in window)
 
     def _constructs_model(self, site: CallSite) -> bool:
         return bool(site.names & (SEQUENTIAL | KERAS_MODEL)) or any(
@@ -2290,6 +2356,9 @@ class SourceQueries:
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
             names = call.names or self._partial_layer(call) or self._chosen_from_table(call)
+            if _pretrained(names):
+                counts["application"] = counts["application"] or call.module.node_code(call.node.func)
+                continue
             framework = [n for n in names if n.startswith(("keras.", "tensorflow."))] or self._framework_bases(names)
             if framework:
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
@@ -2395,9 +2464,10 @@ class SourceQueries:
                                                                                                            depth - 1)]
 
     def _builds_model(self, site: CallSite) -> bool:
-        """A Keras layer, input or model construction, or the instantiation of a repo ``keras.Model`` subclass."""
+        """A Keras layer, input or model construction, a pretrained architecture from a library's factory, or the
+        instantiation of a repo ``keras.Model`` subclass."""
         return bool(site.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or any(
-            n.startswith(MODEL_BUILDING_PREFIXES) for n in site.names) or any(
+            n.startswith(MODEL_BUILDING_PREFIXES) for n in site.names) or _pretrained(site.names) or any(
             c.key in self._keras_model_classes for c in self._classes_named(site.names))
 
     @cached_property

@@ -133,7 +133,8 @@ def test_a_function_a_loop_calls_per_iteration_runs_per_step(index_of):
     loop, _ = queries.iteration_loop(per_batch)
     assert isinstance(loop, cst.While)
     scopes = {s.node.name.value if isinstance(s.node, cst.FunctionDef) else "loop": s for s in queries.training_loops}
-    assert set(scopes) == {"train", "train_step"}
+    assert set(scopes) == {"train", "train_step", "loop"}  # the `while` body runs once per step too
+    assert scopes["loop"].node is loop
     assert scopes["train"].loop is loop and scopes["train"].tensors == {"loss"}
     assert scopes["train"].description == "`train`, which the training loop at train.py:11:5 runs every step,"
 
@@ -493,6 +494,7 @@ def test_trains(index_of, code: str, trains: bool):
     ("import keras\nkeras.layers.Dense(4, dtype=\"mixed_float16\")", True),
     ("import keras\nkeras.layers.Dense(4, dtype='float32')", False),
     ("import tensorflow as tf\nimages = tf.cast(images, tf.bfloat16)", True),  # a TF1 graph computing in bfloat16
+    ("import tensorflow as tf\ntf.config.optimizer.set_experimental_options({'auto_mixed_precision': True})", True),
     ("import numpy as np\nweights = weights.astype(np.float16)", False),  # numpy storage
     ("# we could try mixed_float16 later\nimport keras", False),  # a comment is no policy
 ])
