@@ -2539,7 +2539,10 @@ class SourceQueries:
         while outer is not None:  # a closure reads its enclosing functions' names
             enclosing = self._bindings.get((id(module), id(outer.node), name), [])
             if enclosing:
-                return self._last(enclosing)
+                # as bound when the closure runs: a rebinding written below it (an evaluation model made after
+                # training) has not happened yet
+                return self._last([site for site in enclosing if self._not_below(module, site.node, near)]
+                                  or enclosing)
             outer = outer.outer
         module_level = self._bindings.get((id(module), None, name), []) if scope is not None else []
         return self._last(module_level) if module_level else None

@@ -1173,3 +1173,25 @@ def test_a_keras_application_chosen_from_a_table_of_them_is_what_the_model_build
     (construction,) = queries.model_constructions
     compute = queries.model_compute(construction)
     assert (compute.heavy, compute.application) == (True, "BACKBONES[name]")
+
+
+def test_a_closure_trains_the_model_bound_when_it_runs_not_one_made_below_it(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def main(train, evaluate):
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3)])
+            if train:
+                def step(x):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(model(x))
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                for x in dataset:
+                    step(x)
+            if evaluate:
+                model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3)])
+                model.evaluate(test_data)
+        """)
+    (construction,) = SourceQueries(index).model_constructions
+    assert construction.module.location(construction.node).line == 5
