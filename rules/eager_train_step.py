@@ -25,10 +25,10 @@ class EagerTrainStep(Rule):
     fix_availability = FixAvailability.SOMETIMES
     fix_applicability = Applicability.UNSAFE
     why_unsafe = (
-        "Python in the step (print, list appends, counters, `.numpy()`) runs only while the function is traced, "
-        "not every step; the fix is offered only when no such code would change what the step computes, and when "
-        "the step neither iterates over tensors in Python, creates variables per call, nor branches on tensors in a "
-        "way AutoGraph cannot convert."
+        "Python in the step (print, list appends, counters, `.numpy()`, NumPy and `random` draws, also in repo "
+        "functions it calls) runs only while the function is traced, not every step; the fix is offered only when "
+        "no such code would change what the step computes, and when the step neither iterates over tensors in "
+        "Python, creates variables per call, nor branches on tensors in a way AutoGraph cannot convert."
     )
     speedup_model = ("the step's share outside kernels (Python and eager op dispatch) measured in a custom loop's "
                      "capture is the most compiling removes; confirmed when that share is at least "
