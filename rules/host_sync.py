@@ -99,7 +99,7 @@ class _Syncs(InLoopBody):
         self._add(node, "conversion")
 
     def builtin_call(self, node: cst.Call) -> None:
-        if self._mentions_tensor(node) and not m.findall(node, m.Attribute(attr=m.Name("shape"))):
+        if self._reads_value(node):
             self._add(node, "print" if node.func.value == "print" else "conversion")
 
     def string_formatting(self, node: cst.BinaryOperation | cst.Call) -> None:

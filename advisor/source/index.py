@@ -23,7 +23,7 @@ import networkx as nx
 
 from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
-from .names import ModuleNames, import_names
+from .names import import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
@@ -130,6 +130,7 @@ class SourceIndex:
         self._by_import_name: dict[str, list[FunctionInfo]] | None = None
         self._constants: dict[Path, dict[str, Constant]] = {}
         self._assignments: dict[int, cst.Assign] = {}
+        self._modules_by_import_name: dict[str, list[ModuleInfo]] = {}  # each suffix of a module's dotted name
 
     # -- building -----------------------------------------------------------------------------------------------
     @classmethod
@@ -146,13 +147,13 @@ class SourceIndex:
         index = cls(root)
         index.files_seen = files_seen
         parsed = [(source, module) for source in sources if (module := index._parsed(source)) is not None]
-        # `from ops import *` brings in what ops.py imports too (its `tf`): every module's imports are known first.
-        by_name: dict[str, ModuleNames] = {}
         for _, module in parsed:
             for name in import_names(module.name, shortest=1):
-                by_name.setdefault(name, module.names)
+                index._modules_by_import_name.setdefault(name, []).append(module)
+        # `from ops import *` brings in what ops.py imports too (its `tf`): every module's imports are known first.
+        star_modules = {name: modules[0].names for name, modules in index._modules_by_import_name.items()}
         for source, module in parsed:
-            module.names.star_modules = by_name
+            module.names.star_modules = star_modules
             index._add(source, module)
         pl.link(index.dataflow, index._pending_calls, index.callees)
         return index
@@ -290,6 +291,13 @@ class SourceIndex:
 
     def discarded_after(self, stage: Stage) -> list[Stage]:
         return pl.discarded_successors(self.dataflow, stage.node)
+
+    def modules_imported_by(self, dotted: str) -> list[ModuleInfo]:
+        """The repo modules an import of ``dotted`` (``pkg.data``, ``pkg.data.load``, a name the module defines)
+        brings in: those the longest prefix of it names."""
+        parts = dotted.split(".")
+        return next((self._modules_by_import_name[prefix] for end in range(len(parts), 0, -1)
+                     if (prefix := ".".join(parts[:end])) in self._modules_by_import_name), [])
 
     def calls_to(self, *names: str) -> list[CallSite]:
         """Calls whose callee's canonical qualified name is one of ``names``, in source order."""

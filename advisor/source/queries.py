@@ -42,7 +42,7 @@ KERAS_MODEL = frozenset({"keras.Model", "keras.models.Model"})
 SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
-# Pretrained architectures made by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets.
+# Architectures built by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets.
 PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")),
                         (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)))
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
@@ -422,29 +422,24 @@ def _assigned_values(body: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
 
 
 def _pretrained(names: Iterable[str]) -> bool:
-    """``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``keras_hub.models.BertClassifier.from_preset``:
-    a known architecture, built by its library."""
-    return any(name.startswith(prefix) and name.endswith(methods)
-               for prefix, methods in PRETRAINED_FACTORIES for name in names)
+    """A known architecture, built by its library: ``keras.applications.ResNet50(...)``,
+    ``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``keras_hub.models.BertClassifier.from_preset``."""
+    return any(name.startswith("keras.applications.") and name.rsplit(".", 1)[-1][:1].isupper() or any(
+        name.startswith(prefix) and name.endswith(methods) for prefix, methods in PRETRAINED_FACTORIES)
+        for name in names)
 
 
 def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
-    """What a list, tuple or dict literal holds (a dict: its values), or ``expr`` itself."""
+    """What a list, tuple or dict literal holds (a dict: its values), or lists added together (``a + [b]``), or
+    ``expr`` itself."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return _elements(expr.left) + _elements(expr.right)
     if isinstance(expr, (cst.List, cst.Tuple)):
         return [part for element in expr.elements for part in _elements(element.value)]
     if isinstance(expr, cst.Dict):
         return [part for element in expr.elements if isinstance(element, cst.DictElement)
                 for part in _elements(element.value)]
     return [expr] if expr is not None else []
-
-
-def _summands(expr: cst.BaseExpression | None) -> list[cst.BaseExpression | None]:
-    """The parts of ``a + b`` and of ``[a, b]``: lists of variables are added or listed together."""
-    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
-        return _summands(expr.left) + _summands(expr.right)
-    if isinstance(expr, (cst.List, cst.Tuple)):
-        return [part for element in expr.elements for part in _summands(element.value)]
-    return [expr]
 
 
 def _all_parameter_names(function: cst.FunctionDef) -> list[str]:
@@ -1131,6 +1126,7 @@ class SourceQueries:
     def __init__(self, index: SourceIndex) -> None:
         self.index = index
         self._mixed_precision_plans: dict[bool, list[MixedPrecisionPlan]] = {}
+        self._program_runs: dict[tuple, set] = {}  # what each program runs: many models ask about the same ones
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -1141,22 +1137,31 @@ class SourceQueries:
         steps = []
         for function in self.index.functions:
             calls = self.calls_in(function)
-            if any(GRADIENT_TAPE in c.names for c in calls) and any(m.matches(c.node, _UPDATE_CALL) for c in calls) \
-                    and not self._differentiates_watched_inputs_only(function.module, calls):
-                steps.append(function)
+            if any(GRADIENT_TAPE in c.names for c in calls) and any(m.matches(c.node, _UPDATE_CALL) for c in calls):
+                sources, watched = self._gradient_sources(function)
+                # Only inputs the tape watches (gradient ascent on an image to visualize a filter): no model trains.
+                if not sources or not all(part is not None and function.module.node_code(part) in watched
+                                          for part in sources):
+                    steps.append(function)
         return steps
 
-    @staticmethod
-    def _differentiates_watched_inputs_only(module: ModuleInfo, calls: list[CallSite]) -> bool:
-        """Every ``tape.gradient(loss, sources)`` is taken with respect to what a ``tape.watch(x)`` watches: inputs,
-        not a model's weights (those a tape records without being told)."""
-        def arguments(method: str, keyword: str, position: int) -> list[str | None]:
-            found = [argument_value(c.node, keyword, position) for c in calls
-                     if m.matches(c.node.func, m.Attribute(attr=m.Name(method)))]
-            return [module.node_code(value) if value is not None else None for value in found]
-
-        sources = arguments("gradient", "sources", 1)
-        return bool(sources) and set(sources) <= set(arguments("watch", "tensor", 0)) - {None}
+    def _gradient_sources(self, function: FunctionInfo) -> tuple[list[cst.BaseExpression | None], set[str]]:
+        """What ``function`` differentiates with respect to: the parts of each ``tape.gradient(loss, sources)``
+        (``a + b``, ``[a, b]``; through ``variables = ...`` in the function; None where it passes none), and the code
+        of what its ``tape.watch(x)`` calls watch: inputs, not a model's weights (a tape records those untold)."""
+        calls = self.calls_in(function)
+        watched = {function.module.node_code(argument_value(c.node, "tensor", 0)) for c in calls
+                   if m.matches(c.node.func, m.Attribute(attr=m.Name("watch"))) and c.node.args}
+        sources: list[cst.BaseExpression | None] = []
+        for call in calls:
+            if not m.matches(call.node.func, m.Attribute(attr=m.Name("gradient"))):
+                continue
+            parts = _elements(argument_value(call.node, "sources", 1)) or [None]
+            if len(parts) == 1 and isinstance(parts[0], cst.Name):
+                parts = [part for value in _assigned_values(function.node.body, parts[0].value)
+                         for part in _elements(value)] or parts
+            sources += parts
+        return sources, watched
 
     @cached_property
     def graph_trainings(self) -> list[CallSite]:
@@ -1366,9 +1371,7 @@ class SourceQueries:
         found: dict[str, list[FunctionInfo]] = {}
         for key, sites in self._bindings.items():
             if key[0] == "attr" and key[-1] in self._wrapping_names:
-                found.setdefault(key[-1], []).extend(
-                    f for bound in sites if (wrapped := _wrapped_function(bound.node)) is not None
-                    for f in self._functions_meant(bound, wrapped))
+                found.setdefault(key[-1], []).extend(self._functions_wrapped(sites))
         return found
 
     def _wrapped_callees(self, site: CallSite) -> list[FunctionInfo]:
@@ -1386,6 +1389,10 @@ class SourceQueries:
             wrappings = self._bindings.get(("attr", _owner_class(site.function), name), [])
         else:
             return []
+        return self._functions_wrapped(wrappings)
+
+    def _functions_wrapped(self, wrappings: Iterable[CallSite]) -> list[FunctionInfo]:
+        """The repo functions handed first to the wrapper calls ``wrappings`` (``tf.function(step)``)."""
         return [f for bound in wrappings if (wrapped := _wrapped_function(bound.node)) is not None
                 for f in self._functions_meant(bound, wrapped)]
 
@@ -1393,9 +1400,7 @@ class SourceQueries:
     def _wrapping_names(self) -> frozenset[str]:
         """Names and ``self`` attributes bound somewhere to a call handed a repo function first (a filter that
         spares the other calls a search for their binding)."""
-        return frozenset(name[-1] for name, sites in self._bindings.items() if any(
-            (wrapped := _wrapped_function(site.node)) is not None and self._functions_meant(site, wrapped)
-            for site in sites))
+        return frozenset(name[-1] for name, sites in self._bindings.items() if self._functions_wrapped(sites))
 
     def _receiver_classes(self, site: CallSite) -> list[ClassInfo]:
         """The repo classes the receiver of ``site``'s method call was made from, when the source shows it."""
@@ -1519,14 +1524,9 @@ class SourceQueries:
         return starts.union(*(self._program_run(start) for start in starts))
 
     def _program_run(self, program: tuple) -> set:
-        """What one program runs (computed once: many models and settings ask about the same programs)."""
         if program not in self._program_runs:
             self._program_runs[program] = nx.descendants(self._program_graph, program)
         return self._program_runs[program]
-
-    @cached_property
-    def _program_runs(self) -> dict[tuple, set]:
-        return {}
 
     def _starts(self, key: int | tuple) -> set:
         """Where the ways into the code ``key`` names start: the code no other repo code calls or imports."""
@@ -1563,18 +1563,10 @@ class SourceQueries:
         """The call graph plus an edge from each module's top level to each repo module it imports: importing a
         module runs its top-level code."""
         graph = self._call_graph.copy()
-        by_name: dict[str, list[ModuleInfo]] = {}
         for module in self.index.modules:
-            for name in import_names(module.names.module_name, shortest=1):
-                by_name.setdefault(name, []).append(module)
-        for module in self.index.modules:
-            dotted = [*module.names.aliases.values(), *module.names.star_imports]
-            for name in dotted:
-                parts = name.split(".")
-                imported = next((by_name[prefix] for end in range(len(parts), 0, -1)
-                                 if (prefix := ".".join(parts[:end])) in by_name), [])
+            for name in [*module.names.aliases.values(), *module.names.star_imports]:
                 graph.add_edges_from((("module", id(module)), ("module", id(other)))
-                                     for other in imported if other is not module)
+                                     for other in self.index.modules_imported_by(name) if other is not module)
         return graph
 
     @cached_property
@@ -1635,7 +1627,7 @@ class SourceQueries:
         if isinstance(expression, cst.Name):
             scope = site.function.node.body if site.function is not None else site.module.tree
             literals = [value for value in _assigned_values(scope, expression.value)
-                        if isinstance(value, (cst.List, cst.Tuple, cst.Dict))]
+                        if isinstance(value, (cst.List, cst.Tuple, cst.Dict, cst.BinaryOperation))]
             if literals:
                 return [part for literal in literals for part in _elements(literal)]
         return _elements(expression)
@@ -2096,13 +2088,7 @@ class SourceQueries:
     def compiled_losses(self) -> list[FunctionInfo]:
         """Repo functions handed to Keras ``compile`` as a loss or a metric: Keras runs them inside its compiled
         train step (``compile(loss=dice_loss, metrics=[iou])``)."""
-        found = []
-        for call in self.keras_compiles:
-            handed = [argument_value(call.node, "loss", 1), argument_value(call.node, "metrics", 2)]
-            for value in (part for expression in handed for part in self._elements_handed(call, expression)):
-                if isinstance(value, (cst.Name, cst.Attribute)):
-                    found += self.index.functions_named(*call.module.qualified_names(value))
-        return found
+        return [function for call in self.keras_compiles for function in self._functions_passed(call)]
 
     def _functions_handed(self, stage: Stage, expr: cst.BaseExpression) -> list[FunctionInfo]:
         """The repo functions an argument of a dataset stage stands for: by name, or through a wrapper of one
@@ -2245,24 +2231,14 @@ class SourceQueries:
         by the code that names them (``critic``); None when a gradient is taken with respect to anything else
         (``params``: which model's, the source does not say here)."""
         found = set()
-        calls = self.calls_in(step)
-        watched = {step.module.node_code(argument_value(c.node, "tensor", 0)) for c in calls
-                   if m.matches(c.node.func, m.Attribute(attr=m.Name("watch"))) and c.node.args}
+        sources, watched = self._gradient_sources(step)
         weights = m.Attribute(attr=m.Name(value=m.MatchIfTrue(WEIGHT_ATTRIBUTES.__contains__)))
-        for call in calls:
-            if not m.matches(call.node.func, m.Attribute(attr=m.Name("gradient"))):
-                continue
-            sources = _summands(argument_value(call.node, "sources", 1))
-            if len(sources) == 1 and isinstance(sources[0], cst.Name):
-                # `variables = self.q.trainable_variables`, then the gradient
-                sources = [part for value in _assigned_values(step.node.body, sources[0].value)
-                           for part in _summands(value)] or sources
-            for part in sources:
-                if part is not None and step.module.node_code(part) in watched:
-                    continue  # an input the tape watches (SAC's temperature), not a model's weights
-                if not m.matches(part, weights):
-                    return None
-                found.add(step.module.node_code(part.value))
+        for part in sources:
+            if part is not None and step.module.node_code(part) in watched:
+                continue  # an input the tape watches (SAC's temperature), not a model's weights
+            if not m.matches(part, weights):
+                return None
+            found.add(step.module.node_code(part.value))
         return found or None
 
     def _source_order(self, site: CallSite) -> tuple:
@@ -2325,7 +2301,7 @@ class SourceQueries:
         """A pretrained backbone bound to a name that the model's code (``window``: its calls) neither calls
         (``base(x)``) nor builds on (``base.output``): it only computes features beforehand
         (``base.predict(images)``), outside the model."""
-        if not (_pretrained(call.names) or any(n.startswith("keras.applications.") for n in call.names)):
+        if not _pretrained(call.names):
             return False
         assignment = self.index.assignment_of(call.node)
         if assignment is None or len(assignment.targets) != 1 or not isinstance(assignment.targets[0].target,
@@ -2365,9 +2341,7 @@ class SourceQueries:
                 side = _image_side(call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
                 if side is not None:
                     counts["image_side"] = min(side, counts["image_side"] or side)
-                if any(n.startswith("keras.applications.") and n.rsplit(".", 1)[-1][:1].isupper() for n in framework):
-                    counts["application"] = counts["application"] or call.module.node_code(call.node.func)
-                elif lasts & CONVOLUTION_LAYERS and not self._narrow(
+                if lasts & CONVOLUTION_LAYERS and not self._narrow(
                         call, framework, "filters",
                         "convolution1d" if any("1d" in last for last in lasts) else "convolution", passed):
                     counts["convolutions"] += times
