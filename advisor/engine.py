@@ -24,6 +24,7 @@ from .source.facts import ModuleInfo
 from .source.index import SourceIndex
 from .source.names import rebound_names
 from .source.notebook import NotebookError
+from .source.requirements import declaration_files, is_declaration
 from .source.walk import SOURCE_SUFFIXES, SourceFile, relevant_sources, source_files
 
 if TYPE_CHECKING:
@@ -116,9 +117,17 @@ def analyze_texts(files: dict[str, str], settings: Settings | None = None,
                   profile: ProfileFindings | None = None) -> list[Finding]:
     """Run the rules on in-memory files (path -> text): rule examples and tests use this."""
     root = Path("/nonexistent-example-repo")
-    sources = [SourceFile(Path(path), root / path, text.encode()) for path, text in files.items()]
-    index = SourceIndex.build(root, sources, len(sources))
+    declarations = {Path(path): text.encode() for path, text in files.items() if is_declaration(Path(path).name)}
+    sources = [SourceFile(Path(path), root / path, text.encode()) for path, text in files.items()
+               if Path(path) not in declarations]
+    index = SourceIndex.build(root, sources, len(sources), declarations)
     return run_rules(index, settings or Settings(), profile)[0]
+
+
+def _key_files(sources: list[SourceFile], declarations: dict[Path, bytes]) -> dict[str, bytes]:
+    """What a cached result depends on in the repo: its sources and the TensorFlow it declares."""
+    return {**{path.as_posix(): data for path, data in declarations.items()},
+            **{source.path.as_posix(): source.data for source in sources}}
 
 
 def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None = None,
@@ -139,17 +148,17 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
     candidates = source_files(repo, warnings)
     included = [path for path in candidates if not settings.is_excluded(path)]
     sources = relevant_sources(repo, included, warnings)
+    declarations = declaration_files(repo, included)
     files_seen, excluded = len(candidates), len(candidates) - len(included)
     key = ""
     if cache is not None:
         profile_digest = hashlib.sha256(json.dumps(profile.to_json(), sort_keys=True).encode()).hexdigest() \
             if profile is not None else "static"
-        key = cache.key({s.path.as_posix(): s.data for s in sources}, f"{repo.resolve()}\n{files_seen}\n"
-                                                                        f"{profile_digest}")
+        key = cache.key(_key_files(sources, declarations), f"{repo.resolve()}\n{files_seen}\n{profile_digest}")
         cached = cache.load(key, repo, profile)
         if cached is not None:
             return cached
-    index = SourceIndex.build(repo, sources, files_seen)
+    index = SourceIndex.build(repo, sources, files_seen, declarations)
     findings, hidden = run_rules(index, settings, profile)
     report = Report(repo, findings, profile, warnings + index.warnings, files_seen, len(index.modules), excluded,
                     **hidden, file_hashes=file_hashes(index))
@@ -176,15 +185,16 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
     included = [path for path in candidates if not settings.is_excluded(path)]
     warnings: list[str] = []
     sources = relevant_sources(root, included, warnings)
+    declarations = declaration_files(root, included)
     files_seen, excluded = len(candidates), len(candidates) - len(included)
     key = ""
     if cache is not None:
         # The working directory is part of the key: findings name files relative to it.
-        key = cache.key({s.path.as_posix(): s.data for s in sources}, f"{root}\n{files_seen}")
+        key = cache.key(_key_files(sources, declarations), f"{root}\n{files_seen}")
         cached = cache.load(key, Path.cwd())
         if cached is not None:
             return cached
-    index = SourceIndex.build(root, sources, files_seen)
+    index = SourceIndex.build(root, sources, files_seen, declarations)
     findings, hidden = run_rules(index, settings)  # no profile: nothing can be contradicted
     report = Report(Path.cwd(), findings, None, warnings + index.warnings, files_seen, len(index.modules), excluded,
                     **hidden, file_hashes=file_hashes(index))

@@ -26,6 +26,7 @@ from .model import (Applicability, Confidence, Evidence, Finding, FixAvailabilit
 from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
+from .source.requirements import TensorflowPin
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
 from .source.queries import (NUMPY_CALL, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, HotContext, InLoopBody,
                              IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute, ModelConstruction,
@@ -42,9 +43,9 @@ __all__ = [
     "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability",
     "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction", "MixedPrecisionPlan",
     "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect",
-    "SpeedupEstimate", "Stage", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",
+    "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",
     "compiled_function_name", "literal", "method_name", "num_parallel_calls", "round_up", "runs_in_parallel",
-    "tf1_runtime", "typical", "visit_reading",
+    "spelling_args", "tf1_runtime", "typical", "visit_reading",
 ]
 
 
@@ -135,6 +136,12 @@ class Rule:
             evidence.append(Evidence.source("the repo trains, but no training entry point reaches this code"))
         return Finding(self.code, self.name, location, message, verdict.confidence, evidence, verdict.speedup, fix,
                        priority=priority, reach=reach)
+
+
+def spelling_args(ctx: "RuleContext", modules: Iterable[ModuleInfo]) -> dict | None:
+    """A tf.data fix's arguments: write the names that exist in the TensorFlow ``modules`` run on (see
+    :meth:`Queries.predates_tf24_names`; the key keeps its first name, saved analyses use it)."""
+    return {"tensorflow_1": True} if ctx.queries.predates_tf24_names(modules) else None
 
 
 def tf1_runtime(call: CallSite) -> Evidence:

@@ -87,7 +87,9 @@ def _line_break_keeping_comment(closing: cst.BaseParenthesizableWhitespace,
 class TensorflowCodemod(VisitorBasedCodemodCommand):
     """A codemod that may write TensorFlow names, spelled the way the module imports tensorflow."""
 
-    tensorflow_1 = False  # the code runs on TensorFlow 1.x (the finding's rule tells): write names that exist there
+    # The code runs on TensorFlow 1.x, or on a declared TensorFlow older than 2.4 (the finding's rule tells): write
+    # names that exist there.
+    tensorflow_1 = False
 
     # Plain transformer dispatch: these codemods use no matcher decorators, and libcst's matcher bookkeeping on
     # every node made each fix cost over half a second on large files.

@@ -186,6 +186,21 @@ class HostSync(Rule):
                 if step % 200 == 0: print("step %d loss %.4f" % (step, loss))
             """, note="a one-line `if` on a step interval"),
         Example("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Trainer:
+                def train(self, x, y):
+                    with tf.GradientTape() as tape:
+                        loss = loss_fn(y, model(x))
+                    optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                    if self.mean_loss is None:
+                        self.mean_loss = np.mean(loss)
+
+            for x, y in dataset:
+                trainer.train(x, y)
+            """, note="a first-step initialisation: once its body has set the value, the `if` never runs again"),
+        Example("""
             import tensorflow as tf
 
             def train_step(x, y):

@@ -6,7 +6,7 @@ from typing import Iterable
 
 from advisor.codemods.append_prefetch import AppendPrefetch
 from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Stage,
-                          Verdict, runs_in_parallel, tf1_runtime, typical)
+                          Verdict, runs_in_parallel, spelling_args, tf1_runtime, typical)
 
 # Stages that do per-element work worth overlapping with the step; a pipeline of in-memory slices, shuffles and
 # batches alone prepares a batch in microseconds.
@@ -201,7 +201,7 @@ class MissingPrefetch(Rule):
             else ROLE_PRIORITY["evaluate"]  # a loop over a dataset that trains nothing
         return self.finding(last.module, last.anchor, message, verdict,
                             reach=ctx.queries.pipeline_reach(pipeline), codemod=AppendPrefetch,
-                            fix_args={"tensorflow_1": True} if tf1 is not None else None, priority=priority,
+                            fix_args=spelling_args(ctx, pipeline.modules), priority=priority,
                             end_node=last.node)
 
 

@@ -7,8 +7,15 @@ from typing import Iterable
 from advisor.codemods.mixed_precision import EnableMixedPrecision
 from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
                           FixAvailability, Location, MixedPrecisionPlan, ModelCompute, ModelConstruction, ModuleInfo,
-                          Rule, RuleContext, Verdict, anchor, typical)
+                          Rule, RuleContext, TensorflowPin, Verdict, anchor, typical)
 
+# The TensorFlow each piece of advice needs: Keras' mixed-precision API (experimental in 2.1-2.3), the names the
+# patch writes (`set_global_policy` from 2.4, Keras 3's `LossScaleOptimizer.scale_loss` from 2.16), TF1's graph
+# rewrite.
+KERAS_POLICY_SINCE = (2, 1)
+SET_GLOBAL_POLICY_SINCE = (2, 4)
+SCALE_LOSS_SINCE = (2, 16)
+GRAPH_REWRITE_SINCE = (1, 14)
 POLICY = {"tpu": "mixed_bfloat16"}
 POLICY_DEVICES = frozenset({"gpu", "tpu"})
 DEFAULT_POLICY = "mixed_float16"
@@ -75,6 +82,17 @@ class MixedPrecision(Rule):
                 for _ in range(10000):
                     sess.run(train_op)
             """, line=10, note="a TensorFlow 1.x graph: the automatic mixed-precision graph rewrite wraps its optimizer"),
+        Example("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Conv2D(128, 3),
+                                         tf.keras.layers.Conv2D(256, 3), tf.keras.layers.Conv2D(512, 3),
+                                         tf.keras.layers.GlobalAveragePooling2D(), tf.keras.layers.Dense(10)])
+            model.compile("adam", "sparse_categorical_crossentropy")
+            model.fit(dataset, epochs=10)
+            """, line=3, files={"requirements.txt": "tensorflow==2.3.1\n"},
+            note="the repo pins TensorFlow 2.3, which has no `set_global_policy`: no patch, and the finding says how "
+                 "2.3 spells it"),
         Example("""
             import tensorflow as tf
 
@@ -261,7 +279,7 @@ class MixedPrecision(Rule):
             if policy_set:
                 continue
             compute = queries.model_compute(construction)
-            verdict, policy = self._verdict(ctx, construction, compute, elsewhere)
+            verdict, policy = self._verdict(ctx, construction, compute, elsewhere, KERAS_POLICY_SINCE)
             if verdict is None:
                 return  # the capture already computes in 16 bits
             yield self._finding(ctx, construction, verdict, policy, compute)
@@ -269,16 +287,18 @@ class MixedPrecision(Rule):
             policy_set, elsewhere = queries.mixed_precision_set_for(training)
             if policy_set:
                 continue
-            verdict, policy = self._verdict(ctx, training, queries.graph_model_compute(training), elsewhere)
+            verdict, policy = self._verdict(ctx, training, queries.graph_model_compute(training), elsewhere,
+                                            GRAPH_REWRITE_SINCE)
             if verdict is None:
                 return
             yield self._graph_finding(ctx, training, verdict, policy)
 
     @staticmethod
-    def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute,
-                 elsewhere: Location | None) -> tuple[Verdict | None, str]:
+    def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute, elsewhere: Location | None,
+                 api_since: tuple[int, int]) -> tuple[Verdict | None, str]:
         """How sure the finding at ``site`` is, and the policy it proposes; None when the capture already computes
-        in 16 bits. ``elsewhere``: a mixed-precision setting of another program of the repo."""
+        in 16 bits. ``elsewhere``: a mixed-precision setting of another program of the repo; ``api_since``: the
+        TensorFlow release the advice needs."""
         hardware = ctx.target_device
         # Without a configured or captured device, code that sets up a TPU beside the model trains there.
         tpu = ctx.queries.tpu_training([site.module], run_by=site) if hardware is None else None
@@ -296,6 +316,12 @@ class MixedPrecision(Rule):
         if tpu is not None:
             evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
                                             f"({tpu.module.location(tpu.node).display})"))
+        pin = ctx.index.tensorflow_pin(site.module)
+        if pin is not None and pin.predates(api_since):
+            # Upgrading TensorFlow comes first: a bigger change than the finding's, which it cannot promise.
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(f"the repo declares {pin.describe()}, older than the TensorFlow "
+                                            f"{api_since[0]}.{api_since[1]} this needs"))
         return ctx.verdicts.device_precision(Verdict(confidence, typical("mixed_precision"), tuple(evidence))), policy
 
     def _graph_finding(self, ctx: RuleContext, training: CallSite, verdict: Verdict, policy: str) -> Finding:
@@ -328,17 +354,35 @@ class MixedPrecision(Rule):
             "set the policy before this line and cast the outputs to float32 for the loss"
             if compute.application is not None else "advisor cannot tell which model the training builds")
         training = plan.training if plan is not None else module
+        pin = ctx.index.tensorflow_pin(training)
+        problem = problem or _missing_api(pin, plan)
         if policy == "mixed_float16" and any(call.module is training for call in ctx.index.calls_to(GRADIENT_TAPE)):
             message += (" Its GradientTape loop also needs loss scaling, which the fix adds."
                         if problem is None and plan.loss_scaling else
                         " Its GradientTape loop also needs loss scaling: wrap its optimizer in `LossScaleOptimizer` "
-                        "and differentiate `optimizer.scale_loss(loss)` inside the tape.")
+                        "and differentiate " + ("`optimizer.get_scaled_loss(loss)` inside the tape, then unscale the "
+                                                "gradients with `optimizer.get_unscaled_gradients`"
+                                                if pin is not None and pin.predates(SCALE_LOSS_SINCE) else
+                                                "`optimizer.scale_loss(loss)` inside the tape") + ".")
         reach = queries.reach(module, node)
         if problem is not None:
             message += f" No automatic patch: {problem}."
             return self.finding(module, anchor(node), message, verdict, reach=reach, end_node=node)
         return self.finding(module, anchor(node), message, verdict, reach=reach, codemod=EnableMixedPrecision,
                             fix_args=_fix_args(plan, policy), end_node=node)
+
+
+def _missing_api(pin: TensorflowPin | None, plan: MixedPrecisionPlan) -> str | None:
+    """Why the patch cannot run on the TensorFlow the repo declares, if it cannot: the names it writes came later."""
+    if pin is None:
+        return None
+    if pin.predates(SET_GLOBAL_POLICY_SINCE):
+        return (f"the repo declares {pin.describe()}, older than `set_global_policy` (TensorFlow 2.4); TensorFlow "
+                "2.1-2.3 spell it `tf.keras.mixed_precision.experimental.set_policy`")
+    if plan.loss_scaling and pin.predates(SCALE_LOSS_SINCE):
+        return (f"the repo declares {pin.describe()}, whose LossScaleOptimizer has no `scale_loss` (Keras 3, "
+                "TensorFlow 2.16)")
+    return None
 
 
 def _builds(model: ModelConstruction, construction: CallSite) -> bool:

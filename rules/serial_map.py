@@ -8,7 +8,7 @@ import libcst as cst
 
 from advisor.codemods.parallel_map import AddNumParallelCalls
 from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
-                          RuleContext, Stage, Verdict, num_parallel_calls, tf1_runtime, typical)
+                          RuleContext, Stage, Verdict, num_parallel_calls, spelling_args, tf1_runtime, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -82,6 +82,15 @@ class SerialMap(Rule):
                 ds = tf.data.Dataset.from_tensor_slices(files)
                 return ds.interleave(tf.data.TFRecordDataset, cycle_length=4, num_parallel_calls=tf.data.AUTOTUNE)
             """, note="a small literal parallelism"),
+        Example("""
+            import tensorflow as tf
+            def make(files):
+                return tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=2)
+            """, line=3, files={"requirements.txt": "tensorflow-gpu==2.3.0\n"}, fixed="""
+            import tensorflow as tf
+            def make(files):
+                return tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=tf.data.experimental.AUTOTUNE)
+            """, note="the repo pins TensorFlow 2.3, which names AUTOTUNE only under `tf.data.experimental`"),
         Example("""
             import tensorflow as tf
             options = tf.data.Options()
@@ -182,7 +191,7 @@ class SerialMap(Rule):
         reaches = [ctx.queries.pipeline_reach(p) for p in pipelines] or [
             ctx.queries.reach(stage.module, stage.node)]
         return self.finding(stage.module, stage.anchor, message, verdict, reach=min(reaches, key=lambda r: r.rank),
-                            codemod=AddNumParallelCalls, fix_args={"tensorflow_1": True} if tf1 is not None else None,
+                            codemod=AddNumParallelCalls, fix_args=spelling_args(ctx, modules),
                             priority=priority, end_node=stage.node)
 
 

@@ -7,6 +7,8 @@ from typing import Iterable
 from advisor.codemods.numpy_function import PyFuncToNumpyFunction
 from advisor.rule import Confidence, Evidence, Example, Finding, FixAvailability, Rule, RuleContext, Verdict, anchor
 
+NUMPY_FUNCTION_SINCE = (1, 14)
+
 
 class Tf1PyFunc(Rule):
     code = "TFS001"
@@ -26,6 +28,12 @@ class Tf1PyFunc(Rule):
             def read(path):
                 return tf.numpy_function(load_image, [path], tf.uint8)
             """),
+        Example("""
+            import tensorflow as tf
+            def read(path):
+                return tf.py_func(load_image, [path], tf.uint8)
+            """, files={"requirements.txt": "tensorflow-gpu==1.12.0\n"},
+            note="the repo pins a TensorFlow older than 1.14, which has no `numpy_function`"),
     )
     invalid = (
         Example("""
@@ -45,6 +53,9 @@ class Tf1PyFunc(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for site in ctx.index.calls_to("tensorflow.py_func"):
+            pin = ctx.index.tensorflow_pin(site.module)
+            if pin is not None and pin.predates(NUMPY_FUNCTION_SINCE):
+                continue  # the TensorFlow the repo runs on has only the TF1 name
             called = site.module.node_code(site.node.func)
             yield self.finding(site.module, anchor(site.node), f"`{called}` is TF1's name for `tf.numpy_function`, "
                                "which takes the same arguments.",

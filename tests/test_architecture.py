@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
      "advisor.profile.xplane_pb"),
     # reading source and captures
     ("advisor.config", "advisor.speedup", "advisor.source.facts", "advisor.source.notebook", "advisor.source.walk",
+     "advisor.source.requirements",
      "advisor.profile.trace", "advisor.profile.tool_facts", "advisor.profile.xspace_reader", "advisor.profile.convert",
      "advisor.profile.discovery", "advisor.profile.cache", "advisor.profile.bootstrap", "advisor.profile.capture"),
     ("advisor.source.pipelines", "advisor.profile.findings", "advisor.linking"),

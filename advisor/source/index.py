@@ -25,6 +25,7 @@ from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .names import import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
+from .requirements import TensorflowPin, declaration_files, tensorflow_pins
 from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
 from .walk import SourceFile, relevant_sources, source_files
@@ -131,6 +132,7 @@ class SourceIndex:
         self._constants: dict[Path, dict[str, Constant]] = {}
         self._assignments: dict[int, cst.Assign] = {}
         self._modules_by_import_name: dict[str, list[ModuleInfo]] = {}  # each suffix of a module's dotted name
+        self._tensorflow_pins: dict[Path, TensorflowPin | None] = {}  # by declaring folder
 
     # -- building -----------------------------------------------------------------------------------------------
     @classmethod
@@ -138,14 +140,19 @@ class SourceIndex:
         """The index of the repo at ``root`` (or of ``paths`` in it), read from disk."""
         warnings: list[str] = []
         relative = paths if paths is not None else source_files(root, warnings)
-        index = cls.build(root, relevant_sources(root, relative, warnings), len(relative))
+        index = cls.build(root, relevant_sources(root, relative, warnings), len(relative),
+                          declaration_files(root, relative))
         index.warnings[:0] = warnings
         return index
 
     @classmethod
-    def build(cls, root: Path, sources: Iterable[SourceFile], files_seen: int) -> "SourceIndex":
+    def build(cls, root: Path, sources: Iterable[SourceFile], files_seen: int,
+              declarations: dict[Path, bytes] | None = None) -> "SourceIndex":
+        """The index of ``sources``; ``declarations``: the repo's dependency files (relative path -> contents), for
+        the TensorFlow it declares."""
         index = cls(root)
         index.files_seen = files_seen
+        index._tensorflow_pins = tensorflow_pins(declarations or {})
         parsed = [(source, module) for source in sources if (module := index._parsed(source)) is not None]
         for _, module in parsed:
             for name in import_names(module.name, shortest=1):
@@ -310,6 +317,12 @@ class SourceIndex:
             return self._calls_by_name.get(names[0], [])
         found = {id(c): c for name in names for c in self._calls_by_name.get(name, ())}
         return [c for c in self.calls if id(c) in found] if found else []
+
+    def tensorflow_pin(self, module: ModuleInfo) -> TensorflowPin | None:
+        """The TensorFlow the repo declares for ``module``: the pin of the nearest folder (the module's, then its
+        parents') that declares TensorFlow; None where none does or where that folder leaves the version open."""
+        return next((self._tensorflow_pins[folder] for folder in module.path.parents
+                     if folder in self._tensorflow_pins), None)
 
     def assignment_of(self, call: cst.Call) -> cst.Assign | None:
         """The assignment whose value is ``call`` (``ds = make_dataset()``), if any."""

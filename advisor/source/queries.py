@@ -28,6 +28,7 @@ from .visitors import visit_reading
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 # TensorFlow 1.x helpers that build the training op from a loss and an optimizer.
+TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` and Keras' `mixed_precision.set_global_policy`
 GRAPH_TRAIN_OPS = frozenset({"tensorflow.contrib.slim.learning.create_train_op",
                              "tensorflow.contrib.training.create_train_op", "tensorflow.contrib.layers.optimize_loss"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
@@ -196,13 +197,15 @@ class TrainingLoop:
 
     def throttles(self, statement: cst.CSTNode) -> bool:
         """Whether ``statement`` runs only on some steps: inside an ``if`` on a step interval (``if step % 100 ==
-        0:``) or on the loop's counter, whose test reads no tensor of the step."""
+        0:``), on the loop's counter, or on a value its own body sets (``if self.mean is None: self.mean = ...``,
+        a first-step initialisation), whose test reads no tensor of the step."""
         module, node = self.module, statement
         parent = module.parent(node)
         while parent is not None and parent is not self.node:
             if isinstance(parent, cst.If) and node is not parent.test and not self.reads_tensor(parent.test) and (
                     m.findall(parent.test, m.Modulo()) or (self.counter is not None and any(
-                        n.value == self.counter for n in m.findall(parent.test, m.Name())))):
+                        n.value == self.counter for n in m.findall(parent.test, m.Name())))
+                    or _initialises_once(parent)):
                 return True
             node, parent = parent, module.parent(parent)
         return False
@@ -272,6 +275,23 @@ def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
     elif isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:  # an Element or a StarredElement: the target is its value
             yield from _bound_names(element.value)
+
+
+# `if x is None:`, `if self.mean == 0:`, `if not self.ready:`: a test of one name or attribute against its unset value.
+_UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.ComparisonTarget(
+    operator=m.Is() | m.Equal(), comparator=m.Name("None") | m.Integer("0") | m.Float("0.0") | m.Name("False"))]) \
+    | m.UnaryOperation(operator=m.Not(), expression=m.Name() | m.Attribute())
+
+
+def _initialises_once(branch: cst.If) -> bool:
+    """Whether ``branch`` tests a name or attribute for its unset value and its body sets it: after the first time
+    the body runs, the test fails (``if self.mean == 0: self.mean = np.mean(d)``)."""
+    if not m.matches(branch.test, _UNSET_TEST):
+        return False
+    tested = cst.helpers.get_full_name_for_node(
+        branch.test.expression if isinstance(branch.test, cst.UnaryOperation) else branch.test.left)
+    return any(cst.helpers.get_full_name_for_node(target.target) == tested
+               for assignment in m.findall(branch.body, m.Assign()) for target in assignment.targets)
 
 
 # -- Python that changes meaning under tf.function ----------------------------------------------------------------
@@ -1680,6 +1700,14 @@ class SourceQueries:
         TensorFlow 1.x, whose tf.data neither parallelizes stateless maps nor injects a prefetch at run time (the
         defaults of TensorFlow 2)."""
         return next((self._tf1_calls[id(mod)] for mod in modules if id(mod) in self._tf1_calls), None)
+
+    def predates_tf24_names(self, modules: Iterable[ModuleInfo]) -> bool:
+        """Whether code in ``modules`` may run on a TensorFlow without the names TensorFlow 2.4 added
+        (``tf.data.AUTOTUNE``): it calls TensorFlow 1.x-only API, or the repo declares a TensorFlow older than 2.4
+        for it. Fixes then write the older spellings (``tf.data.experimental.AUTOTUNE``)."""
+        modules = list(modules)
+        return self.tf1_call(modules) is not None or any(
+            pin is not None and pin.predates(TF24) for pin in map(self.index.tensorflow_pin, modules))
 
     def tpu_training(self, modules: Iterable[ModuleInfo], run_by: CallSite | None = None) -> CallSite | None:
         """Where code beside ``modules`` (in their folders; theirs first) trains on a TPU: a ``TPUStrategy``, a

@@ -1,0 +1,171 @@
+"""The TensorFlow a repo declares it runs on: requirement files, ``setup.py``, ``pyproject.toml``, conda environments.
+
+A fix is only as safe as the TensorFlow it runs on: ``tf.data.AUTOTUNE`` and Keras' ``set_global_policy`` exist
+from 2.4, ``tf.numpy_function`` from 1.14. A repo that pins ``tensorflow-gpu==1.12.0`` runs none of them. What a
+declaration allows is read here; which API needs what is the rules' and codemods' business.
+
+A declaration covers the modules in its folder and below; the nearest folder that declares TensorFlow wins (a
+sub-project with its own ``requirements.txt``). Of several declarations in one folder (``requirements.txt`` and
+``requirements-gpu.txt``) the most permissive counts, and one without an upper bound leaves the version open.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from ..files import read_regular_file
+
+TENSORFLOW_DISTRIBUTIONS = frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-macos",
+                                      "tensorflow-intel", "intel-tensorflow"})
+MAX_DECLARATION_BYTES = 1024 * 1024
+ANY_MINOR = 999  # `<3`, `==2.*`: whatever minor release comes
+# ``tensorflow = "^2.10.1"`` (Poetry), ``tensorflow=1.15`` (conda); the name, then what constrains it.
+_POETRY_CARET = re.compile(r"^\^\s*(\d+)((?:\.\d+)*)$")
+_POETRY_TILDE = re.compile(r"^~\s*(\d+)\.(\d+)((?:\.\d+)*)$")
+_CONDA_LINE = re.compile(r"^\s*-\s*(?:conda-forge::)?(?P<name>[A-Za-z0-9_.-]+)\s*=\s*(?P<version>[0-9][0-9.*]*)\s*$")
+# A requirement written as a string in setup.py or pyproject.toml: `"tensorflow-gpu>=1.15,<2.0"`.
+_QUOTED_REQUIREMENT = re.compile(r"""["'](?P<text>(?:tensorflow|intel-tensorflow)[A-Za-z0-9_-]*\s*[<>=~!][^"']*)["']""")
+_TOML_ENTRY = re.compile(r"""^\s*["']?(?P<name>tensorflow[A-Za-z0-9_-]*)["']?\s*=\s*["'](?P<spec>[^"']+)["']""")
+
+
+@dataclass(frozen=True)
+class TensorflowPin:
+    """A declaration that caps TensorFlow: the newest release it allows, as (major, minor)."""
+
+    newest: tuple[int, int]
+    requirement: str  # as written: ``tensorflow-gpu==1.12.0``
+    path: Path  # the declaring file, relative to the repo root
+
+    def predates(self, version: tuple[int, int]) -> bool:
+        """Whether every TensorFlow the declaration allows is older than ``version``."""
+        return self.newest < version
+
+    def describe(self) -> str:
+        return f"`{self.requirement}` ({self.path.as_posix()})"
+
+
+def is_declaration(name: str) -> bool:
+    """Whether a file named ``name`` declares dependencies."""
+    return (name.startswith("requirements") and name.endswith(".txt")) or name in (
+        "setup.py", "setup.cfg", "pyproject.toml", "Pipfile", "environment.yml", "environment.yaml")
+
+
+def declaration_files(root: Path, sources: Iterable[Path]) -> dict[Path, bytes]:
+    """The declarations in the folders of ``sources`` (paths relative to ``root``) and their parents up to the root:
+    relative path -> contents. Unreadable or oversized files are left out: a missing pin only withholds nothing."""
+    folders: set[Path] = set()
+    for source in sources:
+        folders.update(source.parents)
+    found: dict[Path, bytes] = {}
+    for folder in sorted(folders):
+        try:
+            entries = sorted(os.scandir(root / folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if is_declaration(entry.name) and entry.is_file(follow_symlinks=False):
+                try:
+                    found[folder / entry.name] = read_regular_file(Path(entry.path), MAX_DECLARATION_BYTES)
+                except OSError:
+                    continue
+    return found
+
+
+def tensorflow_pins(declarations: dict[Path, bytes]) -> dict[Path, TensorflowPin | None]:
+    """For each folder that declares TensorFlow: the pin its declarations agree on, or None where one of them leaves
+    the version open."""
+    by_folder: dict[Path, list[TensorflowPin | None]] = {}
+    for path, data in declarations.items():
+        for requirement, specifier in _tensorflow_requirements(path.name, data.decode("utf-8", errors="replace")):
+            newest = _newest_allowed(specifier)
+            by_folder.setdefault(path.parent, []).append(
+                TensorflowPin(newest, requirement, path) if newest is not None else None)
+    return {folder: None if None in pins else max(pins, key=lambda p: p.newest)
+            for folder, pins in by_folder.items()}
+
+
+def _newest_allowed(specifier: SpecifierSet) -> tuple[int, int] | None:
+    """The newest TensorFlow release (major, minor) ``specifier`` allows; None when it sets no upper bound."""
+    bounds = [bound for clause in specifier if (bound := _upper_bound(clause.operator, clause.version)) is not None]
+    return min(bounds) if bounds else None
+
+
+def _upper_bound(operator: str, written: str) -> tuple[int, int] | None:
+    """The newest (major, minor) one clause allows (``<2.4`` allows 2.3, ``~=2.3.1`` and ``==2.3.*`` 2.3)."""
+    wildcard = written.endswith(".*")
+    try:
+        version = Version(written[:-2] if wildcard else written)
+    except InvalidVersion:
+        return None
+    release = version.release + (0, 0)
+    major, minor = release[0], release[1]
+    if operator in ("==", "===") and not (wildcard and len(version.release) == 1):
+        return major, minor
+    if operator == "==" or (operator == "~=" and len(version.release) == 2):
+        return major, ANY_MINOR  # `==2.*`, `~=2.3`: any 2.x
+    if operator == "~=" or operator == "<=":
+        return major, minor
+    if operator == "<":
+        exclusive = len(version.release) < 3 or release[2] == 0  # `<2.4`, `<2.4.0`: 2.4 itself is excluded
+        if not exclusive:
+            return major, minor
+        return (major, minor - 1) if minor > 0 else (major - 1, ANY_MINOR)
+    return None
+
+
+def _tensorflow_requirements(name: str, text: str) -> Iterable[tuple[str, SpecifierSet]]:
+    """Each TensorFlow requirement the file declares, as written and as a specifier set."""
+    for line in text.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        candidates: list[str] = []
+        if name.endswith(".txt"):
+            candidates.append(line)
+        elif name in ("environment.yml", "environment.yaml"):
+            conda = _CONDA_LINE.match(line)
+            if conda is not None:
+                version = conda["version"]  # conda's `=1.15` means any 1.15 release
+                candidates.append(f"{conda['name']}=={version}" if "*" in version or version.count(".") > 1
+                                  else f"{conda['name']}=={version}.*")
+            elif line.startswith("- "):
+                candidates.append(line[2:].strip())  # a pip requirement listed under `pip:`
+        else:
+            candidates += [match["text"] for match in _QUOTED_REQUIREMENT.finditer(line)]
+            entry = _TOML_ENTRY.match(line) if name in ("pyproject.toml", "Pipfile") else None
+            if entry is not None:
+                candidates.append(f"{entry['name']}{_poetry_specifier(entry['spec'])}")
+        for candidate in candidates:
+            parsed = _parse(candidate)
+            if parsed is not None:
+                yield parsed
+
+
+def _poetry_specifier(spec: str) -> str:
+    """Poetry's ``^2.10.1`` and ``~1.15`` as PEP 440 ranges; anything else as written (``*`` allows all)."""
+    spec = spec.strip()
+    caret = _POETRY_CARET.match(spec)
+    if caret is not None:
+        return f">={caret[1]}{caret[2]},<{int(caret[1]) + 1}"
+    tilde = _POETRY_TILDE.match(spec)
+    if tilde is not None:
+        return f">={tilde[1]}.{tilde[2]}{tilde[3]},<{tilde[1]}.{int(tilde[2]) + 1}"
+    return "" if spec == "*" else spec if spec[:1] in "<>=~!" else f"=={spec}"
+
+
+def _parse(text: str) -> tuple[str, SpecifierSet] | None:
+    try:
+        requirement = Requirement(text)
+    except (InvalidRequirement, InvalidSpecifier):
+        return None
+    if requirement.name.lower().replace("_", "-") not in TENSORFLOW_DISTRIBUTIONS:
+        return None
+    return text.strip(), requirement.specifier
