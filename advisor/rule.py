@@ -26,13 +26,13 @@ from .model import (Applicability, Confidence, Evidence, Finding, FixAvailabilit
 from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
-from .source.requirements import TensorflowPin
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
-from .source.queries import (NUMPY_CALL, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, HotContext, InLoopBody,
+from .source.queries import (NUMPY_CALL, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, FedBatches, HotContext, InLoopBody,
                              IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute, ModelConstruction,
                              SideEffect, SourceQueries, TrainingLoop, batch_parameter, compiled_function_name,
                              num_parallel_calls, runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
+from .source.requirements import TensorflowPin
 from .source.visitors import visit_reading
 from .speedup import round_up, typical
 from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
@@ -40,7 +40,8 @@ from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdict
 __all__ = [
     "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PYTHON_FUNCTION_OPS", "TF_FUNCTION",
     "VALUE_CONVERSIONS",
-    "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "Finding", "FixAvailability",
+    "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "FedBatches", "Finding",
+    "FixAvailability",
     "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction", "MixedPrecisionPlan",
     "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect",
     "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",

@@ -384,9 +384,13 @@ def evaluate(manifest: Manifest, findings: dict[str, list[dict]], rule_codes: li
         notebook = place.path.endswith(".ipynb")
         score.expected += 1
         score.found += found
-        for shown in (result.shown, result.shown_by_rule.setdefault(place.rule, RuleScore())):
-            shown.expected += 1
-            shown.found += found and reported[place]["confidence"] in SHOWN
+        # The default view owes a user what deserves showing: a miss, or a right finding whose deserved confidence
+        # is shown by default (a right `possible` finding is where it belongs when hidden).
+        label = manifest.labels.get(place)
+        if label is None or label.should_be in SHOWN:
+            for shown in (result.shown, result.shown_by_rule.setdefault(place.rule, RuleScore())):
+                shown.expected += 1
+                shown.found += found and reported[place]["confidence"] in SHOWN
         score.expected_scripts += not notebook
         score.found_scripts += found and not notebook
         if not found:
@@ -538,7 +542,9 @@ How findings are labelled (the manifest's `reason` says why for each one):
 - Misses: read from each repo's training entry points against `advisor rules` (TFC001 only for models large
   enough to gain: conv nets with 64+ channels, GANs, standard architectures, transformers; not MNIST-sized
   MLPs). Notebook entries carry the cell's number (from 1, markdown cells included) and the line in it.
-- recall = expected places reported / expected places, where expected = the right findings plus the misses."""
+- recall = expected places reported / expected places, where expected = the right findings plus the misses. In
+  the tables of what advisor shows by default, expected = the misses plus the right findings whose deserved
+  confidence (`should_be`) is shown by default: a right `possible` finding is not missed by being hidden."""
 
 
 def _vanished_sentence(evaluation: Evaluation) -> str:

@@ -216,6 +216,18 @@ class HostSync(Rule):
         Example("""
             import tensorflow as tf
 
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                for step in range(10000):
+                    _, loss_value = sess.run([train_op, loss], feed_dict={keep_prob: 0.5})
+                    print("step %d loss %.4f" % (step, loss_value))
+                    if step % 100 == 0:
+                        print("accuracy", accuracy.eval(feed_dict={keep_prob: 1.0}))
+            """, note="TensorFlow 1.x: the training run fetches the loss (a NumPy value); the extra run is on an "
+                      "interval"),
+        Example("""
+            import tensorflow as tf
+
             for x, y in dataset:
                 with tf.GradientTape() as tape:
                     loss = loss_fn(y, model(x))
@@ -309,6 +321,15 @@ class HostSync(Rule):
                 if loss < 0.01:
                     break
             """, line=12, note="early stopping on the loss value: a branch that reads the tensor"),
+        Example("""
+            import tensorflow as tf
+
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                for images, labels in batches:
+                    sess.run(train_op, feed_dict={x: images, y: labels})
+                    print(loss.eval(feed_dict={x: images, y: labels}))
+            """, line=7, note="TensorFlow 1.x: reading the loss in a second run recomputes the forward pass every step"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -320,6 +341,27 @@ class HostSync(Rule):
                                                                                                   sync.node)
                 if not loop.throttles(sync.statement) and not host_value:
                     yield self._finding(ctx, loop, sync)
+        for loop in ctx.queries.session_loops:
+            runs = [run for run in ctx.queries.extra_session_runs(loop) if not loop.throttles(run)]
+            if runs:
+                yield self._rerun_finding(ctx, loop, runs)
+
+    def _rerun_finding(self, ctx: RuleContext, loop: TrainingLoop, runs: list[cst.Call]) -> Finding:
+        """A TensorFlow 1.x loop that runs the graph again every step to read values: one finding, at the first."""
+        module = loop.module
+        code = module.node_code(runs[0].func)
+        message = (f"The training loop at {module.location(loop.node).display} runs the graph again every step to "
+                   f"read a value (`{code}(...)`): that run recomputes what it reads (a forward pass at least) after "
+                   "the training run, and the host waits for it. Fetch the value in the training run "
+                   "(`sess.run([train_op, loss])`), or read it every N steps.")
+        evidence = [Evidence.source(f"runs once per iteration of the loop at {module.location(loop.node).display}, "
+                                    "under no step interval, besides the training run at "
+                                    f"{module.location(loop.session_runs[0]).line_label}")]
+        if len(runs) > 1:
+            evidence.append(Evidence.source(f"{len(runs) - 1} more such runs: " + ", ".join(
+                f"`{module.node_code(run.func)}` ({module.location(run).line_label})" for run in runs[1:4])))
+        verdict = ctx.verdicts.host_sync(Verdict(Confidence.LIKELY, typical("host_sync"), tuple(evidence)))
+        return self.finding(module, runs[0], message, verdict, reach=ctx.queries.reach(module, loop.node))
 
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync) -> Finding:
         module = loop.module

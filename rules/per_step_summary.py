@@ -20,14 +20,19 @@ SUMMARY_OPS = ("scalar", "image", "histogram", "audio", "text", "write")
 HEAVY_SUMMARY_OPS = ("image", "histogram", "audio")
 # Often enough to follow training, rarely enough that the writes stop mattering.
 WRITE_EVERY = 100
+_ADD_SUMMARY = m.Attribute(attr=m.Name("add_summary"))  # TensorFlow 1.x's FileWriter
+# In a TensorFlow 1.x merged summary: images are encoded as PNGs on the host every run; a histogram's size is that of
+# its tensor, which the source does not tell (often a loss: nothing).
+GRAPH_HEAVY_SUMMARIES = frozenset({"image", "audio"})
 
 
 class _Writes(InLoopBody):
     """Summary writes and writer flushes in per-step code, one per statement."""
 
-    def __init__(self, loop: TrainingLoop) -> None:
+    def __init__(self, loop: TrainingLoop, heavy_graph_summaries: bool) -> None:
         super().__init__()
         self.loop = loop
+        self.heavy_graph_summaries = heavy_graph_summaries  # the graph's summaries hold images
         self.statement: cst.CSTNode | None = None
         self.found: list[tuple[cst.Call, cst.CSTNode, str, bool]] = []  # (call, statement, what it does, heavy)
 
@@ -42,6 +47,10 @@ class _Writes(InLoopBody):
             heavy = bool(ops & set(HEAVY_SUMMARY_OPS))
         elif m.matches(node.func, m.Attribute(attr=m.Name("flush"))) and not node.args:
             what, heavy = f"flushes a writer (`{self.loop.module.node_code(node)}`)", False
+        elif m.matches(node.func, _ADD_SUMMARY) and node.args:
+            # TensorFlow 1.x: the session computed the summary in the step's run, the writer serializes it.
+            what = f"computes summaries in its run and writes them (`{self.loop.module.node_code(node.func)}`)"
+            heavy = self.heavy_graph_summaries
         else:
             return
         if not any(found[1] is self.statement for found in self.found):
@@ -79,6 +88,20 @@ class PerStepSummary(Rule):
             for epoch in range(10):
                 tf.summary.scalar("epoch", epoch, step=epoch)
             """, note="not a training loop"),
+        Example("""
+            import tensorflow as tf
+
+            merged = tf.summary.merge_all()
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                writer = tf.summary.FileWriter("logs", sess.graph)
+                for step in range(10000):
+                    if step % 100 == 0:
+                        summary, _ = sess.run([merged, train_op])
+                        writer.add_summary(summary, step)
+                    else:
+                        sess.run(train_op)
+            """, note="TensorFlow 1.x, summaries fetched and written every 100 steps"),
     )
     invalid = (
         Example("""
@@ -120,11 +143,24 @@ class PerStepSummary(Rule):
                                               model.trainable_variables))
                 writer.flush()
             """, line=9, note="no step counter to guard with: no automatic fix"),
+        Example("""
+            import tensorflow as tf
+
+            tf.summary.image("inputs", images)
+            merged = tf.summary.merge_all()
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                writer = tf.summary.FileWriter("logs", sess.graph)
+                for step in range(10000):
+                    summary, _ = sess.run([merged, train_op])
+                    writer.add_summary(summary, step)
+            """, line=10, note="TensorFlow 1.x: the session encodes the images every step; guarding the write "
+                               "alone would not stop that, so no automatic fix"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        for loop in ctx.queries.training_loops:
-            writes = _Writes(loop)
+        for loop in [*ctx.queries.training_loops, *ctx.queries.session_loops]:
+            writes = _Writes(loop, bool(ctx.queries.summary_kinds(loop.module) & GRAPH_HEAVY_SUMMARIES))
             visit_reading(loop.node.body, writes)
             for call, statement, what, heavy in writes.found:
                 if not loop.throttles(statement):
@@ -133,15 +169,18 @@ class PerStepSummary(Rule):
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, call: cst.Call, statement: cst.CSTNode,
                  what: str, heavy: bool) -> Finding:
         description = loop.description
+        graph_summary = m.matches(call.func, _ADD_SUMMARY)
         message = (f"{description[0].upper()}{description[1:]} {what} every step: the next step waits for that host "
-                   "work.")
+                   "work." + (" Fetch the summary op only on the steps that write it: guarding the write alone "
+                              "leaves the session computing it every step." if graph_summary else ""))
         evidence = [Evidence.source(f"runs once per iteration of the loop at "
                                     f"{loop.loop_module.location(loop.loop).display}, under no step interval")]
         if not heavy:
             evidence.append(Evidence.source("a scalar or text summary, or a flush, is little host work: it matters "
                                             "when steps are short or the logs go to remote storage"))
         verdict = Verdict(Confidence.LIKELY if heavy else Confidence.POSSIBLE, typical("host_sync"), tuple(evidence))
-        mechanical = loop.counter is not None and m.matches(statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
+        mechanical = loop.counter is not None and not graph_summary and m.matches(
+            statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
         return self.finding(loop.module, call, message, verdict, reach=ctx.queries.reach(loop.module, loop.node),
                             codemod=GuardWithStepInterval if mechanical else None,
                             fix_args={"counter": loop.counter, "every": WRITE_EVERY} if mechanical else None)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Iterable
 
 import libcst as cst
+import libcst.matchers as m
 
-from advisor.rule import (Confidence, Evidence, Example, Finding, FunctionInfo, MappedFunction, Pipeline, Rule,
-                          RuleContext, Stage, TrainingLoop, Verdict, typical)
+from advisor.rule import (CallSite, Confidence, Evidence, Example, FedBatches, Finding, FunctionInfo, MappedFunction,
+                          Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, typical)
 
 
 class PythonInput(Rule):
@@ -37,6 +38,37 @@ class PythonInput(Rule):
             for value in tf.data.Dataset.from_generator(stream, output_signature=tf.TensorSpec((), tf.int64)):
                 print(value)
             """, note="not training"),
+        Example("""
+            import numpy as np
+            from tensorflow import keras
+
+            images, labels = np.load("x.npy"), np.load("y.npy")
+            model.fit(images, labels, batch_size=32, epochs=5)
+            """, note="arrays in memory: Keras slices them in TensorFlow"),
+        Example("""
+            import numpy as np
+            from PIL import Image
+            from tensorflow import keras
+
+            class Images(keras.utils.Sequence):
+                def __len__(self):
+                    return len(paths) // 32
+
+                def __getitem__(self, index):
+                    return np.stack([np.asarray(Image.open(p)) for p in paths[index * 32:(index + 1) * 32]])
+
+            model.fit(Images(), epochs=5, workers=8, use_multiprocessing=True)
+            """, note="eight processes make batches side by side"),
+        Example("""
+            import tensorflow as tf
+
+            images, labels = tf.train.shuffle_batch([image, label], batch_size=32, capacity=1000,
+                                                    min_after_dequeue=500)
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                for step in range(10000):
+                    sess.run(train_op, feed_dict={keep_prob: 0.5, learning_rate: 1e-3 * 0.99 ** step})
+            """, note="TensorFlow 1.x: the graph reads its own input; feed_dict only sets hyperparameters"),
     )
     invalid = (
         Example("""
@@ -69,6 +101,35 @@ class PythonInput(Rule):
             for x, y in Batches():
                 step(x, y)
             """, line=16, note="a Python iterator feeding a custom loop: no overlap with the step"),
+        Example("""
+            import numpy as np
+            from PIL import Image
+            from tensorflow import keras
+
+            def batches(paths, labels, size):
+                while True:
+                    picked = np.random.choice(len(paths), size)
+                    images = np.stack([np.asarray(Image.open(paths[i]).resize((224, 224))) for i in picked])
+                    yield images / 255.0, labels[picked]
+
+            def wrapper(paths, labels, size):
+                return batches(paths, labels, size)
+
+            model.fit_generator(wrapper(paths, labels, 32), steps_per_epoch=1000, epochs=10)
+            """, line=14, note="a Python generator, reached through the function that returns it, feeding Keras: "
+                               "one background thread makes every batch"),
+        Example("""
+            import numpy as np
+            import tensorflow as tf
+            from PIL import Image
+
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                for step in range(10000):
+                    files = paths[step * 32:(step + 1) * 32]
+                    images = np.stack([np.asarray(Image.open(f)) for f in files])
+                    sess.run(train_op, feed_dict={x: images, keep_prob: 0.5})
+            """, line=10, note="TensorFlow 1.x: images decoded in Python, then fed, every step"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -83,6 +144,16 @@ class PythonInput(Rule):
             batches = ctx.queries.python_batches(loop)
             if batches is not None:
                 yield self._iterator_finding(ctx, loop, *batches)
+        for training, batches, makers, keras_images in ctx.queries.python_fed_trainings:
+            if _parallel_workers(training) is None:  # several workers already make batches side by side
+                yield self._keras_finding(ctx, training, batches, makers, keras_images)
+        for loop in ctx.queries.session_loops:
+            batches = ctx.queries.python_batches(loop)
+            fed = ctx.queries.fed_batches(loop) if batches is None else None
+            if batches is not None:
+                yield self._iterator_finding(ctx, loop, *batches)
+            elif fed is not None:
+                yield self._feed_finding(ctx, loop, fed)
 
     def _generator_finding(self, ctx: RuleContext, source: Stage, pipelines: list[Pipeline]) -> Finding:
         sinks = ", ".join(dict.fromkeys(f"{p.sink.role} at {p.sink.module.location(p.sink.node).display}"
@@ -104,22 +175,85 @@ class PythonInput(Rule):
 
     def _iterator_finding(self, ctx: RuleContext, loop: TrainingLoop, batches: cst.CSTNode,
                           makers: list[FunctionInfo], keras_images: bool) -> Finding:
-        if keras_images:
-            evidence = [Evidence.source("each batch comes from a Keras ImageDataGenerator iterator, which reads and "
-                                        "augments images in Python, between two steps")]
-            works = True
-        else:
-            costs = {what: node for maker in makers for what, node in ctx.queries.host_costs(maker).items()}
-            makes = ", ".join(f"`{maker.name}` ({maker.module.location(maker.node.name).display})" for maker in makers)
-            evidence = [Evidence.source(f"each batch comes from {makes}, between two steps")]
-            work = [w for maker in makers for w in ctx.queries.python_work(
-                MappedFunction(maker.node.body, maker.module, maker))]
-            if costs or work:
-                evidence.append(Evidence.source("which does " + ", ".join(dict.fromkeys(
-                    [*costs, *(f"`{w.module.node_code(w.node.func)}`" for w in work[:3])]))))
-            works = bool(costs or work)
+        evidence, works = _batch_evidence(ctx, makers, keras_images)
         message = (f"The training loop at {loop.module.location(loop.node).display} takes its batches from Python: "
                    "each one is made after the previous step ends, with no overlap. A `tf.data` pipeline ending in "
                    "`.prefetch(tf.data.AUTOTUNE)` makes the next batch while the step runs.")
         verdict = Verdict(Confidence.LIKELY if works else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence))
         return self.finding(loop.module, batches, message, verdict, reach=ctx.queries.reach(loop.module, loop.node))
+
+    def _keras_finding(self, ctx: RuleContext, training: CallSite, batches: cst.CSTNode,
+                       makers: list[FunctionInfo], keras_images: bool) -> Finding:
+        module = training.module
+        evidence, _ = _batch_evidence(ctx, makers, keras_images)
+        # Keras overlaps the batch making with the step: only reading and decoding outlasts it.
+        reads = [w for maker in makers for w in ctx.queries.reading_work(MappedFunction(maker.node.body, maker.module,
+                                                                                        maker))]
+        works = keras_images or bool(reads)
+        if not works:
+            evidence.append(Evidence.source("it reads no files and decodes no images: NumPy on data in memory "
+                                            "may keep up with the step"))
+        method = training.node.func.attr.value
+        message = (f"`{method}` takes its batches from Python: Keras makes them one at a time in a background "
+                   "thread, under the GIL the training loop needs too, so a batch that takes longer to make than a "
+                   "step leaves the accelerator waiting. A `tf.data` pipeline (parallel `map`, then "
+                   "`.prefetch(tf.data.AUTOTUNE)`) makes batches in parallel; a `keras.utils.Sequence` can also run "
+                   "in several processes (`workers=N, use_multiprocessing=True`).")
+        verdict = Verdict(Confidence.LIKELY if works else Confidence.POSSIBLE, typical("parallel_map"),
+                          tuple(evidence))
+        return self.finding(module, batches, message, verdict, reach=ctx.queries.reach(module, training.node))
+
+
+    def _feed_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches) -> Finding:
+        module = loop.module
+        made = ", ".join(dict.fromkeys(f"`{_brief(module.node_code(e))}`" for e in fed.made[:3]))
+        evidence = [Evidence.source(f"the loop makes each batch in Python ({made}) and feeds it through `feed_dict`")]
+        if fed.work:
+            by_place = {w.module.location(w.node).display: w for w in fed.work}  # `imread(p).astype`: one place
+            evidence.append(Evidence.source("which reads or decodes on the host: " + ", ".join(
+                f"`{_brief(w.module.node_code(w.node.func))}` ({place})" for place, w in list(by_place.items())[:3])))
+            confidence = Confidence.LIKELY
+        else:
+            evidence.append(Evidence.source("it slices or draws data already in memory: each step waits only for "
+                                            "that and the copy"))
+            confidence = Confidence.POSSIBLE
+        message = (f"The training loop at {module.location(loop.node).display} makes each batch in Python and feeds "
+                   "it through `feed_dict`: the session starts the step only once the batch is made and copied in, "
+                   "with no overlap. A `tf.data` pipeline whose iterator's `get_next()` is the model's input "
+                   "(parallel `map`, then `.prefetch()`) prepares batches while the step runs.")
+        verdict = Verdict(confidence, typical("prefetch"), tuple(evidence))
+        return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
+
+
+def _brief(code: str, limit: int = 60) -> str:
+    """Code on one line, cut at ``limit`` characters."""
+    flat = " ".join(code.split())
+    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
+
+
+def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: bool) -> tuple[list[Evidence], bool]:
+    """Where the batches are made and the Python work that makes them; whether there is such work."""
+    if keras_images:
+        return [Evidence.source("each batch comes from a Keras ImageDataGenerator iterator, which reads and augments "
+                                "images in Python")], True
+    costs = {what: node for maker in makers for what, node in ctx.queries.host_costs(maker).items()}
+    makes = ", ".join(f"`{maker.name}` ({maker.module.location(maker.node.name).display})" for maker in makers)
+    evidence = [Evidence.source(f"each batch comes from {makes}")]
+    work = [w for maker in makers for w in ctx.queries.python_work(MappedFunction(maker.node.body, maker.module,
+                                                                                  maker))]
+    if costs or work:
+        evidence.append(Evidence.source("which does " + ", ".join(dict.fromkeys(
+            [*costs, *(f"`{w.module.node_code(w.node.func)}`" for w in work[:3])]))))
+    return evidence, bool(costs or work)
+
+
+def _parallel_workers(training: CallSite) -> cst.Arg | None:
+    """The argument that makes Keras run the batch source in several workers: a literal ``workers`` above 1 or
+    ``use_multiprocessing=True``."""
+    for arg in training.node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword == "workers" and isinstance(arg.value, cst.Integer) and int(arg.value.value) > 1:
+            return arg
+        if keyword == "use_multiprocessing" and m.matches(arg.value, m.Name("True")):
+            return arg
+    return None

@@ -32,6 +32,9 @@ TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` and Keras' `mixed_pre
 GRAPH_TRAIN_OPS = frozenset({"tensorflow.contrib.slim.learning.create_train_op",
                              "tensorflow.contrib.training.create_train_op", "tensorflow.contrib.layers.optimize_loss"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
+# The methods of a Python batch source that make each batch: an iterator's, a `keras.utils.Sequence`'s.
+BATCH_METHODS = frozenset({"__next__", "__iter__", "__getitem__"})
+KERAS_FITS = frozenset({"fit", "fit_generator"})
 # Keras' Python-side image iterators: each batch is read from disk and augmented on the host.
 KERAS_IMAGE_ITERATORS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 _NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
@@ -122,6 +125,11 @@ WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "sock
                     "librosa.load", "pandas.read_", "pickle.load", "json.load", "os.read", "boto3.")
 # Python libraries that compute on arrays and images on the host.
 PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
+# Summary ops, TensorFlow 1.x's names too (`tf.summary.image`, `tf.image_summary`).
+SUMMARY_OP_PREFIXES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.image_summary",
+                       "tensorflow.histogram_summary", "tensorflow.audio_summary", "tensorflow.scalar_summary")
+# Of those, the ones that work on images and signals (NumPy alone may only slice or stack a batch held in memory).
+HOST_IMAGE_PREFIXES = ("PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
 WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_file", "get_object"})
 # What a loop that only looks at a dataset calls: printing, plotting, NumPy; and the elements' own conversions.
 INSPECTION_PREFIXES = ("builtins.", "numpy.", "matplotlib.", "IPython.", "PIL.")
@@ -171,6 +179,9 @@ class TrainingLoop:
     # Reads of a name (by node id) before any tensor is bound to it: in a function's body, what they read is no
     # tensor of the step (`x = np.stack(...)`, then `x = tf.convert_to_tensor(x)`).
     early_reads: set[int] = field(default_factory=set)
+    # A TensorFlow 1.x loop: the session runs in its body that run a training op (`sess.run([train_op, loss],
+    # feed_dict=...)`). A session returns NumPy values: reading them costs nothing more.
+    session_runs: list[cst.Call] = field(default_factory=list)
 
     def reads_tensor(self, expression: cst.CSTNode) -> bool:
         """Whether ``expression`` (in this code) reads one of its tensors: a name bound to one, not an attribute's
@@ -203,7 +214,7 @@ class TrainingLoop:
         parent = module.parent(node)
         while parent is not None and parent is not self.node:
             if isinstance(parent, cst.If) and node is not parent.test and not self.reads_tensor(parent.test) and (
-                    m.findall(parent.test, m.Modulo()) or (self.counter is not None and any(
+                    m.findall(parent.test, _INTERVAL_TEST) or (self.counter is not None and any(
                         n.value == self.counter for n in m.findall(parent.test, m.Name())))
                     or _initialises_once(parent)):
                 return True
@@ -219,6 +230,17 @@ class TrainingLoop:
         return f"the training loop at {self.module.location(self.node).display}"
 
 
+@dataclass(frozen=True)
+class FedBatches:
+    """Batches a TensorFlow 1.x loop makes in Python and feeds its training run: the ``feed_dict`` argument, the
+    expressions that make the batches each iteration, and the calls among them that do host work (file reads,
+    image decoding), in the loop or in the repo functions it calls."""
+
+    feed: cst.BaseExpression
+    made: list[cst.BaseExpression]
+    work: list[CallSite]
+
+
 class InLoopBody(cst.CSTVisitor):
     """Visits a loop body without entering the definitions in it (their bodies do not run per iteration)."""
 
@@ -230,6 +252,19 @@ class InLoopBody(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
+
+
+class _CallsMatching(InLoopBody):
+    """Collects the calls matching a matcher in a loop body."""
+
+    def __init__(self, matcher: m.BaseMatcherNode, found: list[cst.Call]) -> None:
+        super().__init__()
+        self.matcher = matcher
+        self.found = found
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if m.matches(node, self.matcher):
+            self.found.append(node)
 
 
 class _TensorNames(InLoopBody):
@@ -277,6 +312,8 @@ def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
             yield from _bound_names(element.value)
 
 
+# `step % 100`, `np.mod(step, 100)`: a test on a step interval.
+_INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
 # `if x is None:`, `if self.mean == 0:`, `if not self.ready:`: a test of one name or attribute against its unset value.
 _UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.ComparisonTarget(
     operator=m.Is() | m.Equal(), comparator=m.Name("None") | m.Integer("0") | m.Float("0.0") | m.Name("False"))]) \
@@ -1870,8 +1907,7 @@ class SourceQueries:
     def python_batches(self, loop: TrainingLoop) -> tuple[cst.CSTNode, list[FunctionInfo], bool] | None:
         """When a training loop takes its batches from Python (``for x, y in Batches():`` or ``x = next(batches)``
         with a repo iterator class or generator function, or a Keras ``ImageDataGenerator`` iterator): the
-        expression that yields them, the repo functions that make each batch, and whether they are Keras' image
-        generators (which read and augment files on the host)."""
+        expression that yields them, and what :meth:`batch_makers` says of it."""
         candidates: list[cst.BaseExpression] = []
         if isinstance(loop.node, (cst.For, cst.While)) and loop.loop is loop.node:
             if isinstance(loop.node, cst.For):
@@ -1881,20 +1917,67 @@ class SourceQueries:
                 candidates.append(iterable)
             candidates += [call.args[0].value for call in m.findall(loop.node.body, _NEXT_CALL)]
         for candidate in candidates:
-            expression = candidate
-            if isinstance(candidate, cst.Name):
-                bound = self.bound_call(loop.module, loop.node, candidate.value)
-                candidate = bound.node if bound is not None else candidate
-            site = self._call_at.get(id(candidate)) if isinstance(candidate, cst.Call) else None
-            if site is None:
+            makers = self.batch_makers(loop.module, loop.node, candidate)
+            if makers is not None:
+                return (candidate, *makers)
+        return None
+
+    @cached_property
+    def python_fed_trainings(self) -> list[tuple[CallSite, cst.BaseExpression, list[FunctionInfo], bool]]:
+        """Keras training calls fed by Python (``fit_generator(data_generator(...))``, ``fit(train_sequence)`` with a
+        repo ``keras.utils.Sequence``): the call, the argument that yields the batches, and what
+        :meth:`batch_makers` says of it."""
+        found = []
+        for site in self._training_calls:
+            if not (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in KERAS_FITS):
                 continue
-            if self._is_keras_image_iterator(site):
-                return expression, [], True
-            makers = [method for cls_info in self._classes_named(site.names)
-                      for method in self.index.methods_of(cls_info) if method.name in ("__next__", "__iter__")]
-            generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
-            if makers or generators:
-                return expression, makers + generators, False
+            fed = argument_value(site.node, "generator", 0) or argument_value(site.node, "x", 0)
+            makers = self.batch_makers(site.module, site.node, fed) if fed is not None else None
+            if makers is not None:
+                found.append((site, fed, *makers))
+        return found
+
+    def batch_makers(self, module: ModuleInfo, near: cst.CSTNode, expression: cst.BaseExpression,
+                     depth: int = BUILDER_DEPTH) -> tuple[list[FunctionInfo], bool] | None:
+        """When ``expression`` (read where ``near`` is) hands out batches made by Python: the repo functions that
+        make each batch (a generator function; an iterator's ``__next__``/``__iter__`` or a ``Sequence``'s
+        ``__getitem__``, inherited ones too), and whether they are Keras' image generators (which read and augment
+        files on the host). Followed through names bound to calls and through repo functions that return the
+        iterator (``return data_generator(...)``, ``return train_generator, val_generator``); None otherwise."""
+        position = None
+        if isinstance(expression, cst.Name):
+            bound = self.bound_call(module, near, expression.value)
+            if bound is None:
+                return None
+            position = _unpacked_position(self.index.assignment_of(bound.node), expression.value)
+            expression = bound.node
+        site = self._call_at.get(id(expression)) if isinstance(expression, cst.Call) else None
+        if site is None:
+            return None
+        if self._is_keras_image_iterator(site):
+            return [], True
+        makers = [method for cls_info in self._classes_named(site.names)
+                  for method in self._methods_of_hierarchy(cls_info) if method.name in BATCH_METHODS]
+        generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
+        if makers or generators:
+            # A generator that passes on a Keras image iterator's batches reads and augments images all the same.
+            return makers + generators, any(self._is_keras_image_iterator(call) for maker in makers + generators
+                                            for call in self.calls_in(maker))
+        if depth == 0:
+            return None
+        for callee in self.callees_of(site):
+            for returned in m.findall(callee.node.body, m.Return(value=m.DoNotCare())):
+                value = returned.value
+                if isinstance(value, cst.Tuple):
+                    elements = value.elements
+                    value = elements[position].value if position is not None and position < len(elements) else None
+                names = [value] if isinstance(value, cst.Call) else [
+                    bound.node for bound in self._bindings.get((id(callee.module), id(callee.node), value.value), ())
+                ] if isinstance(value, cst.Name) else []
+                for call in names:
+                    found = self.batch_makers(callee.module, call, call, depth - 1)
+                    if found is not None:
+                        return found
         return None
 
     def _is_keras_image_iterator(self, site: CallSite) -> bool:
@@ -1971,6 +2054,87 @@ class SourceQueries:
         for scope in scopes.values():
             visit_reading(scope.node.body, _TensorNames(scope, self._names_of))
         return list(scopes.values())
+
+    @cached_property
+    def session_loops(self) -> list[TrainingLoop]:
+        """TensorFlow 1.x training loops: Python loops whose body runs a session on a training op every iteration
+        (``sess.run([train_op, loss], feed_dict=...)``, ``_, summary = sess.run([d_optim, d_sum], ...)``)."""
+        loops: dict[int, TrainingLoop] = {}
+        for site in self.index.calls:
+            loop = site.module.enclosing_loop(site.node)
+            if loop is None or not self._runs_training_op(site.node):
+                continue
+            loops.setdefault(id(loop), TrainingLoop(site.module, loop, loop, site.module)).session_runs.append(
+                site.node)
+        return list(loops.values())
+
+    def fed_batches(self, loop: TrainingLoop) -> FedBatches | None:
+        """How a TensorFlow 1.x loop (:attr:`session_loops`) feeds its training runs data made in Python: the
+        ``feed_dict`` of its first training run whose values include batches made in the loop's body (sliced from
+        arrays, or computed by calls), and the host work those calls do. None when it feeds only settings
+        (``keep_prob: 0.5``) or nothing: the graph then reads its own input."""
+        bindings = _loop_bindings(loop.node.body)
+        for run in loop.session_runs:
+            feed = argument_value(run, "feed_dict", 1)
+            values = _fed_values(feed, bindings)
+            made = [expression for value in values for expression in _made_in_loop(value, bindings)]
+            if made:
+                calls = [self._call_at[id(c)] for e in made for c in m.findall(e, m.Call()) if id(c) in self._call_at]
+                work = [site for site in calls if any(n.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES)
+                                                      for n in site.names)] + [
+                    c for site in calls for f in self.callees_of(site)
+                    for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
+                return FedBatches(feed, made, work)
+        return None
+
+    def extra_session_runs(self, loop: TrainingLoop) -> list[cst.Call]:
+        """Graph runs a TensorFlow 1.x loop makes besides its training runs, once per iteration: ``loss.eval(feed)``
+        and the same session's ``run`` on other fetches (each runs the graph again, a forward pass at least)."""
+        sessions = {loop.module.node_code(run.func.value) for run in loop.session_runs}
+        session_run = m.Call(func=m.Attribute(value=m.MatchIfTrue(lambda receiver: loop.module.node_code(receiver)
+                                                                   in sessions), attr=m.Name("run")))
+        evaluation = m.Call(func=m.Attribute(attr=m.Name("eval"))) | session_run
+        found: list[cst.Call] = []
+        visit_reading(loop.node.body, _CallsMatching(evaluation, found))
+        # A run for its effect (`sess.run(reset_op)`, a gradient accumulation) or one that feeds nothing (a counter
+        # read) is no second pass over the data: only a run whose value is read and that is fed inputs.
+        return [call for call in found if not self._runs_training_op(call) and (
+            not m.matches(call, session_run) or (argument_value(call, "feed_dict", 1) is not None
+                                                 and not m.matches(loop.module.parent(call), m.Expr())))]
+
+    def summary_kinds(self, module: ModuleInfo) -> set[str]:
+        """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``...) ``module`` or a repo module it
+        imports makes: what a TensorFlow 1.x merged summary fetched there may hold."""
+        near = {id(module)} | {id(other) for name in [*module.names.aliases.values(), *module.names.star_imports]
+                               for other in self.index.modules_imported_by(name)}
+        return {name.rsplit(".", 1)[-1].removesuffix("_summary") for site in self.index.calls if id(site.module) in near
+                for name in site.names if name.startswith(SUMMARY_OP_PREFIXES)}
+
+    def _runs_training_op(self, call: cst.Call) -> bool:
+        """``X.run(fetches, ...)`` whose fetches name a training op (see :attr:`_training_op_names`)."""
+        if not (m.matches(call.func, m.Attribute(attr=m.Name("run"))) and call.args):
+            return False
+        fetches = argument_value(call, "fetches", 0)
+        return fetches is not None and any(n.value in self._training_op_names for n in m.findall(fetches, m.Name()))
+
+    @cached_property
+    def _training_op_names(self) -> frozenset[str]:
+        """The names and attributes TensorFlow 1.x training ops are bound to: ``train_op = opt.minimize(loss)``,
+        ``self.train_op = self.train()`` where ``train`` returns one: what a session that trains fetches."""
+        names: set[str] = set()
+        returning: set[int] = set()  # functions that return a training op
+        for site in self._graph_updates:
+            bound = _assigned_names(self.index.assignment_of(site.node))
+            names |= bound
+            function = site.function
+            if function is not None and any(
+                    r.value is site.node or (isinstance(r.value, cst.Name) and r.value.value in bound)
+                    for r in m.findall(function.node.body, m.Return(value=m.DoNotCare()))):
+                returning.add(id(function.node))
+        for site in self.index.calls:
+            if any(id(f.node) in returning for f in self.callees_of(site)):
+                names |= _assigned_names(self.index.assignment_of(site.node))
+        return frozenset(names)
 
     def _step_calls(self) -> Iterator[tuple[FunctionInfo, CallSite]]:
         """Each training step with each call that runs it eagerly: a step called from a compiled function (the
@@ -2088,6 +2252,12 @@ class SourceQueries:
         array and image computation in NumPy, PIL or OpenCV."""
         return [site for site in self.calls_run_by(function)
                 if any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
+
+    def reading_work(self, function: MappedFunction) -> list[CallSite]:
+        """The part of :meth:`python_work` that reads files or decodes and transforms images and signals: work that
+        outlasts a step even when it overlaps it (NumPy alone may only slice or stack data held in memory)."""
+        return [site for site in self.python_work(function)
+                if any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)]
 
     def only_restates(self, function: MappedFunction) -> bool:
         """Whether the mapped function's TensorFlow ops only restate shapes and types or make constants
@@ -2930,6 +3100,66 @@ def _int32_variable(site: CallSite) -> bool:
     dtype = argument_value(site.node, "dtype")
     return isinstance(argument_value(site.node, "initial_value", 0), cst.Integer) and (
         dtype is None or site.module.qualified_names(dtype) == {"tensorflow.int32"})
+
+
+def _loop_bindings(body: cst.BaseSuite) -> dict[str, list[cst.BaseExpression]]:
+    """What a loop body assigns to plain names (``batch_x, batch_y = data.next_batch(n)``: the call for both) and to
+    items of a dict (``feed[x] = X[i:j]``: under ``feed``), in its own code (not nested definitions)."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for assignment in m.findall(body, m.Assign()):
+        for target in assignment.targets:
+            if m.matches(target.target, m.Subscript(value=m.Name())):
+                found.setdefault(target.target.value.value, []).append(assignment.value)
+            for name in _bound_names(target.target):
+                found.setdefault(name, []).append(assignment.value)
+    return found
+
+
+def _fed_values(feed: cst.BaseExpression | None, bindings: dict[str, list[cst.BaseExpression]]
+                ) -> list[cst.BaseExpression]:
+    """The values a ``feed_dict`` hands the graph: a dict literal's, or those of the dict the loop binds the name to
+    and its items set afterwards."""
+    if isinstance(feed, cst.Dict):
+        return [element.value for element in feed.elements if isinstance(element, cst.DictElement)]
+    if isinstance(feed, cst.Name):
+        return [value for bound in bindings.get(feed.value, ()) for value in _fed_values(bound, {}) or [bound]]
+    return []
+
+
+def _made_in_loop(value: cst.BaseExpression, bindings: dict[str, list[cst.BaseExpression]],
+                  depth: int = 3) -> list[cst.BaseExpression]:
+    """The expressions that make a fed value in each iteration: a slice of an array (``X[i:j]``), or a name the loop
+    binds (to a call, a slice, a comprehension, followed through the names those read); nothing for settings (a
+    constant, a flag, a name the loop does not bind)."""
+    if _makes_batch(value):
+        return [value]
+    if not isinstance(value, cst.Name) or value.value not in bindings or depth == 0:
+        return []
+    made = []
+    for bound in bindings[value.value]:
+        inner = [e for name in m.findall(bound, m.Name()) if name.value != value.value
+                 for e in _made_in_loop(name, bindings, depth - 1)]
+        if _makes_batch(bound) or inner:  # `lr = base * decay` makes a setting, not a batch
+            made += [bound, *inner]
+    return made
+
+
+def _makes_batch(expression: cst.BaseExpression) -> bool:
+    """A slice of an array, a comprehension, or a call other than a graph run (``sess.run(step)`` reads a value)."""
+    return m.matches(expression, m.Subscript(slice=[m.SubscriptElement(m.Slice())])) or isinstance(
+        expression, cst.ListComp) or (isinstance(expression, cst.Call) and not m.matches(
+            expression.func, m.Attribute(attr=m.Name("run") | m.Name("eval"))))
+
+
+def _assigned_names(assignment: cst.Assign | None) -> set[str]:
+    """The names an assignment binds, an attribute by its own name (``self.train_op = ...``: ``train_op``)."""
+    found: set[str] = set()
+    for target in assignment.targets if assignment is not None else ():
+        value = target.target
+        parts = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) else [value]
+        found |= {part.value if isinstance(part, cst.Name) else part.attr.value
+                  for part in parts if isinstance(part, (cst.Name, cst.Attribute))}
+    return found
 
 
 def _unpacked_position(assignment: cst.Assign | None, name: str) -> int | None:

@@ -1195,3 +1195,64 @@ def test_a_closure_trains_the_model_bound_when_it_runs_not_one_made_below_it(ind
         """)
     (construction,) = SourceQueries(index).model_constructions
     assert construction.module.location(construction.node).line == 5
+
+
+# -- TensorFlow 1.x session loops ----------------------------------------------------------------------------------
+
+SESSION_MODEL = """
+    import tensorflow as tf
+
+    class TextCNN:
+        def __init__(self):
+            self.input_x = tf.placeholder(tf.int32, [None, 200])
+            self.loss_val = self.loss()
+            self.train_op = self.train()
+
+        def train(self):
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss_val)
+            return train_op
+"""
+
+
+def test_a_loop_that_runs_an_attribute_holding_a_methods_training_op_is_a_session_loop(index_of):
+    index = index_of({"model.py": SESSION_MODEL, "train.py": """
+        import tensorflow as tf
+        from model import TextCNN
+
+        model = TextCNN()
+        with tf.Session() as sess:
+            for epoch in range(10):
+                for start, end in zip(range(0, n, 64), range(64, n, 64)):
+                    feed_dict = {model.input_x: trainX[start:end], model.dropout_keep_prob: 0.8}
+                    feed_dict[model.input_y] = trainY[start:end]
+                    loss, _ = sess.run([model.loss_val, model.train_op], feed_dict)
+            print(sess.run(model.loss_val, feed_dict={model.input_x: testX}))
+    """})
+    queries = SourceQueries(index)
+    (loop,) = queries.session_loops
+    train = module(index)
+    assert train.location(loop.node).line == 8 and len(loop.session_runs) == 1
+    fed = queries.fed_batches(loop)
+    assert sorted(train.node_code(e) for e in fed.made) == ["trainX[start:end]", "trainY[start:end]"]
+    assert fed.work == []  # slices of arrays in memory
+
+
+def test_a_feed_of_settings_only_feeds_no_batches_and_fed_reads_are_extra_runs(index_of):
+    """A run for its effect (a reset) or an unfed read (a counter) is no second pass over the data."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        images, labels = tf.train.shuffle_batch([image, label], batch_size=32, capacity=100, min_after_dequeue=50)
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            for step in range(1000):
+                lr = 0.1 * 0.99 ** step
+                sess.run(reset_op)
+                sess.run(train_op, feed_dict={keep_prob: 0.5, learning_rate: lr})
+                step = sess.run(global_step)
+                print(loss.eval(), sess.run(accuracy, feed_dict={keep_prob: 1.0}))
+    """)
+    queries = SourceQueries(index)
+    (loop,) = queries.session_loops
+    assert queries.fed_batches(loop) is None
+    assert [module(index).node_code(c.func) for c in queries.extra_session_runs(loop)] == ["loss.eval", "sess.run"]
