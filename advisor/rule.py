@@ -38,15 +38,14 @@ from .speedup import round_up, typical
 from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
 
 __all__ = [
-    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PYTHON_FUNCTION_OPS", "TF_FUNCTION",
-    "VALUE_CONVERSIONS",
+    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PYTHON_FUNCTION_OPS",
+    "TF_FUNCTION", "VALUE_CONVERSIONS",
     "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "FedBatches", "Finding",
-    "FixAvailability",
-    "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction", "MixedPrecisionPlan",
-    "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule", "RuleContext", "SideEffect",
-    "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict", "anchor", "argument", "argument_value", "batch_parameter",
-    "compiled_function_name", "literal", "method_name", "num_parallel_calls", "round_up", "runs_in_parallel",
-    "spelling_args", "tf1_runtime", "typical", "visit_reading",
+    "FixAvailability", "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction",
+    "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule",
+    "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict",
+    "anchor", "argument", "argument_value", "batch_parameter", "compiled_function_name", "literal", "method_name",
+    "num_parallel_calls", "round_up", "runs_in_parallel", "spelling_args", "tf1_runtime", "typical", "visit_reading",
 ]
 
 

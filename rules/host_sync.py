@@ -329,7 +329,8 @@ class HostSync(Rule):
                 for images, labels in batches:
                     sess.run(train_op, feed_dict={x: images, y: labels})
                     print(loss.eval(feed_dict={x: images, y: labels}))
-            """, line=7, note="TensorFlow 1.x: reading the loss in a second run recomputes the forward pass every step"),
+            """, line=7, note="TensorFlow 1.x: reading the loss in a second run recomputes the forward pass every "
+                              "step"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:

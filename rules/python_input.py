@@ -185,14 +185,8 @@ class PythonInput(Rule):
     def _keras_finding(self, ctx: RuleContext, training: CallSite, batches: cst.CSTNode,
                        makers: list[FunctionInfo], keras_images: bool) -> Finding:
         module = training.module
-        evidence, _ = _batch_evidence(ctx, makers, keras_images)
         # Keras overlaps the batch making with the step: only reading and decoding outlasts it.
-        reads = [w for maker in makers for w in ctx.queries.reading_work(MappedFunction(maker.node.body, maker.module,
-                                                                                        maker))]
-        works = keras_images or bool(reads)
-        if not works:
-            evidence.append(Evidence.source("it reads no files and decodes no images: NumPy on data in memory "
-                                            "may keep up with the step"))
+        evidence, works = _batch_evidence(ctx, makers, keras_images, heavy_only=True)
         method = training.node.func.attr.value
         message = (f"`{method}` takes its batches from Python: Keras makes them one at a time in a background "
                    "thread, under the GIL the training loop needs too, so a batch that takes longer to make than a "
@@ -202,7 +196,6 @@ class PythonInput(Rule):
         verdict = Verdict(Confidence.LIKELY if works else Confidence.POSSIBLE, typical("parallel_map"),
                           tuple(evidence))
         return self.finding(module, batches, message, verdict, reach=ctx.queries.reach(module, training.node))
-
 
     def _feed_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches) -> Finding:
         module = loop.module
@@ -231,19 +224,26 @@ def _brief(code: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[:limit - 3] + "..."
 
 
-def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: bool) -> tuple[list[Evidence], bool]:
-    """Where the batches are made and the Python work that makes them; whether there is such work."""
+def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: bool,
+                    heavy_only: bool = False) -> tuple[list[Evidence], bool]:
+    """Where the batches are made and the Python work that makes them; whether there is such work. ``heavy_only``:
+    only reading and decoding count (work that outlasts a step it overlaps)."""
     if keras_images:
         return [Evidence.source("each batch comes from a Keras ImageDataGenerator iterator, which reads and augments "
                                 "images in Python")], True
-    costs = {what: node for maker in makers for what, node in ctx.queries.host_costs(maker).items()}
     makes = ", ".join(f"`{maker.name}` ({maker.module.location(maker.node.name).display})" for maker in makers)
     evidence = [Evidence.source(f"each batch comes from {makes}")]
-    work = [w for maker in makers for w in ctx.queries.python_work(MappedFunction(maker.node.body, maker.module,
-                                                                                  maker))]
+    work_of = ctx.queries.reading_work if heavy_only else ctx.queries.python_work
+    work = [w for maker in makers for w in work_of(MappedFunction(maker.node.body, maker.module, maker))]
+    costs = {} if heavy_only else {what: node for maker in makers
+                                   for what, node in ctx.queries.host_costs(maker).items()}
     if costs or work:
         evidence.append(Evidence.source("which does " + ", ".join(dict.fromkeys(
-            [*costs, *(f"`{w.module.node_code(w.node.func)}`" for w in work[:3])]))))
+            [*costs, *(f"`{_brief(w.module.node_code(w.node.func))}` ({w.module.location(w.node).display})"
+                       for w in work[:3])]))))
+    elif heavy_only:
+        evidence.append(Evidence.source("it reads no files and decodes no images: NumPy on data in memory may keep up "
+                                        "with the step"))
     return evidence, bool(costs or work)
 
 

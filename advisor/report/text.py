@@ -93,7 +93,8 @@ def summary_line(report: Report) -> str:
     fixable = sum(1 for f in report.findings if f.patch is not None)
     if report.files_seen == 0:
         return "Nothing to analyze: no Python files or notebooks found."
-    scope = f"{report.files_analyzed} of {report.files_seen} Python files and notebooks use TensorFlow or Keras"
+    scope = (f"{report.files_analyzed} of {report.files_seen} Python files and notebooks analysed (those using "
+             "TensorFlow or Keras and the modules they import)")
     if report.files_excluded:
         scope += (f" ({report.files_excluded} test file{'s' * (report.files_excluded != 1)} left out by the `exclude` "
                   "patterns; `exclude = []` in [tool.advisor] analyzes them)")

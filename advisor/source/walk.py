@@ -9,6 +9,7 @@ be read is skipped with a warning, and the rest is analysed.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,12 +104,20 @@ def source_files(root: Path, warnings: list[str]) -> list[Path]:
     return sorted(found)
 
 
+# How far imports are followed from the files that use TensorFlow into plain Python helpers.
+HELPER_DEPTH = 2
+# `import a.b as c`, `from a.b import c, d`, `from . import c`, `from .a import (c,\n d)`: what a file imports.
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(?:\(([^)]*)\)|([\w., \t]+))"
+                     rb"|import[ \t]+([\w., \t]+))", re.MULTILINE)
+
+
 def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list[SourceFile]:
-    """Read the candidate files ``paths`` (relative to ``root``) and keep those that mention TensorFlow or Keras; a
-    file that cannot be read adds a line to ``warnings``. A notebook is kept as it is (its JSON): the index reads
-    its cells.
+    """Read the candidate files ``paths`` (relative to ``root``) and keep those that mention TensorFlow or Keras, and
+    the Python modules those import (a data loader written in NumPy and PIL makes the batches the training consumes:
+    what it does per batch is evidence); a file that cannot be read adds a line to ``warnings``. A notebook is kept
+    as it is (its JSON): the index reads its cells.
     """
-    kept = []
+    kept, others = [], []
     for rel in paths:
         absolute = root / rel
         try:
@@ -116,6 +125,45 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
         except OSError as exc:
             warnings.append(f"{rel.as_posix()}: skipped, cannot read: {exc.strerror}")
             continue
+        source = SourceFile(rel, absolute, data)
         if any(word in data for word in PREFILTER_WORDS):
-            kept.append(SourceFile(rel, absolute, data))
-    return kept
+            kept.append(source)
+        elif rel.suffix == ".py":
+            others.append(source)
+    # Helpers of helpers too (a loader importing its image utilities), a bounded number of rounds.
+    for _ in range(HELPER_DEPTH):
+        imported = {name for source in kept for name in _imported_names(source.data)}
+        helpers = [source for source in others if imported & _import_names_of(source.path)]
+        if not helpers:
+            break
+        kept += helpers
+        others = [source for source in others if source not in helpers]
+    return sorted(kept, key=lambda source: source.path)
+
+
+def _imported_names(data: bytes) -> set[str]:
+    """The dotted module names a file's import statements may name (``from a import b``: ``a`` and ``a.b``)."""
+    names: set[str] = set()
+    for match in _IMPORT.finditer(data):
+        module, parenthesized, listed, plain = match.groups()
+        listed = parenthesized if parenthesized is not None else listed
+        if plain is not None:
+            names |= {part.split()[0] for part in plain.decode(errors="replace").split(",") if part.strip()}
+            continue
+        base = module.decode(errors="replace").lstrip(".")
+        for part in listed.decode(errors="replace").split(","):
+            words = part.split()
+            if words:
+                names.add(f"{base}.{words[0]}" if base else words[0])
+        if base:
+            names.add(base)
+    return names
+
+
+def _import_names_of(path: Path) -> set[str]:
+    """The names a module at ``path`` can be imported by: each suffix of its dotted name (``pkg.utils``,
+    ``utils``), as repos are run from different folders."""
+    parts = list(path.with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return {".".join(parts[start:]) for start in range(len(parts))}

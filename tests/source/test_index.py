@@ -263,6 +263,19 @@ def test_only_files_that_mention_tensorflow_or_keras_are_read(tmp_path: Path):
     assert warnings == []
 
 
+def test_plain_python_modules_those_files_import_are_read_too(tmp_path: Path):
+    """A data loader in NumPy and PIL, and the image helpers it imports, make the batches training consumes."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "train.py").write_text("import tensorflow as tf\nfrom pkg.loader import batches\n")
+    (tmp_path / "pkg" / "loader.py").write_text("import numpy as np\nfrom . import (images,\n  labels)\n")
+    (tmp_path / "pkg" / "images.py").write_text("from PIL import Image\n")
+    (tmp_path / "pkg" / "labels.py").write_text("import json\n")
+    (tmp_path / "tools.py").write_text("import os\n")  # imported by nothing that trains
+    candidates = source_files(tmp_path, [])
+    kept = relevant_sources(tmp_path, candidates, [])
+    assert [s.path.as_posix() for s in kept] == ["pkg/images.py", "pkg/labels.py", "pkg/loader.py", "train.py"]
+
+
 @pytest.mark.parametrize("text", [b"\xff\xfe not utf-8 \x80 tensorflow",
                                   "# -*- coding: nonsense -*-\nimport tensorflow\n"])
 def test_a_file_that_cannot_be_decoded_is_skipped_with_a_warning(text: bytes | str):
