@@ -9,7 +9,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
-from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, Confidence, Evidence, Example, Finding,
+from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, CallSite, Confidence, Evidence, Example,
+                          Finding,
                           FixAvailability, InLoopBody, Rule, RuleContext, TrainingLoop, Verdict, typical,
                           visit_reading)
 
@@ -23,21 +24,17 @@ class Sync:
     node: cst.CSTNode
     statement: cst.CSTNode
     kind: str  # "conversion", "print", "branch"
-    needed_by: cst.Call | None = None  # an earlier blocking call of the step, or the environment step it feeds
+    blocked_by: cst.Call | None = None  # an earlier call of the step that waits for the device anyway
+    environment: CallSite | None = None  # the environment step the loop feeds (in the loop or a function it calls)
 
 
-# Calls that already make the step wait for the device (Keras' predict returns NumPy arrays), and the call of a
-# Python environment (Gym's `env.step(action)`, on an object named like one) whose argument has to be a Python
-# value: a read next to them adds little, or is part of the algorithm.
+# Calls that already make the step wait for the device (Keras' predict returns NumPy values): a read next to them
+# adds little.
 BLOCKING_METHODS = frozenset({"predict", "predict_on_batch", "evaluate"})
-ENVIRONMENT_METHODS = frozenset({"step"})
 
 
 _CONVERSION_OR_PRINT = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)) | m.Name("print"))
 _BLOCKING_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(BLOCKING_METHODS.__contains__))))
-_ENVIRONMENT_STEP = m.Call(func=m.Attribute(
-    value=m.MatchIfTrue(lambda receiver: "env" in (cst.helpers.get_full_name_for_node(receiver) or "").lower()),
-    attr=m.Name(value=m.MatchIfTrue(ENVIRONMENT_METHODS.__contains__))), args=[m.AtLeastN(n=1)])
 _STRING_FORMATTING = m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo())
 
 
@@ -45,14 +42,14 @@ class _Syncs(InLoopBody):
     """Host reads of tensor values in per-step code: ``.numpy()``, ``float(t)``, ``print(t)``, ``np.mean(t)``,
     ``if t:``."""
 
-    def __init__(self, loop: TrainingLoop) -> None:
+    def __init__(self, loop: TrainingLoop, environment: CallSite | None) -> None:
         super().__init__()
         self.loop = loop
         self.found: list[Sync] = []
         self.statement: cst.CSTNode | None = None
         self.blocked_by: cst.Call | None = None  # the first blocking call met so far in the step
         # An environment stepped every iteration takes Python values from the policy: the host waits every step.
-        self.environment = next(iter(m.findall(loop.node.body, _ENVIRONMENT_STEP)), None)
+        self.environment = environment
 
     def _mentions_tensor(self, node: cst.CSTNode) -> bool:
         """Reads a tensor of the step, or a Keras metric's value (``train_loss.result()``)."""
@@ -61,7 +58,7 @@ class _Syncs(InLoopBody):
     def _add(self, node: cst.CSTNode, kind: str) -> None:
         # One finding per statement: `print(float(loss))` is one sync.
         if not any(s.statement is self.statement for s in self.found):
-            self.found.append(Sync(node, self.statement, kind, self.environment or self.blocked_by))
+            self.found.append(Sync(node, self.statement, kind, self.blocked_by, self.environment))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
@@ -335,7 +332,7 @@ class HostSync(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for loop in ctx.queries.training_loops:
-            syncs = _Syncs(loop)
+            syncs = _Syncs(loop, ctx.queries.environment_step(loop))
             visit_reading(loop.node.body, syncs)
             for sync in syncs.found:
                 host_value = isinstance(sync.node, cst.Call) and ctx.queries.reads_host_variable(loop.module,
@@ -376,15 +373,18 @@ class HostSync(Rule):
         # The source shows the read happen every step: likely (8 of 12 such findings were right on real repos),
         # unless the step blocks anyway or the environment needs the value.
         evidence = [Evidence.source(f"runs once per iteration of the loop at {loop_at}, under no step interval")]
-        if sync.needed_by is not None:
-            call = module.node_code(sync.needed_by.func)
+        if sync.environment is not None:
+            environment = sync.environment
             evidence.append(Evidence.source(
-                f"the loop steps an environment (`{call}(...)`), which takes Python values every iteration: the "
-                "host waits for the device anyway"
-                if m.matches(sync.needed_by, _ENVIRONMENT_STEP) else
-                f"the step already waits for the device at `{call}(...)` "
-                f"({module.location(sync.needed_by).line_label}), which returns NumPy values: this read adds little"))
-        static = Verdict(Confidence.LIKELY if sync.needed_by is None else Confidence.POSSIBLE, typical("host_sync"),
+                f"the loop steps an environment (`{environment.module.node_code(environment.node.func)}(...)`, "
+                f"{environment.module.location(environment.node).display}), which takes Python values every "
+                "iteration: the host waits for the device anyway"))
+        elif sync.blocked_by is not None:
+            evidence.append(Evidence.source(
+                f"the step already waits for the device at `{module.node_code(sync.blocked_by.func)}(...)` "
+                f"({module.location(sync.blocked_by).line_label}), which returns NumPy values: this read adds little"))
+        waits_anyway = sync.environment is not None or sync.blocked_by is not None
+        static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
         verdict = ctx.verdicts.host_sync(static)
         # Only a print can be thinned out safely enough to offer: other statements keep their result for later.

@@ -202,9 +202,7 @@ class PythonInput(Rule):
         made = ", ".join(dict.fromkeys(f"`{_brief(module.node_code(e))}`" for e in fed.made[:3]))
         evidence = [Evidence.source(f"the loop makes each batch in Python ({made}) and feeds it through `feed_dict`")]
         if fed.work:
-            by_place = {w.module.location(w.node).display: w for w in fed.work}  # `imread(p).astype`: one place
-            evidence.append(Evidence.source("which reads or decodes on the host: " + ", ".join(
-                f"`{_brief(w.module.node_code(w.node.func))}` ({place})" for place, w in list(by_place.items())[:3])))
+            evidence.append(Evidence.source("which reads or decodes on the host: " + ", ".join(_calls_named(fed.work))))
             confidence = Confidence.LIKELY
         else:
             evidence.append(Evidence.source("it slices or draws data already in memory: each step waits only for "
@@ -224,6 +222,13 @@ def _brief(code: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[:limit - 3] + "..."
 
 
+def _calls_named(calls: list[CallSite], limit: int = 3) -> list[str]:
+    """The first calls, one per place (`Image.open(p).convert` and `Image.open` are one), with where they are."""
+    by_place = {call.module.location(call.node).display: call for call in calls}
+    return [f"`{_brief(call.module.node_code(call.node.func))}` ({place})"
+            for place, call in list(by_place.items())[:limit]]
+
+
 def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: bool,
                     heavy_only: bool = False) -> tuple[list[Evidence], bool]:
     """Where the batches are made and the Python work that makes them; whether there is such work. ``heavy_only``:
@@ -238,9 +243,7 @@ def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: 
     costs = {} if heavy_only else {what: node for maker in makers
                                    for what, node in ctx.queries.host_costs(maker).items()}
     if costs or work:
-        evidence.append(Evidence.source("which does " + ", ".join(dict.fromkeys(
-            [*costs, *(f"`{_brief(w.module.node_code(w.node.func))}` ({w.module.location(w.node).display})"
-                       for w in work[:3])]))))
+        evidence.append(Evidence.source("which does " + ", ".join([*costs, *_calls_named(work)])))
     elif heavy_only:
         evidence.append(Evidence.source("it reads no files and decodes no images: NumPy on data in memory may keep up "
                                         "with the step"))

@@ -135,8 +135,10 @@ WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_
 INSPECTION_PREFIXES = ("builtins.", "numpy.", "matplotlib.", "IPython.", "PIL.")
 INSPECTION_METHODS = frozenset({"numpy", "imshow", "show", "title", "axis", "subplot", "set_title", "format",
                                 "decode", "tolist", "item", "append"})
-# How deep to follow repo functions called from a mapped function.
+# How deep to follow repo functions called from a mapped function; from a Python batch maker (`__getitem__` ->
+# compute_input_output -> load_image_group -> load_image -> read_image).
 CALL_DEPTH = 3
+BATCH_MAKER_DEPTH = 5
 # Calls that train a model, by method name (receivers are rarely typed): Keras, and Estimators given an input_fn.
 TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
 ESTIMATOR_TRAINING = frozenset({"tensorflow.estimator.train_and_evaluate"})
@@ -312,6 +314,13 @@ def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
             yield from _bound_names(element.value)
 
 
+# Stepping a Python environment: `env.step(action)` (Gym), `driver.run(time_step)` (a collection driver), on objects
+# named like one.
+_ENVIRONMENT_STEP = m.Call(func=m.Attribute(
+    value=m.MatchIfTrue(lambda receiver: "env" in (cst.helpers.get_full_name_for_node(receiver) or "").lower()),
+    attr=m.Name("step")) | m.Attribute(
+    value=m.MatchIfTrue(lambda receiver: "driver" in (cst.helpers.get_full_name_for_node(receiver) or "").lower()),
+    attr=m.Name("run")), args=[m.AtLeastN(n=1)])
 # `step % 100`, `np.mod(step, 100)`: a test on a step interval.
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
 # `if x is None:`, `if self.mean == 0:`, `if not self.ready:`: a test of one name or attribute against its unset value.
@@ -2087,6 +2096,13 @@ class SourceQueries:
                 return FedBatches(feed, made, work)
         return None
 
+    def environment_step(self, loop: TrainingLoop) -> CallSite | None:
+        """Where a training loop steps a Python environment every iteration (reinforcement learning), in its body or
+        in the repo functions it calls: ``env.step(action)``, a driver's ``collect_driver.run(time_step)`` (on an
+        object named like one). The environment takes Python values from the policy: the host waits every step."""
+        return next((site for site in self.calls_run_by(MappedFunction(loop.node.body, loop.module, None))
+                     if m.matches(site.node, _ENVIRONMENT_STEP)), None)
+
     def extra_session_runs(self, loop: TrainingLoop) -> list[cst.Call]:
         """Graph runs a TensorFlow 1.x loop makes besides its training runs, once per iteration: ``loss.eval(feed)``
         and the same session's ``run`` on other fetches (each runs the graph again, a forward pass at least)."""
@@ -2215,8 +2231,8 @@ class SourceQueries:
         bound = self.bound_call(module, near, name)
         return self.index.functions_named(*(f"{n}.__call__" for n in bound.names)) if bound is not None else []
 
-    def calls_run_by(self, function: MappedFunction) -> list[CallSite]:
-        """The calls a mapped function makes per element, following the repo functions it calls."""
+    def calls_run_by(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
+        """The calls a mapped function makes per element, following the repo functions it calls (``depth`` deep)."""
         if function.function is not None:
             found, pending = [], [function.function]
         else:
@@ -2224,7 +2240,7 @@ class SourceQueries:
                      if id(call) in self._call_at]
             pending = [f for site in found for f in self.index.functions_named(*site.names)]
         seen: set[int] = set()
-        for _ in range(CALL_DEPTH):
+        for _ in range(depth):
             following = []
             for callee in pending:
                 if id(callee.node) in seen:
@@ -2247,16 +2263,17 @@ class SourceQueries:
                 or (not site.names and isinstance(site.node.func, cst.Attribute)
                     and site.node.func.attr.value in WAITING_METHODS)]
 
-    def python_work(self, function: MappedFunction) -> list[CallSite]:
+    def python_work(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
         """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work: I/O, or
         array and image computation in NumPy, PIL or OpenCV."""
-        return [site for site in self.calls_run_by(function)
+        return [site for site in self.calls_run_by(function, depth)
                 if any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
 
     def reading_work(self, function: MappedFunction) -> list[CallSite]:
         """The part of :meth:`python_work` that reads files or decodes and transforms images and signals: work that
-        outlasts a step even when it overlaps it (NumPy alone may only slice or stack data held in memory)."""
-        return [site for site in self.python_work(function)
+        outlasts a step even when it overlaps it (NumPy alone may only slice or stack data held in memory). Followed
+        deeper: a ``Sequence``'s ``__getitem__`` reaches its reads through layers of helpers."""
+        return [site for site in self.python_work(function, BATCH_MAKER_DEPTH)
                 if any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)]
 
     def only_restates(self, function: MappedFunction) -> bool:

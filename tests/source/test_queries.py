@@ -1256,3 +1256,33 @@ def test_a_feed_of_settings_only_feeds_no_batches_and_fed_reads_are_extra_runs(i
     (loop,) = queries.session_loops
     assert queries.fed_batches(loop) is None
     assert [module(index).node_code(c.func) for c in queries.extra_session_runs(loop)] == ["loss.eval", "sess.run"]
+
+
+def test_a_loop_steps_an_environment_in_the_functions_it_calls_or_through_a_driver(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def collect_step(environment, policy):
+            action = policy.action(environment.current_time_step())
+            environment.step(action)
+
+        @tf.function
+        def train(experience):
+            with tf.GradientTape() as tape:
+                loss = agent_loss(experience)
+            optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+            return loss
+
+        for _ in range(1000):
+            collect_step(train_env, collect_policy)
+            train(next(iterator))
+
+        for _ in range(1000):
+            time_step, _ = collect_driver.run(time_step)
+            train(next(iterator))
+        """)
+    queries = SourceQueries(index)
+    train = module(index)
+    steps = {train.location(loop.node).line: queries.environment_step(loop) for loop in queries.training_loops}
+    assert {line: train.node_code(site.node.func) for line, site in steps.items()} == {
+        15: "environment.step", 19: "collect_driver.run"}
