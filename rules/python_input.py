@@ -47,6 +47,23 @@ class PythonInput(Rule):
             """, note="arrays in memory: Keras slices them in TensorFlow"),
         Example("""
             import numpy as np
+            import tensorflow as tf
+
+            def noise(size):
+                return np.random.normal(size=(size, 128)).astype("float32")
+
+            @tf.function
+            def train_step(images, z):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(generator(z), images)
+                optimizer.apply_gradients(zip(tape.gradient(loss, generator.trainable_variables),
+                                              generator.trainable_variables))
+
+            for images in dataset:
+                train_step(images, noise(64))
+            """, note="noise drawn with NumPy each step is no batch worth a pipeline"),
+        Example("""
+            import numpy as np
             from PIL import Image
             from tensorflow import keras
 
@@ -121,6 +138,26 @@ class PythonInput(Rule):
         Example("""
             import numpy as np
             import tensorflow as tf
+
+            class Loader:
+                def get_batch(self, size):
+                    picked = np.random.choice(len(self.files), size)
+                    return np.stack([np.load(self.files[i]) for i in picked])
+
+            @tf.function
+            def train_step(images):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(model(images))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+
+            loader = Loader()
+            for step in range(10000):
+                train_step(loader.get_batch(32).astype("float32"))
+            """, line=18, note="each step's batch read by a repo method and handed straight to the step"),
+        Example("""
+            import numpy as np
+            import tensorflow as tf
             from PIL import Image
 
             train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
@@ -176,8 +213,9 @@ class PythonInput(Rule):
     def _iterator_finding(self, ctx: RuleContext, loop: TrainingLoop, batches: cst.CSTNode,
                           makers: list[FunctionInfo], keras_images: bool) -> Finding:
         evidence, works = _batch_evidence(ctx, makers, keras_images)
-        message = (f"The training loop at {loop.module.location(loop.node).display} takes its batches from Python: "
-                   "each one is made after the previous step ends, with no overlap. A `tf.data` pipeline ending in "
+        description = loop.description
+        message = (f"{description[0].upper()}{description[1:]} takes its batches from Python: each one is made after "
+                   "the previous step ends, with no overlap. A `tf.data` pipeline ending in "
                    "`.prefetch(tf.data.AUTOTUNE)` makes the next batch while the step runs.")
         verdict = Verdict(Confidence.LIKELY if works else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence))
         return self.finding(loop.module, batches, message, verdict, reach=ctx.queries.reach(loop.module, loop.node))

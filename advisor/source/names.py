@@ -204,7 +204,7 @@ class ModuleNames(cst.CSTVisitor):
             full = f"{class_key}.{rest}"
         elif head in self.nested_functions and not rest:
             return frozenset(self.nested_functions[head])
-        elif self.star_imports:
+        elif self.star_imports and head not in ("self", "cls"):  # `self.im.get_batch` is no star-imported name
             return frozenset(self._through_star_import(module, dotted) for module in self.star_imports)
         else:
             return frozenset()

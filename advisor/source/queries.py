@@ -1929,6 +1929,29 @@ class SourceQueries:
             makers = self.batch_makers(loop.module, loop.node, candidate)
             if makers is not None:
                 return (candidate, *makers)
+        return self._step_argument_batches(loop)
+
+    def _step_argument_batches(self, loop: TrainingLoop) -> tuple[cst.CSTNode, list[FunctionInfo], bool] | None:
+        """A batch handed to the step straight from a repo function that reads it in Python each step
+        (``train_step(self.im.get_batch(n).astype("float32"))``, ``x = loader.get_batch(); train_step(x)``): that
+        function reads files or decodes images (noise drawn with NumPy is no batch worth a pipeline)."""
+        for call in m.findall(loop.node.body, m.Call()):
+            if not self._names_of(call) & loop.step_names:
+                continue
+            for arg in call.args:
+                value = arg.value
+                if isinstance(value, cst.Name):
+                    bound = self.bound_call(loop.module, call, value.value)
+                    value = bound.node if bound is not None else value
+                # `get_batch(n).astype("float32")`: the batch is what the inner call makes
+                while m.matches(value, m.Call(func=m.Attribute(value=m.Call()))) and id(value) in self._call_at \
+                        and not self.callees_of(self._call_at[id(value)]):
+                    value = value.func.value
+                site = self._call_at.get(id(value)) if isinstance(value, cst.Call) else None
+                makers = [f for f in self.callees_of(site) if self.reading_work(MappedFunction(f.node.body, f.module,
+                                                                                               f))] if site else []
+                if makers:
+                    return arg.value, makers, False
         return None
 
     @cached_property
