@@ -69,3 +69,16 @@ def test_editing_the_pin_is_not_answered_from_the_cache(tmp_path):
     assert [f.code for f in analyze(repo, None, settings, cache=cache).findings] == ["TFS001"]
     (repo / "requirements.txt").write_text("tensorflow-gpu==1.12.0\n")
     assert analyze(repo, None, settings, cache=cache).findings == []
+
+
+def test_unreadable_or_garbled_declarations_declare_nothing(tmp_path):
+    """A FIFO named requirements.txt cannot hang the run; binary garbage and invalid specifiers pin nothing."""
+    import os
+
+    (tmp_path / "train.py").write_text("import tensorflow as tf\n")
+    os.mkfifo(tmp_path / "requirements.txt")
+    (tmp_path / "requirements-gpu.txt").write_bytes(b"\xff\xfe\x00tensorflow==\x80\x81\ntensorflow==1.x\n")
+    (tmp_path / "setup.py").write_bytes(b"install_requires=['tensorflow<=not-a-version']\n")
+    declarations = declaration_files(tmp_path, [Path("train.py")])
+    assert Path("requirements.txt") not in declarations
+    assert tensorflow_pins(declarations) == {}
