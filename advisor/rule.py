@@ -140,7 +140,7 @@ class Rule:
 
 def spelling_args(ctx: "RuleContext", modules: Iterable[ModuleInfo]) -> dict | None:
     """A tf.data fix's arguments: write the names that exist in the TensorFlow ``modules`` run on (see
-    :meth:`Queries.predates_tf24_names`; the key keeps its first name, saved analyses use it)."""
+    :meth:`SourceQueries.predates_tf24_names`; the key keeps its first name, saved analyses use it)."""
     return {"tensorflow_1": True} if ctx.queries.predates_tf24_names(modules) else None
 
 

@@ -46,7 +46,7 @@ class ModuleInfo:
         libcst reproduces its input exactly, so the text is the decoded input: no code generation needed.
         """
         return cls(path, absolute, data.decode(tree.encoding), MetadataWrapper(tree, unsafe_skip_copy=True),
-                   ModuleNames.of(tree, *_module_and_package(path)), tree.encoding, tree.default_newline, notebook)
+                   ModuleNames.of(tree, *module_and_package(path)), tree.encoding, tree.default_newline, notebook)
 
     @classmethod
     def of_notebook(cls, path: Path, absolute: Path, data: bytes) -> tuple["ModuleInfo", list[str]]:
@@ -155,7 +155,7 @@ class ModuleInfo:
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
-def _module_and_package(path: Path) -> tuple[str, str]:
+def module_and_package(path: Path) -> tuple[str, str]:
     """``pkg/data.py`` -> (``pkg.data``, ``pkg``); ``pkg/__init__.py`` -> (``pkg``, ``pkg``)."""
     parts = list(PurePosixPath(path.as_posix()).with_suffix("").parts)
     if parts and parts[-1] == "__init__":

@@ -28,7 +28,7 @@ from .visitors import visit_reading
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 # TensorFlow 1.x helpers that build the training op from a loss and an optimizer.
-TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` and Keras' `mixed_precision.set_global_policy`
+TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` (1.x and 2.0-2.3 spell it `tf.data.experimental.AUTOTUNE`)
 GRAPH_TRAIN_OPS = frozenset({"tensorflow.contrib.slim.learning.create_train_op",
                              "tensorflow.contrib.training.create_train_op", "tensorflow.contrib.layers.optimize_loss"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
@@ -314,19 +314,26 @@ def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
             yield from _bound_names(element.value)
 
 
+def _named_like(word: str) -> m.MatchIfTrue:
+    """A receiver whose dotted name contains ``word`` (``self.train_env``, ``collect_driver``)."""
+    return m.MatchIfTrue(lambda receiver: word in (cst.helpers.get_full_name_for_node(receiver) or "").lower())
+
+
 # Stepping a Python environment: `env.step(action)` (Gym), `driver.run(time_step)` (a collection driver), on objects
 # named like one.
-_ENVIRONMENT_STEP = m.Call(func=m.Attribute(
-    value=m.MatchIfTrue(lambda receiver: "env" in (cst.helpers.get_full_name_for_node(receiver) or "").lower()),
-    attr=m.Name("step")) | m.Attribute(
-    value=m.MatchIfTrue(lambda receiver: "driver" in (cst.helpers.get_full_name_for_node(receiver) or "").lower()),
-    attr=m.Name("run")), args=[m.AtLeastN(n=1)])
+_ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Name("step"))
+                           | m.Attribute(value=_named_like("driver"), attr=m.Name("run")), args=[m.AtLeastN(n=1)])
 # `step % 100`, `np.mod(step, 100)`: a test on a step interval.
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
 # `if x is None:`, `if self.mean == 0:`, `if not self.ready:`: a test of one name or attribute against its unset value.
 _UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.ComparisonTarget(
     operator=m.Is() | m.Equal(), comparator=m.Name("None") | m.Integer("0") | m.Float("0.0") | m.Name("False"))]) \
     | m.UnaryOperation(operator=m.Not(), expression=m.Name() | m.Attribute())
+
+
+def _reads_or_decodes(site: CallSite) -> bool:
+    """A call that reads files or decodes and transforms images or signals on the host."""
+    return any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)
 
 
 def _initialises_once(branch: cst.If) -> bool:
@@ -2112,8 +2119,7 @@ class SourceQueries:
             made = [expression for value in values for expression in _made_in_loop(value, bindings)]
             if made:
                 calls = [self._call_at[id(c)] for e in made for c in m.findall(e, m.Call()) if id(c) in self._call_at]
-                work = [site for site in calls if any(n.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES)
-                                                      for n in site.names)] + [
+                work = [site for site in calls if _reads_or_decodes(site)] + [
                     c for site in calls for f in self.callees_of(site)
                     for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
                 return FedBatches(feed, made, work)
@@ -2144,10 +2150,20 @@ class SourceQueries:
     def summary_kinds(self, module: ModuleInfo) -> set[str]:
         """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``...) ``module`` or a repo module it
         imports makes: what a TensorFlow 1.x merged summary fetched there may hold."""
-        near = {id(module)} | {id(other) for name in [*module.names.aliases.values(), *module.names.star_imports]
-                               for other in self.index.modules_imported_by(name)}
-        return {name.rsplit(".", 1)[-1].removesuffix("_summary") for site in self.index.calls if id(site.module) in near
-                for name in site.names if name.startswith(SUMMARY_OP_PREFIXES)}
+        near = [module] + [other for name in [*module.names.aliases.values(), *module.names.star_imports]
+                           for other in self.index.modules_imported_by(name)]
+        kinds = self._summary_kinds
+        return set().union(*(kinds.get(id(other), ()) for other in near))
+
+    @cached_property
+    def _summary_kinds(self) -> dict[int, set[str]]:
+        """The kinds of summary each module makes, by module id: one pass over the calls, whatever asks."""
+        found: dict[int, set[str]] = {}
+        for site in self.index.calls:
+            for name in site.names:
+                if name.startswith(SUMMARY_OP_PREFIXES):
+                    found.setdefault(id(site.module), set()).add(name.rsplit(".", 1)[-1].removesuffix("_summary"))
+        return found
 
     def _runs_training_op(self, call: cst.Call) -> bool:
         """``X.run(fetches, ...)`` whose fetches name a training op (see :attr:`_training_op_names`)."""
@@ -2296,8 +2312,7 @@ class SourceQueries:
         """The part of :meth:`python_work` that reads files or decodes and transforms images and signals: work that
         outlasts a step even when it overlaps it (NumPy alone may only slice or stack data held in memory). Followed
         deeper: a ``Sequence``'s ``__getitem__`` reaches its reads through layers of helpers."""
-        return [site for site in self.python_work(function, BATCH_MAKER_DEPTH)
-                if any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)]
+        return [site for site in self.python_work(function, BATCH_MAKER_DEPTH) if _reads_or_decodes(site)]
 
     def only_restates(self, function: MappedFunction) -> bool:
         """Whether the mapped function's TensorFlow ops only restate shapes and types or make constants

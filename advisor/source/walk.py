@@ -16,7 +16,8 @@ from pathlib import Path
 import pathspec
 
 from ..files import read_regular_file
-from .names import PREFILTER_WORDS
+from .facts import module_and_package
+from .names import PREFILTER_WORDS, import_names
 from .notebook import NOTEBOOK_SUFFIX
 
 SOURCE_SUFFIXES = (".py", NOTEBOOK_SUFFIX)
@@ -133,7 +134,8 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
     # Helpers of helpers too (a loader importing its image utilities), a bounded number of rounds.
     for _ in range(HELPER_DEPTH):
         imported = {name for source in kept for name in _imported_names(source.data)}
-        helpers = [source for source in others if imported & _import_names_of(source.path)]
+        helpers = [source for source in others
+                   if imported.intersection(import_names(module_and_package(source.path)[0], shortest=1))]
         if not helpers:
             break
         kept += helpers
@@ -158,12 +160,3 @@ def _imported_names(data: bytes) -> set[str]:
         if base:
             names.add(base)
     return names
-
-
-def _import_names_of(path: Path) -> set[str]:
-    """The names a module at ``path`` can be imported by: each suffix of its dotted name (``pkg.utils``,
-    ``utils``), as repos are run from different folders."""
-    parts = list(path.with_suffix("").parts)
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    return {".".join(parts[start:]) for start in range(len(parts))}
