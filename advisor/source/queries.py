@@ -138,6 +138,10 @@ INSPECTION_METHODS = frozenset({"numpy", "imshow", "show", "title", "axis", "sub
 # How deep to follow repo functions called from a mapped function; from a Python batch maker (`__getitem__` ->
 # compute_input_output -> load_image_group -> load_image -> read_image).
 CALL_DEPTH = 3
+# Command-line flags: TensorFlow 1.x's `tf.app.flags` (also `tf.flags`) and absl's, read as `FLAGS.name`.
+FLAG_MODULES = ("tensorflow.app.flags.", "tensorflow.flags.", "absl.flags.")
+FLAG_DEFINITIONS = frozenset({"DEFINE_integer", "DEFINE_float", "DEFINE_boolean", "DEFINE_bool", "DEFINE_string",
+                              "DEFINE_enum"})
 BATCH_MAKER_DEPTH = 5
 # Calls that train a model, by method name (receivers are rarely typed): Keras, and Estimators given an input_fn.
 TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
@@ -953,6 +957,7 @@ class IntegerLiteral:
 KERAS_OPTIMIZER_PREFIX = "keras.optimizers."
 TRAINABLE_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights"})
 BUILDER_DEPTH = 4  # builders calling builders: how far the model is followed
+LAYER_DEPTH = 6  # how far layers are counted into the helpers and layer classes a model is built with
 
 
 # Layers whose matrix multiplications 16-bit units speed up, by the last part of their name (Keras' and TF1's).
@@ -974,9 +979,25 @@ DEEP_CONVOLUTIONS = 8
 # Where a model declares the shape of its inputs: (batch,) height, width, channels.
 INPUT_DECLARATIONS = frozenset({"input", "inputlayer", "placeholder"})
 HEAVY_DENSE = 12
+# TensorFlow's raw ops take the weight variable: its last dimension is the width (argument keyword and position).
+WEIGHT_OPERANDS = {"tensorflow.matmul": ("b", 1), "tensorflow.linalg.matmul": ("b", 1),
+                   "tensorflow.nn.conv1d": ("filters", 1), "tensorflow.nn.conv2d": ("filter", 1),
+                   "tensorflow.nn.conv3d": ("filter", 1), "tensorflow.nn.atrous_conv2d": ("filters", 1)}
+VARIABLE_FACTORIES = frozenset({"tensorflow.get_variable"})  # shape is the second argument
+VARIABLES = frozenset({"tensorflow.Variable"})  # shape is its initial value's first argument
 # Layers narrower than this (units or filters written as a number, a constant, or a number the caller passes) are
 # no work for matrix units: MNIST tutorials' and sequence demos' 10-32 filters, RL networks' 24-64 units.
 NARROW_WIDTH = {"dense": 128, "convolution": 64, "convolution1d": 128}  # a 1-D filter does a 2-D one's work / k
+
+
+@dataclass(frozen=True)
+class _Passed:
+    """What ``site`` passes for the parameters of the function it calls, by parameter name; ``outer``: what was
+    passed to the function ``site`` is in, where its arguments are that function's parameters in turn."""
+
+    site: CallSite
+    arguments: dict[str, cst.BaseExpression]
+    outer: "_Passed | None" = None
 
 
 @dataclass(frozen=True)
@@ -1077,7 +1098,7 @@ class _ModelResolver:
             return "the model comes through more builder functions than advisor follows"
         if isinstance(expression, cst.Call):
             return self._call(module, scope, expression, depth)
-        value = self.value_of(module, scope, expression)
+        value = self.queries.assigned_value(module, scope, expression)
         if value is None:
             return f"advisor cannot tell where `{module.node_code(expression)}` is built"
         value_module, value_scope, node = value
@@ -1127,30 +1148,6 @@ class _ModelResolver:
         """The repo's ``keras.Model`` subclass one of ``names`` (a callee's) refers to."""
         subclasses = self.queries._keras_model_classes
         return next((c for c in self.queries._classes_named(names) if c.key in subclasses), None)
-
-    def value_of(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
-                 last: bool = False) -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
-        """The expression assigned to a name (or ``self.attribute``), with where it was assigned: in the function,
-        the functions around it, or the module (``self.x``: in the class's methods). None when it is not assigned,
-        or assigned more than once there (which value is used is not known) unless ``last`` asks for the last
-        assignment (``x = layer(x)`` chains of a model's forward pass)."""
-        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
-                and scope.class_key is not None:
-            target = m.Attribute(value=m.Name("self"), attr=m.Name(expression.attr.value))
-            found = [(method, value) for method in self.index.methods_of(self.index.class_of(scope))
-                     for value in _assignments(method.node.body, target)]
-            return (module, *found[0]) if len(found) == 1 else None
-        if not isinstance(expression, cst.Name):
-            return None
-        target = m.Name(expression.value)
-        function = scope
-        while function is not None:
-            values = _assignments(function.node.body, target)
-            if values:
-                return (module, function, values[-1]) if len(values) == 1 or last else None
-            function = function.outer
-        values = _assignments(module.tree, target)
-        return (module, None, values[-1]) if len(values) == 1 or last and values else None
 
 
 
@@ -1268,7 +1265,7 @@ class SourceQueries:
                 self.calls_in(caller.function) if caller.function is not None else
                 self._module_level_calls.get(id(caller.module), []))]
         counts = {"convolutions": 0, "dense": 0, "application": None, "image_side": None}
-        self._count_layers(calls, 1, BUILDER_DEPTH, counts, set())
+        self._count_layers(calls, 1, LAYER_DEPTH, counts, set())
         return ModelCompute(**counts)
 
     def runs_in_step(self, function: FunctionInfo) -> bool:
@@ -2502,7 +2499,7 @@ class SourceQueries:
         """What the model constructed at ``construction`` computes with: the layers its building code makes,
         followed into the repo helpers and layer classes it calls."""
         counts = {"convolutions": 0, "dense": 0, "application": None, "image_side": None}
-        self._count_layers(self._model_building_calls(construction), 1, BUILDER_DEPTH, counts, set())
+        self._count_layers(self._model_building_calls(construction), 1, LAYER_DEPTH, counts, set())
         return ModelCompute(**counts)
 
     def _model_building_calls(self, construction: CallSite, depth: int = BUILDER_DEPTH) -> list[CallSite]:
@@ -2579,12 +2576,13 @@ class SourceQueries:
         return by_module
 
     def _count_layers(self, calls: list[CallSite], weight: int, depth: int, counts: dict, path: set[int],
-                      passed: dict[str, cst.BaseExpression] | None = None) -> None:
+                      passed: _Passed | None = None) -> None:
         """Add up the layers ``calls`` build, ``weight`` times each; ``passed``: what the caller gave the parameters
         of the function these calls are in (a helper's ``filters``)."""
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
-            names = call.names or self._partial_layer(call) or self._chosen_from_table(call)
+            names = call.names or self._partial_layer(call) or self._chosen_from_table(call) or \
+                self._passed_callable(call, passed)
             if _pretrained(names):
                 counts["application"] = counts["application"] or call.module.node_code(call.node.func)
                 continue
@@ -2603,7 +2601,7 @@ class SourceQueries:
                 continue
             if depth == 0:
                 continue
-            callees = self.index.callees(call.names) or [
+            callees = self.index.callees(names) or [
                 (f, 1 if f.class_key is not None else 0) for f in self.callees_of(call)]
             # Copies of a module elsewhere in the repo (a tutorial's v1 and v2 folders) share its import names:
             # the call runs its own module's function.
@@ -2616,7 +2614,7 @@ class SourceQueries:
                 for function in methods:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, counts,
-                                           path | {id(function.node)}, arguments)
+                                           path | {id(function.node)}, _Passed(call, arguments, passed))
 
     def _framework_bases(self, names: frozenset[str]) -> list[str]:
         """The Keras convolution or dense layers the repo classes ``names`` refers to extend (``class
@@ -2658,29 +2656,148 @@ class SourceQueries:
                          and isinstance(entry.value, (cst.Name, cst.Attribute))
                          for name in constant.module.qualified_names(entry.value))
 
-    def _narrow(self, layer: CallSite, names: list[str], keyword: str, kind: str,
-                passed: dict[str, cst.BaseExpression] | None) -> bool:
+    def _passed_callable(self, call: CallSite, passed: _Passed | None) -> frozenset[str]:
+        """What ``block_fn(...)`` calls when ``block_fn`` is a parameter or a table lookup: see :meth:`_callables`."""
+        func = call.node.func
+        return self._callables(call.module, call.function, func, passed, CALL_DEPTH) if isinstance(
+            func, cst.Name) else frozenset()
+
+    def _callables(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                   passed: _Passed | None, depth: int) -> frozenset[str]:
+        """The names of the functions or classes ``expression`` (in ``scope``) may be: for a parameter, what the
+        caller passes (``passed``, else what any caller passes), followed through callers that pass on their own
+        parameter; through tables written in the code (``model_params[depth]["block"]``)."""
+        if isinstance(expression, cst.Name) and scope is not None and expression.value in scope.params and depth:
+            if passed is not None and expression.value in passed.arguments:
+                given = [(passed.site, passed.arguments[expression.value], passed.outer)]
+            else:
+                parameters = scope.params[1:] if scope.class_key is not None else scope.params
+                given = [(caller, argument, None) for caller in self.callers_of(scope)
+                         if (argument := _arguments_by_parameter(caller.node, parameters).get(expression.value))]
+            return frozenset().union(*(self._callables(site.module, site.function, argument, outer, depth - 1)
+                                       for site, argument, outer in given))
+        return frozenset(name for entry in self._table_entries(module, scope, expression, CALL_DEPTH)
+                         if isinstance(entry, (cst.Name, cst.Attribute)) for name in module.qualified_names(entry))
+
+    def _table_entries(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                       depth: int) -> list[cst.BaseExpression]:
+        """What ``expression`` may be when it looks up tables written in the code: for ``MODELS[name]``, every
+        value of the dict ``MODELS``; for ``params["block"]`` where ``params = model_params[depth]``, each inner
+        dict's ``"block"``; else ``expression`` itself."""
+        if isinstance(expression, cst.Subscript) and len(expression.slice) == 1 and \
+                isinstance(expression.slice[0].slice, cst.Index) and depth:
+            key = expression.slice[0].slice.value
+            return [element.value for table in self._table_entries(module, scope, expression.value, depth - 1)
+                    if isinstance(table, cst.Dict) for element in table.elements
+                    if isinstance(element, cst.DictElement) and (not isinstance(key, cst.SimpleString) or (
+                        isinstance(element.key, cst.SimpleString)
+                        and element.key.evaluated_value == key.evaluated_value))]
+        bound = self.assigned_value(module, scope, expression) if depth else None
+        if bound is not None:
+            return self._table_entries(bound[0], bound[1], bound[2], depth - 1)
+        return [expression]
+
+    def _narrow(self, layer: CallSite, names: list[str], keyword: str, kind: str, passed: _Passed | None) -> bool:
         """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`; ``names``: what the
         layer call is (through a partial alias too). TensorFlow 1.x's functional layers take the input first
-        (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``)."""
+        (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``); its raw ops take a weight variable, whose last
+        dimension is the width (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel, ...)``)."""
+        weight = next((argument_value(layer.node, keyword, position) for name in names
+                       for keyword, position in [WEIGHT_OPERANDS.get(name, (None, None))] if keyword), None)
+        if weight is not None:
+            number = self._weight_width(layer.module, layer.function, weight, passed)
+            return number is not None and number < NARROW_WIDTH[kind]
         functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
         width = argument_value(layer.node, keyword, 1 if functional else 0)
         if width is None and functional:
             width = argument_value(layer.node, "num_outputs")
-        number = self._integer(layer.module, width, passed or {})
+        number = self._integer(layer.module, width, passed, layer.function)
         return number is not None and number < NARROW_WIDTH[kind]
 
-    def _integer(self, module: ModuleInfo, value: cst.BaseExpression | None,
-                 passed: dict[str, cst.BaseExpression]) -> int | None:
-        """The integer ``value`` comes to: a literal, a constant, what the caller passed for a parameter, or
-        arithmetic on those (``2 * n_filters``); None when the source does not say."""
-        if isinstance(value, cst.Name) and value.value in passed:
-            value, passed = passed[value.value], {}  # the caller's expression: its names are not these parameters
+    def _weight_width(self, module: ModuleInfo, scope: FunctionInfo | None, weight: cst.BaseExpression,
+                      passed: _Passed | None) -> int | None:
+        """The last dimension of the variable ``weight`` names: ``tf.get_variable("W", shape=[h, n])``,
+        ``tf.Variable(tf.truncated_normal([h, n]))``, assigned to a name or ``self.W`` once."""
+        layer_scope, bound = scope, self.assigned_value(module, scope, weight)
+        if bound is None or not isinstance(bound[2], cst.Call):
+            return None
+        module, scope, variable = bound
+        names = module.qualified_names(variable.func)
+        if names & VARIABLE_FACTORIES:
+            shape = argument_value(variable, "shape", 1)
+        elif names & VARIABLES:
+            start = argument_value(variable, "initial_value", 0)
+            shape = argument_value(start, "shape", 0) if isinstance(start, cst.Call) else None
+        else:
+            return None
+        if not isinstance(shape, (cst.List, cst.Tuple)) or not shape.elements:
+            return None
+        # The shape's names are the layer's function's parameters only where the variable is made there.
+        return self._integer(module, shape.elements[-1].value, passed if scope is layer_scope else None, scope)
+
+    def _integer(self, module: ModuleInfo, value: cst.BaseExpression | None, passed: _Passed | None,
+                 scope: FunctionInfo | None = None, depth: int = CALL_DEPTH) -> int | None:
+        """The largest integer ``value`` (an expression in ``scope``) may come to: a literal, a constant, what the
+        caller passed for a parameter (``passed``, else the most any caller passes), a name or ``self.attribute``
+        assigned once, a command-line flag's default, or arithmetic on those (``2 * n_filters``); None when the
+        source does not say."""
+        if isinstance(value, cst.Name) and passed is not None and value.value in passed.arguments:
+            caller = passed.site  # the caller's expression: its names are the caller's
+            return self._integer(caller.module, passed.arguments[value.value], passed.outer, caller.function, depth)
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
-            left, right = self._integer(module, value.left, passed), self._integer(module, value.right, passed)
+            left, right = (self._integer(module, side, passed, scope, depth) for side in (value.left, value.right))
             return ARITHMETIC[type(value.operator)](left, right) if left is not None and right is not None else None
         number = self.integer_literal(module, value)
-        return number.value if number is not None else None
+        if number is not None or depth == 0 or value is None:
+            return number.value if number is not None else None
+        flag = self.flag_default(module, value)
+        if flag is not None:
+            return self._integer(*flag, None, None, depth - 1)
+        if scope is not None and isinstance(value, cst.Name) and value.value in scope.params and \
+                not _assignments(scope.node.body, m.Name(value.value)):
+            return self._largest_argument(scope, value.value, depth - 1)
+        bound = self.assigned_value(module, scope, value)
+        return self._integer(bound[0], bound[2], None, bound[1], depth - 1) if bound is not None else None
+
+    def _largest_argument(self, function: FunctionInfo, parameter: str, depth: int) -> int | None:
+        """The most any call of ``function`` passes for ``parameter`` (its default where a call passes none), of
+        the calls a training run reaches where there are such (a repo's stale demo calls pass other things); None
+        when one of them is not known."""
+        parameters = function.params[1:] if function.class_key is not None else function.params
+        default = next((p.default for p in function.node.params.params if p.name.value == parameter), None)
+        callers = self.callers_of(function)
+        training = [c for c in callers if self.reach(c.module, c.node) is Reach.TRAINING]
+        values = []
+        for caller in training or callers:
+            given = _arguments_by_parameter(caller.node, parameters).get(parameter, default)
+            values.append(self._integer(caller.module, given, None, caller.function, depth) if given is not None
+                          else None)
+        return max(values) if values and None not in values else None
+
+    # -- command-line flags ------------------------------------------------------------------------------------
+    def flag_default(self, module: ModuleInfo, expression: cst.BaseExpression) -> tuple[ModuleInfo,
+                                                                                          cst.BaseExpression] | None:
+        """The default of the command-line flag ``expression`` reads (``FLAGS.embed_size`` of TensorFlow 1.x's
+        ``tf.app.flags`` or absl's ``flags``), with the module defining it: the definition in the module that reads
+        it (a repo's scripts define the same flag with their own defaults), else the default every definition in the
+        repo agrees on."""
+        if not isinstance(expression, cst.Attribute) or not any(
+                n.startswith(FLAG_MODULES) and n.split(".")[-2] == "FLAGS" for n in module.qualified_names(expression)):
+            return None
+        definitions = self._flag_definitions.get(expression.attr.value, [])
+        chosen = [d for d in definitions if d[0] is module] or definitions
+        return chosen[0] if len({owner.node_code(default) for owner, default in chosen}) == 1 else None
+
+    @cached_property
+    def _flag_definitions(self) -> dict[str, list[tuple[ModuleInfo, cst.BaseExpression]]]:
+        """Flag name -> where it is defined and its default (``flags.DEFINE_integer("batch_size", 32, ...)``)."""
+        found: dict[str, list[tuple[ModuleInfo, cst.BaseExpression]]] = {}
+        for site in self.index.calls:
+            if any(n.startswith(FLAG_MODULES) and n.rsplit(".", 1)[-1] in FLAG_DEFINITIONS for n in site.names):
+                name, default = argument_value(site.node, "name", 0), argument_value(site.node, "default", 1)
+                if isinstance(name, cst.SimpleString) and default is not None:
+                    found.setdefault(name.evaluated_value, []).append((site.module, default))
+        return found
 
     def _methods_of_hierarchy(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
         """The methods of a repo class and of its repo base classes."""
@@ -3004,7 +3121,7 @@ class SourceQueries:
             return None if argument(last, "dtype") is not None else OutputEdit("dtype", last, module)
         if model.kind == "functional":
             outputs = argument_value(model.call, "outputs", 1)
-            value = resolver.value_of(module, model.scope, outputs, last=True) if isinstance(outputs, cst.Name) \
+            value = self.assigned_value(module, model.scope, outputs, last=True) if isinstance(outputs, cst.Name) \
                 else (module, model.scope, outputs)
             applied = value[2] if value is not None else None
             if isinstance(applied, cst.Call) and _is_layer_constructor(module, applied.func):
@@ -3037,12 +3154,12 @@ class SourceQueries:
                    if self.enclosing_function(cls_info.module, r) is call_method]
         returned = returns[-1].value if len(returns) == 1 else None
         if isinstance(returned, cst.Name):
-            value = resolver.value_of(cls_info.module, call_method, returned, last=True)
+            value = self.assigned_value(cls_info.module, call_method, returned, last=True)
             returned = value[2] if value is not None else None
         self_layer = m.Call(func=m.Attribute(value=m.Name("self"), attr=m.Name()))
         if not m.matches(returned, self_layer):
             return problem
-        value = resolver.value_of(cls_info.module, call_method, returned.func)
+        value = self.assigned_value(cls_info.module, call_method, returned.func)
         layer = value[2] if value is not None else None
         if not _is_layer_constructor(cls_info.module, layer):
             return problem
@@ -3104,7 +3221,7 @@ class SourceQueries:
                                 optimizer: cst.BaseExpression) -> cst.Call | None | str:
         """The Keras optimizer construction to wrap; None when Keras' compile builds it (``self.optimizer`` of a
         model's own ``train_step``, which compile wraps under a float16 policy)."""
-        value = resolver.value_of(step.module, step, optimizer)
+        value = resolver.queries.assigned_value(step.module, step, optimizer)
         call = value[2] if value is not None else None
         if isinstance(call, cst.Call) and any(n.startswith(KERAS_OPTIMIZER_PREFIX) and n.rsplit(".", 1)[-1][:1].isupper()
                                               for n in step.module.qualified_names(call.func)):
@@ -3116,6 +3233,30 @@ class SourceQueries:
                f"in a LossScaleOptimizer"
 
     # -- values ---------------------------------------------------------------------------------------------------
+    def assigned_value(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                       last: bool = False) -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
+        """The expression assigned to a name (or ``self.attribute``), with where it was assigned: in the function,
+        the functions around it, or the module (``self.x``: in the class's methods). None when it is not assigned,
+        or assigned more than once there (which value is used is not known) unless ``last`` asks for the last
+        assignment (``x = layer(x)`` chains of a model's forward pass)."""
+        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
+                and scope.class_key is not None:
+            target = m.Attribute(value=m.Name("self"), attr=m.Name(expression.attr.value))
+            found = [(method, value) for method in self.index.methods_of(self.index.class_of(scope))
+                     for value in _assignments(method.node.body, target)]
+            return (module, *found[0]) if len(found) == 1 else None
+        if not isinstance(expression, cst.Name):
+            return None
+        target = m.Name(expression.value)
+        function = scope
+        while function is not None:
+            values = _assignments(function.node.body, target)
+            if values:
+                return (module, function, values[-1]) if len(values) == 1 or last else None
+            function = function.outer
+        values = _assignments(module.tree, target)
+        return (module, None, values[-1]) if len(values) == 1 or last and values else None
+
     def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None) -> IntegerLiteral | None:
         """The integer literal ``value`` is, or the module constant it names (``UNITS``, ``config.UNITS``) is bound
         to, in this module or another module of the repo."""

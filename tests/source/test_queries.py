@@ -12,7 +12,7 @@ import pytest
 
 from advisor.source.facts import FunctionInfo, ModuleInfo
 from advisor.source.index import SourceIndex
-from advisor.source.queries import SourceQueries, batch_parameter, compiled_function_name
+from advisor.source.queries import LOOP_REPEAT, SourceQueries, batch_parameter, compiled_function_name
 
 
 def function(index: SourceIndex, name: str) -> FunctionInfo:
@@ -1152,6 +1152,89 @@ def test_narrow_layers_do_not_make_a_model_heavy_whatever_their_number(index_of)
     (construction,) = queries.model_constructions
     # Conv1D(32) is narrow; block's 2 * 16 filters too; 2 * N_FILTERS = 64 filters count, four times (the loop).
     assert queries.model_compute(construction).convolutions == 4
+
+
+def test_widths_are_read_through_attributes_constructor_arguments_and_flag_defaults(index_of):
+    # A TensorFlow 1.x model class: its weights are variables whose widths come from the constructor, which the
+    # training script calls with flags; the repo's other script defines the same flag with another default.
+    index = index_of({"model.py": """
+        import tensorflow as tf
+
+        class TextModel:
+            def __init__(self, hidden_size, num_classes):
+                self.hidden_size = hidden_size
+                self.W = tf.get_variable("W", shape=[self.hidden_size, self.hidden_size])
+                self.W_out = tf.Variable(tf.truncated_normal([hidden_size, num_classes]))
+                self.train_op = self.train(self.inference())
+
+            def inference(self):
+                x = self.inputs
+                for _ in range(8):
+                    x = tf.matmul(x, self.W)
+                return tf.matmul(x, self.W_out)
+
+            def train(self, logits):
+                return tf.train.AdamOptimizer().minimize(tf.reduce_mean(logits))
+        """, "train.py": """
+        import tensorflow as tf
+        from model import TextModel
+
+        FLAGS = tf.app.flags.FLAGS
+        tf.app.flags.DEFINE_integer("hidden_size", 100, "width of the hidden layers")
+
+        def main(_):
+            model = TextModel(FLAGS.hidden_size, num_classes=10)
+            with tf.Session() as sess:
+                for _ in range(1000):
+                    sess.run(model.train_op)
+
+        if __name__ == "__main__":
+            tf.app.run()
+        """, "train_wide.py": """
+        from absl import flags
+        flags.DEFINE_integer("hidden_size", 1024, "width of the hidden layers")
+        """})
+    queries = SourceQueries(index)
+    (training,) = queries.graph_trainings
+    train_script = next(module for module in index.modules if module.path.name == "train.py")
+    flag = cst.parse_expression("FLAGS.hidden_size")
+    assert train_script.node_code(queries.flag_default(train_script, flag)[1]) == "100"  # its own definition
+    # 100-wide matrix multiplications (8 in a loop, and the 10-class output) are no work for matrix units.
+    assert (queries.graph_model_compute(training).dense, queries.graph_model_compute(training).heavy) == (0, False)
+
+
+def test_a_block_class_passed_down_as_a_parameter_is_counted_where_it_is_called(index_of):
+    # ResNets written as `BlockGroup(block_fn=...)`: the block class travels through parameters from a table.
+    index = index_of(code="""
+        import tensorflow as tf
+
+        class Bottleneck(tf.keras.layers.Layer):
+            def __init__(self, filters):
+                super().__init__()
+                self.convs = [tf.keras.layers.Conv2D(filters, 3) for _ in range(3)]
+
+        class BlockGroup(tf.keras.layers.Layer):
+            def __init__(self, filters, block_fn, blocks):
+                super().__init__()
+                self.blocks = [block_fn(filters) for _ in range(blocks)]
+
+        class ResNet(tf.keras.Model):
+            def __init__(self, block_fn, width):
+                super().__init__()
+                self.groups = [BlockGroup(64 * width, block_fn, 3), BlockGroup(128 * width, block_fn, 4)]
+
+        def resnet(depth, width=1):
+            params = {50: {"block": Bottleneck, "layers": [3, 4, 6, 3]}}[depth]
+            return ResNet(params["block"], width)
+
+        model = resnet(50)
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(data)
+        """)
+    queries = SourceQueries(index)
+    (construction,) = queries.model_constructions
+    # Two groups of a repeated block of a repeated convolution: each counted as a loop, both groups as wide.
+    assert queries.model_compute(construction).convolutions == 2 * LOOP_REPEAT * LOOP_REPEAT
 
 
 def test_a_keras_application_chosen_from_a_table_of_them_is_what_the_model_builds(index_of):
