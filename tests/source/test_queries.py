@@ -1199,6 +1199,9 @@ def test_widths_are_read_through_attributes_constructor_arguments_and_flag_defau
     train_script = next(module for module in index.modules if module.path.name == "train.py")
     flag = cst.parse_expression("FLAGS.hidden_size")
     assert train_script.node_code(queries.flag_default(train_script, flag)[1]) == "100"  # its own definition
+    model = next(module for module in index.modules if module.path.name == "model.py")
+    # Read elsewhere, the flag has no one default: the repo's two definitions disagree.
+    assert queries.flag_default(model, cst.parse_expression("tf.app.flags.FLAGS.hidden_size")) is None
     # 100-wide matrix multiplications (8 in a loop, and the 10-class output) are no work for matrix units.
     assert (queries.graph_model_compute(training).dense, queries.graph_model_compute(training).heavy) == (0, False)
 
