@@ -754,6 +754,69 @@ def test_a_model_file_that_no_script_imports_or_runs_trains_in_no_run():
     assert reach == {"cnn_model.py": Reach.TRAINING, "old/rnn_model.py": Reach.OTHER}
 
 
+@pytest.mark.parametrize("predict_builds", ["FLAGS.is_training", "is_training=False"])
+def test_a_model_built_only_to_predict_or_by_its_own_test_function_trains_in_no_run(predict_builds):
+    """A TensorFlow 1.x model class returns from its constructor before its train op unless `is_training`; a predict
+    script builds it with a flag that defaults to False, and the model file's `test()` (which nothing calls) trains
+    it: no run of the repo trains it. The training script trains another model, built with `is_training=True`; that
+    model file's `test()` feeding slices is no training run either."""
+    model = """
+        import numpy as np
+        import tensorflow as tf
+
+        class {name}:
+            def __init__(self, vocab_size, is_training):
+                self.inputs = tf.placeholder(tf.int32, [None, 100])
+                hidden = tf.nn.embedding_lookup(tf.get_variable("embedding", [vocab_size, 512]), self.inputs)
+                for width in (512, 512, 512, 512):
+                    hidden = tf.layers.conv1d(hidden, width, 3)
+                self.logits = tf.layers.dense(hidden, 512)
+                if not is_training:
+                    return
+                self.train_op = tf.train.AdamOptimizer(1e-3).minimize(tf.reduce_mean(self.logits))
+
+        def test():
+            model = {name}(10000, True)
+            data = np.zeros((3200, 100))
+            with tf.Session() as sess:
+                for step in range(100):
+                    sess.run(model.train_op, feed_dict={{model.inputs: data[step * 32:(step + 1) * 32]}})
+        """
+    files = {
+        "han_model.py": model.format(name="HAN"),
+        "cnn_model.py": model.format(name="TextCNN"),
+        "han_predict.py": f"""
+            import tensorflow as tf
+            from han_model import HAN
+
+            FLAGS = tf.app.flags.FLAGS
+            tf.app.flags.DEFINE_boolean("is_training", False, "train or predict")
+
+            def main(_):
+                model = HAN(10000, {predict_builds})
+                with tf.Session() as sess:
+                    print(sess.run(model.logits))
+
+            if __name__ == "__main__":
+                tf.app.run()
+            """,
+        "cnn_train.py": """
+            import tensorflow as tf
+            from cnn_model import TextCNN
+
+            model = TextCNN(10000, is_training=True)
+            with tf.Session() as sess:
+                for step in range(1000):
+                    sess.run(model.train_op)
+            """,
+    }
+    reach = {(f.code, f.location.path.as_posix()): f.reach for f in _findings(files, "TFC001", "TFD004",
+                                                                                show_all=True)}
+    assert reach == {("TFC001", "cnn_model.py"): Reach.TRAINING, ("TFC001", "han_model.py"): Reach.OTHER,
+                     # the feeds in the `test()`s nothing calls
+                     ("TFD004", "cnn_model.py"): Reach.OTHER, ("TFD004", "han_model.py"): Reach.OTHER}
+
+
 def test_gradient_ascent_on_an_image_is_no_training():
     """Filter visualization updates an input image with an optimizer; nothing in it trains a model."""
     files = {"visualize.py": """
@@ -821,7 +884,9 @@ def test_an_evaluation_script_that_builds_the_model_fn_in_eval_mode_is_no_traini
     assert sorted((f.location.line, f.reach) for f in findings) == [(4, Reach.TRAINING), (7, Reach.OTHER)]
 
 
-def test_an_estimator_made_to_predict_is_no_training():
+@pytest.mark.parametrize("train", ['estimator.train(input_fn=lambda: model.input_fn(["train.tfrecord"]))',
+                                   'estimator.train(lambda: model.input_fn(["train.tfrecord"]), steps=1000)'])
+def test_an_estimator_made_to_predict_is_no_training(train):
     files = {
         "model.py": """
             import tensorflow as tf
@@ -841,8 +906,8 @@ def test_an_estimator_made_to_predict_is_no_training():
             import model
 
             estimator = tf.estimator.Estimator(model_fn=model.model_fn)
-            estimator.train(input_fn=lambda: model.input_fn(["train.tfrecord"]))
-            """,
+            {train}
+            """.format(train=train),
         "predict.py": """
             import tensorflow as tf
             import model

@@ -881,6 +881,34 @@ def _arguments_by_parameter(call: cst.Call, parameters: Sequence[str]) -> dict[s
     return passed
 
 
+def _training_guard(function: FunctionInfo) -> str | None:
+    """The parameter ``p`` of ``function`` whose ``if not p: return`` statement, at the top of its body and ahead
+    of any optimizer update there, ends it before the rest: what follows builds the training part."""
+    statements = function.node.body.body if isinstance(function.node.body, cst.IndentedBlock) else ()
+    for position, statement in enumerate(statements):
+        if m.matches(statement, m.If(test=m.UnaryOperation(operator=m.Not(), expression=m.Name()),
+                                     body=m.IndentedBlock(body=[m.SimpleStatementLine(body=[m.Return(value=None)])]),
+                                     orelse=None)) and statement.test.expression.value in function.params \
+                and position + 1 < len(statements):
+            return statement.test.expression.value
+        if m.findall(statement, _UPDATE_CALL):
+            return None
+    return None
+
+
+def _parameter_default(function: FunctionInfo, parameter: str) -> cst.BaseExpression | None:
+    params = function.node.params
+    return next((p.default for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                 if p.name.value == parameter), None)
+
+
+def _is_test_function(function: FunctionInfo) -> bool:
+    """A module-level ``test()`` or ``test_*()``: a check someone runs by hand or by a test runner, not a training
+    entry point (test files are left out whole; this is one left in a model file)."""
+    return function.outer is None and function.class_key is None and (
+        function.name == "test" or function.name.startswith("test_"))
+
+
 def _owner_class(function: FunctionInfo | None) -> str | None:
     """The class whose ``self`` a function's code means: its own class, or its outer function's (a closure in a
     method)."""
@@ -1571,14 +1599,17 @@ class SourceQueries:
                 anchors.add(id(function.node) if function is not None else ("module", id(loop.module)))
         if not anchors:
             return None
-        # Training code only dead code leads to (a model file's `test()` that nothing calls) trains in no run,
-        # unless all training is like that (a library, whose users call it).
-        anchors = {anchor for anchor in anchors if not self._runs_from_nowhere(anchor)} or anchors
-        roots = set(anchors)
         # `model_fn(features, labels, ModeKeys.EVAL)` builds the model to evaluate it: no way to training.
         training_calls = nx.subgraph_view(graph, filter_edge=lambda u, v: not graph[u][v].get("evaluation"))
-        for anchor in anchors:
-            roots |= nx.ancestors(training_calls, anchor)
+        # Training code only dead code leads to (a model file's `test()` that nothing calls) trains in no run, and
+        # that dead code leads to no training either; unless all training is like that (a library, whose users
+        # call it).
+        live = {anchor for anchor in anchors if not self._runs_from_nowhere(anchor)}
+        region = self._live_region(live) if live else None
+        roots = set(live or anchors)
+        for anchor in live or anchors:
+            ancestors = nx.ancestors(training_calls, anchor)
+            roots |= ancestors if region is None else ancestors & region
         reached = set(roots)
         for root in roots:
             reached |= nx.descendants(graph, root)
@@ -1604,12 +1635,44 @@ class SourceQueries:
         return {node for node in nx.ancestors(graph, key) | {key} if graph.in_degree(node) == 0}
 
     def _runs_from_nowhere(self, key: int | tuple) -> bool:
-        """Whether every way into the code ``key`` names starts in a module that nothing imports and whose top
-        level runs nothing: a ``test()`` no code calls in a model file no script imports is never run."""
-        starts = self._starts(key)
-        return bool(starts) and all(self._idle_module(start if isinstance(start, tuple) else
-                                                      ("module", id(self._function_by_id[start].module)))
-                                    for start in starts)
+        """Whether no way into the code ``key`` names trains: every way that is not an evaluation call (a predict
+        script's ``Model(is_training=False)``) starts where no run starts (see :meth:`_dead_start`)."""
+        starts = self._training_starts(key)
+        return bool(starts) and all(self._dead_start(start) for start in starts)
+
+    def _training_starts(self, key: int | tuple) -> set:
+        """Where the ways into the code ``key`` names start, evaluation calls left out."""
+        training = self._program_training_graph
+        return {node for node in nx.ancestors(training, key) | {key} if training.in_degree(node) == 0}
+
+    @cached_property
+    def _program_training_graph(self) -> nx.DiGraph:
+        graph = self._program_graph
+        return nx.subgraph_view(graph, filter_edge=lambda u, v: not graph[u][v].get("evaluation"))
+
+    def _dead_start(self, start: int | tuple) -> bool:
+        """Code where no run starts: a module that nothing imports and whose top level runs nothing, a test function
+        nothing calls (a model file's ``test()``), or code only evaluation calls lead to."""
+        if self._program_graph.in_degree(start) > 0:
+            return True
+        if isinstance(start, tuple):
+            return self._idle_module(start)
+        function = self._function_by_id[start]
+        return self._idle_module(("module", id(function.module))) or _is_test_function(function)
+
+    def _live_region(self, anchors: set) -> set:
+        """The code the live ways into ``anchors`` pass through: what their live starts reach, evaluation calls left
+        out (one traversal from all of them)."""
+        training = self._program_training_graph
+        region = {start for anchor in anchors for start in self._training_starts(anchor)
+                  if not self._dead_start(start)}
+        pending = list(region)
+        while pending:
+            for successor in training.successors(pending.pop()):
+                if successor not in region:
+                    region.add(successor)
+                    pending.append(successor)
+        return region
 
     def _idle_module(self, key: tuple) -> bool:
         return self._program_graph.in_degree(key) == 0 and not self._is_program(key)
@@ -1650,18 +1713,23 @@ class SourceQueries:
         for function in self.index.functions:
             if function.class_key is not None:
                 methods_by_class.setdefault(function.class_key, []).append(function)
+
+        def add(caller: int | tuple, callee: FunctionInfo, evaluation: bool) -> None:
+            # One call in training mode makes the edge a way to training.
+            graph.add_edge(caller, id(callee.node), evaluation=evaluation and graph.get_edge_data(
+                caller, id(callee.node), {"evaluation": True})["evaluation"])
+
         for site in self.index.calls:
             caller = self._caller_key(site)
             evaluation = self._evaluation_call(site)
             for callee in self.callees_of(site) + self._functions_passed(site):
-                # One call in training mode makes the edge a way to training.
-                graph.add_edge(caller, id(callee.node),
-                               evaluation=evaluation and graph.get_edge_data(caller, id(callee.node),
-                                                                           {"evaluation": True})["evaluation"])
+                add(caller, callee, evaluation)
                 if callee.name == "__init__":
-                    graph.add_edges_from((caller, id(method.node)) for method in methods_by_class[callee.class_key])
+                    for method in methods_by_class[callee.class_key]:
+                        add(caller, method, evaluation)
             for cls_info in self._classes_named(site.names):
-                graph.add_edges_from((caller, id(method.node)) for method in methods_by_class.get(cls_info.key, ()))
+                for method in methods_by_class.get(cls_info.key, ()):
+                    add(caller, method, evaluation)
         for function in self.index.functions:  # a nested function runs when its outer function does
             if function.outer is not None:
                 graph.add_edge(id(function.outer.node), id(function.node))
@@ -1674,7 +1742,34 @@ class SourceQueries:
         if any(n.startswith("tensorflow.") and n.endswith("Estimator") for n in site.names):
             return self._caller_key(site) not in self._training_callers
         return any(isinstance(arg.value, cst.Attribute)
-                   and site.module.qualified_names(arg.value) & ESTIMATOR_EVALUATION_MODES for arg in site.node.args)
+                   and site.module.qualified_names(arg.value) & ESTIMATOR_EVALUATION_MODES
+                   for arg in site.node.args) or self._skips_training(site)
+
+    def _skips_training(self, site: CallSite) -> bool:
+        """A call that passes a false value (``False``, ``0``, ``None``, a flag defaulting to one) for the parameter
+        whose falseness makes the callee return before it builds its training part: ``if not is_training: return``
+        ahead of a TensorFlow 1.x model constructor's train op (a predict script builds the model that way)."""
+        for callee in self.callees_of(site):
+            guard = _training_guard(callee)
+            if guard is None:
+                continue
+            parameters = callee.params[1:] if callee.class_key is not None else callee.params
+            given = _arguments_by_parameter(site.node, parameters).get(guard, _parameter_default(callee, guard))
+            if given is not None and self._false(site.module, given):
+                return True
+        return False
+
+    def _false(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH) -> bool:
+        """``value`` is false as the source writes it: ``False``, ``None``, ``0``, or a constant or a command-line
+        flag's default that is."""
+        if isinstance(value, cst.Name) and value.value in ("False", "None") or \
+                isinstance(value, cst.Integer) and value.evaluated_value == 0:
+            return True
+        bound = self.flag_default(module, value) if depth else None
+        if bound is None and depth and isinstance(value, (cst.Name, cst.Attribute)):
+            constant = self.index.constant(module, value)
+            bound = (constant.module, constant.value) if constant is not None else None
+        return bound is not None and self._false(*bound, depth - 1)
 
     @cached_property
     def _training_callers(self) -> set:
@@ -2046,17 +2141,25 @@ class SourceQueries:
 
     @cached_property
     def _training_calls(self) -> list[CallSite]:
-        """Calls that train: Keras ``fit``/``train_on_batch``, an Estimator's ``train(input_fn=...)``,
-        ``train_and_evaluate``, and calls of the repo's training steps."""
+        """Calls that train: Keras ``fit``/``train_on_batch``, an Estimator's ``train(input_fn=...)`` (or any
+        ``train`` of a name bound to an Estimator), ``train_and_evaluate``, and calls of the repo's training
+        steps."""
         found = []
         for site in self.index.calls:
             method = site.node.func.attr.value if isinstance(site.node.func, cst.Attribute) else None
-            if site.names & ESTIMATOR_TRAINING or (method == "train" and argument_value(site.node, "input_fn")):
+            if site.names & ESTIMATOR_TRAINING or method == "train" and (
+                    argument_value(site.node, "input_fn") or self._estimator_receiver(site)):
                 found.append(site)
             elif method in TRAINING_METHODS and not any(n.startswith(NOT_KERAS_PREFIXES) for n in site.names):
                 found.append(site)
         found += [c for step in self.training_steps for c in self.callers_of(step)]
         return found + self._graph_updates
+
+    def _estimator_receiver(self, site: CallSite) -> bool:
+        """``model.train(input_fn, steps=n)`` where ``model = tf.estimator.Estimator(...)``: an Estimator trains."""
+        receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
+        bound = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
+        return bound is not None and any(n.startswith("tensorflow.") and n.endswith("Estimator") for n in bound.names)
 
     @cached_property
     def training_loops(self) -> list[TrainingLoop]:
@@ -2764,7 +2867,7 @@ class SourceQueries:
         the calls a training run reaches where there are such (a repo's stale demo calls pass other things); None
         when one of them is not known."""
         parameters = function.params[1:] if function.class_key is not None else function.params
-        default = next((p.default for p in function.node.params.params if p.name.value == parameter), None)
+        default = _parameter_default(function, parameter)
         callers = self.callers_of(function)
         training = [c for c in callers if self.reach(c.module, c.node) is Reach.TRAINING]
         values = []
