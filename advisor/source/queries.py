@@ -896,6 +896,11 @@ def _training_guard(function: FunctionInfo) -> str | None:
     return None
 
 
+def _called_parameters(function: FunctionInfo) -> tuple[str, ...]:
+    """The parameters a call of ``function`` binds: a method's (a constructor's) after ``self``."""
+    return function.params[1:] if function.class_key is not None else function.params
+
+
 def _parameter_default(function: FunctionInfo, parameter: str) -> cst.BaseExpression | None:
     params = function.node.params
     return next((p.default for p in (*params.posonly_params, *params.params, *params.kwonly_params)
@@ -1753,8 +1758,8 @@ class SourceQueries:
             guard = _training_guard(callee)
             if guard is None:
                 continue
-            parameters = callee.params[1:] if callee.class_key is not None else callee.params
-            given = _arguments_by_parameter(site.node, parameters).get(guard, _parameter_default(callee, guard))
+            given = _arguments_by_parameter(site.node, _called_parameters(callee)).get(
+                guard, _parameter_default(callee, guard))
             if given is not None and self._false(site.module, given):
                 return True
         return False
@@ -2774,9 +2779,8 @@ class SourceQueries:
             if passed is not None and expression.value in passed.arguments:
                 given = [(passed.site, passed.arguments[expression.value], passed.outer)]
             else:
-                parameters = scope.params[1:] if scope.class_key is not None else scope.params
-                given = [(caller, argument, None) for caller in self.callers_of(scope)
-                         if (argument := _arguments_by_parameter(caller.node, parameters).get(expression.value))]
+                given = [(caller, argument, None) for caller in self.callers_of(scope) if (
+                    argument := _arguments_by_parameter(caller.node, _called_parameters(scope)).get(expression.value))]
             return frozenset().union(*(self._callables(site.module, site.function, argument, outer, depth - 1)
                                        for site, argument, outer in given))
         return frozenset(name for entry in self._table_entries(module, scope, expression, CALL_DEPTH)
@@ -2866,13 +2870,12 @@ class SourceQueries:
         """The most any call of ``function`` passes for ``parameter`` (its default where a call passes none), of
         the calls a training run reaches where there are such (a repo's stale demo calls pass other things); None
         when one of them is not known."""
-        parameters = function.params[1:] if function.class_key is not None else function.params
         default = _parameter_default(function, parameter)
         callers = self.callers_of(function)
         training = [c for c in callers if self.reach(c.module, c.node) is Reach.TRAINING]
         values = []
         for caller in training or callers:
-            given = _arguments_by_parameter(caller.node, parameters).get(parameter, default)
+            given = _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter, default)
             values.append(self._integer(caller.module, given, None, caller.function, depth) if given is not None
                           else None)
         return max(values) if values and None not in values else None
