@@ -10,8 +10,7 @@ import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
 from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, CallSite, Confidence, Evidence, Example,
-                          Finding,
-                          FixAvailability, InLoopBody, Rule, RuleContext, TrainingLoop, Verdict, typical,
+                          Finding, FixAvailability, InLoopBody, Rule, RuleContext, TrainingLoop, Verdict, typical,
                           visit_reading)
 
 METRIC_RESULT = m.Call(func=m.Attribute(attr=m.Name("result")), args=[])

@@ -901,6 +901,11 @@ def _called_parameters(function: FunctionInfo) -> tuple[str, ...]:
     return function.params[1:] if function.class_key is not None else function.params
 
 
+def _without_evaluation(graph: nx.DiGraph) -> nx.DiGraph:
+    """A view of a call graph without the calls that build a model to evaluate or predict."""
+    return nx.subgraph_view(graph, filter_edge=lambda u, v: not graph[u][v].get("evaluation"))
+
+
 def _parameter_default(function: FunctionInfo, parameter: str) -> cst.BaseExpression | None:
     params = function.node.params
     return next((p.default for p in (*params.posonly_params, *params.params, *params.kwonly_params)
@@ -1605,12 +1610,15 @@ class SourceQueries:
         if not anchors:
             return None
         # `model_fn(features, labels, ModeKeys.EVAL)` builds the model to evaluate it: no way to training.
-        training_calls = nx.subgraph_view(graph, filter_edge=lambda u, v: not graph[u][v].get("evaluation"))
-        # Training code only dead code leads to (a model file's `test()` that nothing calls) trains in no run, and
-        # that dead code leads to no training either; unless all training is like that (a library, whose users
-        # call it).
-        live = {anchor for anchor in anchors if not self._runs_from_nowhere(anchor)}
-        region = self._live_region(live) if live else None
+        training_calls = _without_evaluation(graph)
+        # Training code only dead code leads to (a model file's `test()` that nothing calls, a predict script's
+        # `Model(is_training=False)`) trains in no run, and that dead code leads to no training either; unless all
+        # training is like that (a library, whose users call it).
+        starts = {anchor: self._starts(anchor, self._program_training_graph) for anchor in anchors}
+        live_starts = {anchor: {start for start in found if not self._dead_start(start)}
+                       for anchor, found in starts.items()}
+        live = {anchor for anchor in anchors if live_starts[anchor] or not starts[anchor]}
+        region = self._live_region(set().union(*live_starts.values())) if live else None
         roots = set(live or anchors)
         for anchor in live or anchors:
             ancestors = nx.ancestors(training_calls, anchor)
@@ -1634,26 +1642,16 @@ class SourceQueries:
             self._program_runs[program] = nx.descendants(self._program_graph, program)
         return self._program_runs[program]
 
-    def _starts(self, key: int | tuple) -> set:
-        """Where the ways into the code ``key`` names start: the code no other repo code calls or imports."""
-        graph = self._program_graph
+    def _starts(self, key: int | tuple, graph: nx.DiGraph | None = None) -> set:
+        """Where the ways into the code ``key`` names start: the code no other repo code calls or imports (in
+        ``graph``, by default the program graph)."""
+        graph = self._program_graph if graph is None else graph
         return {node for node in nx.ancestors(graph, key) | {key} if graph.in_degree(node) == 0}
-
-    def _runs_from_nowhere(self, key: int | tuple) -> bool:
-        """Whether no way into the code ``key`` names trains: every way that is not an evaluation call (a predict
-        script's ``Model(is_training=False)``) starts where no run starts (see :meth:`_dead_start`)."""
-        starts = self._training_starts(key)
-        return bool(starts) and all(self._dead_start(start) for start in starts)
-
-    def _training_starts(self, key: int | tuple) -> set:
-        """Where the ways into the code ``key`` names start, evaluation calls left out."""
-        training = self._program_training_graph
-        return {node for node in nx.ancestors(training, key) | {key} if training.in_degree(node) == 0}
 
     @cached_property
     def _program_training_graph(self) -> nx.DiGraph:
-        graph = self._program_graph
-        return nx.subgraph_view(graph, filter_edge=lambda u, v: not graph[u][v].get("evaluation"))
+        """The program graph without evaluation calls: the ways a run can take to training."""
+        return _without_evaluation(self._program_graph)
 
     def _dead_start(self, start: int | tuple) -> bool:
         """Code where no run starts: a module that nothing imports and whose top level runs nothing, a test function
@@ -1665,12 +1663,11 @@ class SourceQueries:
         function = self._function_by_id[start]
         return self._idle_module(("module", id(function.module))) or _is_test_function(function)
 
-    def _live_region(self, anchors: set) -> set:
-        """The code the live ways into ``anchors`` pass through: what their live starts reach, evaluation calls left
+    def _live_region(self, starts: set) -> set:
+        """The code the live ways into training pass through: what their ``starts`` reach, evaluation calls left
         out (one traversal from all of them)."""
         training = self._program_training_graph
-        region = {start for anchor in anchors for start in self._training_starts(anchor)
-                  if not self._dead_start(start)}
+        region = set(starts)
         pending = list(region)
         while pending:
             for successor in training.successors(pending.pop()):
@@ -2689,8 +2686,7 @@ class SourceQueries:
         of the function these calls are in (a helper's ``filters``)."""
         for call in calls:
             times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
-            names = call.names or self._partial_layer(call) or self._chosen_from_table(call) or \
-                self._passed_callable(call, passed)
+            names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
             if _pretrained(names):
                 counts["application"] = counts["application"] or call.module.node_code(call.node.func)
                 continue
@@ -2754,21 +2750,12 @@ class SourceQueries:
             site, name = bound, wrapped
         return frozenset()
 
-    def _chosen_from_table(self, call: CallSite) -> frozenset[str]:
-        """What ``MODELS[name](weights=None)`` may call when ``MODELS = {"resnet50": ResNet50, ...}`` is a module
-        constant: the names of the table's values."""
-        table = call.node.func.value if isinstance(call.node.func, cst.Subscript) else None
-        constant = self.index.constant(call.module, table) if isinstance(table, (cst.Name, cst.Attribute)) else None
-        entries = constant.value.elements if constant is not None and isinstance(constant.value, cst.Dict) else ()
-        return frozenset(name for entry in entries if isinstance(entry, cst.DictElement)
-                         and isinstance(entry.value, (cst.Name, cst.Attribute))
-                         for name in constant.module.qualified_names(entry.value))
-
     def _passed_callable(self, call: CallSite, passed: _Passed | None) -> frozenset[str]:
-        """What ``block_fn(...)`` calls when ``block_fn`` is a parameter or a table lookup: see :meth:`_callables`."""
+        """What ``block_fn(...)`` or ``MODELS[name](...)`` calls, ``block_fn`` a parameter, ``MODELS`` a table: see
+        :meth:`_callables`."""
         func = call.node.func
         return self._callables(call.module, call.function, func, passed, CALL_DEPTH) if isinstance(
-            func, cst.Name) else frozenset()
+            func, (cst.Name, cst.Subscript)) else frozenset()
 
     def _callables(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
                    passed: _Passed | None, depth: int) -> frozenset[str]:
@@ -2783,34 +2770,39 @@ class SourceQueries:
                     argument := _arguments_by_parameter(caller.node, _called_parameters(scope)).get(expression.value))]
             return frozenset().union(*(self._callables(site.module, site.function, argument, outer, depth - 1)
                                        for site, argument, outer in given))
-        return frozenset(name for entry in self._table_entries(module, scope, expression, CALL_DEPTH)
-                         if isinstance(entry, (cst.Name, cst.Attribute)) for name in module.qualified_names(entry))
+        return frozenset(name for owner, entry in self._table_entries(module, scope, expression, CALL_DEPTH)
+                         if isinstance(entry, (cst.Name, cst.Attribute)) for name in owner.qualified_names(entry))
 
     def _table_entries(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
-                       depth: int) -> list[cst.BaseExpression]:
-        """What ``expression`` may be when it looks up tables written in the code: for ``MODELS[name]``, every
-        value of the dict ``MODELS``; for ``params["block"]`` where ``params = model_params[depth]``, each inner
-        dict's ``"block"``; else ``expression`` itself."""
+                       depth: int) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
+        """What ``expression`` may be when it looks up tables written in the code, with the module each is written
+        in: for ``MODELS[name]``, every value of the dict ``MODELS`` (a module constant, of another module too); for
+        ``params["block"]`` where ``params = model_params[depth]``, each inner dict's ``"block"``; else
+        ``expression`` itself."""
         if isinstance(expression, cst.Subscript) and len(expression.slice) == 1 and \
                 isinstance(expression.slice[0].slice, cst.Index) and depth:
             key = expression.slice[0].slice.value
-            return [element.value for table in self._table_entries(module, scope, expression.value, depth - 1)
+            return [(owner, element.value)
+                    for owner, table in self._table_entries(module, scope, expression.value, depth - 1)
                     if isinstance(table, cst.Dict) for element in table.elements
                     if isinstance(element, cst.DictElement) and (not isinstance(key, cst.SimpleString) or (
                         isinstance(element.key, cst.SimpleString)
                         and element.key.evaluated_value == key.evaluated_value))]
         bound = self.assigned_value(module, scope, expression) if depth else None
+        if bound is None and depth and isinstance(expression, (cst.Name, cst.Attribute)):
+            constant = self.index.constant(module, expression)
+            bound = (constant.module, None, constant.value) if constant is not None else None
         if bound is not None:
             return self._table_entries(bound[0], bound[1], bound[2], depth - 1)
-        return [expression]
+        return [(module, expression)]
 
     def _narrow(self, layer: CallSite, names: list[str], keyword: str, kind: str, passed: _Passed | None) -> bool:
         """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`; ``names``: what the
         layer call is (through a partial alias too). TensorFlow 1.x's functional layers take the input first
         (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``); its raw ops take a weight variable, whose last
         dimension is the width (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel, ...)``)."""
-        weight = next((argument_value(layer.node, keyword, position) for name in names
-                       for keyword, position in [WEIGHT_OPERANDS.get(name, (None, None))] if keyword), None)
+        operand = next((WEIGHT_OPERANDS[name] for name in names if name in WEIGHT_OPERANDS), None)
+        weight = argument_value(layer.node, *operand) if operand is not None else None
         if weight is not None:
             number = self._weight_width(layer.module, layer.function, weight, passed)
             return number is not None and number < NARROW_WIDTH[kind]

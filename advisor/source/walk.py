@@ -12,6 +12,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pathspec
 
@@ -134,13 +135,19 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
     # Helpers of helpers too (a loader importing its image utilities), a bounded number of rounds.
     for _ in range(HELPER_DEPTH):
         imported = {name for source in kept for name in _imported_names(source.data)}
-        helpers = [source for source in others
-                   if imported.intersection(import_names(module_and_package(source.path)[0], shortest=1))]
+        helpers, others = _partition(others, lambda source: bool(imported.intersection(
+            import_names(module_and_package(source.path)[0], shortest=1))))
         if not helpers:
             break
         kept += helpers
-        others = [source for source in others if source not in helpers]
     return sorted(kept, key=lambda source: source.path)
+
+
+def _partition(sources: list[SourceFile], chosen: Callable[[SourceFile], bool]) -> tuple[list[SourceFile],
+                                                                                         list[SourceFile]]:
+    """``sources`` split into those ``chosen`` and the rest, in order."""
+    picked = [chosen(source) for source in sources]
+    return ([s for s, p in zip(sources, picked) if p], [s for s, p in zip(sources, picked) if not p])
 
 
 def _imported_names(data: bytes) -> set[str]:
