@@ -991,7 +991,7 @@ model.fit(train_dataset, epochs=3)
 """}
     (finding,) = _findings(files, "TFC001")
     assert (finding.location.line, finding.confidence) == (2, Confidence.LIKELY)
-    assert any("pretrained architecture" in e.message for e in finding.evidence)
+    assert any("known architecture from its library" in e.message for e in finding.evidence)
 
 
 @pytest.mark.parametrize("use, heavy", [
@@ -1062,3 +1062,78 @@ while optimizer.iterations.numpy() < total_steps:
     print(f"step {optimizer.iterations.numpy()}")
 """}
     assert _findings(files, "TFH002", "TFH004") == []
+
+
+def test_an_estimator_trains_the_slim_network_a_generator_returns():
+    """TensorFlow 1.x official-model style: a generator picks a TF-Slim ResNet and returns the network function
+    it defines; the Estimator's model_fn calls what it returned. The ResNet is what the training computes with."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+        from tensorflow.contrib.slim.nets import resnet_v2
+
+        def generator(num_classes, depth):
+            if depth == 50:
+                base_model = resnet_v2.resnet_v2_50
+            else:
+                base_model = resnet_v2.resnet_v2_101
+
+            def model(inputs, is_training):
+                net, _ = base_model(inputs, num_classes=None, is_training=is_training)
+                return tf.layers.conv2d(net, num_classes, 1)
+            return model
+
+        def model_fn(features, labels, mode, params):
+            network = generator(params["num_classes"], params["depth"])
+            logits = network(features, mode == tf.estimator.ModeKeys.TRAIN)
+            loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+            train_op = tf.train.MomentumOptimizer(0.01, 0.9).minimize(loss)
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+        def main(_):
+            estimator = tf.estimator.Estimator(model_fn, params={"num_classes": 21, "depth": 101})
+            estimator.train(input_fn=lambda: make_dataset(), max_steps=30000)
+
+        if __name__ == "__main__":
+            tf.app.run()
+        """}, "TFC001")
+    (finding,) = findings
+    assert (finding.location.line, finding.confidence) == (19, Confidence.LIKELY)
+    assert any("base_model" in e.message and "known architecture" in e.message for e in finding.evidence)
+
+
+def test_a_hand_written_recurrence_is_one_layer_per_weight_not_one_per_time_step():
+    """A TensorFlow 1.x text model writes its GRU cell by hand: the weights its constructor makes are applied at
+    each of the sequence's steps. That is three gates' work, not a deep network: mixed precision stays possible."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        class TextGRU:
+            def __init__(self, hidden_size, num_classes, sequence_length):
+                self.inputs = tf.placeholder(tf.float32, [None, sequence_length, hidden_size])
+                self.labels = tf.placeholder(tf.int32, [None])
+                self.W_z = tf.get_variable("W_z", shape=[hidden_size, hidden_size])
+                self.W_r = tf.get_variable("W_r", shape=[hidden_size, hidden_size])
+                self.W_h = tf.get_variable("W_h", shape=[hidden_size, hidden_size])
+                self.W_out = tf.get_variable("W_out", shape=[hidden_size, num_classes])
+                h = tf.zeros_like(self.inputs[:, 0])
+                for x in tf.unstack(self.inputs, axis=1):
+                    h = self.cell(x, h)
+                logits = tf.matmul(h, self.W_out)
+                loss = tf.losses.sparse_softmax_cross_entropy(self.labels, logits)
+                self.train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+
+            def cell(self, x, h):
+                z = tf.sigmoid(tf.matmul(x + h, self.W_z))
+                r = tf.sigmoid(tf.matmul(x + h, self.W_r))
+                return z * h + (1 - z) * tf.tanh(tf.matmul(x + r * h, self.W_h))
+        """, "train.py": """
+        import tensorflow as tf
+        from model import TextGRU
+
+        model = TextGRU(hidden_size=256, num_classes=10, sequence_length=100)
+        with tf.Session() as sess:
+            for step in range(10000):
+                sess.run(model.train_op, feed_dict=next_batch())
+        """}, "TFC001")
+    (finding,) = findings
+    assert (finding.location.path.as_posix(), finding.confidence) == ("model.py", Confidence.POSSIBLE)

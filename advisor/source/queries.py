@@ -49,6 +49,9 @@ MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
 # Architectures built by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets.
 PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")),
                         (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)))
+# TF-Slim's model library: each network function builds a whole ImageNet architecture (ResNet, Inception, VGG);
+# its modules' ``*_arg_scope`` functions and ``resnet_utils`` only set up or help build one.
+SLIM_NETS = ("tensorflow.contrib.slim.nets.", "tensorflow.contrib.slim.python.slim.nets.", "tf_slim.nets.")
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
 MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.set_global_policy", "keras.mixed_precision.Policy", "keras.mixed_precision.DTypePolicy",
@@ -499,11 +502,18 @@ def _assigned_values(body: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
 
 
 def _pretrained(names: Iterable[str]) -> bool:
-    """A known architecture, built by its library: ``keras.applications.ResNet50(...)``,
+    """A known architecture, built by its library as a Keras model: ``keras.applications.ResNet50(...)``,
     ``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``keras_hub.models.BertClassifier.from_preset``."""
     return any(name.startswith("keras.applications.") and name.rsplit(".", 1)[-1][:1].isupper() or any(
         name.startswith(prefix) and name.endswith(methods) for prefix, methods in PRETRAINED_FACTORIES)
         for name in names)
+
+
+def _library_architecture(names: Iterable[str]) -> bool:
+    """A known architecture its library builds: a Keras one (:func:`_pretrained`), or a TF-Slim network built into
+    a TensorFlow 1.x graph (``resnet_v2.resnet_v2_101(images, ...)``)."""
+    return _pretrained(names) or any(name.startswith(SLIM_NETS) and not name.endswith("arg_scope")
+                                     and ".resnet_utils." not in name for name in names)
 
 
 def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
@@ -1045,7 +1055,7 @@ class ModelCompute:
 
     convolutions: int
     dense: int
-    application: str | None  # the pretrained architecture it builds (`keras.applications`, Hugging Face), if any
+    application: str | None  # the known architecture it builds (`keras.applications`, Hugging Face, Slim), if any
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
 
     @property
@@ -1056,11 +1066,26 @@ class ModelCompute:
 
     def describe(self) -> str:
         if self.application is not None:
-            return f"it builds `{self.application}`, a pretrained architecture"
+            return f"it builds `{self.application}`, a known architecture from its library"
         images = f" on {self.image_side}-pixel images" if self.image_side is not None else ""
         return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers{images} "
                 f"(counting loops as {LOOP_REPEAT}, each call of a helper, and only layers of "
                 f"{NARROW_WIDTH['convolution']}+ filters or {NARROW_WIDTH['dense']}+ units)")
+
+
+@dataclass
+class _LayerTally:
+    """What :meth:`SourceQueries._count_layers` adds up; ``weight_variables``: the variables (by node) of the raw
+    ops counted already, made outside the op's function (a recurrence applies one to every time step)."""
+
+    convolutions: int = 0
+    dense: int = 0
+    application: str | None = None
+    image_side: int | None = None
+    weight_variables: set[int] = field(default_factory=set)
+
+    def compute(self) -> ModelCompute:
+        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side)
 
 
 @dataclass(frozen=True)
@@ -1302,9 +1327,9 @@ class SourceQueries:
             calls = calls + [c for caller in self.callers_of(training.function) for c in (
                 self.calls_in(caller.function) if caller.function is not None else
                 self._module_level_calls.get(id(caller.module), []))]
-        counts = {"convolutions": 0, "dense": 0, "application": None, "image_side": None}
-        self._count_layers(calls, 1, LAYER_DEPTH, counts, set())
-        return ModelCompute(**counts)
+        tally = _LayerTally()
+        self._count_layers(calls, 1, LAYER_DEPTH, tally, set())
+        return tally.compute()
 
     def runs_in_step(self, function: FunctionInfo) -> bool:
         """Whether ``function`` runs as part of a training step: it is a training step, a method Keras traces into
@@ -1452,7 +1477,7 @@ class SourceQueries:
         (``self.train_step = tf.function(self._train_step)``)."""
         found = [f for f, _ in self.index.callees(site.names)]
         if not found:
-            found = self._wrapped_callees(site) or self._replica_functions(site)
+            found = self._wrapped_callees(site) or self._replica_functions(site) or self._closure_callees(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
@@ -1498,6 +1523,36 @@ class SourceQueries:
         else:
             return []
         return self._functions_wrapped(wrappings)
+
+    def _closure_callees(self, site: CallSite) -> list[FunctionInfo]:
+        """The function a call runs through a name bound to what a repo function returned, where that is a function
+        it defines: ``network = model_generator(classes)``, then ``network(images)`` runs the ``def model(inputs)``
+        that ``model_generator`` returns (TensorFlow 1.x official models' network factories)."""
+        func = site.node.func
+        if not isinstance(func, cst.Name) or func.value not in self._closure_names:
+            return []
+        bound = self.bound_call(site.module, site.node, func.value)
+        if bound is None:
+            return []
+        return [closure for factory, _ in self.index.callees(bound.names)
+                for closure in self._returned_closures.get(id(factory.node), [])]
+
+    @cached_property
+    def _returned_closures(self) -> dict[int, list[FunctionInfo]]:
+        """Functions a repo function defines and returns, by the defining function's node."""
+        found: dict[int, list[FunctionInfo]] = {}
+        for function in self.index.functions:
+            outer = function.outer
+            if outer is not None and m.findall(outer.node.body, m.Return(value=m.Name(function.name))):
+                found.setdefault(id(outer.node), []).append(function)
+        return found
+
+    @cached_property
+    def _closure_names(self) -> frozenset[str]:
+        """Names bound somewhere to what a function returning a closure returned (a filter, as for wrappers)."""
+        return frozenset(name[-1] for name, sites in self._bindings.items() if any(
+            id(factory.node) in self._returned_closures for site in sites
+            for factory, _ in self.index.callees(site.names)))
 
     def _functions_wrapped(self, wrappings: Iterable[CallSite]) -> list[FunctionInfo]:
         """The repo functions handed first to the wrapper calls ``wrappings`` (``tf.function(step)``)."""
@@ -2603,9 +2658,9 @@ class SourceQueries:
     def model_compute(self, construction: CallSite) -> ModelCompute:
         """What the model constructed at ``construction`` computes with: the layers its building code makes,
         followed into the repo helpers and layer classes it calls."""
-        counts = {"convolutions": 0, "dense": 0, "application": None, "image_side": None}
-        self._count_layers(self._model_building_calls(construction), 1, LAYER_DEPTH, counts, set())
-        return ModelCompute(**counts)
+        tally = _LayerTally()
+        self._count_layers(self._model_building_calls(construction), 1, LAYER_DEPTH, tally, set())
+        return tally.compute()
 
     def _model_building_calls(self, construction: CallSite, depth: int = BUILDER_DEPTH) -> list[CallSite]:
         """The calls that build the model constructed at ``construction``: a repo model class's methods; the layers
@@ -2680,28 +2735,39 @@ class SourceQueries:
                 by_module.setdefault(id(call.module), []).append(call)
         return by_module
 
-    def _count_layers(self, calls: list[CallSite], weight: int, depth: int, counts: dict, path: set[int],
+    def _count_layers(self, calls: list[CallSite], weight: int, depth: int, tally: _LayerTally, path: set[int],
                       passed: _Passed | None = None) -> None:
         """Add up the layers ``calls`` build, ``weight`` times each; ``passed``: what the caller gave the parameters
-        of the function these calls are in (a helper's ``filters``)."""
+        of the function these calls are in (a helper's ``filters``). A raw op (``tf.matmul(x, W)``) counts as often
+        as its weight variable is made: once where the variable is made in another function (``self.W``, applied
+        at every time step of a recurrence)."""
         for call in calls:
-            times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
-            if _pretrained(names):
-                counts["application"] = counts["application"] or call.module.node_code(call.node.func)
+            if _library_architecture(names):
+                tally.application = tally.application or call.module.node_code(call.node.func)
                 continue
             framework = [n for n in names if n.startswith(("keras.", "tensorflow."))] or self._framework_bases(names)
             if framework:
+                variable = self._weight_variable(call, framework)
+                module, made = (call.module, call.node) if variable is None else (variable[0], variable[2])
+                if variable is not None and variable[1] is not call.function:
+                    if id(made) in tally.weight_variables:
+                        continue
+                    tally.weight_variables.add(id(made))
+                    times = 1
+                else:
+                    times = weight * (LOOP_REPEAT if _repeated(module, made) else 1)
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
                 side = _image_side(call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
                 if side is not None:
-                    counts["image_side"] = min(side, counts["image_side"] or side)
+                    tally.image_side = min(side, tally.image_side or side)
                 if lasts & CONVOLUTION_LAYERS and not self._narrow(
                         call, framework, "filters",
-                        "convolution1d" if any("1d" in last for last in lasts) else "convolution", passed):
-                    counts["convolutions"] += times
-                elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, framework, "units", "dense", passed):
-                    counts["dense"] += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
+                        "convolution1d" if any("1d" in last for last in lasts) else "convolution", passed, variable):
+                    tally.convolutions += times
+                elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, framework, "units", "dense", passed,
+                                                                        variable):
+                    tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
                 continue
             if depth == 0:
                 continue
@@ -2715,9 +2781,10 @@ class SourceQueries:
                 methods = [callee] if callee.name != "__init__" else [
                     f for c in self._classes_named(frozenset({callee.class_key}))
                     for f in self._methods_of_hierarchy(c)]
+                times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
                 for function in methods:
                     if id(function.node) not in path:
-                        self._count_layers(self.calls_in(function), times, depth - 1, counts,
+                        self._count_layers(self.calls_in(function), times, depth - 1, tally,
                                            path | {id(function.node)}, _Passed(call, arguments, passed))
 
     def _framework_bases(self, names: frozenset[str]) -> list[str]:
@@ -2777,8 +2844,8 @@ class SourceQueries:
                        depth: int) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
         """What ``expression`` may be when it looks up tables written in the code, with the module each is written
         in: for ``MODELS[name]``, every value of the dict ``MODELS`` (a module constant, of another module too); for
-        ``params["block"]`` where ``params = model_params[depth]``, each inner dict's ``"block"``; else
-        ``expression`` itself."""
+        ``params["block"]`` where ``params = model_params[depth]``, each inner dict's ``"block"``; for a name, each
+        value assigned to it; else ``expression`` itself."""
         if isinstance(expression, cst.Subscript) and len(expression.slice) == 1 and \
                 isinstance(expression.slice[0].slice, cst.Index) and depth:
             key = expression.slice[0].slice.value
@@ -2788,23 +2855,23 @@ class SourceQueries:
                     if isinstance(element, cst.DictElement) and (not isinstance(key, cst.SimpleString) or (
                         isinstance(element.key, cst.SimpleString)
                         and element.key.evaluated_value == key.evaluated_value))]
-        bound = self.assigned_value(module, scope, expression) if depth else None
-        if bound is None and depth and isinstance(expression, (cst.Name, cst.Attribute)):
+        bound = self.assigned_values(module, scope, expression) if depth else []
+        if not bound and depth and isinstance(expression, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, expression)
-            bound = (constant.module, None, constant.value) if constant is not None else None
-        if bound is not None:
-            return self._table_entries(bound[0], bound[1], bound[2], depth - 1)
+            bound = [(constant.module, None, constant.value)] if constant is not None else []
+        if bound:
+            return [entry for owner, where, value in bound
+                    for entry in self._table_entries(owner, where, value, depth - 1)]
         return [(module, expression)]
 
-    def _narrow(self, layer: CallSite, names: list[str], keyword: str, kind: str, passed: _Passed | None) -> bool:
+    def _narrow(self, layer: CallSite, names: list[str], keyword: str, kind: str, passed: _Passed | None,
+                variable: tuple[ModuleInfo, FunctionInfo | None, cst.Call] | None) -> bool:
         """The layer's width (``units``, ``filters``) is a number below :data:`NARROW_WIDTH`; ``names``: what the
         layer call is (through a partial alias too). TensorFlow 1.x's functional layers take the input first
-        (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``); its raw ops take a weight variable, whose last
-        dimension is the width (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel, ...)``)."""
-        operand = next((WEIGHT_OPERANDS[name] for name in names if name in WEIGHT_OPERANDS), None)
-        weight = argument_value(layer.node, *operand) if operand is not None else None
-        if weight is not None:
-            number = self._weight_width(layer.module, layer.function, weight, passed)
+        (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``); its raw ops take a weight ``variable``, whose
+        last dimension is the width (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel, ...)``)."""
+        if any(name in WEIGHT_OPERANDS for name in names):
+            number = self._variable_width(variable, layer.function, passed) if variable is not None else None
             return number is not None and number < NARROW_WIDTH[kind]
         functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
         width = argument_value(layer.node, keyword, 1 if functional else 0)
@@ -2813,22 +2880,28 @@ class SourceQueries:
         number = self._integer(layer.module, width, passed, layer.function)
         return number is not None and number < NARROW_WIDTH[kind]
 
-    def _weight_width(self, module: ModuleInfo, scope: FunctionInfo | None, weight: cst.BaseExpression,
-                      passed: _Passed | None) -> int | None:
-        """The last dimension of the variable ``weight`` names: ``tf.get_variable("W", shape=[h, n])``,
-        ``tf.Variable(tf.truncated_normal([h, n]))``, assigned to a name or ``self.W`` once."""
-        layer_scope, bound = scope, self.assigned_value(module, scope, weight)
-        if bound is None or not isinstance(bound[2], cst.Call):
+    def _weight_variable(self, layer: CallSite, names: list[str]) -> tuple[ModuleInfo, FunctionInfo | None,
+                                                                             cst.Call] | None:
+        """The variable a raw op takes as its weight (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel)``) where the
+        source shows it made, with where: ``W = tf.get_variable("W", shape=[h, n])``, ``self.W =
+        tf.Variable(tf.truncated_normal([h, n]))``, assigned once."""
+        operand = next((WEIGHT_OPERANDS[name] for name in names if name in WEIGHT_OPERANDS), None)
+        weight = argument_value(layer.node, *operand) if operand is not None else None
+        bound = self.assigned_value(layer.module, layer.function, weight) if weight is not None else None
+        if bound is None or not isinstance(bound[2], cst.Call) or not bound[0].qualified_names(bound[2].func) & (
+                VARIABLE_FACTORIES | VARIABLES):
             return None
-        module, scope, variable = bound
-        names = module.qualified_names(variable.func)
-        if names & VARIABLE_FACTORIES:
-            shape = argument_value(variable, "shape", 1)
-        elif names & VARIABLES:
-            start = argument_value(variable, "initial_value", 0)
-            shape = argument_value(start, "shape", 0) if isinstance(start, cst.Call) else None
+        return bound
+
+    def _variable_width(self, variable: tuple[ModuleInfo, FunctionInfo | None, cst.Call], layer_scope:
+                        FunctionInfo | None, passed: _Passed | None) -> int | None:
+        """The last dimension of the weight ``variable``'s shape, where the source says."""
+        module, scope, call = variable
+        if module.qualified_names(call.func) & VARIABLE_FACTORIES:
+            shape = argument_value(call, "shape", 1)
         else:
-            return None
+            start = argument_value(call, "initial_value", 0)
+            shape = argument_value(start, "shape", 0) if isinstance(start, cst.Call) else None
         if not isinstance(shape, (cst.List, cst.Tuple)) or not shape.elements:
             return None
         # The shape's names are the layer's function's parameters only where the variable is made there.
@@ -3337,23 +3410,28 @@ class SourceQueries:
         the functions around it, or the module (``self.x``: in the class's methods). None when it is not assigned,
         or assigned more than once there (which value is used is not known) unless ``last`` asks for the last
         assignment (``x = layer(x)`` chains of a model's forward pass)."""
+        values = self.assigned_values(module, scope, expression)
+        return values[-1] if len(values) == 1 or last and values else None
+
+    def assigned_values(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression
+                        ) -> list[tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]]:
+        """Every expression assigned to a name (or ``self.attribute``) where it is assigned (see
+        :meth:`assigned_value`), in source order: ``if deep: net = resnet_101`` ``else: net = resnet_50``."""
         if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
                 and scope.class_key is not None:
             target = m.Attribute(value=m.Name("self"), attr=m.Name(expression.attr.value))
-            found = [(method, value) for method in self.index.methods_of(self.index.class_of(scope))
-                     for value in _assignments(method.node.body, target)]
-            return (module, *found[0]) if len(found) == 1 else None
+            return [(module, method, value) for method in self.index.methods_of(self.index.class_of(scope))
+                    for value in _assignments(method.node.body, target)]
         if not isinstance(expression, cst.Name):
-            return None
+            return []
         target = m.Name(expression.value)
         function = scope
         while function is not None:
             values = _assignments(function.node.body, target)
             if values:
-                return (module, function, values[-1]) if len(values) == 1 or last else None
+                return [(module, function, value) for value in values]
             function = function.outer
-        values = _assignments(module.tree, target)
-        return (module, None, values[-1]) if len(values) == 1 or last and values else None
+        return [(module, None, value) for value in _assignments(module.tree, target)]
 
     def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None) -> IntegerLiteral | None:
         """The integer literal ``value`` is, or the module constant it names (``UNITS``, ``config.UNITS``) is bound

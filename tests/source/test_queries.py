@@ -1206,6 +1206,75 @@ def test_widths_are_read_through_attributes_constructor_arguments_and_flag_defau
     assert (queries.graph_model_compute(training).dense, queries.graph_model_compute(training).heavy) == (0, False)
 
 
+def test_a_raw_op_counts_as_often_as_its_weight_variable_is_made(index_of):
+    # A recurrence applies the weights its constructor made at every time step: two layers' work, not one per step;
+    # a helper that makes its own variable makes a new layer at each call (six calls in a loop: counted as a loop).
+    index = index_of(code="""
+        import tensorflow as tf
+
+        class RNN:
+            def __init__(self, inputs):
+                self.inputs = inputs
+                self.W = tf.get_variable("W", shape=[512, 512])
+                self.U = tf.Variable(tf.truncated_normal([512, 512]))
+                self.train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(self.unroll()))
+
+            def step(self, x, h):
+                return tf.tanh(tf.matmul(x, self.W) + tf.matmul(h, self.U))
+
+            def unroll(self):
+                h = tf.zeros([32, 512])
+                for x in self.inputs:
+                    h = self.step(x, h)
+                return h
+
+        def dense(x, units):
+            W = tf.get_variable("W", shape=[512, units])
+            return tf.matmul(x, W)
+
+        def mlp(x):
+            for _ in range(6):
+                x = dense(x, 512)
+            return tf.train.AdamOptimizer().minimize(tf.reduce_mean(x))
+        """)
+    queries = SourceQueries(index)
+    recurrence, mlp = (queries.graph_model_compute(t) for t in queries.graph_trainings)
+    assert (recurrence.dense, mlp.dense) == (2, LOOP_REPEAT)
+
+
+def test_a_network_a_factory_returns_is_what_the_training_builds(index_of):
+    # TensorFlow 1.x official models: a generator returns the network function it defines, picking a TF-Slim
+    # architecture in a branch; the Estimator's model_fn calls what the generator returned.
+    index = index_of(code="""
+        import tensorflow as tf
+        from tensorflow.contrib.slim.nets import resnet_v2
+
+        def generator(num_classes, depth):
+            if depth == 50:
+                base_model = resnet_v2.resnet_v2_50
+            else:
+                base_model = resnet_v2.resnet_v2_101
+
+            def model(inputs, is_training):
+                with tf.contrib.slim.arg_scope(resnet_v2.resnet_arg_scope()):
+                    net, _ = base_model(inputs, num_classes=None, is_training=is_training)
+                return tf.layers.conv2d(net, num_classes, 1)
+            return model
+
+        def model_fn(features, labels, mode):
+            network = generator(21, 101)
+            logits = network(features, mode == tf.estimator.ModeKeys.TRAIN)
+            loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=tf.train.AdamOptimizer().minimize(loss))
+        """)
+    queries = SourceQueries(index)
+    network_call = next(c for c in index.calls if c.module.node_code(c.node.func) == "network")
+    assert [f.name for f in queries.callees_of(network_call)] == ["model"]
+    (training,) = queries.graph_trainings
+    compute = queries.graph_model_compute(training)
+    assert (compute.application, compute.heavy) == ("base_model", True)
+
+
 def test_a_block_class_passed_down_as_a_parameter_is_counted_where_it_is_called(index_of):
     # ResNets written as `BlockGroup(block_fn=...)`: the block class travels through parameters from a table.
     index = index_of(code="""
