@@ -1137,3 +1137,47 @@ def test_a_hand_written_recurrence_is_one_layer_per_weight_not_one_per_time_step
         """}, "TFC001")
     (finding,) = findings
     assert (finding.location.path.as_posix(), finding.confidence) == ("model.py", Confidence.POSSIBLE)
+
+
+@pytest.mark.parametrize("tiny_default, line", [("False", 16), ("True", 8)])
+def test_the_model_a_flag_chooses_by_default_is_the_one_trained(tiny_default: str, line: int):
+    """`if FLAGS.tiny:` picks the small variant only when asked: the default run trains the big model, built by a
+    function that returns its training head when `training=True`, and a custom loop unpacks it from a setup()."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+        from absl import app, flags
+
+        flags.DEFINE_boolean("tiny", {tiny_default}, "train the tiny variant")
+        FLAGS = flags.FLAGS
+
+        def Tiny(size):
+            return tf.keras.Sequential([tf.keras.layers.Conv2D(256, 3) for _ in range(4)])
+
+        def Big(size, training=False):
+            inputs = tf.keras.Input([size, size, 3])
+            x = inputs
+            for filters in (64, 128, 256, 512, 1024):
+                x = tf.keras.layers.Conv2D(filters, 3, strides=2)(x)
+            if training:
+                return tf.keras.Model(inputs, x)
+            return tf.keras.Model(inputs, tf.keras.layers.Lambda(decode_boxes)(x))
+
+        def setup_model():
+            if FLAGS.tiny:
+                model = Tiny(416)
+            else:
+                model = Big(416, training=True)
+            return model, tf.keras.optimizers.Adam(1e-3)
+
+        def main(_):
+            model, optimizer = setup_model()
+            for images, labels in dataset:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(images) - labels))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        if __name__ == "__main__":
+            app.run(main)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(line, Confidence.LIKELY)]

@@ -1812,21 +1812,25 @@ class SourceQueries:
                 continue
             given = _arguments_by_parameter(site.node, _called_parameters(callee)).get(
                 guard, _parameter_default(callee, guard))
-            if given is not None and self._false(site.module, given):
+            if given is not None and self._truth(site.module, given) is False:
                 return True
         return False
 
-    def _false(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH) -> bool:
-        """``value`` is false as the source writes it: ``False``, ``None``, ``0``, or a constant or a command-line
-        flag's default that is."""
-        if isinstance(value, cst.Name) and value.value in ("False", "None") or \
-                isinstance(value, cst.Integer) and value.evaluated_value == 0:
-            return True
+    def _truth(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH) -> bool | None:
+        """Whether ``value`` is true as the source writes it: ``True``/``False``/``None``, a number, ``not`` one of
+        those, or a constant or a command-line flag's default that is; None when the source does not say."""
+        if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+            return value.value == "True"
+        if isinstance(value, cst.Integer):
+            return value.evaluated_value != 0
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
+            truth = self._truth(module, value.expression, depth)
+            return None if truth is None else not truth
         bound = self.flag_default(module, value) if depth else None
         if bound is None and depth and isinstance(value, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, value)
             bound = (constant.module, constant.value) if constant is not None else None
-        return bound is not None and self._false(*bound, depth - 1)
+        return self._truth(*bound, depth - 1) if bound is not None else None
 
     @cached_property
     def _training_callers(self) -> set:
@@ -2632,8 +2636,9 @@ class SourceQueries:
                 bindings = self._bindings.get(("attr", step.class_key, callee.attr.value), [])
             else:
                 continue
-            for bound in bindings:
-                found += self._constructions_in_call(bound, CALL_DEPTH)
+            for bound in bindings:  # `model, optimizer = setup()`: the part the step calls
+                found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
+                    self.index.assignment_of(bound.node), callee.value) if isinstance(callee, cst.Name) else None)
         return found
 
     def _differentiated_models(self, step: FunctionInfo) -> set[str] | None:
@@ -3015,15 +3020,19 @@ class SourceQueries:
             # A builder returns the last model it constructs (sub-models and backbones come first); one that only
             # makes layers (a model is built from them elsewhere) is known by its first.
             models = [c for c in layers if self._constructs_model(c)]
-            found += self._constructions_returned(builder, depth - 1, position) or models[-1:] or layers[:1] or \
-                [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
+            found += self._constructions_returned(builder, depth - 1, position, site) or models[-1:] or \
+                layers[:1] or [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
         return found
 
-    def _constructions_returned(self, builder: FunctionInfo, depth: int, position: int | None) -> list[CallSite]:
+    def _constructions_returned(self, builder: FunctionInfo, depth: int, position: int | None,
+                                site: CallSite | None = None) -> list[CallSite]:
         """The model constructions behind the name a builder returns (``return model, optimizer``: the element at
-        ``position``; not the other models it builds). Of the calls it binds that name to, the one it always makes
-        (``model = resnet50()`` before ``if small: model = resnet18()``), else the first: a run trains one."""
-        conditional = {id(c) for branch in m.findall(builder.node.body, m.If()) for c in m.findall(branch, m.Call())}
+        ``position``; not the other models it builds). Of the calls it binds that name to, the one the run makes:
+        by the branches the arguments ``site`` passes and the flags' defaults take (``if FLAGS.tiny:`` with
+        ``tiny`` defaulting to False builds the ``else`` model; ``if training: return Model(...)`` the first
+        when ``training=True``), else the one it always makes (``model = resnet50()`` before ``if small: model =
+        resnet18()``), else the first: a run trains one."""
+        skipped, conditional = self._branches_skipped(builder, site)
         candidates: list[tuple[CallSite, int | None]] = []  # calls whose result is returned, with the part of it
         for returned in m.findall(builder.node.body, m.Return(value=m.Name() | m.Tuple() | m.Call())):
             value = returned.value
@@ -3035,12 +3044,41 @@ class SourceQueries:
             elif isinstance(value, cst.Name):
                 candidates += [(bound, _unpacked_position(self.index.assignment_of(bound.node), value.value))
                                for bound in self._bindings.get((id(builder.module), id(builder.node), value.value), ())]
-        candidates.sort(key=lambda item: (id(item[0].node) in conditional, self._call_order[id(item[0].node)]))
+        candidates.sort(key=lambda item: (id(item[0].node) in skipped, id(item[0].node) in conditional,
+                                          self._call_order[id(item[0].node)]))
         for bound, part in candidates:
             found = self._constructions_in_call(bound, depth, part)
             if found:
                 return found
         return []
+
+    def _branches_skipped(self, function: FunctionInfo, site: CallSite | None) -> tuple[set[int], set[int]]:
+        """The calls (by node) in ``function``'s branches that a run skips, where the source decides the test (a
+        flag's default, a literal, what ``site`` passes for a parameter or its default), and those in the branches
+        it does not decide."""
+        arguments = _arguments_by_parameter(site.node, _called_parameters(function)) if site is not None else {}
+        skipped: set[int] = set()
+        undecided: set[int] = set()
+        for branch in m.findall(function.node.body, m.If()):
+            test, module = branch.test, function.module
+            negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+            name = test.expression if negated else test
+            if isinstance(name, cst.Name) and name.value in function.params:
+                given = arguments.get(name.value)
+                if given is not None and site is not None:
+                    test, module = given, site.module
+                else:
+                    test = _parameter_default(function, name.value) or name
+                if negated:
+                    test = cst.UnaryOperation(operator=cst.Not(), expression=test)
+            truth = self._truth(module, test)
+            body = {id(c) for c in m.findall(branch.body, m.Call())}
+            rest = {id(c) for c in m.findall(branch.orelse, m.Call())} if branch.orelse is not None else set()
+            if truth is None:
+                undecided |= body | rest
+            else:
+                skipped |= rest if truth else body
+        return skipped, undecided - skipped
 
     def bound_call(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> CallSite | None:
         """The call whose result ``name`` holds where ``near`` is: the last ``name = call(...)`` before it in the
