@@ -1181,3 +1181,34 @@ def test_the_model_a_flag_chooses_by_default_is_the_one_trained(tiny_default: st
             app.run(main)
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(line, Confidence.LIKELY)]
+
+
+@pytest.mark.parametrize("is_training, confidence", [("False", Confidence.POSSIBLE), ("True", Confidence.LIKELY)])
+def test_augmentation_in_a_branch_the_map_does_not_take_leaves_it_stateless(is_training: str, confidence):
+    """One preprocessing function serves training and evaluation: its random augmentation runs only when the map
+    passes `is_training=True`. Stateless, TensorFlow parallelizes the map at run time (possible); stateful, it
+    does not (likely)."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+
+        def preprocess_for_train(image):
+            image = tf.image.random_flip_left_right(image)
+            return tf.image.random_crop(image, [224, 224, 3])
+
+        def preprocess_image(image, is_training=False):
+            image = tf.image.convert_image_dtype(image, tf.float32)
+            if is_training:
+                return preprocess_for_train(image)
+            else:
+                return tf.image.resize(image, [224, 224])
+
+        def _preprocess(x):
+            return preprocess_image(x["image"], is_training={is_training}), x["label"]
+
+        model = tf.keras.applications.ResNet50(weights=None)
+        model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+        dataset = tfds.load("tf_flowers", split="train")
+        model.fit(dataset.map(_preprocess).batch(64).prefetch(1), epochs=10)
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(21, confidence)]

@@ -2432,23 +2432,26 @@ class SourceQueries:
         return self.index.functions_named(*(f"{n}.__call__" for n in bound.names)) if bound is not None else []
 
     def calls_run_by(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
-        """The calls a mapped function makes per element, following the repo functions it calls (``depth`` deep)."""
+        """The calls a mapped function makes per element, following the repo functions it calls (``depth`` deep),
+        but not into the branches the arguments it is called with skip (``preprocess(image, is_training=False)``
+        runs no training augmentation; the mapped function itself takes its parameters' defaults)."""
         if function.function is not None:
-            found, pending = [], [function.function]
+            found, pending = [], [(function.function, None)]
         else:
             found = [self._call_at[id(call)] for call in m.findall(function.body, m.Call())
                      if id(call) in self._call_at]
-            pending = [f for site in found for f in self.index.functions_named(*site.names)]
-        seen: set[int] = set()
+            pending = [(f, site) for site in found for f in self.index.functions_named(*site.names)]
+        seen = {id(site.node) for site in found}
         for _ in range(depth):
             following = []
-            for callee in pending:
-                if id(callee.node) in seen:
-                    continue
-                seen.add(id(callee.node))
-                calls = self.calls_in(callee)
-                found += calls
-                following += [f for site in calls for f in self.index.functions_named(*site.names)]
+            for callee, site in pending:
+                skipped, _ = self._branches_skipped(callee, site)
+                for call in self.calls_in(callee):
+                    if id(call.node) in skipped or id(call.node) in seen:
+                        continue
+                    seen.add(id(call.node))
+                    found.append(call)
+                    following += [(f, call) for f in self.index.functions_named(*call.names)]
             pending = following
         return found
 
