@@ -1212,3 +1212,56 @@ def test_augmentation_in_a_branch_the_map_does_not_take_leaves_it_stateless(is_t
         model.fit(dataset.map(_preprocess).batch(64).prefetch(1), epochs=10)
         """}, "TFD002")
     assert [(f.location.line, f.confidence) for f in findings] == [(21, confidence)]
+
+
+def test_a_generator_pipeline_read_through_the_iterator_its_object_holds():
+    """A data class builds its pipeline in its constructor and keeps an iterator over it; the training loop takes
+    each batch with `next_batch()`. The object comes from a classmethod constructor (`from_config`), and another
+    class has methods of the same names, so only the constructor says which class it is."""
+    findings = _findings({"data.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        class Batches:
+            def __init__(self, files):
+                dataset = tf.data.Dataset.from_generator(lambda: self._read(files), output_types=tf.float32)
+                self.data_iter = iter(dataset.batch(32).repeat(-1).prefetch(2))
+
+            @classmethod
+            def from_config(cls, config):
+                return cls(config["files"])
+
+            def _read(self, files):
+                for name in files:
+                    yield np.load(name)
+
+            def next_batch(self):
+                return next(self.data_iter)
+
+        class Samples:
+            @classmethod
+            def from_config(cls, config):
+                return cls()
+
+            def next_batch(self):
+                return np.zeros((32, 10))
+        """, "train.py": """
+        import tensorflow as tf
+        from data import Batches
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+        optimizer = tf.keras.optimizers.Adam()
+        batches = Batches.from_config({"files": ["a.npy"]})
+
+        @tf.function
+        def train_step(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        for step in range(1000):
+            train_step(batches.next_batch())
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence, f.reach) for f in findings] == [
+        ("data.py", 6, Confidence.LIKELY, Reach.TRAINING)]

@@ -1477,7 +1477,8 @@ class SourceQueries:
         (``self.train_step = tf.function(self._train_step)``)."""
         found = [f for f, _ in self.index.callees(site.names)]
         if not found:
-            found = self._wrapped_callees(site) or self._replica_functions(site) or self._closure_callees(site)
+            found = self._wrapped_callees(site) or self._replica_functions(site) or self._closure_callees(site) or \
+                self._alternative_construction(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
@@ -1523,6 +1524,14 @@ class SourceQueries:
         else:
             return []
         return self._functions_wrapped(wrappings)
+
+    def _alternative_construction(self, site: CallSite) -> list[FunctionInfo]:
+        """``cls(...)`` in a classmethod (``from_config``) constructs its class: the class's ``__init__``."""
+        function = site.function
+        if not m.matches(site.node.func, m.Name("cls")) or function is None or function.class_key is None \
+                or "builtins.classmethod" not in function.decorators:
+            return []
+        return self._methods_of_class(self.index.class_of(function), "__init__")
 
     def _closure_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The function a call runs through a name bound to what a repo function returned, where that is a function
@@ -1570,10 +1579,17 @@ class SourceQueries:
         receiver = site.node.func.value
         if isinstance(receiver, cst.Name):
             bound = self.bound_call(site.module, site.node, receiver.value)
-            return self._classes_named(bound.names) if bound is not None else []
+            return self._classes_named(bound.names) or self._classes_made_by(bound) if bound is not None else []
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
             return self._attribute_classes(_owner_class(site.function), receiver.attr.value, CALL_DEPTH)
         return []
+
+    def _classes_made_by(self, site: CallSite) -> list[ClassInfo]:
+        """The repo classes whose alternative constructor ``site`` calls: a classmethod that returns ``cls(...)``
+        (``handler = TTSDataset.from_config(config)``)."""
+        return [self.index.class_of(f) for f, _ in self.index.callees(site.names)
+                if "builtins.classmethod" in f.decorators and m.findall(f.node.body, m.Return(value=m.Call(
+                    func=m.Name("cls"))))]
 
     def _attribute_classes(self, owner: str | None, attribute: str, depth: int) -> list[ClassInfo]:
         """The repo classes ``self.<attribute>`` of class ``owner`` was made from: a construction assigned to it in
@@ -1978,12 +1994,32 @@ class SourceQueries:
             return True
         if sink.role == "loop" and self._inspects_only(sink):
             return False
-        scope = self.enclosing_function(sink.module, sink.node)
-        key = id(scope.node) if scope is not None else ("module", id(sink.module))
+        return self._trains_around(sink.module, sink.node) or sink.role == "iter" and any(
+            self._trains_around(caller.module, caller.node)
+            for method in self._held_iterator_readers(sink) for caller in self.callers_of(method))
+
+    def _trains_around(self, module: ModuleInfo, node: cst.CSTNode) -> bool:
+        """Whether the code around ``node`` (its function, or its module's top level) trains: it makes a training
+        call or runs a training loop."""
+        scope = self.enclosing_function(module, node)
+        key = id(scope.node) if scope is not None else ("module", id(module))
         return any(self._caller_key(site) == key for site in self._training_calls) or any(
             (id(loop.node) if isinstance(loop.node, cst.FunctionDef) else None) == key
-            or (self.enclosing_function(loop.module, loop.node) is scope and loop.module is sink.module)
+            or (self.enclosing_function(loop.module, loop.node) is scope and loop.module is module)
             for loop in self.training_loops)
+
+    def _held_iterator_readers(self, sink: Sink) -> list[FunctionInfo]:
+        """For an iterator an object holds (``self.data_iter = iter(dataset)``), the methods of its class that take
+        the next element from it (``def next_batch(self): return next(self.data_iter)``): whoever calls them
+        consumes the pipeline."""
+        attribute = self._assigned_self_attribute(sink.module, sink.module.parent(sink.node))
+        scope = self.enclosing_function(sink.module, sink.node)
+        if attribute is None or scope is None or scope.class_key is None:
+            return []
+        reads = m.Call(func=m.Name("next"), args=[m.Arg(value=m.Attribute(value=m.Name("self"),
+                                                                          attr=m.Name(attribute))), m.ZeroOrMore()])
+        return [method for method in self.index.methods_of(self.index.class_of(scope))
+                if m.findall(method.node.body, reads)]
 
     @cached_property
     def registered_callbacks(self) -> dict[int, bool]:
