@@ -1265,3 +1265,42 @@ def test_a_generator_pipeline_read_through_the_iterator_its_object_holds():
         """}, "TFD004")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence, f.reach) for f in findings] == [
         ("data.py", 6, Confidence.LIKELY, Reach.TRAINING)]
+
+
+def test_the_reading_a_generator_does_through_a_callable_its_constructor_is_given():
+    """A generic data class takes the per-sample loader as an argument (`preprocessor=self._load`) and calls it
+    from its generator: the loading is Python work of the pipeline, as if written in the generator."""
+    findings = _findings({"data.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        class Dataset:
+            def __init__(self, samples, preprocessor):
+                self.samples = samples
+                self.preprocessor = preprocessor
+
+            def _generate(self):
+                return (self.preprocessor(sample) for sample in self.samples)
+
+            def train_batches(self):
+                return tf.data.Dataset.from_generator(self._generate, output_types=tf.float32).batch(16)
+
+        class Handler:
+            def __init__(self, names):
+                self.names = names
+
+            def _load(self, name):
+                return np.load(name + ".npy")
+
+            def get_dataset(self):
+                return Dataset(self.names, preprocessor=self._load).train_batches()
+        """, "train.py": """
+        import tensorflow as tf
+        from data import Handler
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(Handler(["a", "b"]).get_dataset(), epochs=10)
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
+    assert any("np.load" in e.message for e in findings[0].evidence)

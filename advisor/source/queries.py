@@ -2476,7 +2476,7 @@ class SourceQueries:
         else:
             found = [self._call_at[id(call)] for call in m.findall(function.body, m.Call())
                      if id(call) in self._call_at]
-            pending = [(f, site) for site in found for f in self.index.functions_named(*site.names)]
+            pending = [(f, site) for site in found for f in self._functions_called(site)]
         seen = {id(site.node) for site in found}
         for _ in range(depth):
             following = []
@@ -2487,9 +2487,18 @@ class SourceQueries:
                         continue
                     seen.add(id(call.node))
                     found.append(call)
-                    following += [(f, call) for f in self.index.functions_named(*call.names)]
+                    following += [(f, call) for f in self._functions_called(call)]
             pending = following
         return found
+
+    def _functions_called(self, call: CallSite) -> list[FunctionInfo]:
+        """The repo functions ``call`` runs: by name, or, through a name or ``self`` attribute bound to one, what
+        was bound (``self.preprocess(x)`` where the constructor was given ``preprocess=self._load``)."""
+        found = self.index.functions_named(*call.names)
+        if found or not isinstance(call.node.func, (cst.Name, cst.Attribute)):
+            return found
+        return self.index.functions_named(*self._callables(call.module, call.function, call.node.func, None,
+                                                           CALL_DEPTH))
 
     def waiting_calls(self, python_function_call: CallSite) -> list[CallSite]:
         """For a ``tf.py_function``/``numpy_function`` call: the calls its Python makes that wait (sleep, file or
@@ -2881,20 +2890,26 @@ class SourceQueries:
                     argument := _arguments_by_parameter(caller.node, _called_parameters(scope)).get(expression.value))]
             return frozenset().union(*(self._callables(site.module, site.function, argument, outer, depth - 1)
                                        for site, argument, outer in given))
-        return frozenset(name for owner, entry in self._table_entries(module, scope, expression, CALL_DEPTH)
-                         if isinstance(entry, (cst.Name, cst.Attribute)) for name in owner.qualified_names(entry))
+        names: set[str] = set()
+        for owner, where, entry in self._table_entries(module, scope, expression, CALL_DEPTH):
+            if isinstance(entry, cst.Name) and where is not None and entry.value in where.params and depth and \
+                    entry is not expression:  # `self.transform = transform`: what the constructor is given
+                names |= self._callables(owner, where, entry, None, depth - 1)
+            elif isinstance(entry, (cst.Name, cst.Attribute)):  # `self._process_sample`: the class's method
+                names |= owner.qualified_names(entry) or owner.names.resolve(entry, _owner_class(where))
+        return frozenset(names)
 
     def _table_entries(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
-                       depth: int) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
-        """What ``expression`` may be when it looks up tables written in the code, with the module each is written
-        in: for ``MODELS[name]``, every value of the dict ``MODELS`` (a module constant, of another module too); for
-        ``params["block"]`` where ``params = model_params[depth]``, each inner dict's ``"block"``; for a name, each
-        value assigned to it; else ``expression`` itself."""
+                       depth: int) -> list[tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]]:
+        """What ``expression`` may be when it looks up tables written in the code, with the module and function
+        each is written in: for ``MODELS[name]``, every value of the dict ``MODELS`` (a module constant, of another
+        module too); for ``params["block"]`` where ``params = model_params[depth]``, each inner dict's
+        ``"block"``; for a name or ``self.attribute``, each value assigned to it; else ``expression`` itself."""
         if isinstance(expression, cst.Subscript) and len(expression.slice) == 1 and \
                 isinstance(expression.slice[0].slice, cst.Index) and depth:
             key = expression.slice[0].slice.value
-            return [(owner, element.value)
-                    for owner, table in self._table_entries(module, scope, expression.value, depth - 1)
+            return [(owner, where, element.value)
+                    for owner, where, table in self._table_entries(module, scope, expression.value, depth - 1)
                     if isinstance(table, cst.Dict) for element in table.elements
                     if isinstance(element, cst.DictElement) and (not isinstance(key, cst.SimpleString) or (
                         isinstance(element.key, cst.SimpleString)
@@ -2906,7 +2921,7 @@ class SourceQueries:
         if bound:
             return [entry for owner, where, value in bound
                     for entry in self._table_entries(owner, where, value, depth - 1)]
-        return [(module, expression)]
+        return [(module, scope, expression)]
 
     def _narrow(self, layer: CallSite, names: list[str], keyword: str, kind: str, passed: _Passed | None,
                 variable: tuple[ModuleInfo, FunctionInfo | None, cst.Call] | None) -> bool:
