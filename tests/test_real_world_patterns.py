@@ -1304,3 +1304,42 @@ def test_the_reading_a_generator_does_through_a_callable_its_constructor_is_give
         """}, "TFD004")
     assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
     assert any("np.load" in e.message for e in findings[0].evidence)
+
+
+def test_a_model_that_trains_itself_is_built_where_its_class_is_constructed():
+    """The model's class holds its own training step (differentiating `self.trainable_variables`); the script gets
+    the model from a classmethod constructor. The model the step trains is built at that `cls(...)`."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+
+        class Transformer(tf.keras.Model):
+            def __init__(self, width):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Conv1D(width, 3) for _ in range(12)]
+                self.optimizer_ = tf.keras.optimizers.Adam()
+
+            @classmethod
+            def from_config(cls, config):
+                return cls(**config)
+
+            def call(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+
+            @tf.function
+            def train_on(self, x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self(x) - y))
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer_.apply_gradients(zip(grads, self.trainable_variables))
+                return loss
+        """, "train.py": """
+        from models import Transformer
+
+        model = Transformer.from_config({"width": 512})
+        for x, y in batches:
+            model.train_on(x, y)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("models.py", 11, Confidence.LIKELY)]

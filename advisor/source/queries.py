@@ -1161,6 +1161,9 @@ class _ModelResolver:
             return "the model comes through more builder functions than advisor follows"
         if isinstance(expression, cst.Call):
             return self._call(module, scope, expression, depth)
+        if m.matches(expression, m.Name("self")):
+            return "the training step is a method of the model's own class, so the policy belongs in the script " \
+                   "that builds the model, before it does"
         value = self.queries.assigned_value(module, scope, expression)
         if value is None:
             return f"advisor cannot tell where `{module.node_code(expression)}` is built"
@@ -2673,6 +2676,8 @@ class SourceQueries:
         trains: a model it only runs (a target network, a teacher) is not trained by it."""
         found = []
         trained = self._differentiated_models(step)
+        if trained == {"self"} and step.class_key in self._keras_model_classes:  # a model's own train step
+            return self._constructions_of_class(step.class_key)
         for call in self.calls_in(step):
             callee = call.node.func
             if trained is not None and step.module.node_code(callee) not in trained:
@@ -2688,6 +2693,13 @@ class SourceQueries:
                 found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
                     self.index.assignment_of(bound.node), callee.value) if isinstance(callee, cst.Name) else None)
         return found
+
+    def _constructions_of_class(self, class_key: str) -> list[CallSite]:
+        """The calls that construct the repo class ``class_key`` or a subclass: by name, or ``cls(...)`` in a
+        classmethod (``ForwardTransformer.from_config(config)``)."""
+        keys = {class_key} | {c.key for c in self.index.subclasses_of(class_key)}
+        return [site for site in self.index.calls if any(c.key in keys for c in self._classes_named(site.names))
+                or any(f.name == "__init__" and f.class_key in keys for f in self.callees_of(site))]
 
     def _differentiated_models(self, step: FunctionInfo) -> set[str] | None:
         """The models whose weights ``step`` differentiates (``tape.gradient(loss, critic.trainable_variables)``),
