@@ -1343,3 +1343,35 @@ def test_a_model_that_trains_itself_is_built_where_its_class_is_constructed():
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("models.py", 11, Confidence.LIKELY)]
+
+
+def test_a_module_a_package_init_binds_under_another_name():
+    """A multi-backend package binds `data` to its TensorFlow or its PyTorch module in `__init__`; the training
+    script calls `data.init_dataset()`. The pipeline in `tf_data.py` is what training reads."""
+    findings = _findings({"pkg/__init__.py": """
+        from pkg import backend
+
+        if backend.is_tensorflow:
+            from pkg import tf_data as data
+        else:
+            from pkg import torch_data as data
+        """, "pkg/backend.py": """
+        is_tensorflow = True
+        """, "pkg/tf_data.py": """
+        import tensorflow as tf
+
+        def augment(image):
+            return tf.image.random_flip_left_right(image)
+
+        def init_dataset(files):
+            return tf.data.TFRecordDataset(files).map(augment).batch(32).prefetch(tf.data.AUTOTUNE)
+        """, "train.py": """
+        import tensorflow as tf
+        from pkg import data
+
+        model = tf.keras.applications.ResNet50(weights=None)
+        model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+        model.fit(data.init_dataset(["train.tfrecord"]), epochs=90)
+        """}, "TFD002")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence, f.reach) for f in findings] == [
+        ("pkg/tf_data.py", 7, Confidence.LIKELY, Reach.TRAINING)]

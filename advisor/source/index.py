@@ -22,7 +22,7 @@ import libcst as cst
 import networkx as nx
 
 from . import pipelines as pl
-from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage
+from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage, module_and_package
 from .names import import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .requirements import TensorflowPin, declaration_files, tensorflow_pins
@@ -235,10 +235,29 @@ class SourceIndex:
         dotted path is a plausible import name.
         """
         by_name: dict[str, list[FunctionInfo]] = {}
+        aliases = self._package_aliases()
         for key, function in [*((f.key, f) for f in self.functions), *self._dispatched_methods()]:
-            for name in import_names(key):
+            module = module_and_package(function.module.path)[0]
+            keys = [key] + [alias + key[len(module):] for alias in aliases.get(module, ()) if key.startswith(module)]
+            for name in (name for each in keys for name in import_names(each)):
                 by_name.setdefault(name, []).append(function)
         return by_name
+
+    def _package_aliases(self) -> dict[str, list[str]]:
+        """The other names a package's ``__init__`` gives repo modules (``from pkg.coco import tf_data as data``
+        makes ``pkg.coco.data`` the module ``pkg.coco.tf_data``): module dotted name -> those names."""
+        by_suffix = {suffix: name for name in (module_and_package(m.path)[0] for m in self.modules)
+                     for suffix in import_names(name, shortest=1)}
+        found: dict[str, list[str]] = {}
+        for module in self.modules:
+            if module.path.name != "__init__.py":
+                continue
+            package = module_and_package(module.path)[0]
+            for alias, targets in module.names.module_bindings.items():
+                for target in targets:
+                    if target in by_suffix and target.rsplit(".", 1)[-1] != alias:
+                        found.setdefault(by_suffix[target], []).append(f"{package}.{alias}")
+        return found
 
     def _dispatched_methods(self) -> Iterator[tuple[str, FunctionInfo]]:
         """Methods a call through a repo class may run besides its own, each under the name ``Class.method``: what

@@ -89,6 +89,8 @@ class ModuleNames(cst.CSTVisitor):
         self.package = package
         self.aliases: dict[str, str] = {}  # bound name -> dotted name it refers to
         self.global_aliases: dict[str, str] = {}  # the same, for imports outside any def or class: visible everywhere
+        # every dotted name a module-level import binds to each name, in both branches of `if backend: ... else:`
+        self.module_bindings: dict[str, set[str]] = {}
         self.top_level: set[str] = set()  # names defined at module level: resolve to ``module.name``
         self.star_imports: list[str] = []  # modules imported with ``from X import *``, in import order
         # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
@@ -157,6 +159,7 @@ class ModuleNames(cst.CSTVisitor):
         self.aliases[name] = target
         if not self._path:
             self.global_aliases[name] = target
+            self.module_bindings.setdefault(name, set()).add(target)
 
     def _import(self, node: cst.Import) -> None:
         for alias in node.names:
