@@ -906,6 +906,10 @@ def _training_guard(function: FunctionInfo) -> str | None:
     return None
 
 
+def _is_classmethod(function: FunctionInfo) -> bool:
+    return function.class_key is not None and "builtins.classmethod" in function.decorators
+
+
 def _called_parameters(function: FunctionInfo) -> tuple[str, ...]:
     """The parameters a call of ``function`` binds: a method's (a constructor's) after ``self``."""
     return function.params[1:] if function.class_key is not None else function.params
@@ -1531,8 +1535,7 @@ class SourceQueries:
     def _alternative_construction(self, site: CallSite) -> list[FunctionInfo]:
         """``cls(...)`` in a classmethod (``from_config``) constructs its class: the class's ``__init__``."""
         function = site.function
-        if not m.matches(site.node.func, m.Name("cls")) or function is None or function.class_key is None \
-                or "builtins.classmethod" not in function.decorators:
+        if not m.matches(site.node.func, m.Name("cls")) or function is None or not _is_classmethod(function):
             return []
         return self._methods_of_class(self.index.class_of(function), "__init__")
 
@@ -1591,8 +1594,7 @@ class SourceQueries:
         """The repo classes whose alternative constructor ``site`` calls: a classmethod that returns ``cls(...)``
         (``handler = TTSDataset.from_config(config)``)."""
         return [self.index.class_of(f) for f, _ in self.index.callees(site.names)
-                if "builtins.classmethod" in f.decorators and m.findall(f.node.body, m.Return(value=m.Call(
-                    func=m.Name("cls"))))]
+                if _is_classmethod(f) and m.findall(f.node.body, m.Return(value=m.Call(func=m.Name("cls"))))]
 
     def _attribute_classes(self, owner: str | None, attribute: str, depth: int) -> list[ClassInfo]:
         """The repo classes ``self.<attribute>`` of class ``owner`` was made from: a construction assigned to it in
@@ -3126,18 +3128,15 @@ class SourceQueries:
         skipped: set[int] = set()
         undecided: set[int] = set()
         for branch in m.findall(function.node.body, m.If()):
-            test, module = branch.test, function.module
-            negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
-            name = test.expression if negated else test
-            if isinstance(name, cst.Name) and name.value in function.params:
-                given = arguments.get(name.value)
-                if given is not None and site is not None:
-                    test, module = given, site.module
-                else:
-                    test = _parameter_default(function, name.value) or name
-                if negated:
-                    test = cst.UnaryOperation(operator=cst.Not(), expression=test)
-            truth = self._truth(module, test)
+            negated = isinstance(branch.test, cst.UnaryOperation) and isinstance(branch.test.operator, cst.Not)
+            tested = branch.test.expression if negated else branch.test
+            if isinstance(tested, cst.Name) and tested.value in function.params:  # `if training:`, `if not tiny:`
+                given = arguments.get(tested.value)
+                truth = self._truth(site.module, given) if given is not None else self._truth(
+                    function.module, _parameter_default(function, tested.value) or tested)
+                truth = None if truth is None else truth != negated
+            else:
+                truth = self._truth(function.module, branch.test)
             body = {id(c) for c in m.findall(branch.body, m.Call())}
             rest = {id(c) for c in m.findall(branch.orelse, m.Call())} if branch.orelse is not None else set()
             if truth is None:
