@@ -1242,39 +1242,6 @@ def test_a_raw_op_counts_as_often_as_its_weight_variable_is_made(index_of):
     assert (recurrence.dense, mlp.dense) == (2, LOOP_REPEAT)
 
 
-def test_a_network_a_factory_returns_is_what_the_training_builds(index_of):
-    # TensorFlow 1.x official models: a generator returns the network function it defines, picking a TF-Slim
-    # architecture in a branch; the Estimator's model_fn calls what the generator returned.
-    index = index_of(code="""
-        import tensorflow as tf
-        from tensorflow.contrib.slim.nets import resnet_v2
-
-        def generator(num_classes, depth):
-            if depth == 50:
-                base_model = resnet_v2.resnet_v2_50
-            else:
-                base_model = resnet_v2.resnet_v2_101
-
-            def model(inputs, is_training):
-                with tf.contrib.slim.arg_scope(resnet_v2.resnet_arg_scope()):
-                    net, _ = base_model(inputs, num_classes=None, is_training=is_training)
-                return tf.layers.conv2d(net, num_classes, 1)
-            return model
-
-        def model_fn(features, labels, mode):
-            network = generator(21, 101)
-            logits = network(features, mode == tf.estimator.ModeKeys.TRAIN)
-            loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=tf.train.AdamOptimizer().minimize(loss))
-        """)
-    queries = SourceQueries(index)
-    network_call = next(c for c in index.calls if c.module.node_code(c.node.func) == "network")
-    assert [f.name for f in queries.callees_of(network_call)] == ["model"]
-    (training,) = queries.graph_trainings
-    compute = queries.graph_model_compute(training)
-    assert (compute.application, compute.heavy) == ("base_model", True)
-
-
 def test_a_block_class_passed_down_as_a_parameter_is_counted_where_it_is_called(index_of):
     # ResNets written as `BlockGroup(block_fn=...)`: the block class travels through parameters from a table.
     index = index_of(code="""
