@@ -891,18 +891,21 @@ def _arguments_by_parameter(call: cst.Call, parameters: Sequence[str]) -> dict[s
     return passed
 
 
+# `if not p: return`, a whole statement of its own
+_RETURN_UNLESS = m.If(test=m.UnaryOperation(operator=m.Not(), expression=m.Name()),
+                      body=m.IndentedBlock(body=[m.SimpleStatementLine(body=[m.Return(value=None)])]), orelse=None)
+
+
 def _training_guard(function: FunctionInfo) -> str | None:
     """The parameter ``p`` of ``function`` whose ``if not p: return`` statement, at the top of its body and ahead
     of any optimizer update there, ends it before the rest: what follows builds the training part."""
     statements = function.node.body.body if isinstance(function.node.body, cst.IndentedBlock) else ()
     for position, statement in enumerate(statements):
-        if m.matches(statement, m.If(test=m.UnaryOperation(operator=m.Not(), expression=m.Name()),
-                                     body=m.IndentedBlock(body=[m.SimpleStatementLine(body=[m.Return(value=None)])]),
-                                     orelse=None)) and statement.test.expression.value in function.params \
+        if m.matches(statement, _RETURN_UNLESS) and statement.test.expression.value in function.params \
                 and position + 1 < len(statements):
-            return statement.test.expression.value
-        if m.findall(statement, _UPDATE_CALL):
-            return None
+            # (the cheap test first: searching every statement for an update costs a walk of the whole body)
+            updated = any(m.findall(before, _UPDATE_CALL) for before in statements[:position])
+            return None if updated else statement.test.expression.value
     return None
 
 
@@ -1267,6 +1270,7 @@ class SourceQueries:
         self.index = index
         self._mixed_precision_plans: dict[bool, list[MixedPrecisionPlan]] = {}
         self._program_runs: dict[tuple, set] = {}  # what each program runs: many models ask about the same ones
+        self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -1556,9 +1560,14 @@ class SourceQueries:
     def _returned_closures(self) -> dict[int, list[FunctionInfo]]:
         """Functions a repo function defines and returns, by the defining function's node."""
         found: dict[int, list[FunctionInfo]] = {}
+        returned: dict[int, set[str]] = {}  # by defining function: the names it returns (one walk of its body)
         for function in self.index.functions:
             outer = function.outer
-            if outer is not None and m.findall(outer.node.body, m.Return(value=m.Name(function.name))):
+            if outer is None:
+                continue
+            if id(outer.node) not in returned:
+                returned[id(outer.node)] = {r.value.value for r in m.findall(outer.node.body, m.Return(value=m.Name()))}
+            if function.name in returned[id(outer.node)]:
                 found.setdefault(id(outer.node), []).append(function)
         return found
 
@@ -1828,7 +1837,9 @@ class SourceQueries:
         whose falseness makes the callee return before it builds its training part: ``if not is_training: return``
         ahead of a TensorFlow 1.x model constructor's train op (a predict script builds the model that way)."""
         for callee in self.callees_of(site):
-            guard = _training_guard(callee)
+            if id(callee.node) not in self._training_guards:
+                self._training_guards[id(callee.node)] = _training_guard(callee)
+            guard = self._training_guards[id(callee.node)]
             if guard is None:
                 continue
             given = _arguments_by_parameter(site.node, _called_parameters(callee)).get(
