@@ -16,9 +16,9 @@ from typing import Sequence
 
 from . import speedup
 from .linking import PARALLEL_STAGES, PipelineMatch, match_pipelines, op_types_of, separate_by_ops
-from .model import Confidence, Evidence, EvidenceKind, SpeedupEstimate
+from .model import Confidence, Evidence, EvidenceKind, Finding, SpeedupEstimate
 from .profile.facts import Iterator, ProfileFindings
-from .source.facts import CallSite, FunctionInfo, Pipeline, Stage
+from .source.facts import CallSite, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.queries import FUNCTION_STAGES, HotContext, Registration, SourceQueries
 
 # Host gaps: the profile calls a gap between steps this large (share of the step) a cost worth confirming.
@@ -451,3 +451,16 @@ class Verdicts:
                        static.evidence + (Evidence.profile(f"device compute is {share:.0f}% of the step time",
                                                            {"device_compute_share": share / 100.0}),), static.note)
 
+
+    def default_settings(self, finding: Finding, module: ModuleInfo) -> Finding:
+        """A finding on code that a run with the defaults the source sets skips (``if FLAGS.mode == "eager_tf":``
+        with ``mode`` defaulting to ``"fit"``) is at most possible: that code trains only when the user changes a
+        setting. One a capture confirms stands: the captured run took that branch."""
+        if finding.confidence is not Confidence.LIKELY:
+            return finding
+        branch = self.queries.skipped_by_default(module, finding.location.line)
+        if branch is None:
+            return finding
+        skipped = Evidence.source(f"a run with the defaults the source sets skips this code: `{branch.test}` "
+                                  f"({branch.location.display}) is {branch.value} with them")
+        return replace(finding, confidence=Confidence.POSSIBLE, evidence=[*finding.evidence, skipped])

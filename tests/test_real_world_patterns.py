@@ -1375,3 +1375,68 @@ def test_a_module_a_package_init_binds_under_another_name():
         """}, "TFD002")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence, f.reach) for f in findings] == [
         ("pkg/tf_data.py", 7, Confidence.LIKELY, Reach.TRAINING)]
+
+
+@pytest.mark.parametrize("mode_default, confidence", [("fit", Confidence.POSSIBLE), ("eager_tf", Confidence.LIKELY)])
+def test_a_training_mode_the_default_settings_skip_is_at_most_possible(mode_default: str, confidence):
+    """yolov3-tf2's shape: `--mode` picks `model.fit` or an eager GradientTape loop for debugging. With `fit` the
+    default, a run reaches the loop's per-step `.numpy()` and eager step only when the user asks for that mode;
+    with `eager_tf` the default, both are what a run does."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+        from absl import app, flags
+
+        flags.DEFINE_enum("mode", "{mode_default}", ["fit", "eager_tf"], "how to train")
+        flags.DEFINE_integer("epochs", 2, "epochs")
+        FLAGS = flags.FLAGS
+
+        def main(_):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+            optimizer = tf.keras.optimizers.Adam()
+            dataset = tf.data.TFRecordDataset(["train.tfrecord"]).batch(8).prefetch(1)
+            if FLAGS.mode == "eager_tf" and FLAGS.epochs > 0:
+                for images, labels in dataset:
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(model(images) - labels))
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                    print("loss", loss.numpy())
+            else:
+                model.compile(optimizer, "mse")
+                model.fit(dataset, epochs=FLAGS.epochs)
+
+        if __name__ == "__main__":
+            app.run(main)
+        """}, "TFH002", "TFH004")
+    assert [(f.code, f.location.line, f.confidence) for f in findings] == [
+        ("TFH002", 14, confidence), ("TFH004", 18, confidence)]
+    if confidence is Confidence.POSSIBLE:
+        skipped = '`FLAGS.mode == "eager_tf" and FLAGS.epochs > 0` (train.py:12:8) is False'
+        assert all(skipped in f.evidence[-1].message for f in findings)
+
+
+def test_a_default_that_fakes_the_data_leaves_the_real_pipeline_reached():
+    """A benchmark script defaults to random tensors (`--use_data=fake`); the real pipeline, in the branch the
+    default skips, is what a user training on their data runs: its serial decoding map stays likely."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        tf.app.flags.DEFINE_string("use_data", "fake", "fake or real")
+        FLAGS = tf.app.flags.FLAGS
+
+        def parse(record):
+            features = tf.parse_single_example(record, {"image": tf.FixedLenFeature([], tf.string)})
+            return tf.image.resize_images(tf.image.decode_jpeg(features["image"]), [299, 299])
+
+        def input_fn(params):
+            if FLAGS.use_data == "real":
+                dataset = tf.data.TFRecordDataset(tf.gfile.Glob("train-*")).repeat().map(parse).batch(64)
+                images = dataset.make_one_shot_iterator().get_next()
+            else:
+                images = tf.random_uniform([64, 299, 299, 3])
+            return images, tf.zeros([64], tf.int32)
+
+        estimator = tf.estimator.Estimator(model_fn)
+        estimator.train(input_fn, max_steps=100000)
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]

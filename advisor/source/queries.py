@@ -7,6 +7,7 @@ computed on first use and kept for the run, so rules that ask the same question 
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -23,6 +24,7 @@ from ..model import Location, Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, import_names, tf1_only
+from .pipelines import ALL_SOURCES
 from .syntax import argument, argument_value, parameter_names
 from .visitors import visit_reading
 
@@ -146,6 +148,12 @@ FLAG_MODULES = ("tensorflow.app.flags.", "tensorflow.flags.", "absl.flags.")
 FLAG_DEFINITIONS = frozenset({"DEFINE_integer", "DEFINE_float", "DEFINE_boolean", "DEFINE_bool", "DEFINE_string",
                               "DEFINE_enum"})
 BATCH_MAKER_DEPTH = 5
+# What a value the source does not decide reads as (None is a value the source writes).
+_UNKNOWN = object()
+_COMPARISONS: dict[type, Callable[[object, object], bool]] = {
+    cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt, cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge, cst.Is: operator.is_, cst.IsNot: operator.is_not,
+    cst.In: lambda a, b: operator.contains(b, a), cst.NotIn: lambda a, b: not operator.contains(b, a)}
 # Calls that train a model, by method name (receivers are rarely typed): Keras, and Estimators given an input_fn.
 TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
 ESTIMATOR_TRAINING = frozenset({"tensorflow.estimator.train_and_evaluate"})
@@ -1096,6 +1104,16 @@ class _LayerTally:
 
 
 @dataclass(frozen=True)
+class SkippedBranch:
+    """A branch that a run with the defaults the source sets does not take: ``test`` (as written, at ``location``)
+    is ``value`` with those defaults, and the branch runs only when it is not."""
+
+    test: str
+    location: Location
+    value: bool
+
+
+@dataclass(frozen=True)
 class ModelConstruction:
     """Where a trained Keras model is constructed: ``Sequential(...)``, ``Model(inputs, outputs)``, or the
     constructor of a ``keras.Model`` subclass; ``builder`` is the repo function the training calls to get it."""
@@ -1271,6 +1289,7 @@ class SourceQueries:
         self._mixed_precision_plans: dict[bool, list[MixedPrecisionPlan]] = {}
         self._program_runs: dict[tuple, set] = {}  # what each program runs: many models ask about the same ones
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
+        self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -1666,6 +1685,31 @@ class SourceQueries:
         return callers
 
     # -- training reachability ---------------------------------------------------------------------------------
+    def skipped_by_default(self, module: ModuleInfo, line: int) -> SkippedBranch | None:
+        """The outermost branch around module line ``line`` that a run with the defaults the source sets skips:
+        its test reads only literals, constants and command-line flags' defaults (``if FLAGS.mode == "eager_tf":``
+        with ``mode`` defaulting to ``"fit"``; ``else:`` of ``if not DEBUG:``). A test on a parameter decides
+        nothing here: callers pass what they like. Nor does a default that stands in for the data: a branch that
+        makes a dataset where the default one makes none (``if FLAGS.use_data == "real":``, else random tensors)
+        reads the data a real run brings."""
+        if id(module) not in self._skipped_branches:
+            found = []
+            for branch in m.findall(module.tree, m.If()):
+                value = self._truth(module, branch.test)
+                skipped, taken = (branch.body, branch.orelse) if value is False else (branch.orelse, branch.body) \
+                    if value else (None, None)
+                if skipped is not None and not (self._makes_dataset(skipped) and not self._makes_dataset(taken)):
+                    span = module.location(skipped)
+                    found.append((span.line, span.end_line, SkippedBranch(
+                        module.node_code(branch.test).strip(), module.location(branch.test), value)))
+            self._skipped_branches[id(module)] = found
+        return next((branch for start, end, branch in self._skipped_branches[id(module)] if start <= line <= end),
+                    None)
+
+    def _makes_dataset(self, block: cst.CSTNode | None) -> bool:
+        return block is not None and any(self._call_at[id(call)].names & ALL_SOURCES
+                                         for call in m.findall(block, m.Call()) if id(call) in self._call_at)
+
     def reach(self, module: ModuleInfo, node: cst.CSTNode) -> Reach:
         """Whether a training run reaches ``node``: the code around it (its function, or its module's top level)
         is on the way from an entry point to training, or is called from there. :attr:`Reach.UNKNOWN` when the
@@ -1849,20 +1893,55 @@ class SourceQueries:
         return False
 
     def _truth(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH) -> bool | None:
-        """Whether ``value`` is true as the source writes it: ``True``/``False``/``None``, a number, ``not`` one of
-        those, or a constant or a command-line flag's default that is; None when the source does not say."""
+        """Whether ``value`` is true as the source writes it (see :meth:`_value`); None when the source does not
+        say."""
+        known = self._value(module, value, depth)
+        return None if known is _UNKNOWN else bool(known)
+
+    def _value(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH) -> object:
+        """The Python value of ``value`` as the source writes it: a literal (``True``, ``None``, a number, a string,
+        a tuple or list of those), a constant or a command-line flag's default that holds one, and ``not``,
+        ``and``/``or`` and comparisons of those (``FLAGS.mode == "eager_tf"`` with ``mode`` defaulting to
+        ``"fit"`` is False); ``_UNKNOWN`` when the source does not say."""
         if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
-            return value.value == "True"
-        if isinstance(value, cst.Integer):
-            return value.evaluated_value != 0
+            return {"True": True, "False": False, "None": None}[value.value]
+        if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
+            return value.evaluated_value
+        if isinstance(value, (cst.Tuple, cst.List)):
+            elements = [self._value(module, e.value, depth) for e in value.elements if isinstance(e, cst.Element)]
+            return tuple(elements) if len(elements) == len(value.elements) and _UNKNOWN not in elements else _UNKNOWN
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
-            truth = self._truth(module, value.expression, depth)
-            return None if truth is None else not truth
+            known = self._value(module, value.expression, depth)
+            return _UNKNOWN if known is _UNKNOWN else not known
+        if isinstance(value, cst.BooleanOperation):
+            left = self._value(module, value.left, depth)
+            if left is not _UNKNOWN and bool(left) == isinstance(value.operator, cst.Or):
+                return left  # `True or x`, `False and x`: the right side does not matter
+            right = self._value(module, value.right, depth)
+            return _UNKNOWN if left is _UNKNOWN or right is _UNKNOWN else right
+        if isinstance(value, cst.Comparison):
+            return self._compared(module, value, depth)
         bound = self.flag_default(module, value) if depth else None
         if bound is None and depth and isinstance(value, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, value)
             bound = (constant.module, constant.value) if constant is not None else None
-        return self._truth(*bound, depth - 1) if bound is not None else None
+        return self._value(*bound, depth - 1) if bound is not None else _UNKNOWN
+
+    def _compared(self, module: ModuleInfo, comparison: cst.Comparison, depth: int) -> object:
+        """A comparison chain of known values (``a == b``, ``a in (b, c)``, ``a is None``, ``0 < a <= b``)."""
+        left = self._value(module, comparison.left, depth)
+        for target in comparison.comparisons:
+            right = self._value(module, target.comparator, depth)
+            compare = _COMPARISONS.get(type(target.operator))
+            if left is _UNKNOWN or right is _UNKNOWN or compare is None:
+                return _UNKNOWN
+            try:
+                if not compare(left, right):
+                    return False
+            except TypeError:  # `"a" < 1`, `x in 3`: Python would raise; the source does not say
+                return _UNKNOWN
+            left = right
+        return True
 
     @cached_property
     def _training_callers(self) -> set:

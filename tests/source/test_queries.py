@@ -1408,3 +1408,35 @@ def test_a_loop_steps_an_environment_in_the_functions_it_calls_or_through_a_driv
     steps = {train.location(loop.node).line: queries.environment_step(loop) for loop in queries.training_loops}
     assert {line: train.node_code(site.node.func) for line, site in steps.items()} == {
         15: "environment.step", 19: "collect_driver.run"}
+
+
+def test_the_branches_a_run_with_the_source_defaults_skips(index_of):
+    index = index_of({"train.py": """
+        import tensorflow as tf
+
+        DEBUG = False
+        LAYERS = (2, 3)
+        tf.app.flags.DEFINE_string("optimizer", "adam", "which optimizer")
+        FLAGS = tf.app.flags.FLAGS
+
+        def train(verbose):
+            if not DEBUG:
+                fast()
+            else:
+                slow()
+            if FLAGS.optimizer in ("sgd", "momentum") or DEBUG:
+                sgd()
+            if 2 < LAYERS[0] <= 4 and FLAGS.optimizer is not None:
+                unknown()
+            if verbose:
+                log()
+            if LAYERS == (2, 3) and FLAGS.optimizer != "sgd":
+                adam()
+        """})
+    queries = SourceQueries(index)
+    (module,) = index.modules
+    skipped = {line: queries.skipped_by_default(module, line) for line in range(1, 23)}
+    # (the file's lines count from its leading empty line): `else:` and `slow()`, and `sgd()`
+    assert {line for line, branch in skipped.items() if branch is not None} == {12, 13, 15}
+    assert (skipped[13].test, skipped[13].value, skipped[13].location.line) == ("not DEBUG", True, 10)
+    assert (skipped[15].test, skipped[15].value) == ('FLAGS.optimizer in ("sgd", "momentum") or DEBUG', False)
