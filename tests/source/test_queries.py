@@ -785,6 +785,8 @@ MAPS = """
     processed = ds.map(process)
     python = ds.map(lambda x: tf.py_function(str, [x], tf.string))
     imported = ds.map(unknown)
+    cropped = ds.map(lambda x: tf.image.sample_distorted_bounding_box(tf.shape(x), boxes))
+    seeded_crop = ds.map(lambda x: tf.image.stateless_sample_distorted_bounding_box(tf.shape(x), boxes, seed))
     """
 AUGMENT = """
     import tensorflow as tf
@@ -830,6 +832,11 @@ def test_stateful_calls_are_random_ops_and_python_functions_through_the_repo_fun
     assert stateful("ds.map(lambda x: jitter(x))") == ["tf.random.normal"]  # two repo calls deep
     assert stateful("ds.map(process)") == ["tf.image.random_crop"]
     assert stateful('ds.map(lambda x: tf.py_function(str, [x], tf.string))') == ["tf.py_function"]
+    # random crops draw their box from a stateful op unless seeded (SimCLR, Inception preprocessing)
+    assert stateful("ds.map(lambda x: tf.image.sample_distorted_bounding_box(tf.shape(x), boxes))") == [
+        "tf.image.sample_distorted_bounding_box"]
+    assert stateful("ds.map(lambda x: tf.image.stateless_sample_distorted_bounding_box(tf.shape(x), boxes, seed))"
+                    ) == []
 
 
 def test_a_call_through_a_name_bound_to_a_wrapped_function_calls_that_function(index_of):
