@@ -108,8 +108,9 @@ COSTLY_METHODS = {
 # Ops that make a function stateful: random ops with hidden state, and Python called from the graph. tf.data's
 # run-time map parallelization leaves stateful functions serial ("stateless" random ops are not stateful).
 STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.image.random_",
-                        "tensorflow.image.sample_distorted_bounding_box", "tensorflow.nn.dropout", "keras.layers.Random", "tensorflow.py_function",
-                        "tensorflow.numpy_function", "tensorflow.py_func")
+                        "tensorflow.image.sample_distorted_bounding_box", "tensorflow.truncated_normal",
+                        "tensorflow.multinomial", "tensorflow.nn.dropout", "keras.layers.Random",
+                        "tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func")
 # TensorFlow ops that only restate shapes or types, or make constants: a map running nothing else per element
 # (``set_shapes``, a synthetic constant image) has no work worth parallelizing. Python the map function calls
 # (builtins, repo helpers' own Python) runs once, when tf.data traces it, not per element.

@@ -787,6 +787,7 @@ MAPS = """
     imported = ds.map(unknown)
     cropped = ds.map(lambda x: tf.image.sample_distorted_bounding_box(tf.shape(x), boxes))
     seeded_crop = ds.map(lambda x: tf.image.stateless_sample_distorted_bounding_box(tf.shape(x), boxes, seed))
+    noisy = ds.map(lambda x: x + tf.compat.v1.truncated_normal(tf.shape(x)))
     """
 AUGMENT = """
     import tensorflow as tf
@@ -837,6 +838,8 @@ def test_stateful_calls_are_random_ops_and_python_functions_through_the_repo_fun
         "tf.image.sample_distorted_bounding_box"]
     assert stateful("ds.map(lambda x: tf.image.stateless_sample_distorted_bounding_box(tf.shape(x), boxes, seed))"
                     ) == []
+    assert stateful("ds.map(lambda x: x + tf.compat.v1.truncated_normal(tf.shape(x)))") == [
+        "tf.compat.v1.truncated_normal"]  # TensorFlow 1.x's names for random ops
 
 
 def test_a_call_through_a_name_bound_to_a_wrapped_function_calls_that_function(index_of):
