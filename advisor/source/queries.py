@@ -25,7 +25,7 @@ from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .pipelines import ALL_SOURCES
-from .syntax import argument, argument_value, parameter_names
+from .syntax import argument, argument_value, method_name, parameter_names
 from .visitors import visit_reading
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
@@ -148,6 +148,8 @@ CALL_DEPTH = 3
 FLAG_MODULES = ("tensorflow.app.flags.", "tensorflow.flags.", "absl.flags.")
 FLAG_DEFINITIONS = frozenset({"DEFINE_integer", "DEFINE_float", "DEFINE_boolean", "DEFINE_bool", "DEFINE_string",
                               "DEFINE_enum"})
+# argparse: a parser's methods that return the parsed arguments, read as `args.name`.
+ARGUMENT_PARSERS = frozenset({"parse_args", "parse_known_args"})
 BATCH_MAKER_DEPTH = 5
 # What a value the source does not decide reads as (None is a value the source writes).
 _UNKNOWN = object()
@@ -1291,6 +1293,7 @@ class SourceQueries:
         self._program_runs: dict[tuple, set] = {}  # what each program runs: many models ask about the same ones
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
         self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
+        self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -3112,14 +3115,19 @@ class SourceQueries:
     # -- command-line flags ------------------------------------------------------------------------------------
     def flag_default(self, module: ModuleInfo, expression: cst.BaseExpression) -> tuple[ModuleInfo,
                                                                                           cst.BaseExpression] | None:
-        """The default of the command-line flag ``expression`` reads (``FLAGS.embed_size`` of TensorFlow 1.x's
-        ``tf.app.flags`` or absl's ``flags``), with the module defining it: the definition in the module that reads
-        it (a repo's scripts define the same flag with their own defaults), else the default every definition in the
-        repo agrees on."""
-        if not isinstance(expression, cst.Attribute) or not any(
-                n.startswith(FLAG_MODULES) and n.split(".")[-2] == "FLAGS" for n in module.qualified_names(expression)):
+        """The default of the command-line flag ``expression`` reads, with the module defining it: ``FLAGS.embed_size``
+        of TensorFlow 1.x's ``tf.app.flags`` or absl's ``flags``, or ``args.embed_size`` where ``args`` holds what
+        argparse parsed. The definition in the module that reads it (a repo's scripts define the same flag with
+        their own defaults), else the default every definition in the repo agrees on."""
+        if not isinstance(expression, cst.Attribute):
             return None
-        definitions = self._flag_definitions.get(expression.attr.value, [])
+        if any(n.startswith(FLAG_MODULES) and n.split(".")[-2] == "FLAGS" for n in module.qualified_names(expression)):
+            definitions = self._flag_definitions.get(expression.attr.value, [])
+        elif isinstance(expression.value, cst.Name) and expression.value.value in self._argument_namespaces and \
+                not self._argument_written(module, expression):
+            definitions = self._argument_definitions.get(expression.attr.value, [])
+        else:
+            return None
         chosen = [d for d in definitions if d[0] is module] or definitions
         return chosen[0] if len({owner.node_code(default) for owner, default in chosen}) == 1 else None
 
@@ -3133,6 +3141,74 @@ class SourceQueries:
                 if isinstance(name, cst.SimpleString) and default is not None:
                     found.setdefault(name.evaluated_value, []).append((site.module, default))
         return found
+
+    @cached_property
+    def _argument_definitions(self) -> dict[str, list[tuple[ModuleInfo, cst.BaseExpression]]]:
+        """argparse destination -> where it is defined and its default: ``parser.add_argument("--batch-size",
+        type=int, default=32)`` (``batch_size``); ``action="store_true"`` defaults to False, no default to None;
+        ``parser.set_defaults(lr=0.1)`` defines one more. Positional and required arguments have no default."""
+        found: dict[str, list[tuple[ModuleInfo, cst.BaseExpression]]] = {}
+        for site in self.index.calls:
+            method = method_name(site.node)
+            if method == "set_defaults":
+                for arg in site.node.args:
+                    if arg.keyword is not None:
+                        found.setdefault(arg.keyword.value, []).append((site.module, arg.value))
+            if method != "add_argument":
+                continue
+            options = [a.value.evaluated_value for a in site.node.args if a.keyword is None and
+                       isinstance(a.value, cst.SimpleString) and isinstance(a.value.evaluated_value, str)]
+            required = argument_value(site.node, "required", None)
+            if not options or not all(option.startswith("-") for option in options) or (
+                    required is not None and self._truth(site.module, required) is not False):
+                continue
+            dest = argument_value(site.node, "dest", None)
+            if isinstance(dest, cst.SimpleString):
+                name = dest.evaluated_value
+            else:
+                long = [o for o in options if o.startswith("--")]
+                name = (long or options)[0].lstrip("-").replace("-", "_")
+            action = argument_value(site.node, "action", None)
+            action = action.evaluated_value if isinstance(action, cst.SimpleString) else None
+            default = argument_value(site.node, "default", None) or cst.Name(
+                {"store_true": "False", "store_false": "True"}.get(action, "None"))
+            found.setdefault(name, []).append((site.module, default))
+        return found
+
+    @cached_property
+    def _argument_parses(self) -> list[CallSite]:
+        return [site for site in self.index.calls if method_name(site.node) in ARGUMENT_PARSERS]
+
+    @cached_property
+    def _argument_namespaces(self) -> frozenset[str]:
+        """Names bound to what argparse parsed: ``args = parser.parse_args()``, or a repo function returning it
+        (``args = get_args()``); not where the repo writes into it wholesale (``args.__dict__.update(config)``,
+        ``setattr(args, key, value)``), which leaves no default the value."""
+        if not self._argument_parses:
+            return frozenset()
+        returning = {site.function.name for site in self._argument_parses
+                     if site.function is not None and _returns_parsed(site.function)}
+        parsed = {name for (*_, name), sites in self._bindings.items() if any(
+            method_name(site.node) in ARGUMENT_PARSERS or returning & {n.rsplit(".", 1)[-1] for n in site.names} and
+            any(_returns_parsed(f) for f, _ in self.index.callees(site.names)) for site in sites)}
+        return frozenset(parsed - {name for site in self.index.calls if (name := _namespace_overwritten(site.node))})
+
+    def _argument_written(self, module: ModuleInfo, expression: cst.Attribute) -> bool:
+        """Whether the repo assigns the attribute ``expression`` reads (``args.lr = 0.1``), in the module reading it
+        or one parsing the arguments: then its default is not what a run reads."""
+        modules = {id(module): module, **{id(site.module): site.module for site in self._argument_parses}}
+        return any(expression.attr.value in self._attributes_assigned(owner).get(expression.value.value, ())
+                   for owner in modules.values())
+
+    def _attributes_assigned(self, module: ModuleInfo) -> dict[str, set[str]]:
+        """``name -> attributes`` a module assigns as ``name.attribute = ...`` (or ``+=``)."""
+        if id(module) not in self._assigned_attributes:
+            assigned: dict[str, set[str]] = {}
+            for target in m.findall(module.tree, m.AssignTarget(target=m.Attribute(value=m.Name(), attr=m.Name())) |
+                                    m.AugAssign(target=m.Attribute(value=m.Name(), attr=m.Name()))):
+                assigned.setdefault(target.target.value.value, set()).add(target.target.attr.value)
+            self._assigned_attributes[id(module)] = assigned
+        return self._assigned_attributes[id(module)]
 
     def _methods_of_hierarchy(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
         """The methods of a repo class and of its repo base classes."""
@@ -3726,6 +3802,30 @@ def _assigned_names(assignment: cst.Assign | None) -> set[str]:
         found |= {part.value if isinstance(part, cst.Name) else part.attr.value
                   for part in parts if isinstance(part, (cst.Name, cst.Attribute))}
     return found
+
+
+def _returns_parsed(function: FunctionInfo) -> bool:
+    """``return parser.parse_args()``, or the name it bound that to."""
+    parsing = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(ARGUMENT_PARSERS.__contains__))))
+    parsed = {target.target.value for assign in m.findall(function.node.body, m.Assign(value=parsing))
+              for target in assign.targets if isinstance(target.target, cst.Name)}
+    return any(m.matches(r.value, parsing) or isinstance(r.value, cst.Name) and r.value.value in parsed
+               for r in m.findall(function.node.body, m.Return(value=m.Call() | m.Name())))
+
+
+def _namespace_overwritten(call: cst.Call) -> str | None:
+    """The name a call writes into wholesale: ``setattr(args, ...)``, ``args.__dict__.update(...)``,
+    ``vars(args).update(...)``."""
+    func = call.func
+    if m.matches(func, m.Name("setattr")) and call.args and isinstance(call.args[0].value, cst.Name):
+        return call.args[0].value.value
+    if not m.matches(func, m.Attribute(attr=m.Name("update"))):
+        return None
+    if m.matches(func.value, m.Attribute(value=m.Name(), attr=m.Name("__dict__"))):
+        return func.value.value.value
+    if m.matches(func.value, m.Call(func=m.Name("vars"), args=[m.Arg(value=m.Name())])):
+        return func.value.args[0].value.value
+    return None
 
 
 def _unpacked_position(assignment: cst.Assign | None, name: str) -> int | None:

@@ -1450,3 +1450,45 @@ def test_the_branches_a_run_with_the_source_defaults_skips(index_of):
     assert {line for line, branch in skipped.items() if branch is not None} == {12, 13, 15}
     assert (skipped[13].test, skipped[13].value, skipped[13].location.line) == ("not DEBUG", True, 10)
     assert (skipped[15].test, skipped[15].value) == ('FLAGS.optimizer in ("sgd", "momentum") or DEBUG', False)
+
+
+def test_argparse_defaults_are_what_a_run_reads_unless_the_code_writes_the_arguments(index_of):
+    index = index_of({"options.py": """
+        import argparse
+
+        def get_args():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--batch-size", type=int, default=64)
+            parser.add_argument("--debug", action="store_true")
+            parser.add_argument("--no-augment", dest="augment", action="store_false")
+            parser.add_argument("--data", required=True)
+            parser.add_argument("--epochs", type=int, default=90)
+            parser.add_argument("--resume")
+            parser.add_argument("--lr", type=float, default=0.1)
+            parser.set_defaults(lr=0.01)
+            args = parser.parse_args()
+            return args
+        """, "train.py": """
+        from options import get_args
+
+        args = get_args()
+        if args.debug:
+            args.epochs = 1
+        config = load_config()
+        print(args.batch_size, args.debug, args.augment, args.data, args.epochs, args.resume, args.lr)
+        """})
+    queries = SourceQueries(index)
+    train = next(module for module in index.modules if module.path.name == "train.py")
+
+    def default(code: str) -> str | None:
+        found = queries.flag_default(train, cst.parse_expression(code))
+        return found[1].value if isinstance(found, tuple) and isinstance(found[1], cst.Name) else \
+            found[0].node_code(found[1]) if found is not None else None
+
+    assert default("args.batch_size") == "64"  # --batch-size's destination
+    assert (default("args.debug"), default("args.augment")) == ("False", "True")  # store_true, store_false
+    assert default("args.data") is None  # required: a run always passes it
+    assert default("args.resume") == "None"  # argparse's own default
+    assert default("args.epochs") is None  # written by the script: its default is not what the run reads
+    assert default("args.lr") is None  # two definitions that disagree
+    assert default("config.batch_size") is None  # not what argparse parsed
