@@ -176,6 +176,11 @@ class SerialMap(Rule):
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source(f"`.cache()` ({cache.module.location(cache.anchor).line_label}) keeps "
                                             "its results: it runs in the first epoch only"))
+        uses = {p.sink.evaluation_use for p in pipelines}
+        if uses and None not in uses:
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(f"it feeds only {' and '.join(sorted(uses))}: not the input every "
+                                            "training step waits for"))
         if stateful:
             evidence.append(Evidence.source("stateful ops in the mapped function: " + ", ".join(
                 f"`{site.module.node_code(site.node.func)}` ({site.module.location(site.node).display})"

@@ -1440,3 +1440,30 @@ def test_a_default_that_fakes_the_data_leaves_the_real_pipeline_reached():
         estimator.train(input_fn, max_steps=100000)
         """}, "TFD002")
     assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
+
+
+def test_maps_of_validation_and_evaluation_pipelines_are_at_most_possible():
+    """One `preprocess` (with random flips) serves three pipelines: the training one is what every step waits for;
+    the validation one runs once per epoch and the test one once, after training: possible, saying so."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def preprocess(path, label):
+            image = tf.image.decode_jpeg(tf.io.read_file(path))
+            return tf.image.random_flip_left_right(image), label
+
+        db_train = tf.data.Dataset.from_tensor_slices((train_paths, train_labels)).map(preprocess).batch(32)
+        db_val = tf.data.Dataset.from_tensor_slices((val_paths, val_labels)).map(preprocess).batch(32)
+        db_test = tf.data.Dataset.from_tensor_slices((test_paths, test_labels)).map(preprocess).batch(32)
+
+        model = tf.keras.applications.ResNet50(weights=None, classes=5)
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(db_train, validation_data=db_val, epochs=100)
+        model.evaluate(db_test)
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings] == [
+        (7, Confidence.LIKELY), (8, Confidence.POSSIBLE), (9, Confidence.POSSIBLE)]
+    assert "it feeds only validation: not the input every training step waits for" in [
+        e.message for e in findings[1].evidence]
+    assert "it feeds only evaluation: not the input every training step waits for" in [
+        e.message for e in findings[2].evidence]

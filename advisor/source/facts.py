@@ -234,6 +234,13 @@ class Sink:
     def is_training(self) -> bool:
         return self.role in ("train", "loop", "iter", "distribute", "returned")
 
+    @property
+    def evaluation_use(self) -> str | None:
+        """"validation", "evaluation" or "prediction" where the consumer is evaluation code for certain (not the
+        input training steps wait for); None otherwise."""
+        return {"validation": "validation", "evaluate": "evaluation", "predict": "prediction",
+                "returned_eval": "evaluation"}.get(self.role)
+
 
 @dataclass(frozen=True)
 class Pipeline:
