@@ -1467,3 +1467,58 @@ def test_maps_of_validation_and_evaluation_pipelines_are_at_most_possible():
         e.message for e in findings[1].evidence]
     assert "it feeds only evaluation: not the input every training step waits for" in [
         e.message for e in findings[2].evidence]
+
+
+_TCN_LIBRARY = """
+    from tensorflow.keras.layers import Conv1D, Layer
+
+    class ResidualBlock(Layer):
+        def __init__(self, nb_filters, kernel_size, **kwargs):
+            super().__init__(**kwargs)
+            self.nb_filters = nb_filters
+            self.kernel_size = kernel_size
+
+        def build(self, input_shape):
+            self.convs = [Conv1D(filters=self.nb_filters, kernel_size=self.kernel_size) for _ in range(2)]
+            self.match = Conv1D(filters=self.nb_filters, kernel_size=1)
+
+    class TCN(Layer):
+        def __init__(self, nb_filters=64, kernel_size=3, dilations=(1, 2, 4, 8, 16, 32), **kwargs):
+            super().__init__(**kwargs)
+            self.nb_filters = nb_filters
+            self.kernel_size = kernel_size
+            self.dilations = dilations
+
+        def build(self, input_shape):
+            self.blocks = []
+            for i, d in enumerate(self.dilations):
+                filters = self.nb_filters[i] if isinstance(self.nb_filters, list) else self.nb_filters
+                self.blocks.append(ResidualBlock(nb_filters=filters, kernel_size=self.kernel_size))
+
+        def compute_output_shape(self, input_shape):
+            if not self.built:
+                self.build(input_shape)
+            return input_shape
+    """
+
+
+@pytest.mark.parametrize("construction, confidence", [
+    ("TCN(nb_filters=12)", Confidence.POSSIBLE), ("TCN()", Confidence.POSSIBLE),
+    ("TCN(nb_filters=[256, 256, 512, 512, 512, 512])", Confidence.LIKELY),
+    ("TCN(nb_filters=512, kernel_size=5)", Confidence.LIKELY)])
+def test_a_library_layer_is_as_wide_as_the_script_constructs_it(construction: str, confidence):
+    """keras-tcn's shape: each example script builds the library's TCN layer with its own width; the layer class
+    hands it to residual blocks it builds in a loop (an int or a list per block), and `compute_output_shape` calls
+    `build` again. A 12-filter TCN, or the default 64-filter one (1-D filters of fewer than 128 do no 16-bit work
+    worth a policy), is too small to gain; a 512-filter one is not. A list of widths is not read: unknown counts."""
+    findings = _findings({"tcn.py": _TCN_LIBRARY, "train.py": f"""
+        import numpy as np
+        from tensorflow.keras import Sequential
+        from tensorflow.keras.layers import Dense, Embedding
+        from tcn import TCN
+
+        model = Sequential([Embedding(20000, 128), {construction}, Dense(1, activation="sigmoid")])
+        model.compile("adam", "binary_crossentropy")
+        model.fit(np.load("x.npy"), np.load("y.npy"), epochs=10)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("train.py", confidence)]

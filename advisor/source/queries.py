@@ -1024,6 +1024,9 @@ KERAS_OPTIMIZER_PREFIX = "keras.optimizers."
 TRAINABLE_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights"})
 BUILDER_DEPTH = 4  # builders calling builders: how far the model is followed
 LAYER_DEPTH = 6  # how far layers are counted into the helpers and layer classes a model is built with
+# How many assignments and callers a width is followed through: a library layer's `Conv1D(self.nb_filters)` reads
+# what its constructor was given, which its owner passed on from its own constructor, from a helper's parameter.
+WIDTH_DEPTH = 6
 
 
 # Layers whose matrix multiplications 16-bit units speed up, by the last part of their name (Keras' and TF1's).
@@ -1064,6 +1067,7 @@ class _Passed:
     site: CallSite
     arguments: dict[str, cst.BaseExpression]
     outer: "_Passed | None" = None
+    function: "FunctionInfo | None" = None  # the function whose parameters these are (a class's ``__init__``)
 
 
 @dataclass(frozen=True)
@@ -2830,7 +2834,7 @@ class SourceQueries:
         (a notebook or a script builds several models, one after the other)."""
         classes = [c for c in self._classes_named(construction.names) if c.key in self._keras_model_classes]
         if classes:
-            return [call for cls_info in classes for method in self._methods_of_hierarchy(cls_info)
+            return [call for cls_info in classes for method in self._methods_run_by_framework(cls_info)
                     for call in self.calls_in(method)]
         order = self._call_order
         scope = self.calls_in(construction.function) if construction.function is not None else \
@@ -2941,12 +2945,12 @@ class SourceQueries:
                 arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
                 methods = [callee] if callee.name != "__init__" else [
                     f for c in self._classes_named(frozenset({callee.class_key}))
-                    for f in self._methods_of_hierarchy(c)]
+                    for f in self._methods_run_by_framework(c)]
                 times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
                 for function in methods:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, tally,
-                                           path | {id(function.node)}, _Passed(call, arguments, passed))
+                                           path | {id(function.node)}, _Passed(call, arguments, passed, callee))
 
     def _framework_bases(self, names: frozenset[str]) -> list[str]:
         """The Keras convolution or dense layers the repo classes ``names`` refers to extend (``class
@@ -3075,7 +3079,7 @@ class SourceQueries:
         return self._integer(module, shape.elements[-1].value, passed if scope is layer_scope else None, scope)
 
     def _integer(self, module: ModuleInfo, value: cst.BaseExpression | None, passed: _Passed | None,
-                 scope: FunctionInfo | None = None, depth: int = CALL_DEPTH) -> int | None:
+                 scope: FunctionInfo | None = None, depth: int = WIDTH_DEPTH) -> int | None:
         """The largest integer ``value`` (an expression in ``scope``) may come to: a literal, a constant, what the
         caller passed for a parameter (``passed``, else the most any caller passes), a name or ``self.attribute``
         assigned once, a command-line flag's default, or arithmetic on those (``2 * n_filters``); None when the
@@ -3083,6 +3087,10 @@ class SourceQueries:
         if isinstance(value, cst.Name) and passed is not None and value.value in passed.arguments:
             caller = passed.site  # the caller's expression: its names are the caller's
             return self._integer(caller.module, passed.arguments[value.value], passed.outer, caller.function, depth)
+        if isinstance(value, cst.Name) and passed is not None and passed.function is scope and scope is not None and \
+                value.value in scope.params:  # a parameter the call leaves to its default
+            default = _parameter_default(scope, value.value)
+            return self._integer(module, default, None, scope, depth - 1) if default is not None else None
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
             left, right = (self._integer(module, side, passed, scope, depth) for side in (value.left, value.right))
             return ARITHMETIC[type(value.operator)](left, right) if left is not None and right is not None else None
@@ -3092,11 +3100,37 @@ class SourceQueries:
         flag = self.flag_default(module, value)
         if flag is not None:
             return self._integer(*flag, None, None, depth - 1)
+        if isinstance(value, cst.IfExp):
+            return self._conditional_integer(module, value, passed, scope, depth)
         if scope is not None and isinstance(value, cst.Name) and value.value in scope.params and \
                 not _assignments(scope.node.body, m.Name(value.value)):
             return self._largest_argument(scope, value.value, depth - 1)
         bound = self.assigned_value(module, scope, value)
-        return self._integer(bound[0], bound[2], None, bound[1], depth - 1) if bound is not None else None
+        if bound is None:
+            return None
+        # What the constructor was given still decides `self.filters = filters` read in the class's `build`.
+        kept = passed if bound[1] is scope else None
+        while passed is not None and kept is None and bound[1] is not None:
+            kept, passed = (passed if passed.function is bound[1] else None), passed.outer
+        return self._integer(bound[0], bound[2], kept, bound[1], depth - 1)
+
+    def _conditional_integer(self, module: ModuleInfo, value: cst.IfExp, passed: _Passed | None,
+                             scope: FunctionInfo | None, depth: int) -> int | None:
+        """The largest integer ``a if test else b`` may come to: the branch the test takes where the source decides
+        it (``filters[i] if isinstance(filters, list) else filters``, ``filters`` a known number, takes the
+        second), else the larger branch where both are known."""
+        test = value.test
+        if m.matches(test, m.Call(func=m.Name("isinstance"), args=[m.Arg(), m.Arg()])):
+            checked = self._integer(module, test.args[0].value, passed, scope, depth)
+            types = {e.value.value for e in getattr(test.args[1].value, "elements", ()) if isinstance(e.value, cst.Name)
+                     } or ({test.args[1].value.value} if isinstance(test.args[1].value, cst.Name) else set())
+            truth = None if checked is None or not types else "int" in types
+        else:
+            truth = self._truth(module, test)
+        if truth is not None:
+            return self._integer(module, value.body if truth else value.orelse, passed, scope, depth)
+        both = [self._integer(module, branch, passed, scope, depth) for branch in (value.body, value.orelse)]
+        return max(both) if None not in both else None
 
     def _largest_argument(self, function: FunctionInfo, parameter: str, depth: int) -> int | None:
         """The most any call of ``function`` passes for ``parameter`` (its default where a call passes none), of
@@ -3209,6 +3243,16 @@ class SourceQueries:
                 assigned.setdefault(target.target.value.value, set()).add(target.target.attr.value)
             self._assigned_attributes[id(module)] = assigned
         return self._assigned_attributes[id(module)]
+
+    def _methods_run_by_framework(self, cls_info: ClassInfo) -> list[FunctionInfo]:
+        """The methods of a repo layer or model class (and of its repo bases) that Keras runs itself (``__init__``,
+        ``build``, ``call``): those no other of its methods calls. A helper method (``self._make_stage(64, 3)``)
+        runs where it is called, with what it is given, and as often."""
+        methods = self._methods_of_hierarchy(cls_info)
+        mine = {id(method.node) for method in methods}
+        called = {id(f.node) for method in methods for site in self.calls_in(method)
+                  for f, _ in self.index.callees(site.names) if id(f.node) in mine and f is not method}
+        return [method for method in methods if id(method.node) not in called] or methods
 
     def _methods_of_hierarchy(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
         """The methods of a repo class and of its repo base classes."""
