@@ -1522,3 +1522,93 @@ def test_a_library_layer_is_as_wide_as_the_script_constructs_it(construction: st
         model.fit(np.load("x.npy"), np.load("y.npy"), epochs=10)
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("train.py", confidence)]
+
+
+def _resnet_module(widths: tuple[int, ...]) -> str:
+    layers = ", ".join(f"tf.keras.layers.Conv2D({w}, 3)" for w in widths)
+    return f"""
+        import tensorflow as tf
+
+        class ResNet(tf.keras.Model):
+            def __init__(self, classes):
+                super().__init__()
+                self.body = tf.keras.Sequential([{layers}])
+                self.head = tf.keras.layers.Dense(classes)
+
+            def call(self, x):
+                return self.head(self.body(x))
+        """
+
+
+_LESSON_TRAINING = """
+    import tensorflow as tf
+    from resnet import ResNet
+
+    model = ResNet(5)
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+    model.fit(tf.data.Dataset.load("pokemon").batch(32), epochs=100)
+    """
+
+
+@pytest.mark.parametrize("local_resnet", [_resnet_module((16, 32)), "class ResNet(tf.keras.Model)：\n    pass\n"],
+                         ids=["small", "unreadable"])
+def test_an_import_reads_the_module_in_the_scripts_own_folder(local_resnet: str):
+    """A tutorial's lessons each have their own `resnet.py`: lesson 2's training script imports its own small one
+    (or one advisor cannot read: a full-width colon is a syntax error), not lesson 1's deep ResNet."""
+    findings = _findings({"lesson1/resnet.py": _resnet_module((64, 128, 256, 512) * 4),
+                          "lesson1/train.py": _LESSON_TRAINING, "lesson2/resnet.py": local_resnet,
+                          "lesson2/train.py": _LESSON_TRAINING}, "TFC001")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [
+        ("lesson1/train.py", Confidence.LIKELY), ("lesson2/train.py", Confidence.POSSIBLE)]
+
+
+def test_the_models_a_gan_trains_together_are_sized_together():
+    """A 64x64 DCGAN trained inline in main(): the discriminator's update calls it only through a loss function it
+    is handed. Each model alone is a few convolutions; together they are every step's work. Both are trained: each
+    gets its finding, sized with the other."""
+    findings = _findings({"gan.py": """
+        import tensorflow as tf
+        from tensorflow.keras import layers
+
+        class Generator(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.fc = layers.Dense(3 * 3 * 512)
+                self.up1 = layers.Conv2DTranspose(256, 3, 3)
+                self.up2 = layers.Conv2DTranspose(128, 5, 2)
+                self.out = layers.Conv2DTranspose(3, 4, 3)
+
+        class Discriminator(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = layers.Conv2D(64, 5, 3)
+                self.conv2 = layers.Conv2D(128, 5, 3)
+                self.conv3 = layers.Conv2D(256, 5, 3)
+                self.fc = layers.Dense(1)
+        """, "train.py": """
+        import tensorflow as tf
+        from gan import Generator, Discriminator
+
+        def d_loss_fn(generator, discriminator, z, x):
+            return tf.reduce_mean(discriminator(generator(z))) - tf.reduce_mean(discriminator(x))
+
+        def main():
+            generator = Generator()
+            discriminator = Discriminator()
+            g_optimizer, d_optimizer = tf.keras.optimizers.Adam(), tf.keras.optimizers.Adam()
+            for x in dataset:
+                z = tf.random.normal([512, 100])
+                with tf.GradientTape() as tape:
+                    d_loss = d_loss_fn(generator, discriminator, z, x)
+                grads = tape.gradient(d_loss, discriminator.trainable_variables)
+                d_optimizer.apply_gradients(zip(grads, discriminator.trainable_variables))
+                with tf.GradientTape() as tape:
+                    g_loss = -tf.reduce_mean(discriminator(generator(z)))
+                grads = tape.gradient(g_loss, generator.trainable_variables)
+                g_optimizer.apply_gradients(zip(grads, generator.trainable_variables))
+
+        main()
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(8, Confidence.LIKELY), (9, Confidence.LIKELY)]
+    assert all("that of the 1 other model trained in the same steps makes 5 convolution" in f.evidence[1].message
+               for f in findings)

@@ -16,7 +16,7 @@ import tokenize
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, TypeVar
 
 import libcst as cst
 import networkx as nx
@@ -39,6 +39,8 @@ ALL_CODES = frozenset({"*"})
 # calls), and its parser takes seconds from about 400 chained calls and minutes at a few thousand. The deepest of
 # the 3,535 files of TensorFlow, Keras, NumPy and libcst is 46 levels.
 MAX_NESTING = 100
+
+T = TypeVar("T")
 
 
 def _codes(match: re.Match) -> frozenset[str]:
@@ -133,6 +135,7 @@ class SourceIndex:
         self._assignments: dict[int, cst.Assign] = {}
         self._modules_by_import_name: dict[str, list[ModuleInfo]] = {}  # each suffix of a module's dotted name
         self._tensorflow_pins: dict[Path, TensorflowPin | None] = {}  # by declaring folder
+        self._unread: set[Path] = set()  # files skipped: a syntax error, too deep
 
     # -- building -----------------------------------------------------------------------------------------------
     @classmethod
@@ -169,10 +172,13 @@ class SourceIndex:
         """The parsed module of one file (a notebook: the module of its code cells), or None when it is skipped
         (a warning says why)."""
         try:
-            return self._module(source)
+            module = self._module(source)
         except RecursionError:  # under the nesting limit, but deeper than this interpreter's stack allows
             self.warnings.append(f"{source.path.as_posix()}: skipped, nested too deeply to analyze")
-            return None
+            module = None
+        if module is None:
+            self._unread.add(source.path)
+        return module
 
     def _add(self, source: SourceFile, module: ModuleInfo) -> None:
         """Visit one parsed file, or skip it with a warning saying why. Every file passes here or through
@@ -184,6 +190,7 @@ class SourceIndex:
             noqa = _read_noqa(module)
         except RecursionError:  # under the nesting limit, but deeper than this interpreter's stack allows
             self.warnings.append(f"{source.path.as_posix()}: skipped, nested too deeply to analyze")
+            self._unread.add(source.path)
             return
         self.modules.append(module)
         self.calls.extend(facts.calls)
@@ -378,6 +385,23 @@ class SourceIndex:
             self._by_import_name = self._functions_by_import_name()
         found = {id(f): f for name in names for f in self._by_import_name.get(name, ())}
         return list(found.values())
+
+    def nearest(self, module: ModuleInfo, names: Iterable[str], found: list[T],
+                module_of: Callable[[T], ModuleInfo]) -> list[T]:
+        """Of the repo definitions ``found`` that a name among ``names`` used in ``module`` may refer to (copies of a
+        module in several folders share its import names: a tutorial's lessons each have their ``resnet.py``), those
+        Python imports there: its own module's, else its folder's (a script's folder comes first on the import
+        path); none when its folder holds a file of that name advisor could not read (a syntax error): that file is
+        what runs."""
+        folder = module.path.parent
+        for nearby in (lambda owner: owner is module, lambda owner: owner.path.parent == folder):
+            chosen = [item for item in found if nearby(module_of(item))]
+            if chosen:
+                return chosen
+        unread = {path.stem for path in self._unread if path.parent == folder}
+        if unread and any(name.split(".", 1)[0] in unread for name in names):
+            return []
+        return found
 
     def callees(self, names: Iterable[str]) -> list[tuple[FunctionInfo, int]]:
         """The repo functions a call of one of ``names`` runs, each with how many leading parameters the call does

@@ -1079,6 +1079,7 @@ class ModelCompute:
     dense: int
     application: str | None  # the known architecture it builds (`keras.applications`, Hugging Face, Slim), if any
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
+    partners: int = 0  # the other models counted with it: those its training steps train too (a GAN's two)
 
     @property
     def heavy(self) -> bool:
@@ -1090,7 +1091,10 @@ class ModelCompute:
         if self.application is not None:
             return f"it builds `{self.application}`, a known architecture from its library"
         images = f" on {self.image_side}-pixel images" if self.image_side is not None else ""
-        return (f"its building code makes {self.convolutions} convolution and {self.dense} dense layers{images} "
+        builders = "its building code" if not self.partners else \
+            f"its building code and that of the {self.partners} other model{'s' * (self.partners > 1)} trained " \
+            "in the same steps"
+        return (f"{builders} makes {self.convolutions} convolution and {self.dense} dense layers{images} "
                 f"(counting loops as {LOOP_REPEAT}, each call of a helper, and only layers of "
                 f"{NARROW_WIDTH['convolution']}+ filters or {NARROW_WIDTH['dense']}+ units)")
 
@@ -1106,8 +1110,8 @@ class _LayerTally:
     image_side: int | None = None
     weight_variables: set[int] = field(default_factory=set)
 
-    def compute(self) -> ModelCompute:
-        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side)
+    def compute(self, partners: int = 0) -> ModelCompute:
+        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners)
 
 
 @dataclass(frozen=True)
@@ -1298,6 +1302,7 @@ class SourceQueries:
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
         self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
+        self._step_constructions: dict[int, list[CallSite]] = {}  # by training step node
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -1513,7 +1518,8 @@ class SourceQueries:
         runs (``strategy.run(step_fn, args=(x,))``); else, on an object of unknown type, the one repo method of that
         name, if unique, or with no method of that name, the functions the repo's classes wrap under it
         (``self.train_step = tf.function(self._train_step)``)."""
-        found = [f for f, _ in self.index.callees(site.names)]
+        found = self.index.nearest(site.module, site.names, [f for f, _ in self.index.callees(site.names)],
+                                   lambda f: f.module)
         if not found:
             found = self._wrapped_callees(site) or self._replica_functions(site) or self._closure_callees(site) or \
                 self._alternative_construction(site)
@@ -2774,25 +2780,35 @@ class SourceQueries:
     def _constructions_called_by(self, step: FunctionInfo) -> list[CallSite]:
         """The model constructions behind the models a training step calls (``model(x)``, ``self.net(x)``) and
         trains: a model it only runs (a target network, a teacher) is not trained by it."""
-        found = []
+        if id(step.node) not in self._step_constructions:
+            self._step_constructions[id(step.node)] = self._find_constructions_called_by(step)
+        return self._step_constructions[id(step.node)]
+
+    def _find_constructions_called_by(self, step: FunctionInfo) -> list[CallSite]:
         trained = self._differentiated_models(step)
         if trained == {"self"} and step.class_key in self._keras_model_classes:  # a model's own train step
             return self._constructions_of_class(step.class_key)
-        for call in self.calls_in(step):
-            callee = call.node.func
-            if trained is not None and step.module.node_code(callee) not in trained:
-                continue
-            if isinstance(callee, cst.Name):
-                bound = self.bound_call(call.module, call.node, callee.value)
+        calls = self.calls_in(step)
+        # The models it calls, and those it differentiates but hands to a loss function to call (a GAN's
+        # `d_loss_fn(generator, discriminator, z, x)`): both run in the step.
+        models = [(call.node.func, call.node) for call in calls
+                  if trained is None or step.module.node_code(call.node.func) in trained]
+        called = {step.module.node_code(model) for model, _ in models}
+        models += [(cst.parse_expression(name), calls[-1].node) for name in sorted(trained or ()) if calls and
+                   name not in called and (name.isidentifier() or name.startswith("self."))]
+        found = []
+        for model, near in models:
+            if isinstance(model, cst.Name):
+                bound = self.bound_call(step.module, near, model.value)
                 bindings = [bound] if bound is not None else []
-            elif m.matches(callee, m.Attribute(value=m.Name("self"), attr=m.Name())) and step.class_key:
-                bindings = self._bindings.get(("attr", step.class_key, callee.attr.value), [])
+            elif m.matches(model, m.Attribute(value=m.Name("self"), attr=m.Name())) and step.class_key:
+                bindings = self._bindings.get(("attr", step.class_key, model.attr.value), [])
             else:
                 continue
             for bound in bindings:  # `model, optimizer = setup()`: the part the step calls
                 found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
-                    self.index.assignment_of(bound.node), callee.value) if isinstance(callee, cst.Name) else None)
-        return found
+                    self.index.assignment_of(bound.node), model.value) if isinstance(model, cst.Name) else None)
+        return list({id(c.node): c for c in found}.values())
 
     def _constructions_of_class(self, class_key: str) -> list[CallSite]:
         """The calls that construct the repo class ``class_key`` or a subclass: by name, or ``cls(...)`` in a
@@ -2822,17 +2838,26 @@ class SourceQueries:
 
     def model_compute(self, construction: CallSite) -> ModelCompute:
         """What the model constructed at ``construction`` computes with: the layers its building code makes,
-        followed into the repo helpers and layer classes it calls."""
+        followed into the repo helpers and layer classes it calls; with those of the models the same training steps
+        train (a GAN's generator and discriminator both run in every step: the device's work is theirs together)."""
+        models = {id(construction.node): construction}
+        for step in self.training_steps:
+            trained = self._constructions_called_by(step)
+            if any(c.node is construction.node for c in trained):
+                models.update((id(c.node), c) for c in trained)
         tally = _LayerTally()
-        self._count_layers(self._model_building_calls(construction), 1, LAYER_DEPTH, tally, set())
-        return tally.compute()
+        for model in models.values():
+            self._count_layers(self._model_building_calls(model), 1, LAYER_DEPTH, tally, set())
+        return tally.compute(len(models) - 1)
 
     def _model_building_calls(self, construction: CallSite, depth: int = BUILDER_DEPTH) -> list[CallSite]:
         """The calls that build the model constructed at ``construction``: a repo model class's methods; the layers
         in a ``Sequential([...])`` and its ``.add(...)`` calls; for a functional ``Model(...)`` (or a layer where
         the model is unknown), the calls of its function or module level since the model built before it there
         (a notebook or a script builds several models, one after the other)."""
-        classes = [c for c in self._classes_named(construction.names) if c.key in self._keras_model_classes]
+        classes = [c for c in self.index.nearest(construction.module, construction.names,
+                                                 self._classes_named(construction.names), lambda c: c.module)
+                   if c.key in self._keras_model_classes]
         if classes:
             return [call for cls_info in classes for method in self._methods_run_by_framework(cls_info)
                     for call in self.calls_in(method)]
@@ -2936,11 +2961,8 @@ class SourceQueries:
                 continue
             if depth == 0:
                 continue
-            callees = self.index.callees(names) or [
+            callees = self.index.nearest(call.module, names, self.index.callees(names), lambda c: c[0].module) or [
                 (f, 1 if f.class_key is not None else 0) for f in self.callees_of(call)]
-            # Copies of a module elsewhere in the repo (a tutorial's v1 and v2 folders) share its import names:
-            # the call runs its own module's function.
-            callees = [c for c in callees if c[0].module is call.module] or callees
             for callee, skipped in callees:
                 arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
                 methods = [callee] if callee.name != "__init__" else [
