@@ -6,8 +6,8 @@ from typing import Iterable
 
 from advisor.codemods.tf_function import AddTfFunction
 from advisor.rule import (CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Applicability, CallSite, Confidence, Evidence,
-                          Example, Finding, FixAvailability, FunctionInfo, Rule, RuleContext, TrainingLoop, Verdict,
-                          typical)
+                          Example, Finding, FixAvailability, FunctionInfo, ModuleInfo, Rule, RuleContext, SideEffect,
+                          TrainingLoop, Verdict, typical)
 
 
 class EagerTrainStep(Rule):
@@ -284,8 +284,12 @@ class EagerTrainStep(Rule):
         message = (f"The training loop at {at} opens a GradientTape and updates the weights in its own body, so "
                    "every op of every step is dispatched eagerly from Python. Move the step into a function "
                    "decorated with `@tf.function` and call it in the loop; no automatic patch moves it.")
-        verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.LIKELY, typical("tf_function"), (
-            Evidence.source(f"the step is written inline in the loop at {at}"),)))
+        evidence = [Evidence.source(f"the step is written inline in the loop at {at}")]
+        forward = [e for e in ctx.queries.host_calls_in(module, step) if e.in_forward]
+        message += _forward_note(module, forward)
+        evidence += [_effect_evidence(module, effect) for effect in forward]
+        verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY,
+                                                      typical("tf_function"), tuple(evidence)))
         return self.finding(module, step, message, verdict, reach=ctx.queries.reach(module, loop.node),
                             end_node=step.body.body[0] if step.body.body else None)
 
@@ -295,17 +299,34 @@ class EagerTrainStep(Rule):
         evidence = [Evidence.source(f"called once per iteration of the loop at {module.location(loop).display}")
                     for loop, module in loops.values()]
         effects = ctx.queries.side_effects(function)
-        for effect in effects:
-            evidence.append(Evidence.source(f"{module.location(effect.node).line_label}: {effect.what} "
-                                            f"{effect.consequence} under tf.function"))
+        evidence += [_effect_evidence(module, effect) for effect in effects]
         message = (f"`{function.name}` opens a GradientTape and updates the weights but is not compiled with "
                    f"`tf.function`, so every op of every step is dispatched eagerly from Python.")
         breaking = [e for e in effects if e.breaks_step]
-        if breaking:
+        forward = [e for e in breaking if e.in_forward]
+        if forward:
+            message += _forward_note(module, forward)
+        elif breaking:
             lines = ", ".join(f"{e.what} ({module.location(e.node).line_label})" for e in breaking)
             message += (f" No automatic patch: {lines} would fail or change meaning inside a compiled step; move "
                         f"it out of `{function.name}` (return the tensor and convert it in the loop, every N steps), "
                         f"then add `@tf.function`.")
-        verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.LIKELY, typical("tf_function"), tuple(evidence)))
+        verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY,
+                                                      typical("tf_function"), tuple(evidence)))
         return self.finding(module, function.node.name, message, verdict,
                             reach=ctx.queries.reach(module, function.node), codemod=None if breaking else AddTfFunction)
+
+
+def _effect_evidence(module: ModuleInfo, effect: SideEffect) -> Evidence:
+    return Evidence.source(f"{module.location(effect.node).line_label}: {effect.what} {effect.consequence} under "
+                           "tf.function")
+
+
+def _forward_note(module: ModuleInfo, forward: list[SideEffect]) -> str:
+    """Why compiling the step is no quick fix: the models it runs compute with host values in their forward pass."""
+    if not forward:
+        return ""
+    calls = ", ".join(f"{e.what} ({module.location(e.node).line_label})" for e in forward)
+    return (f" But the model it runs reads host values in its forward pass ({calls}): a compiled step cannot run it "
+            "until that model computes with tensor ops only, so compiling is a rewrite of the model, not of the "
+            "step.")

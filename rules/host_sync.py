@@ -10,8 +10,8 @@ import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
 from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, CallSite, Confidence, Evidence, Example,
-                          Finding, FixAvailability, InLoopBody, Rule, RuleContext, TrainingLoop, Verdict, typical,
-                          visit_reading)
+                          Finding, FixAvailability, InLoopBody, Rule, RuleContext, SideEffect, TrainingLoop, Verdict,
+                          typical, visit_reading)
 
 METRIC_RESULT = m.Call(func=m.Attribute(attr=m.Name("result")), args=[])
 # Often enough to follow training, rarely enough that the syncs stop mattering.
@@ -333,11 +333,14 @@ class HostSync(Rule):
         for loop in ctx.queries.training_loops:
             syncs = _Syncs(loop, ctx.queries.environment_step(loop))
             visit_reading(loop.node.body, syncs)
+            forward: list[SideEffect] | None = None  # the step's own waits in its models' forward pass, asked once
             for sync in syncs.found:
                 host_value = isinstance(sync.node, cst.Call) and ctx.queries.reads_host_variable(loop.module,
                                                                                                   sync.node)
                 if not loop.throttles(sync.statement) and not host_value:
-                    yield self._finding(ctx, loop, sync)
+                    if forward is None:
+                        forward = [e for e in ctx.queries.host_calls_in(loop.module, loop.node.body) if e.in_forward]
+                    yield self._finding(ctx, loop, sync, forward)
         for loop in ctx.queries.session_loops:
             runs = [run for run in ctx.queries.extra_session_runs(loop) if not loop.throttles(run)]
             if runs:
@@ -360,7 +363,7 @@ class HostSync(Rule):
         verdict = ctx.verdicts.host_sync(Verdict(Confidence.LIKELY, typical("host_sync"), tuple(evidence)))
         return self.finding(module, runs[0], message, verdict, reach=ctx.queries.reach(module, loop.node))
 
-    def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync) -> Finding:
+    def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync, forward: list[SideEffect]) -> Finding:
         module = loop.module
         code = module.node_code(sync.node)
         loop_at = loop.loop_module.location(loop.loop).display
@@ -382,7 +385,11 @@ class HostSync(Rule):
             evidence.append(Evidence.source(
                 f"the step already waits for the device at `{module.node_code(sync.blocked_by.func)}(...)` "
                 f"({module.location(sync.blocked_by).line_label}), which returns NumPy values: this read adds little"))
-        waits_anyway = sync.environment is not None or sync.blocked_by is not None
+        elif forward:
+            evidence.append(Evidence.source(
+                f"the step already waits for the device in its model's forward pass: {forward[0].what} "
+                f"({module.location(forward[0].node).line_label}) {forward[0].consequence}; this read adds little"))
+        waits_anyway = sync.environment is not None or sync.blocked_by is not None or bool(forward)
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
         verdict = ctx.verdicts.host_sync(static)

@@ -1612,3 +1612,52 @@ def test_the_models_a_gan_trains_together_are_sized_together():
     assert [(f.location.line, f.confidence) for f in findings] == [(8, Confidence.LIKELY), (9, Confidence.LIKELY)]
     assert all("that of the 1 other model trained in the same steps makes 5 convolution" in f.evidence[1].message
                for f in findings)
+
+
+def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
+    """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
+    inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass
+    already makes. Both findings stay, at possible, saying why."""
+    findings = _findings({"detection/misc.py": """
+        import tensorflow as tf
+
+        def pad_shapes(metas):
+            return tf.cast(tf.reduce_max(metas[:, 6:8], axis=0), tf.int32).numpy()
+        """, "detection/detector.py": """
+        import tensorflow as tf
+        from detection.misc import pad_shapes
+
+        class RPNHead(tf.keras.layers.Layer):
+            def call(self, features, metas):
+                height, width = pad_shapes(metas)
+                return tf.image.resize(features, (height, width))
+
+        class FasterRCNN(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.backbone = tf.keras.applications.ResNet50(include_top=False, weights=None)
+                self.rpn_head = RPNHead()
+
+            def call(self, inputs, training=False):
+                images, metas = inputs
+                return tf.reduce_mean(self.rpn_head(self.backbone(images), metas))
+        """, "train.py": """
+        import tensorflow as tf
+        from detection.detector import FasterRCNN
+
+        model = FasterRCNN()
+        optimizer = tf.keras.optimizers.SGD(1e-3)
+        for epoch in range(100):
+            for images, metas in dataset:
+                with tf.GradientTape() as tape:
+                    loss = model((images, metas), training=True)
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                print(epoch, loss.numpy())
+        """}, "TFH002", "TFH004")
+    assert [(f.code, f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("TFH002", "train.py", 8, Confidence.POSSIBLE), ("TFH004", "train.py", 12, Confidence.POSSIBLE)]
+    step, sync = findings
+    assert "compiling is a rewrite of the model, not of the step" in step.message
+    assert "detection/misc.py:4:12" in step.evidence[-1].message
+    assert "the step already waits for the device in its model's forward pass" in sync.evidence[-1].message

@@ -404,6 +404,12 @@ class SideEffect:
     # Computes with host values (NumPy, Python's random, `.numpy()`): breaks a compiled step from any function it
     # calls, too
     on_host: bool = False
+    # In a repo model's or layer's forward pass (`model(x)` runs a `call` that reads `.numpy()`): the step cannot be
+    # compiled until the model is rewritten, not by moving a line out of it
+    in_forward: bool = False
+    # For a call reaching host computation through repo functions: that computation, where it is and what it does
+    # ("`shape.numpy()` (misc.py:40:12) fails: ...")
+    origin: str | None = None
 
 
 class _TensorValues(cst.CSTVisitor):
@@ -2539,19 +2545,54 @@ class SourceQueries:
         visit_reading(function.node.body, values)
         visitor = _SideEffects(function.module, values)
         visit_reading(function.node.body, visitor)
-        callers = _callers | {id(function.node)}
-        for site in self.calls_in(function):
-            for callee in self.callees_of(site):
+        return visitor.found + self._host_calls(self.calls_in(function), _callers | {id(function.node)})
+
+    def host_calls_in(self, module: ModuleInfo, block: cst.CSTNode) -> list[SideEffect]:
+        """The calls in ``block`` (an inline training step's tape block) that run repo code computing with host
+        values (a model whose ``call`` reads ``.numpy()``): a compiled step could not run them as they are."""
+        return self._host_calls([self._call_at[id(c)] for c in m.findall(block, m.Call()) if id(c) in self._call_at],
+                                frozenset())
+
+    def _host_calls(self, sites: list[CallSite], callers: frozenset[int]) -> list[SideEffect]:
+        """Of ``sites``, those running a repo function (or a repo layer's or model's ``call``) that computes with
+        host values, each with the first such place; ``callers``: the functions on the way, not followed again."""
+        found = []
+        for site in sites:
+            forward = self._layer_call_methods(site)
+            for callee in [*self.callees_of(site), *forward]:
                 if id(callee.node) in callers:
                     continue
                 host = next((e for e in self.side_effects(callee, callers) if e.on_host), None)
                 if host is not None:
-                    consequence = (f"runs `{callee.name}`, where {host.what} "
-                                   f"({callee.module.location(host.node).line_label}) {host.consequence}")
-                    visitor.found.append(SideEffect(site.node, f"`{function.module.node_code(site.node)}`",
-                                                    consequence, True, on_host=True))
+                    origin = host.origin or \
+                        f"{host.what} ({callee.module.location(host.node).display}) {host.consequence}"
+                    found.append(SideEffect(site.node, f"`{site.module.node_code(site.node.func)}(...)`",
+                                            f"runs `{callee.name}`, and through it {origin}", True, on_host=True,
+                                            in_forward=host.in_forward or any(callee is f for f in forward),
+                                            origin=origin))
                     break
-        return visitor.found
+        return found
+
+    def _layer_call_methods(self, site: CallSite) -> list[FunctionInfo]:
+        """The ``call`` method a call of a repo Keras layer or model instance runs (``model(images)``,
+        ``self.rpn_head(features)``), where the source shows the instance made."""
+        func = site.node.func
+        if isinstance(func, cst.Name):
+            bound = self.bound_call(site.module, site.node, func.value)
+            bindings = [bound] if bound is not None else []
+        elif m.matches(func, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None and \
+                site.function.class_key is not None:
+            bindings = self._bindings.get(("attr", site.function.class_key, func.attr.value), [])
+        else:
+            return []
+        return [method for bound in bindings for cls_info in self._classes_named(bound.names)
+                if cls_info.key in self._keras_layer_classes for method in self._methods_of_class(cls_info, "call")]
+
+    @cached_property
+    def _keras_layer_classes(self) -> set[str]:
+        """Repo subclasses of Keras' ``Model`` and ``Layer``: calling an instance runs its ``call``."""
+        return self._keras_model_classes | {c.key for c in self.index.subclasses_of("keras.layers.Layer",
+                                                                                  "keras.Layer")}
 
     # -- mapped functions ---------------------------------------------------------------------------------------
     def mapped_function(self, call: cst.Call, module: ModuleInfo, keyword: str = "map_func") -> MappedFunction | None:
