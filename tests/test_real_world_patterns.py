@@ -1661,3 +1661,37 @@ def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile(
     assert "compiling is a rewrite of the model, not of the step" in step.message
     assert "detection/misc.py:4:12" in step.evidence[-1].message
     assert "the step already waits for the device in its model's forward pass" in sync.evidence[-1].message
+
+
+def test_a_dataset_made_once_before_the_loop_is_no_per_step_python_batch():
+    """ColorBot's shape: `load_dataset` downloads a file once (gfile checks), then returns a tf.data pipeline; the
+    epoch loop hands that dataset to a training function every epoch. Nothing is read in Python per step."""
+    findings = _findings({"utils.py": """
+        import tensorflow as tf
+
+        def load_dataset(data_dir, url, batch_size):
+            path = data_dir + "/train.csv"
+            if not tf.io.gfile.exists(path):
+                tf.io.gfile.copy(url, path)
+            return tf.data.TextLineDataset(path).map(parse).padded_batch(batch_size).prefetch(1)
+        """, "main.py": """
+        import tensorflow as tf
+        from utils import load_dataset
+
+        def train_one_epoch(model, optimizer, dataset):
+            for labels, chars in dataset:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(chars) - labels))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        def main():
+            train_data = load_dataset("data", "https://example.com/train.csv", 64)
+            model = tf.keras.Sequential([tf.keras.layers.LSTM(256), tf.keras.layers.Dense(3)])
+            optimizer = tf.keras.optimizers.Adam()
+            for epoch in range(40):
+                train_one_epoch(model, optimizer, train_data)
+
+        main()
+        """}, "TFD004")
+    assert findings == []

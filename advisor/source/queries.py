@@ -2246,14 +2246,16 @@ class SourceQueries:
         """A batch handed to the step straight from a repo function that reads it in Python each step
         (``train_step(self.im.get_batch(n).astype("float32"))``, ``x = loader.get_batch(); train_step(x)``): that
         function reads files or decodes images (noise drawn with NumPy is no batch worth a pipeline)."""
-        for call in m.findall(loop.node.body, m.Call()):
+        in_loop = m.findall(loop.node.body, m.Call())
+        made_per_step = {id(call) for call in in_loop}
+        for call in in_loop:
             if not self._names_of(call) & loop.step_names:
                 continue
             for arg in call.args:
                 value = arg.value
-                if isinstance(value, cst.Name):
+                if isinstance(value, cst.Name):  # bound in the loop: made every step (not a dataset made once)
                     bound = self.bound_call(loop.module, call, value.value)
-                    value = bound.node if bound is not None else value
+                    value = bound.node if bound is not None and id(bound.node) in made_per_step else value
                 # `get_batch(n).astype("float32")`: the batch is what the inner call makes
                 while m.matches(value, m.Call(func=m.Attribute(value=m.Call()))) and id(value) in self._call_at \
                         and not self.callees_of(self._call_at[id(value)]):
