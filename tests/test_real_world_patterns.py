@@ -1695,3 +1695,49 @@ def test_a_dataset_made_once_before_the_loop_is_no_per_step_python_batch():
         main()
         """}, "TFD004")
     assert findings == []
+
+
+def test_plain_gradient_descent_by_hand_is_training():
+    """Tutorials update raw variables with the tape's gradients themselves (`w.assign_sub(lr * grads[0])`, or
+    `p.assign_sub(lr * g)` over `zip(params, grads)`): that trains, eagerly, every batch. Gradient ascent on an input
+    image (a filter visualization) updates no weights and trains nothing."""
+    findings = _findings({"forward.py": """
+        import tensorflow as tf
+
+        w1 = tf.Variable(tf.random.truncated_normal([784, 256], stddev=0.1))
+        w2 = tf.Variable(tf.random.truncated_normal([256, 10], stddev=0.1))
+        for epoch in range(10):
+            for x, y in train_db:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(y - tf.nn.relu(x @ w1) @ w2))
+                grads = tape.gradient(loss, [w1, w2])
+                w1.assign_sub(0.001 * grads[0])
+                w2.assign_sub(0.001 * grads[1])
+        """, "epoch.py": """
+        import tensorflow as tf
+
+        def train_epoch(epoch, dataset, params, lr=0.001):
+            for step, (x, y) in enumerate(dataset):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(y - x @ params[0]))
+                grads = tape.gradient(loss, params)
+                for p, g in zip(params, grads):
+                    p.assign_sub(lr * g)
+            return loss.numpy()
+
+        params = [tf.Variable(tf.zeros([784, 10]))]
+        for epoch in range(20):
+            print(train_epoch(epoch, train_db, params))
+        """, "visualize.py": """
+        import tensorflow as tf
+
+        image = tf.Variable(tf.random.uniform([1, 128, 128, 3]))
+        for i in range(100):
+            with tf.GradientTape() as tape:
+                activation = tf.reduce_mean(feature_extractor(image)[..., 7])
+            grads = tape.gradient(activation, image)
+            image.assign_add(10.0 * tf.math.l2_normalize(grads))
+        """}, "TFH002", "TFH004")
+    # One finding per training step; the epoch function's `return loss.numpy()` runs once per epoch, not per step.
+    assert [(f.code, f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("TFH002", "epoch.py", 3, Confidence.LIKELY), ("TFH002", "forward.py", 7, Confidence.LIKELY)]

@@ -41,6 +41,7 @@ KERAS_FITS = frozenset({"fit", "fit_generator"})
 KERAS_IMAGE_ITERATORS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 _NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
+_GRADIENT_CALL = m.Call(func=m.Attribute(attr=m.Name("gradient")))
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
 TENSOR_APIS = ("tensorflow.", "keras.")
 
@@ -926,6 +927,22 @@ def _training_guard(function: FunctionInfo) -> str | None:
     return None
 
 
+def _updates_weights(body: cst.CSTNode) -> bool:
+    """Whether ``body`` updates weights: through an optimizer (``apply_gradients``, ``minimize``), or by hand with
+    the gradients a tape computed (``w.assign_sub(lr * grads[0])``, ``for p, g in zip(params, grads):
+    p.assign_sub(lr * g)``: tutorials' plain gradient descent)."""
+    if m.findall(body, _UPDATE_CALL):
+        return True
+    gradients = {target.target.value for assign in m.findall(body, m.Assign(value=_GRADIENT_CALL))
+                 for target in assign.targets if isinstance(target.target, cst.Name)}
+    if not gradients:
+        return False
+    mentions = m.MatchIfTrue(lambda node: any(name.value in gradients for name in m.findall(node, m.Name())))
+    gradients |= {name.value for loop in m.findall(body, m.For(iter=mentions)) for name in m.findall(loop.target,
+                                                                                                     m.Name())}
+    return bool(m.findall(body, m.Call(func=m.Attribute(attr=m.Name("assign_sub")), args=[m.Arg(value=mentions)])))
+
+
 def _is_classmethod(function: FunctionInfo) -> bool:
     return function.class_key is not None and "builtins.classmethod" in function.decorators
 
@@ -1319,7 +1336,7 @@ class SourceQueries:
         steps = []
         for function in self.index.functions:
             calls = self.calls_in(function)
-            if any(GRADIENT_TAPE in c.names for c in calls) and any(m.matches(c.node, _UPDATE_CALL) for c in calls):
+            if any(GRADIENT_TAPE in c.names for c in calls) and _updates_weights(function.node.body):
                 sources, watched = self._gradient_sources(function)
                 # Only inputs the tape watches (gradient ascent on an image to visualize a filter): no model trains.
                 if not sources or not all(part is not None and function.module.node_code(part) in watched
@@ -2383,7 +2400,7 @@ class SourceQueries:
         scopes: dict[int, TrainingLoop] = {}
         for step, call in self._step_calls():
             found = self.iteration_loop(call)
-            if found is None:
+            if found is None or self._loops_over_batches(step):
                 continue
             loop, loop_module = found
             if call.module.enclosing_loop(call.node) is loop:
@@ -2402,11 +2419,17 @@ class SourceQueries:
         for call in self.index.calls_to(GRADIENT_TAPE):
             loop = call.module.enclosing_loop(call.node)
             if loop is not None and not (call.function is not None and self.runs_compiled(call.function)) \
-                    and m.findall(loop.body, _UPDATE_CALL):
+                    and _updates_weights(loop.body):
                 scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module)).inline_step = True
         for scope in scopes.values():
             visit_reading(scope.node.body, _TensorNames(scope, self._names_of))
         return list(scopes.values())
+
+    def _loops_over_batches(self, step: FunctionInfo) -> bool:
+        """A training step that is an epoch: it opens its tape in a loop of its own (``def train_epoch(ds): for x, y
+        in ds: with tf.GradientTape() ...``). That loop runs once per step; its caller's loop, once per epoch."""
+        return any(call.module.enclosing_loop(call.node) is not None
+                   for call in self.calls_in(step) if GRADIENT_TAPE in call.names)
 
     @cached_property
     def session_loops(self) -> list[TrainingLoop]:
