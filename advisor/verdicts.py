@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Sequence
 
+import libcst as cst
+
 from . import speedup
 from .linking import PARALLEL_STAGES, PipelineMatch, match_pipelines, op_types_of, separate_by_ops
 from .model import Confidence, Evidence, EvidenceKind, Finding, SpeedupEstimate
@@ -41,6 +43,9 @@ CONFIRMED_EAGER_SHARE_PCT = 50.0
 SIXTEEN_BIT_SPEEDUP = {"gpu": 2.5, "tpu": 1.3}
 # Device compute already this much 16-bit means the capture ran mixed precision (set outside the source).
 ALREADY_16BIT_PCT = 50.0
+# A loop that runs fewer steps than this in all (a 10-step demo of a layer): a per-step cost there adds up to less
+# than the change would take, and compiling a step costs a trace of its own.
+FEW_STEPS = 100
 ASYNC_DEVICES = frozenset({"GPU", "TPU"})
 HARDWARE_DEVICE = {"CPU_ONLY": "cpu", "CPU": "cpu", "GPU": "gpu", "TPU": "tpu"}
 
@@ -368,6 +373,15 @@ class Verdicts:
         return Verdict(Confidence.LIKELY, static.speedup, static.evidence + (Evidence.profile(
             f"the capture ran on {hardware}, which runs steps asynchronously unless the host reads a value"),),
             static.note)
+
+    def few_steps(self, loops: Sequence[tuple[ModuleInfo, cst.For | cst.While]], static: Verdict) -> Verdict:
+        """A per-step cost in loops that run only a few steps in all (``for i in range(10):``, as the source writes
+        them) is at most possible."""
+        runs = [self.queries.loop_runs(module, loop) for module, loop in loops]
+        if not runs or None in runs or max(runs) >= FEW_STEPS or static.confidence is not Confidence.LIKELY:
+            return static
+        return Verdict(Confidence.POSSIBLE, static.speedup, static.evidence + (Evidence.source(
+            f"the loop runs {max(runs)} steps in all: a per-step cost adds up to little"),), static.note)
 
     # -- training steps -------------------------------------------------------------------------------------------
     def eager_dispatch(self, static: Verdict) -> Verdict:

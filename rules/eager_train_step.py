@@ -288,8 +288,9 @@ class EagerTrainStep(Rule):
         forward = [e for e in ctx.queries.host_calls_in(module, step) if e.in_forward]
         message += _forward_note(module, forward)
         evidence += [_effect_evidence(module, effect) for effect in forward]
-        verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY,
-                                                      typical("tf_function"), tuple(evidence)))
+        static = Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY, typical("tf_function"),
+                         tuple(evidence))
+        verdict = ctx.verdicts.eager_dispatch(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static))
         return self.finding(module, step, message, verdict, reach=ctx.queries.reach(module, loop.node),
                             end_node=step.body.body[0] if step.body.body else None)
 
@@ -311,8 +312,12 @@ class EagerTrainStep(Rule):
             message += (f" No automatic patch: {lines} would fail or change meaning inside a compiled step; move "
                         f"it out of `{function.name}` (return the tensor and convert it in the loop, every N steps), "
                         f"then add `@tf.function`.")
-        verdict = ctx.verdicts.eager_dispatch(Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY,
-                                                      typical("tf_function"), tuple(evidence)))
+        static = Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY, typical("tf_function"),
+                         tuple(evidence))
+        # (a step that loops over batches itself is an epoch: how often it is called says nothing of its steps)
+        if not ctx.queries.loops_over_batches(function):
+            static = ctx.verdicts.few_steps([(owner, loop) for loop, owner in loops.values()], static)
+        verdict = ctx.verdicts.eager_dispatch(static)
         return self.finding(module, function.node.name, message, verdict,
                             reach=ctx.queries.reach(module, function.node), codemod=None if breaking else AddTfFunction)
 

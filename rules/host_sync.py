@@ -392,7 +392,7 @@ class HostSync(Rule):
         waits_anyway = sync.environment is not None or sync.blocked_by is not None or bool(forward)
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
-        verdict = ctx.verdicts.host_sync(static)
+        verdict = ctx.verdicts.host_sync(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static))
         # Only a print can be thinned out safely enough to offer: other statements keep their result for later.
         mechanical = isinstance(sync.statement, cst.SimpleStatementLine) and sync.kind == "print" and \
             loop.counter is not None and m.matches(sync.statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))

@@ -178,7 +178,8 @@ class PerStepSummary(Rule):
         if not heavy:
             evidence.append(Evidence.source("a scalar or text summary, or a flush, is little host work: it matters "
                                             "when steps are short or the logs go to remote storage"))
-        verdict = Verdict(Confidence.LIKELY if heavy else Confidence.POSSIBLE, typical("host_sync"), tuple(evidence))
+        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
+            Confidence.LIKELY if heavy else Confidence.POSSIBLE, typical("host_sync"), tuple(evidence)))
         mechanical = loop.counter is not None and not graph_summary and m.matches(
             statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
         return self.finding(loop.module, call, message, verdict, reach=ctx.queries.reach(loop.module, loop.node),

@@ -1741,3 +1741,46 @@ def test_plain_gradient_descent_by_hand_is_training():
     # One finding per training step; the epoch function's `return loss.numpy()` runs once per epoch, not per step.
     assert [(f.code, f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("TFH002", "epoch.py", 3, Confidence.LIKELY), ("TFH002", "forward.py", 7, Confidence.LIKELY)]
+
+
+def test_a_loop_of_a_few_steps_is_no_per_step_cost_worth_a_change():
+    """A 10-step demo of a BatchNormalization layer's training: compiling it would trace once for ten eager steps.
+    The same step called 10 times per replay, per environment step of 1000 episodes, runs many times."""
+    findings = _findings({"demo.py": """
+        import tensorflow as tf
+
+        net = tf.keras.layers.BatchNormalization()
+        optimizer = tf.keras.optimizers.SGD(1e-2)
+        x = tf.random.normal([2, 4, 4, 3])
+        for i in range(10):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.pow(net(x, training=True), 2)) - 1
+            grads = tape.gradient(loss, net.trainable_variables)
+            optimizer.apply_gradients(zip(grads, net.trainable_variables))
+        """, "agent.py": """
+        import tensorflow as tf
+
+        class Agent:
+            def update(self, states, targets):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self.model(states) - targets))
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.opt.apply_gradients(zip(grads, self.model.trainable_variables))
+
+            def replay(self):
+                for _ in range(10):
+                    self.update(*self.buffer.sample())
+
+            def train(self, max_episodes=1000):
+                for ep in range(max_episodes):
+                    done = False
+                    while not done:
+                        done = self.env.step(self.act())[2]
+                        self.replay()
+
+        Agent().train()
+        """}, "TFH002")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [
+        ("agent.py", Confidence.LIKELY), ("demo.py", Confidence.POSSIBLE)]
+    assert "the loop runs 10 steps in all: a per-step cost adds up to little" in [
+        e.message for e in findings[1].evidence]

@@ -2400,7 +2400,7 @@ class SourceQueries:
         scopes: dict[int, TrainingLoop] = {}
         for step, call in self._step_calls():
             found = self.iteration_loop(call)
-            if found is None or self._loops_over_batches(step):
+            if found is None or self.loops_over_batches(step):
                 continue
             loop, loop_module = found
             if call.module.enclosing_loop(call.node) is loop:
@@ -2425,7 +2425,56 @@ class SourceQueries:
             visit_reading(scope.node.body, _TensorNames(scope, self._names_of))
         return list(scopes.values())
 
-    def _loops_over_batches(self, step: FunctionInfo) -> bool:
+    def loop_runs(self, module: ModuleInfo, loop: cst.For | cst.While, depth: int = CALL_DEPTH) -> int | None:
+        """How many times the body of ``loop`` runs in all, where the source says: a ``for`` over ``range`` of known
+        numbers, in such loops of its own scope (``for epoch in range(10): for i in range(100):`` runs it 1000
+        times), in a function called that many times in all (a script's ``main()``: once); None when any of them
+        iterates over anything else, or a function on the way has callers the source does not show."""
+        runs = self._runs_in_scope(module, loop)
+        function = self.enclosing_function(module, loop)
+        if runs is None or function is None:
+            return runs
+        callers = self.callers_of(function)
+        if not callers or depth == 0:
+            return None
+        calls = [self._call_runs(caller, depth - 1) for caller in callers]
+        return runs * sum(calls) if None not in calls else None
+
+    def _call_runs(self, call: CallSite, depth: int) -> int | None:
+        """How many times ``call`` runs in all (see :meth:`loop_runs`)."""
+        loop = call.module.enclosing_loop(call.node)
+        if loop is not None:
+            return self.loop_runs(call.module, loop, depth)
+        if call.function is None:
+            return 1
+        callers = self.callers_of(call.function)
+        if not callers or depth == 0:
+            return None
+        calls = [self._call_runs(caller, depth - 1) for caller in callers]
+        return sum(calls) if None not in calls else None
+
+    def _runs_in_scope(self, module: ModuleInfo, loop: cst.For | cst.While) -> int | None:
+        runs: int | None = 1
+        current: cst.CSTNode | None = loop
+        while current is not None and runs is not None:
+            count = self._range_length(module, current.iter) if isinstance(current, cst.For) else None
+            runs = runs * count if count is not None else None
+            current = module.enclosing_loop(current)
+        return runs
+
+    def _range_length(self, module: ModuleInfo, iterable: cst.BaseExpression) -> int | None:
+        """``len(range(...))`` for ``range(n)``, ``range(a, b)`` of known integers (``enumerate(range(n))`` too)."""
+        if m.matches(iterable, m.Call(func=m.Name("enumerate"), args=[m.Arg(), m.ZeroOrMore()])):
+            iterable = iterable.args[0].value
+        if not m.matches(iterable, m.Call(func=m.Name("range"))) or not 1 <= len(iterable.args) <= 2:
+            return None
+        bounds = [self.integer_literal(module, arg.value) for arg in iterable.args]
+        if None in bounds:
+            return None
+        values = [bound.value for bound in bounds]
+        return max(0, values[-1] - (values[0] if len(values) == 2 else 0))
+
+    def loops_over_batches(self, step: FunctionInfo) -> bool:
         """A training step that is an epoch: it opens its tape in a loop of its own (``def train_epoch(ds): for x, y
         in ds: with tf.GradientTape() ...``). That loop runs once per step; its caller's loop, once per epoch."""
         return any(call.module.enclosing_loop(call.node) is not None
