@@ -1784,3 +1784,45 @@ def test_a_loop_of_a_few_steps_is_no_per_step_cost_worth_a_change():
         ("agent.py", Confidence.LIKELY), ("demo.py", Confidence.POSSIBLE)]
     assert "the loop runs 10 steps in all: a per-step cost adds up to little" in [
         e.message for e in findings[1].evidence]
+
+
+def test_a_function_only_a_branch_off_by_default_calls_is_skipped_with_it():
+    """bubbliiiing's shape: the script's settings live in its `if __name__ == "__main__":` block (`eager = False`);
+    `if eager:` builds a from_generator pipeline and calls the custom loop's epoch function, else Keras fits a
+    Sequence. A default run never calls `fit_one_epoch`: its per-step `.numpy()` is at most possible. The eager
+    branch makes a dataset the default one does not, but both train: it is no stand-in for the data."""
+    findings = _findings({"utils_fit.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(images, targets, model, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(images) - targets))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        def fit_one_epoch(model, optimizer, gen, epoch_step):
+            for iteration, (images, targets) in enumerate(gen):
+                if iteration >= epoch_step:
+                    break
+                loss = train_step(images, targets, model, optimizer)
+                print(iteration, loss.numpy())
+        """, "train.py": """
+        import tensorflow as tf
+        from utils_fit import fit_one_epoch
+
+        if __name__ == "__main__":
+            eager = False
+            model = build_model()
+            optimizer = tf.keras.optimizers.Adam()
+            if eager:
+                gen = tf.data.Dataset.from_generator(loader.generate, (tf.float32, tf.float32)).prefetch(8)
+                for epoch in range(100):
+                    fit_one_epoch(model, optimizer, gen, 1000)
+            else:
+                model.compile(optimizer, "mse")
+                model.fit(loader, epochs=100)
+        """}, "TFH004")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("utils_fit.py", Confidence.POSSIBLE)]
+    assert "`eager` (train.py:8:8) is False with them" in findings[0].evidence[-1].message

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, TypeVar
 
 import libcst as cst
+import libcst.matchers as m
 import networkx as nx
 
 from . import pipelines as pl
@@ -508,10 +509,18 @@ def _read_noqa(module: ModuleInfo) -> tuple[frozenset[str], dict[int, frozenset[
     return frozenset(file_codes), by_line
 
 
+# A script's `if __name__ == "__main__":` block (either quoting), whose body runs at the top level.
+_MAIN_BLOCK = m.If(test=m.Comparison(left=m.Name("__name__"), comparisons=[m.ComparisonTarget(
+    operator=m.Equal(), comparator=m.SimpleString(value=m.MatchIfTrue(lambda v: v.strip("'\"") == "__main__")))]),
+    body=m.IndentedBlock())
+
 def _module_constants(module: ModuleInfo) -> dict[str, Constant]:
-    """Names bound exactly once at the top level of ``module``, by ``NAME = value``; rebinding disqualifies a name."""
+    """Names bound exactly once at the top level of ``module`` (a script's ``if __name__ == "__main__":`` block
+    included: its settings are module names too), by ``NAME = value``; rebinding disqualifies a name."""
     bound: dict[str, list[cst.BaseExpression | None]] = {}
-    for statement in module.tree.body:
+    statements = [*module.tree.body, *(inner for block in module.tree.body if m.matches(block, _MAIN_BLOCK)
+                                       for inner in block.body.body)]
+    for statement in statements:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:

@@ -1324,6 +1324,7 @@ class SourceQueries:
         self._program_runs: dict[tuple, set] = {}  # what each program runs: many models ask about the same ones
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
         self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
+        self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[CallSite]] = {}  # by training step node
 
@@ -1722,26 +1723,54 @@ class SourceQueries:
         return callers
 
     # -- training reachability ---------------------------------------------------------------------------------
-    def skipped_by_default(self, module: ModuleInfo, line: int) -> SkippedBranch | None:
-        """The outermost branch around module line ``line`` that a run with the defaults the source sets skips:
-        its test reads only literals, constants and command-line flags' defaults (``if FLAGS.mode == "eager_tf":``
-        with ``mode`` defaulting to ``"fit"``; ``else:`` of ``if not DEBUG:``). A test on a parameter decides
+    def skipped_by_default(self, module: ModuleInfo, line: int, depth: int = CALL_DEPTH) -> SkippedBranch | None:
+        """The outermost branch around module line ``line`` (or around every call of the function ``line`` is in)
+        that a run with the defaults the source sets skips: its test reads only literals, constants and
+        command-line flags' defaults (``if FLAGS.mode == "eager_tf":`` with ``mode`` defaulting to ``"fit"``;
+        ``else:`` of ``if not DEBUG:``; ``if eager:`` with ``eager = False`` in a script). A test on a parameter decides
         nothing here: callers pass what they like. Nor does a default that stands in for the data: a branch that
-        makes a dataset where the default one makes none (``if FLAGS.use_data == "real":``, else random tensors)
-        reads the data a real run brings."""
+        only makes a dataset where the default one makes none (``if FLAGS.use_data == "real":``, else random
+        tensors; neither trains) reads the data a real run brings."""
         if id(module) not in self._skipped_branches:
             found = []
             for branch in m.findall(module.tree, m.If()):
                 value = self._truth(module, branch.test)
                 skipped, taken = (branch.body, branch.orelse) if value is False else (branch.orelse, branch.body) \
                     if value else (None, None)
-                if skipped is not None and not (self._makes_dataset(skipped) and not self._makes_dataset(taken)):
+                stands_in = self._makes_dataset(skipped) and not self._makes_dataset(taken) and not any(
+                    self._trains(call) for call in m.findall(branch, m.Call()))
+                if skipped is not None and not stands_in:
                     span = module.location(skipped)
                     found.append((span.line, span.end_line, SkippedBranch(
                         module.node_code(branch.test).strip(), module.location(branch.test), value)))
             self._skipped_branches[id(module)] = found
-        return next((branch for start, end, branch in self._skipped_branches[id(module)] if start <= line <= end),
-                    None)
+        lexical = next((branch for start, end, branch in self._skipped_branches[id(module)] if start <= line <= end),
+                       None)
+        if lexical is not None or depth == 0:
+            return lexical
+        # A function only called from such branches (`if eager: fit_one_epoch(...)`) is skipped with them.
+        function = self._function_at(module, line)
+        callers = self.callers_of(function) if function is not None else []
+        skipped = [self.skipped_by_default(c.module, c.module.location(c.node).line, depth - 1) for c in callers]
+        return skipped[0] if skipped and None not in skipped else None
+
+    def _function_at(self, module: ModuleInfo, line: int) -> FunctionInfo | None:
+        """The innermost repo function whose definition spans module line ``line``."""
+        if id(module) not in self._function_spans:
+            spans = [(module.location(f.node), f) for f in self.index.functions if f.module is module]
+            self._function_spans[id(module)] = [(span.line, span.end_line, f) for span, f in spans]
+        around = [(start, f) for start, end, f in self._function_spans[id(module)] if start <= line <= end]
+        return max(around, key=lambda item: item[0])[1] if around else None
+
+    def _trains(self, call: cst.Call) -> bool:
+        """A training call (``fit``, a step's call), or a call of a function that makes one (``fit_one_epoch``)."""
+        site = self._call_at.get(id(call))
+        return site is not None and (id(call) in self._training_call_nodes or any(
+            id(f.node) in self._training_callers for f in self.callees_of(site)))
+
+    @cached_property
+    def _training_call_nodes(self) -> set[int]:
+        return {id(site.node) for site in self._training_calls}
 
     def _makes_dataset(self, block: cst.CSTNode | None) -> bool:
         return block is not None and any(self._call_at[id(call)].names & ALL_SOURCES
