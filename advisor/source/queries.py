@@ -2116,15 +2116,28 @@ class SourceQueries:
 
     @cached_property
     def _tf1_calls(self) -> dict[int, CallSite]:
-        """Each module's first call of TensorFlow 1.x-only API, by module."""
+        """Each module's first call of TensorFlow 1.x-only API, by module; not one in a branch on which TensorFlow
+        runs (``if tf.executing_eagerly(): ... else: tf.Session()``, a test of ``tf.__version__``): code written
+        for both says nothing of the one it runs on."""
         found: dict[int, CallSite] = {}
         for site in self.index.calls:
             if id(site.module) in found or not any(n.startswith("tensorflow.") for n in site.names):
                 continue
             dotted = cst.helpers.get_full_name_for_node(site.node.func)
-            if dotted and tf1_only(site.module.names.imported(dotted) or ""):
+            if dotted and tf1_only(site.module.names.imported(dotted) or "") and not self._in_version_branch(site):
                 found[id(site.module)] = site
         return found
+
+    @staticmethod
+    def _in_version_branch(site: CallSite) -> bool:
+        """Whether ``site`` is inside an ``if``/``else`` whose test asks which TensorFlow runs."""
+        module, child, parent = site.module, site.node, site.module.parent(site.node)
+        while parent is not None:
+            if isinstance(parent, cst.If) and child is not parent.test and m.findall(parent.test, m.Name(
+                    value=m.MatchIfTrue(lambda name: name in ("executing_eagerly", "__version__", "VERSION")))):
+                return True
+            child, parent = parent, module.parent(parent)
+        return False
 
     def _inspects_only(self, sink: Sink) -> bool:
         """A loop whose body only prints, plots or converts what it iterates over: builtins, NumPy, matplotlib and

@@ -1492,3 +1492,25 @@ def test_argparse_defaults_are_what_a_run_reads_unless_the_code_writes_the_argum
     assert default("args.epochs") is None  # written by the script: its default is not what the run reads
     assert default("args.lr") is None  # two definitions that disagree
     assert default("config.batch_size") is None  # not what argparse parsed
+
+
+def test_tensorflow_1_api_in_a_branch_on_the_running_version_says_nothing_of_it(index_of):
+    index = index_of({"both.py": """
+        import tensorflow as tf
+
+        def sequence_lengths(ds):
+            if tf.executing_eagerly():
+                return [len(x) for x in ds]
+            else:
+                with tf.Session() as sess:
+                    return sess.run(ds.make_one_shot_iterator().get_next())
+        """, "graph.py": """
+        import tensorflow as tf
+
+        with tf.Session() as sess:
+            sess.run(train_op)
+        """})
+    queries = SourceQueries(index)
+    both, graph = (next(m for m in index.modules if m.path.name == name) for name in ("both.py", "graph.py"))
+    assert queries.tf1_call([both]) is None
+    assert graph.node_code(queries.tf1_call([graph]).node) == "tf.Session()"
