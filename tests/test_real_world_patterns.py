@@ -1826,3 +1826,37 @@ def test_a_function_only_a_branch_off_by_default_calls_is_skipped_with_it():
         """}, "TFH004")
     assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("utils_fit.py", Confidence.POSSIBLE)]
     assert "`eager` (train.py:8:8) is False with them" in findings[0].evidence[-1].message
+
+
+def test_a_reinitializable_iterator_consumes_the_dataset_a_session_loop_trains_on():
+    """TensorFlow 1.x's `Iterator.from_structure` + `make_initializer(train_batches)`, then a session loop running
+    the train op: the dataset that initializer takes is the training input (Kyubyong's transformer). Its
+    from_generator tokenizes every sentence in Python."""
+    findings = _findings({"data_load.py": """
+        import tensorflow as tf
+
+        def generator_fn(sents, vocab_fpath):
+            token2idx = load_vocab(vocab_fpath)
+            for sent in sents:
+                yield [token2idx.get(t, 1) for t in sent.decode("utf-8").split()]
+
+        def get_batch(sents, vocab_fpath, batch_size):
+            dataset = tf.data.Dataset.from_generator(generator_fn, tf.int32, args=(sents, vocab_fpath))
+            return dataset.repeat().padded_batch(batch_size, [None]).prefetch(1)
+        """, "train.py": """
+        import tensorflow as tf
+        from data_load import get_batch
+
+        train_batches = get_batch(train_sents, "vocab.txt", 32)
+        iterator = tf.data.Iterator.from_structure(train_batches.output_types, train_batches.output_shapes)
+        xs = iterator.get_next()
+        train_init_op = iterator.make_initializer(train_batches)
+        loss = tf.reduce_mean(tf.layers.dense(tf.one_hot(xs, 32000), 512))
+        train_op = tf.train.AdamOptimizer(1e-4).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(train_init_op)
+            for step in range(100000):
+                sess.run(train_op)
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.reach) for f in findings] == [
+        ("data_load.py", 9, Reach.TRAINING)]

@@ -283,6 +283,9 @@ class PipelineCollector(CollectorVisitor):
             if method in ITERATOR_METHODS:
                 self._add_sink(func.value, node, "iter")
                 return
+            if method == "make_initializer" and node.args:  # TF1's reinitializable iterator, fed each dataset
+                self._add_sink(node.args[0].value, node, "iter")
+                return
             if method in DISTRIBUTE_METHODS and node.args:
                 self._add_sink(node.args[0].value, node, "distribute")
                 return

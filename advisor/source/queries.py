@@ -2174,13 +2174,13 @@ class SourceQueries:
 
     def _trains_around(self, module: ModuleInfo, node: cst.CSTNode) -> bool:
         """Whether the code around ``node`` (its function, or its module's top level) trains: it makes a training
-        call or runs a training loop."""
+        call or runs a training loop (a TensorFlow 1.x session's too)."""
         scope = self.enclosing_function(module, node)
         key = id(scope.node) if scope is not None else ("module", id(module))
         return any(self._caller_key(site) == key for site in self._training_calls) or any(
             (id(loop.node) if isinstance(loop.node, cst.FunctionDef) else None) == key
             or (self.enclosing_function(loop.module, loop.node) is scope and loop.module is module)
-            for loop in self.training_loops)
+            for loop in [*self.training_loops, *self.session_loops])
 
     def _held_iterator_readers(self, sink: Sink) -> list[FunctionInfo]:
         """For an iterator an object holds (``self.data_iter = iter(dataset)``), the methods of its class that take
