@@ -2124,8 +2124,28 @@ class SourceQueries:
             if id(site.module) in found or not any(n.startswith("tensorflow.") for n in site.names):
                 continue
             dotted = cst.helpers.get_full_name_for_node(site.node.func)
-            if dotted and tf1_only(site.module.names.imported(dotted) or "") and not self._in_version_branch(site):
+            if dotted and tf1_only(site.module.names.imported(dotted) or "") and not self._in_version_branch(site) \
+                    and id(site.module) not in self._tensorflow_2_modules:
                 found[id(site.module)] = site
+        return found
+
+    @cached_property
+    def _tensorflow_2_modules(self) -> set[int]:
+        """Modules of programs that assert they run on TensorFlow 2 (``assert tf.__version__.startswith("2.")``):
+        the asserting module and the repo modules it imports, two imports deep. A TensorFlow 1.x name there is a
+        leftover of the 2.0 previews, not a TensorFlow 1.x program."""
+        found: set[int] = set()
+        pending = [module for module in self.index.modules if "__version__" in module.code and any(
+            m.findall(statement.test, m.Name("__version__")) and any(
+                str(string.evaluated_value).startswith("2") for string in m.findall(statement.test, m.SimpleString()))
+            for statement in m.findall(module.tree, m.Assert()))]
+        for _ in range(3):
+            found |= {id(module) for module in pending}
+            pending = [imported for module in pending
+                       for name in [*module.names.aliases.values(), *module.names.star_imports]
+                       for imported in self.index.nearest(module, [name], self.index.modules_imported_by(name),
+                                                          lambda other: other)
+                       if id(imported) not in found]
         return found
 
     @staticmethod

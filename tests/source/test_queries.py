@@ -1514,3 +1514,32 @@ def test_tensorflow_1_api_in_a_branch_on_the_running_version_says_nothing_of_it(
     both, graph = (next(m for m in index.modules if m.path.name == name) for name in ("both.py", "graph.py"))
     assert queries.tf1_call([both]) is None
     assert graph.node_code(queries.tf1_call([graph]).node) == "tf.Session()"
+
+
+def test_a_folder_that_asserts_tensorflow_2_is_no_tensorflow_1_program(index_of):
+    index = index_of({"colorbot/main.py": """
+        import tensorflow as tf
+        from utils import load_dataset
+
+        assert tf.__version__.startswith("2.")
+        """, "colorbot/utils.py": """
+        import tensorflow as tf
+
+        def parse(line):
+            return tf.string_split([line], ",").values
+        """, "colorbot/eager_demo.py": """
+        import tensorflow as tf
+
+        tf.enable_eager_execution()
+        """, "legacy/utils.py": """
+        import tensorflow as tf
+
+        def parse(line):
+            return tf.string_split([line], ",").values
+        """})
+    queries = SourceQueries(index)
+    colorbot, demo, legacy = (next(m for m in index.modules if m.path.as_posix() == path)
+                              for path in ("colorbot/utils.py", "colorbot/eager_demo.py", "legacy/utils.py"))
+    assert queries.tf1_call([colorbot]) is None  # imported by the program that asserts TensorFlow 2
+    # A program of its own beside it (a TensorFlow 1.x eager demo), and a same-named module elsewhere, are not.
+    assert queries.tf1_call([demo]) is not None and queries.tf1_call([legacy]) is not None
