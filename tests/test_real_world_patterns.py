@@ -1860,3 +1860,40 @@ def test_a_reinitializable_iterator_consumes_the_dataset_a_session_loop_trains_o
         """}, "TFD004")
     assert [(f.location.path.as_posix(), f.location.line, f.reach) for f in findings] == [
         ("data_load.py", 9, Reach.TRAINING)]
+
+
+def test_the_part_a_caller_unpacks_is_not_the_builders_other_models():
+    """keras-retinanet's `create_models` returns (model, training_model, prediction_model); training fits
+    `training_model`, made by a wrapper advisor cannot see into. The prediction wrapper, bound to the third
+    name, is not what trains: no finding is anchored there (the repo's other script trains a model it sees)."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+
+        def bbox_model(model):
+            boxes = tf.keras.layers.Lambda(decode)(model.outputs[0])
+            return tf.keras.models.Model(inputs=model.inputs, outputs=boxes)
+        """, "train.py": """
+        import tensorflow as tf
+        from models import bbox_model
+
+        def create_models(backbone_fn, gpus):
+            model = backbone_fn()
+            training_model = tf.keras.utils.multi_gpu_model(model, gpus=gpus)
+            prediction_model = bbox_model(model)
+            training_model.compile(optimizer="adam", loss="mse")
+            return model, training_model, prediction_model
+
+        def main(backbone_fn):
+            model, training_model, prediction_model = create_models(backbone_fn, 2)
+            training_model.fit(generator, epochs=50)
+
+        if __name__ == "__main__":
+            main(BACKBONES[args.backbone])
+        """, "finetune.py": """
+        import tensorflow as tf
+
+        model = tf.keras.applications.ResNet50(weights=None)
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(images, epochs=10)
+        """}, "TFC001")
+    assert [f.location.path.as_posix() for f in findings] == ["finetune.py"]

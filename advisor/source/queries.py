@@ -3498,9 +3498,22 @@ class SourceQueries:
             # A builder returns the last model it constructs (sub-models and backbones come first); one that only
             # makes layers (a model is built from them elsewhere) is known by its first.
             models = [c for c in layers if self._constructs_model(c)]
+            if position is not None:  # the caller unpacks one part: the others' models are not it
+                others = _returned_names(builder.node.body)
+                calls = [c for c in calls if not any(others.get(name) not in (None, position)
+                                                     for name in self._names_bound_by(c))]
+                models = [c for c in models if c in calls]
+                layers = [c for c in layers if c in calls]
             found += self._constructions_returned(builder, depth - 1, position, site) or models[-1:] or \
                 layers[:1] or [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
         return found
+
+    def _names_bound_by(self, site: CallSite) -> list[str]:
+        """The names an assignment binds to what ``site`` returns (``prediction_model = wrap(model)``)."""
+        assignment = self.index.assignment_of(site.node)
+        return [name.value for target in (assignment.targets if assignment is not None else ())
+                for name in ([target.target] if isinstance(target.target, cst.Name) else [
+                    e.value for e in getattr(target.target, "elements", ()) if isinstance(e.value, cst.Name)])]
 
     def _constructions_returned(self, builder: FunctionInfo, depth: int, position: int | None,
                                 site: CallSite | None = None) -> list[CallSite]:
@@ -4069,6 +4082,18 @@ def _namespace_overwritten(call: cst.Call) -> str | None:
     if m.matches(func.value, m.Call(func=m.Name("vars"), args=[m.Arg(value=m.Name())])):
         return func.value.args[0].value.value
     return None
+
+
+def _returned_names(body: cst.BaseSuite) -> dict[str, int | None]:
+    """The names a function body returns, with their places in a returned tuple (None: returned alone)."""
+    found: dict[str, int | None] = {}
+    for returned in m.findall(body, m.Return(value=m.Name() | m.Tuple())):
+        if isinstance(returned.value, cst.Name):
+            found[returned.value.value] = None
+        else:
+            found.update((element.value.value, place) for place, element in enumerate(returned.value.elements)
+                         if isinstance(element.value, cst.Name))
+    return found
 
 
 def _unpacked_position(assignment: cst.Assign | None, name: str) -> int | None:
