@@ -1897,3 +1897,27 @@ def test_the_part_a_caller_unpacks_is_not_the_builders_other_models():
         model.fit(images, epochs=10)
         """}, "TFC001")
     assert [f.location.path.as_posix() for f in findings] == ["finetune.py"]
+
+
+def test_a_sequential_of_a_layer_list_written_elsewhere_counts_those_layers():
+    """A VGG13 for CIFAR: its conv layers are a module-level list, `Sequential(conv_layers)` built in main()."""
+    findings = _findings({"cifar_train.py": """
+        import tensorflow as tf
+        from tensorflow.keras import layers, Sequential
+
+        conv_layers = [
+            layers.Conv2D(64, 3, padding="same", activation="relu"), layers.Conv2D(64, 3, padding="same"),
+            layers.MaxPool2D(2), layers.Conv2D(128, 3, padding="same"), layers.Conv2D(128, 3, padding="same"),
+            layers.MaxPool2D(2), layers.Conv2D(256, 3, padding="same"), layers.Conv2D(256, 3, padding="same"),
+            layers.MaxPool2D(2), layers.Conv2D(512, 3, padding="same"), layers.Conv2D(512, 3, padding="same"),
+        ]
+
+        def main():
+            conv_net = Sequential(conv_layers)
+            conv_net.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+            conv_net.fit(train_db, epochs=50)
+
+        if __name__ == "__main__":
+            main()
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]

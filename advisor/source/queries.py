@@ -3068,6 +3068,11 @@ class SourceQueries:
             c.node.func, m.Attribute(attr=m.Name("add"))) for arg in c.node.args for n in m.findall(arg, m.Call())}
         calls = [c for c in scope if id(c.node) in nested or id(c.node) in added]
         layers = construction.node.args[0].value if construction.node.args else None
+        if isinstance(layers, cst.Name):  # `Sequential(conv_layers)`, the list written elsewhere (module level)
+            bound = self.assigned_value(construction.module, construction.function, layers)
+            if bound is not None and isinstance(bound[2], (cst.List, cst.Tuple)):
+                calls += [self._call_at[id(c)] for c in m.findall(bound[2], m.Call()) if id(c) in self._call_at]
+                layers = bound[2]
         for name in (e.value for e in getattr(layers, "elements", ()) if isinstance(e.value, cst.Name)):
             bound = self.bound_call(construction.module, construction.node, name.value)  # a model built before
             if bound is not None and depth > 0:
