@@ -465,7 +465,6 @@ class Verdicts:
                        static.evidence + (Evidence.profile(f"device compute is {share:.0f}% of the step time",
                                                            {"device_compute_share": share / 100.0}),), static.note)
 
-
     def default_settings(self, finding: Finding, module: ModuleInfo) -> Finding:
         """A finding on code that a run with the defaults the source sets skips (``if FLAGS.mode == "eager_tf":``
         with ``mode`` defaulting to ``"fit"``) is at most possible: that code trains only when the user changes a

@@ -37,6 +37,12 @@ READ_PIECE_BYTES = 64 * 1024
 LIBRARY_LOG_LINE = re.compile(r"[IWEF]\d{4} [\d:.]+\s+\d+ \S+:\d+\] "
                               r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] \S+:\d+\] "
                               r"|WARNING: All log messages before absl::InitializeLog\(\) is called")
+# Of those, the ones that are only noise around the script's output: INFO lines, and absl's note. TensorFlow builds
+# that log through absl print the INFO lines of their import (oneDNN, CPU features) even under TF_CPP_MIN_LOG_LEVEL=1
+# (TF 2.21 on an AVX-512 CPU); warnings and errors still pass.
+LIBRARY_INFO_LINE = re.compile(r"I\d{4} [\d:.]+\s+\d+ \S+:\d+\] "
+                               r"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: I \S+:\d+\] "
+                               r"|WARNING: All log messages before absl::InitializeLog\(\) is called")
 
 
 def capture(command: list[str], logdir: Path, warmup: int, steps: int, python_tracer: bool,
@@ -135,8 +141,9 @@ def _new_run(runs_dir: Path, runs_before: set[Path], partial: bool) -> Path | No
 
 
 def _forward_stderr(stream: IO[bytes]) -> tuple[collections.deque[str], threading.Thread]:
-    """Pass the child's stderr through to ours and keep its last lines for the error message: the script's own
-    lines (library log lines would be blamed for a script that failed silently), each cut to ERROR_LINE_BYTES.
+    """Pass the child's stderr through to ours, but for library INFO lines, and keep its last lines for the error
+    message: the script's own lines (library log lines would be blamed for a script that failed silently), each cut
+    to ERROR_LINE_BYTES.
     The stream is read in bounded pieces, so a line of any length costs no more memory than a piece."""
     tail: collections.deque[str] = collections.deque(maxlen=20)
 
@@ -147,9 +154,13 @@ def _forward_stderr(stream: IO[bytes]) -> tuple[collections.deque[str], threadin
 
     def pump() -> None:
         start, cut = b"", False  # the current line's first ERROR_LINE_BYTES bytes, and whether it has more
+        quiet = False  # the current line is a library INFO line: not passed on
         while piece := stream.readline(READ_PIECE_BYTES):
-            sys.stderr.buffer.write(piece)
-            sys.stderr.flush()
+            if not start:
+                quiet = bool(LIBRARY_INFO_LINE.match(piece.decode(errors="replace")))
+            if not quiet:
+                sys.stderr.buffer.write(piece)
+                sys.stderr.flush()
             room = ERROR_LINE_BYTES - len(start)
             start, cut = start + piece[:room], cut or len(piece.rstrip(b"\n")) > room
             if piece.endswith(b"\n"):

@@ -514,6 +514,7 @@ _MAIN_BLOCK = m.If(test=m.Comparison(left=m.Name("__name__"), comparisons=[m.Com
     operator=m.Equal(), comparator=m.SimpleString(value=m.MatchIfTrue(lambda v: v.strip("'\"") == "__main__")))]),
     body=m.IndentedBlock())
 
+
 def _module_constants(module: ModuleInfo) -> dict[str, Constant]:
     """Names bound exactly once at the top level of ``module`` (a script's ``if __name__ == "__main__":`` block
     included: its settings are module names too), by ``NAME = value``; rebinding disqualifies a name."""
