@@ -1921,3 +1921,39 @@ def test_a_sequential_of_a_layer_list_written_elsewhere_counts_those_layers():
             main()
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
+
+
+def test_a_functional_model_built_on_another_models_tensors_counts_that_model():
+    """keras-yolo3's bottleneck training: one YOLOv3 body, then a bottleneck model, a last-layer model and the full
+    training model are cut from it. The full model is `Model([body.input, *y_true], Lambda(loss)([*body.output,
+    *y_true]))`: the body's layers are its layers. The last-layer model applies three of the body's layers to
+    cached features (`body.layers[249](in0)`), and reads another model's output only for an Input's shape: small."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import Input, Lambda
+        from tensorflow.keras.models import Model
+
+        def yolo_body(inputs):
+            x = inputs
+            for filters in (64, 128, 256, 512, 1024):
+                x = tf.keras.layers.Conv2D(filters, 3, strides=2)(x)
+            return Model(inputs, [tf.keras.layers.Conv2D(255, 1)(x)])
+
+        def create_model():
+            image_input = Input(shape=(None, None, 3))
+            y_true = [Input(shape=(13, 13, 3, 85))]
+            body = yolo_body(image_input)
+            bottleneck = Model([body.input, *y_true], [body.layers[-2].output])
+            in0 = Input(shape=bottleneck.output[0].shape[1:])
+            last = Model([in0, *y_true], Lambda(loss)([body.layers[-1](in0), *y_true]))
+            model = Model([body.input, *y_true], Lambda(loss)([*body.output, *y_true]))
+            return model, bottleneck, last
+
+        model, bottleneck, last = create_model()
+        last.compile(optimizer="adam", loss=lambda y, p: p)
+        last.fit(features, epochs=10)
+        model.compile(optimizer="adam", loss=lambda y, p: p)
+        model.fit(images, epochs=100)
+        """}, "TFC001")
+    assert sorted((f.location.line, f.confidence) for f in findings) == [
+        (17, Confidence.POSSIBLE), (18, Confidence.LIKELY)]

@@ -387,6 +387,7 @@ ESTIMATOR_EVALUATION_MODES = frozenset(f"tensorflow.{api}.ModeKeys.{mode}" for a
                                        for mode in ("EVAL", "PREDICT", "INFER"))
 # What a model built on a backbone reads of it (`Model(base.input, head(base.output))`).
 BACKBONE_OUTPUTS = frozenset({"input", "inputs", "output", "outputs", "layers", "get_layer"})
+MODEL_TENSORS = frozenset({"input", "inputs", "output", "outputs"})  # a model's whole graph, as tensors
 # Methods of a distribution strategy that run a function on each replica.
 REPLICA_RUNNERS = frozenset({"run", "experimental_run_v2", "call_for_each_replica"})
 # What a model's weights are read as.
@@ -3061,9 +3062,10 @@ class SourceQueries:
         after = min((order[id(c.node)] for c in others if order[id(c.node)] > here), default=len(order))
         if not construction.names & SEQUENTIAL:
             window = [c for c in scope if before < order[id(c.node)] <= here or id(c.node) in nested]
-            return [c for c in scope if id(c.node) in nested or (
+            calls = [c for c in scope if id(c.node) in nested or (
                 before < order[id(c.node)] <= here and id(c.node) not in in_others
                 and not self._features_only(c, window))]
+            return calls + self._models_built_on(construction, calls, depth)
         added = {id(n) for c in scope if here < order[id(c.node)] < after and m.matches(
             c.node.func, m.Attribute(attr=m.Name("add"))) for arg in c.node.args for n in m.findall(arg, m.Call())}
         calls = [c for c in scope if id(c.node) in nested or id(c.node) in added]
@@ -3078,6 +3080,26 @@ class SourceQueries:
             if bound is not None and depth > 0:
                 calls += self._model_building_calls(bound, depth - 1) if self._constructs_model(bound) else [bound]
         return calls
+
+    def _models_built_on(self, construction: CallSite, calls: list[CallSite], depth: int) -> list[CallSite]:
+        """The building calls of the models a functional model is built on, made before the window of calls that
+        build it: ``Model([body.input, *y_true], Lambda(loss)([*body.output, *y_true]))`` with ``body =
+        yolo_body(...)`` built first and several models cut from it (a bottleneck model, a last-layer model)."""
+        if depth == 0:
+            return []
+        built_on = m.Attribute(value=m.Name(), attr=m.Name(value=m.MatchIfTrue(MODEL_TENSORS.__contains__)))
+        inside = {id(c.node) for c in calls}
+        # What flows in: the model's own inputs and outputs, and the tensors its layers are applied to
+        # (`Lambda(loss)([*body.output, *y_true])`); not a shape read for an Input, nor one layer taken out of it.
+        flowing = [arg for call in [construction, *(c for c in calls if isinstance(c.node.func, cst.Call))]
+                   for arg in call.node.args]
+        found: list[CallSite] = []
+        for name in dict.fromkeys(attribute.value.value for arg in flowing for attribute in m.findall(arg, built_on)):
+            bound = self.bound_call(construction.module, construction.node, name)
+            if bound is None or id(bound.node) in inside:
+                continue
+            found += self._model_building_calls(bound, depth - 1) if self._constructs_model(bound) else [bound]
+        return found
 
     def _features_only(self, call: CallSite, window: list[CallSite]) -> bool:
         """A pretrained backbone bound to a name that the model's code (``window``: its calls) neither calls
