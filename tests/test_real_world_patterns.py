@@ -1957,3 +1957,29 @@ def test_a_functional_model_built_on_another_models_tensors_counts_that_model():
         """}, "TFC001")
     assert sorted((f.location.line, f.confidence) for f in findings) == [
         (17, Confidence.POSSIBLE), (18, Confidence.LIKELY)]
+
+
+def test_an_iterator_over_a_keras_image_generator_hands_out_its_batches():
+    """`train_dataset = iter(train_generator)`, then `next(train_dataset)` every step of a custom loop: the batches
+    are the ImageDataGenerator's, read and augmented in Python."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        datagen = tf.keras.preprocessing.image.ImageDataGenerator(rotation_range=20, horizontal_flip=True)
+        train_generator = datagen.flow_from_directory("data/train", target_size=(224, 224), batch_size=32)
+
+        @tf.function
+        def train_step(inputs):
+            images, labels = inputs
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.keras.losses.categorical_crossentropy(labels, model(images)))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        for epoch in range(50):
+            train_dataset = iter(train_generator)
+            for _ in range(len(train_generator)):
+                train_step(next(train_dataset))
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(18, Confidence.LIKELY)]

@@ -2379,6 +2379,8 @@ class SourceQueries:
         site = self._call_at.get(id(expression)) if isinstance(expression, cst.Call) else None
         if site is None:
             return None
+        if "builtins.iter" in site.names and site.node.args and depth:  # `iter(train_generator)`: its batches
+            return self.batch_makers(site.module, site.node, site.node.args[0].value, depth - 1)
         if self._is_keras_image_iterator(site):
             return [], True
         makers = [method for cls_info in self._classes_named(site.names)
