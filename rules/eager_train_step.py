@@ -286,7 +286,8 @@ class EagerTrainStep(Rule):
                    "decorated with `@tf.function` and call it in the loop; no automatic patch moves it.")
         evidence = [Evidence.source(f"the step is written inline in the loop at {at}")]
         forward = [e for e in ctx.queries.host_calls_in(module, step) if e.in_forward]
-        message += _forward_note(module, forward)
+        if forward:
+            message += _forward_note(module, forward)
         evidence += [_effect_evidence(module, effect) for effect in forward]
         static = Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY, typical("tf_function"),
                          tuple(evidence))
@@ -329,8 +330,6 @@ def _effect_evidence(module: ModuleInfo, effect: SideEffect) -> Evidence:
 
 def _forward_note(module: ModuleInfo, forward: list[SideEffect]) -> str:
     """Why compiling the step is no quick fix: the models it runs compute with host values in their forward pass."""
-    if not forward:
-        return ""
     calls = ", ".join(f"{e.what} ({module.location(e.node).line_label})" for e in forward)
     return (f" But the model it runs reads host values in its forward pass ({calls}): a compiled step cannot run it "
             "until that model computes with tensor ops only, so compiling is a rewrite of the model, not of the "

@@ -385,9 +385,9 @@ STATIC_BUILTINS = frozenset({"len", "isinstance", "hasattr", "type", "callable"}
 KERAS_STATE_PREFIXES = ("keras.layers.", "keras.optimizers.", "keras.applications.", "keras.metrics.")
 ESTIMATOR_EVALUATION_MODES = frozenset(f"tensorflow.{api}.ModeKeys.{mode}" for api in ("estimator", "contrib.learn")
                                        for mode in ("EVAL", "PREDICT", "INFER"))
-# What a model built on a backbone reads of it (`Model(base.input, head(base.output))`).
-BACKBONE_OUTPUTS = frozenset({"input", "inputs", "output", "outputs", "layers", "get_layer"})
 MODEL_TENSORS = frozenset({"input", "inputs", "output", "outputs"})  # a model's whole graph, as tensors
+# What a model built on a backbone reads of it (`Model(base.input, head(base.output))`).
+BACKBONE_OUTPUTS = MODEL_TENSORS | {"layers", "get_layer"}
 # Methods of a distribution strategy that run a function on each replica.
 REPLICA_RUNNERS = frozenset({"run", "experimental_run_v2", "call_for_each_replica"})
 # What a model's weights are read as.
@@ -1618,13 +1618,14 @@ class SourceQueries:
     def _returned_closures(self) -> dict[int, list[FunctionInfo]]:
         """Functions a repo function defines and returns, by the defining function's node."""
         found: dict[int, list[FunctionInfo]] = {}
-        returned: dict[int, set[str]] = {}  # by defining function: the names it returns (one walk of its body)
+        returned: dict[int, set[str]] = {}  # by defining function: the names it returns alone (one walk of its body)
         for function in self.index.functions:
             outer = function.outer
             if outer is None:
                 continue
             if id(outer.node) not in returned:
-                returned[id(outer.node)] = {r.value.value for r in m.findall(outer.node.body, m.Return(value=m.Name()))}
+                returned[id(outer.node)] = {name for name, place in _returned_names(outer.node.body).items()
+                                            if place is None}
             if function.name in returned[id(outer.node)]:
                 found.setdefault(id(outer.node), []).append(function)
         return found
@@ -3530,19 +3531,13 @@ class SourceQueries:
             if position is not None:  # the caller unpacks one part: the others' models are not it
                 others = _returned_names(builder.node.body)
                 calls = [c for c in calls if not any(others.get(name) not in (None, position)
-                                                     for name in self._names_bound_by(c))]
-                models = [c for c in models if c in calls]
-                layers = [c for c in layers if c in calls]
+                                                     for name in _assigned_names(self.index.assignment_of(c.node)))]
+                kept = {id(c.node) for c in calls}
+                models = [c for c in models if id(c.node) in kept]
+                layers = [c for c in layers if id(c.node) in kept]
             found += self._constructions_returned(builder, depth - 1, position, site) or models[-1:] or \
                 layers[:1] or [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
         return found
-
-    def _names_bound_by(self, site: CallSite) -> list[str]:
-        """The names an assignment binds to what ``site`` returns (``prediction_model = wrap(model)``)."""
-        assignment = self.index.assignment_of(site.node)
-        return [name.value for target in (assignment.targets if assignment is not None else ())
-                for name in ([target.target] if isinstance(target.target, cst.Name) else [
-                    e.value for e in getattr(target.target, "elements", ()) if isinstance(e.value, cst.Name)])]
 
     def _constructions_returned(self, builder: FunctionInfo, depth: int, position: int | None,
                                 site: CallSite | None = None) -> list[CallSite]:
