@@ -67,7 +67,7 @@ class _Syncs(InLoopBody):
 
     def visit_If(self, node: cst.If) -> None:
         self.statement = node
-        if self._mentions_tensor(node.test):
+        if self._mentions_tensor(node.test) or self.loop.reads_device_value(node.test):
             self._add(node.test, "branch")
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -320,6 +320,22 @@ class HostSync(Rule):
         Example("""
             import tensorflow as tf
 
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                return loss
+
+            for x, y in dataset:
+                loss = train_step(x, y)
+                if tf.equal(optimizer.iterations % 100, 0):
+                    tf.summary.scalar("loss", loss, step=optimizer.iterations)
+            """, line=13, note="logging on an interval of the optimizer's counter still reads that device variable "
+                              "every step to decide; a Python counter decides without waiting"),
+        Example("""
+            import tensorflow as tf
+
             train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
             with tf.Session() as sess:
                 for images, labels in batches:
@@ -367,11 +383,14 @@ class HostSync(Rule):
         module = loop.module
         code = module.node_code(sync.node)
         loop_at = loop.loop_module.location(loop.loop).display
-        reads = {"branch": f"branches on a tensor value (`{code}`)", "print": f"prints a tensor value (`{code}`)",
+        reads = {"branch": f"branches on a value the device computes (`{code}`)",
+                 "print": f"prints a tensor value (`{code}`)",
                  "conversion": f"copies a tensor value to Python (`{code}`)"}[sync.kind]
         description = loop.description
         message = (f"{description[0].upper()}{description[1:]} {reads} every step: the host waits for the step to "
                    f"finish before it can start the next one.")
+        if sync.kind == "branch" and m.findall(sync.node, m.Modulo()):
+            message += " A step interval counted in Python (`step % 100 == 0`) decides without waiting."
         # The source shows the read happen every step: likely (8 of 12 such findings were right on real repos),
         # unless the step blocks anyway or the environment needs the value.
         evidence = [Evidence.source(f"runs once per iteration of the loop at {loop_at}, under no step interval")]

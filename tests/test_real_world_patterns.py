@@ -1983,3 +1983,33 @@ def test_an_iterator_over_a_keras_image_generator_hands_out_its_batches():
                 train_step(next(train_dataset))
         """}, "TFD004")
     assert [(f.location.line, f.confidence) for f in findings] == [(18, Confidence.LIKELY)]
+
+
+def test_a_guard_on_the_optimizers_counter_reads_it_every_step_unless_compiled():
+    """`if tf.equal(optimizer.iterations % log_freq, 0):` after a compiled step decides on a device variable every
+    step (TF 2's eager examples log this way); the same test inside a compiled loop is a graph op."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        @tf.function
+        def train_compiled(n):
+            for _ in tf.range(n):
+                loss = train_step(*next(iterator))
+                if optimizer.iterations % 5000 == 0:
+                    tf.print("step", optimizer.iterations, loss)
+
+        for step, (x, y) in enumerate(dataset):
+            loss = train_step(x, y)
+            if tf.equal(optimizer.iterations % 100, 0):
+                tf.summary.scalar("loss", loss, step=optimizer.iterations)
+            if step % 100 == 0:
+                tf.summary.scalar("lr", optimizer.learning_rate, step=step)
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(19, Confidence.LIKELY)]

@@ -214,6 +214,13 @@ class TrainingLoop:
             id(name) not in self.early_reads or not isinstance(self.node, cst.FunctionDef)
             or self.module.enclosing_loop(name) is not None) for name in m.findall(expression, m.Name()))
 
+    def reads_device_value(self, expression: cst.CSTNode) -> bool:
+        """Whether Python needs a value the device computes to evaluate ``expression``: one of the step's tensors, a
+        TensorFlow op's result (``tf.equal(...)``), or an optimizer's step counter (``optimizer.iterations``, an
+        int64 variable each step's update increments on the device)."""
+        return self.reads_tensor(expression) or bool(m.findall(expression, _OPTIMIZER_COUNTER)) or any(
+            _returns_one_tensor(self.module.qualified_names(call.func)) for call in m.findall(expression, m.Call()))
+
     @property
     def counter(self) -> str | None:
         """The step counter of ``for step in range(n)`` / ``for step, batch in enumerate(ds)``, if any."""
@@ -374,8 +381,17 @@ SINGLE_TENSOR_OPS = frozenset(f"tensorflow.{name}" for name in (
     "divide", "square", "sqrt", "exp", "abs", "ones", "zeros", "ones_like", "zeros_like", "fill", "range", "where",
     "gather", "transpose", "expand_dims", "squeeze", "clip_by_value", "clip_by_norm", "argmax", "argmin", "one_hot",
     "tile", "identity", "maximum", "minimum", "norm", "tensordot", "einsum", "sign", "pow", "tanh", "sigmoid",
-    "nn.relu", "nn.softmax", "nn.sigmoid", "nn.l2_loss", "nn.conv2d", "nn.bias_add", "image.resize"))
+    "nn.relu", "nn.softmax", "nn.sigmoid", "nn.l2_loss", "nn.conv2d", "nn.bias_add", "image.resize", "equal",
+    "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not",
+    "math.equal", "math.not_equal", "math.less", "math.greater", "math.is_nan", "math.is_finite"))
 SINGLE_TENSOR_PREFIXES = ("tensorflow.reduce_", "tensorflow.math.reduce_", "tensorflow.random.")
+# `optimizer.iterations`, `self.g_optim.iterations`: the step counter an optimizer's update increments.
+_OPTIMIZER_COUNTER = m.Attribute(value=_named_like("optim"), attr=m.Name("iterations"))
+
+
+def _returns_one_tensor(names: Iterable[str]) -> bool:
+    """Whether a call to one of ``names`` (qualified) certainly returns a tensor."""
+    return any(n in SINGLE_TENSOR_OPS or n.startswith(SINGLE_TENSOR_PREFIXES) for n in names)
 # Python builtins that iterate over their (positional) arguments; AutoGraph converts none of them for tensors.
 ITERATING_BUILTINS = frozenset({"zip", "enumerate", "list", "tuple", "sum", "map", "filter", "sorted", "set", "min",
                                 "max", "any", "all"})
@@ -445,8 +461,7 @@ class _TensorValues(cst.CSTVisitor):
         if isinstance(expression, cst.Subscript):
             return self.is_tensor(expression.value)
         if isinstance(expression, cst.Call):
-            return any(n in SINGLE_TENSOR_OPS or n.startswith(SINGLE_TENSOR_PREFIXES)
-                       for n in self.module.qualified_names(expression.func))
+            return _returns_one_tensor(self.module.qualified_names(expression.func))
         return False
 
     def depends_on_tensor(self, node: cst.CSTNode) -> bool:
