@@ -2013,3 +2013,45 @@ def test_a_guard_on_the_optimizers_counter_reads_it_every_step_unless_compiled()
                 tf.summary.scalar("lr", optimizer.learning_rate, step=step)
         """}, "TFH004")
     assert [(f.location.line, f.confidence) for f in findings] == [(19, Confidence.LIKELY)]
+
+
+TF1_GAN = """
+    import tensorflow as tf
+
+    def discriminator(x, reuse=False):
+        with tf.variable_scope("discriminator", reuse=reuse):
+            net = tf.layers.conv2d(x, 64, 4, strides=2)
+            net = tf.layers.conv2d(net, 128, 4, strides=2)
+            return tf.layers.dense(tf.layers.flatten(net), 1)
+
+    def generator(z, reuse=False):
+        with tf.variable_scope("generator", reuse=reuse):
+            net = tf.reshape(tf.layers.dense(z, 7 * 7 * 128), [-1, 7, 7, 128])
+            net = tf.layers.conv2d_transpose(net, 64, 4, strides=2)
+            return tf.layers.conv2d_transpose(net, {last}, 4, strides=2)
+
+    images = tf.placeholder(tf.float32, [None] + image_dims)
+    z = tf.placeholder(tf.float32, [None, 62])
+    real = discriminator(images)
+    fake = discriminator(generator(z), reuse=True)
+    samples = generator(z, reuse=True)
+    loss = tf.reduce_mean(fake) - tf.reduce_mean(real)
+    train_op = tf.train.AdamOptimizer(2e-4).minimize(loss)
+    data = {loader}
+    with tf.Session() as sess:
+        for step in range(100000):
+            sess.run(train_op, feed_dict={{images: data[step % 100], z: noise()}})
+    """
+
+
+@pytest.mark.parametrize("last, loader, confidence", [
+    (1, "load_images('celeba')", Confidence.POSSIBLE),  # three wide convolutions, the shared ones counted once
+    (64, "load_images('celeba')", Confidence.LIKELY),
+    (64, "load_mnist('fashion-mnist')", Confidence.POSSIBLE),  # as many, on 28-pixel images
+])
+def test_a_tf1_gan_counts_shared_towers_once_and_knows_mnist_images_are_small(last, loader, confidence):
+    """`discriminator(fake, reuse=True)` applies the layers the first call made, as a Keras model called on real
+    and generated images does; a program that loads MNIST trains on 28-pixel images even when its placeholders are
+    shaped by variables."""
+    findings = _findings({"gan.py": TF1_GAN.format(last=last, loader=loader)}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [confidence]

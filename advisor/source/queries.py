@@ -389,6 +389,11 @@ SINGLE_TENSOR_PREFIXES = ("tensorflow.reduce_", "tensorflow.math.reduce_", "tens
 _OPTIMIZER_COUNTER = m.Attribute(value=_named_like("optim"), attr=m.Name("iterations"))
 
 
+# `discriminator(fake, reuse=True)`: TensorFlow 1.x applies the variables an earlier call made again, as a Keras
+# model called twice (on real and generated images) does: the same layers, counted once.
+_REAPPLIES_VARIABLES = m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("reuse"), value=m.Name("True")), m.ZeroOrMore()])
+
+
 def _returns_one_tensor(names: Iterable[str]) -> bool:
     """Whether a call to one of ``names`` (qualified) certainly returns a tensor."""
     return any(n in SINGLE_TENSOR_OPS or n.startswith(SINGLE_TENSOR_PREFIXES) for n in names)
@@ -1084,6 +1089,11 @@ HEAVY_CONVOLUTIONS = 4
 # On images this small (MNIST, CIFAR) a few convolutions are cheap: only a deep network keeps 16-bit units busy.
 SMALL_IMAGE_SIDE = 32
 DEEP_CONVOLUTIONS = 8
+# Datasets of small images, by a word in the loader's name or a string it is given (`keras.datasets.mnist`,
+# `tfds.load("fashion_mnist")`, `input_data.read_data_sets("MNIST_data")`, a repo's `load_mnist()`): their side in
+# pixels. Not CIFAR's 32: models trained on it are often deep or wide (DenseNets of 12-filter layers, GANs of
+# 256-filter ones), which a count of layers does not show.
+SMALL_IMAGE_DATASETS = {"mnist": 28}
 # Where a model declares the shape of its inputs: (batch,) height, width, channels.
 INPUT_DECLARATIONS = frozenset({"input", "inputlayer", "placeholder"})
 HEAVY_DENSE = 12
@@ -1412,7 +1422,9 @@ class SourceQueries:
                 self._module_level_calls.get(id(caller.module), []))]
         tally = _LayerTally()
         self._count_layers(calls, 1, LAYER_DEPTH, tally, set())
-        return tally.compute()
+        modules = [training.module] + [c.module for c in self.callers_of(training.function)] \
+            if training.function is not None else [training.module]
+        return self._with_dataset_images(tally, modules).compute()
 
     def runs_in_step(self, function: FunctionInfo) -> bool:
         """Whether ``function`` runs as part of a training step: it is a training step, a method Keras traces into
@@ -3044,7 +3056,28 @@ class SourceQueries:
         tally = _LayerTally()
         for model in models.values():
             self._count_layers(self._model_building_calls(model), 1, LAYER_DEPTH, tally, set())
-        return tally.compute(len(models) - 1)
+        return self._with_dataset_images(tally, [model.module for model in models.values()]).compute(len(models) - 1)
+
+    def _with_dataset_images(self, tally: _LayerTally, modules: list[ModuleInfo]) -> _LayerTally:
+        """``tally``, with the side of the images of a small-image dataset the modules load when its inputs declare
+        none (a TensorFlow 1.x placeholder shaped by attributes, a model built on the data's shape)."""
+        if tally.image_side is None:
+            tally.image_side = min((side for module in modules
+                                    if (side := self._dataset_image_sides.get(id(module))) is not None), default=None)
+        return tally
+
+    @cached_property
+    def _dataset_image_sides(self) -> dict[int, int]:
+        """The smallest image side of the small-image datasets each module loads (by module id): the dataset named
+        in the loader's name or a string it is given."""
+        sides: dict[int, int] = {}
+        for site in self.index.calls:
+            words = [n.lower() for n in site.names] + [
+                a.value.raw_value.lower() for a in site.node.args if isinstance(a.value, cst.SimpleString)]
+            for dataset, side in SMALL_IMAGE_DATASETS.items():
+                if any(dataset in word for word in words):
+                    sides[id(site.module)] = min(side, sides.get(id(site.module), side))
+        return sides
 
     def _model_building_calls(self, construction: CallSite, depth: int = BUILDER_DEPTH) -> list[CallSite]:
         """The calls that build the model constructed at ``construction``: a repo model class's methods; the layers
@@ -3181,7 +3214,7 @@ class SourceQueries:
                                                                         variable):
                     tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
                 continue
-            if depth == 0:
+            if depth == 0 or m.matches(call.node, _REAPPLIES_VARIABLES):
                 continue
             callees = self.index.nearest(call.module, names, self.index.callees(names), lambda c: c[0].module) or [
                 (f, 1 if f.class_key is not None else 0) for f in self.callees_of(call)]
