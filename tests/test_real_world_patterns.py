@@ -615,7 +615,7 @@ def test_a_tensorflow_1_session_training_is_training_and_its_graph_gets_the_mixe
 
             def network(images):
                 x = images
-                for filters in (64, 128, 256):
+                for filters in (64, 128, 256, 512):
                     x = tf.layers.conv2d(x, filters, 3, activation=tf.nn.relu)
                 return tf.layers.dense(tf.layers.flatten(x), 21)
 
@@ -2054,4 +2054,71 @@ def test_a_tf1_gan_counts_shared_towers_once_and_knows_mnist_images_are_small(la
     and generated images does; a program that loads MNIST trains on 28-pixel images even when its placeholders are
     shaped by variables."""
     findings = _findings({"gan.py": TF1_GAN.format(last=last, loader=loader)}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [confidence]
+
+
+def test_models_given_to_a_model_class_or_applied_as_layers_are_counted():
+    """A Keras GAN class constructed with its two Sequential models, and a classifier that applies a VGG16 base
+    built before another model: each trains those models' layers (the book's GAN and feature-extraction examples)."""
+    findings = _findings({"train.py": """
+        import keras
+        import tensorflow as tf
+        from keras import layers
+
+        discriminator = keras.Sequential([
+            keras.Input(shape=(64, 64, 3)),
+            layers.Conv2D(64, 4, strides=2), layers.Conv2D(128, 4, strides=2), layers.Conv2D(128, 4, strides=2),
+            layers.Flatten(), layers.Dense(1)])
+        generator = keras.Sequential([
+            keras.Input(shape=(128,)), layers.Dense(8 * 8 * 128), layers.Reshape((8, 8, 128)),
+            layers.Conv2DTranspose(128, 4, strides=2), layers.Conv2DTranspose(256, 4, strides=2),
+            layers.Conv2D(3, 5)])
+
+        class GAN(keras.Model):
+            def __init__(self, discriminator, generator):
+                super().__init__()
+                self.discriminator, self.generator = discriminator, generator
+
+            def train_step(self, images):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.discriminator(self.generator(tf.random.normal((32, 128)))))
+                grads = tape.gradient(loss, self.generator.trainable_weights)
+                self.optimizer.apply_gradients(zip(grads, self.generator.trainable_weights))
+                return {"loss": loss}
+
+        gan = GAN(discriminator=discriminator, generator=generator)
+        gan.compile(optimizer="adam")
+        gan.fit(dataset, epochs=100)
+
+        conv_base = keras.applications.vgg16.VGG16(weights="imagenet", include_top=False)
+        head = keras.Sequential([layers.Dense(256), layers.Dense(1)])
+        head.fit(features, labels)
+        inputs = keras.Input(shape=(180, 180, 3))
+        outputs = layers.Dense(1)(layers.Flatten()(conv_base(inputs)))
+        model = keras.Model(inputs, outputs)
+        model.fit(images, epochs=30)
+        """}, "TFC001", show_all=True)
+    assert {f.location.line: f.confidence for f in findings if f.confidence is Confidence.LIKELY}.keys() == {26, 35}
+
+
+@pytest.mark.parametrize("loop, width, confidence", [
+    ("for filters in layer_filters:", "filters", Confidence.POSSIBLE),  # 32 and 64: one wide layer in each loop
+    ("for filters in [64, 128]:", "filters", Confidence.LIKELY),
+    ("for _ in range(2):", "64", Confidence.LIKELY),
+    ("for filters in widths():", "filters", Confidence.LIKELY),  # values not written out: LOOP_REPEAT
+])
+def test_a_loop_over_written_values_makes_a_layer_once_per_wide_value(loop, width, confidence):
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+        from tensorflow.keras.layers import Conv2D, Conv2DTranspose, Input
+
+        layer_filters = [32, 64]
+        inputs = x = Input(shape=(128, 128, 3))
+        {loop}
+            x = Conv2D(filters={width}, kernel_size=3, strides=2)(x)
+        {loop}
+            x = Conv2DTranspose(filters={width}, kernel_size=3, strides=2)(x)
+        model = tf.keras.Model(inputs, Conv2D(3, 3)(x))
+        model.fit(images, epochs=30)
+        """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [confidence]

@@ -391,7 +391,8 @@ _OPTIMIZER_COUNTER = m.Attribute(value=_named_like("optim"), attr=m.Name("iterat
 
 # `discriminator(fake, reuse=True)`: TensorFlow 1.x applies the variables an earlier call made again, as a Keras
 # model called twice (on real and generated images) does: the same layers, counted once.
-_REAPPLIES_VARIABLES = m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("reuse"), value=m.Name("True")), m.ZeroOrMore()])
+_REAPPLIES_VARIABLES = m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("reuse"), value=m.Name("True")),
+                                     m.ZeroOrMore()])
 
 
 def _returns_one_tensor(names: Iterable[str]) -> bool:
@@ -1144,8 +1145,9 @@ class ModelCompute:
             f"its building code and that of the {self.partners} other model{'s' * (self.partners > 1)} trained " \
             "in the same steps"
         return (f"{builders} makes {self.convolutions} convolution and {self.dense} dense layers{images} "
-                f"(counting loops as {LOOP_REPEAT}, each call of a helper, and only layers of "
-                f"{NARROW_WIDTH['convolution']}+ filters or {NARROW_WIDTH['dense']}+ units)")
+                f"(counting a loop once per value it runs over, {LOOP_REPEAT} times where the source does not "
+                f"write them out, each call of a helper, and only layers of {NARROW_WIDTH['convolution']}+ filters "
+                f"or {NARROW_WIDTH['dense']}+ units)")
 
 
 @dataclass
@@ -3053,10 +3055,24 @@ class SourceQueries:
             trained = self._constructions_called_by(step)
             if any(c.node is construction.node for c in trained):
                 models.update((id(c.node), c) for c in trained)
+        for model in list(models.values()):
+            models.update((id(part.node), part) for part in self._models_given(model))
         tally = _LayerTally()
         for model in models.values():
-            self._count_layers(self._model_building_calls(model), 1, LAYER_DEPTH, tally, set())
+            self._count_layers(self._built_by(model), 1, LAYER_DEPTH, tally, set())
         return self._with_dataset_images(tally, [model.module for model in models.values()]).compute(len(models) - 1)
+
+    def _models_given(self, construction: CallSite) -> list[CallSite]:
+        """The models a model class is constructed with (``GAN(discriminator=discriminator, generator=generator)``,
+        each name bound to a model's construction or a library architecture): the class's steps run them."""
+        given = [self.bound_call(construction.module, construction.node, arg.value.value)
+                 for arg in construction.node.args if isinstance(arg.value, cst.Name)]
+        return [site for site in given if site is not None and site.node is not construction.node and (
+            _library_architecture(site.names) or self._constructs_model(site))]
+
+    def _built_by(self, model: CallSite) -> list[CallSite]:
+        """The calls that build ``model``'s layers: the construction itself for a library architecture."""
+        return [model] if _library_architecture(model.names) else self._model_building_calls(model)
 
     def _with_dataset_images(self, tally: _LayerTally, modules: list[ModuleInfo]) -> _LayerTally:
         """``tally``, with the side of the images of a small-image dataset the modules load when its inputs declare
@@ -3188,6 +3204,11 @@ class SourceQueries:
         at every time step of a recurrence)."""
         for call in calls:
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
+            applied = self._applied_model(call) if depth else None
+            if applied is not None:  # `x = conv_base(x)`: a model built earlier, applied as a layer
+                if id(applied.node) not in path:
+                    self._count_layers(self._built_by(applied), weight, depth - 1, tally, path | {id(applied.node)})
+                continue
             if _library_architecture(names):
                 tally.application = tally.application or call.module.node_code(call.node.func)
                 continue
@@ -3206,9 +3227,12 @@ class SourceQueries:
                 side = _image_side(call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
                 if side is not None:
                     tally.image_side = min(side, tally.image_side or side)
-                if lasts & CONVOLUTION_LAYERS and not self._narrow(
-                        call, framework, "filters",
-                        "convolution1d" if any("1d" in last for last in lasts) else "convolution", passed, variable):
+                convolution = "convolution1d" if any("1d" in last for last in lasts) else "convolution"
+                if variable is None and times > weight:
+                    times = weight * self._made_in_written_loop(call, framework, made, convolution if lasts & (
+                        CONVOLUTION_LAYERS) else "dense", times // weight)
+                if lasts & CONVOLUTION_LAYERS and not self._narrow(call, framework, "filters", convolution, passed,
+                                                                   variable):
                     tally.convolutions += times
                 elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, framework, "units", "dense", passed,
                                                                         variable):
@@ -3228,6 +3252,50 @@ class SourceQueries:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, tally,
                                            path | {id(function.node)}, _Passed(call, arguments, passed, callee))
+
+    def _made_in_written_loop(self, layer: CallSite, names: list[str], made: cst.CSTNode, kind: str,
+                              otherwise: int) -> int:
+        """How often a layer made in a loop is made (see :meth:`_written_loop`), counting only the values wide enough
+        when they are the layer's width (``for filters in [32, 64]: Conv2D(filters=filters)``); ``otherwise`` for
+        another loop."""
+        written = self._written_loop(layer.module, layer.function, made)
+        if written is None:
+            return otherwise
+        loop, values = written
+        functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
+        width = argument_value(layer.node, "units" if kind == "dense" else "filters", 1 if functional else 0)
+        if isinstance(values, int) or not (
+                isinstance(loop.target, cst.Name) and m.matches(width, m.Name(loop.target.value))):
+            return values if isinstance(values, int) else len(values)
+        return sum(not isinstance(value, cst.Integer) or int(value.value) >= NARROW_WIDTH[kind] for value in values)
+
+    def _written_loop(self, module: ModuleInfo, scope: FunctionInfo | None, node: cst.CSTNode
+                      ) -> tuple[cst.For, int | list[cst.BaseExpression]] | None:
+        """The loop that runs ``node`` and the values it runs over, where the source writes them out: ``for filters
+        in [32, 64]:`` (or a name assigned such a list, reversed or sliced): the values; ``range(3)``: their count."""
+        loop = module.enclosing_loop(node)
+        values = loop.iter if isinstance(loop, cst.For) else None
+        while isinstance(values, (cst.Subscript, cst.Call)) and (
+                isinstance(values, cst.Subscript) or m.matches(values.func, m.Name("reversed")) and values.args):
+            values = values.value if isinstance(values, cst.Subscript) else values.args[0].value
+        if isinstance(values, cst.Name):
+            bound = self.assigned_value(module, scope, values)
+            values = bound[2] if bound is not None else None
+        if m.matches(values, m.Call(func=m.Name("range"), args=[m.Arg(keyword=None)])):
+            count = self._integer(module, values.args[0].value, None, scope)
+            return (loop, count) if count is not None and count > 0 else None
+        if isinstance(values, (cst.List, cst.Tuple)) and values.elements:
+            return loop, [element.value for element in values.elements]
+        return None
+
+    def _applied_model(self, call: CallSite) -> CallSite | None:
+        """The model ``call`` applies, when it calls a name bound to a model's construction or a library
+        architecture (``conv_base = VGG16(include_top=False)``, then ``conv_base(x)``)."""
+        if not isinstance(call.node.func, cst.Name):
+            return None
+        bound = self.bound_call(call.module, call.node, call.node.func.value)
+        return bound if bound is not None and (
+            _library_architecture(bound.names) or self._constructs_model(bound)) else None
 
     def _framework_bases(self, names: frozenset[str]) -> list[str]:
         """The Keras convolution or dense layers the repo classes ``names`` refers to extend (``class

@@ -1086,7 +1086,7 @@ def test_each_model_built_at_module_level_counts_its_own_layers(index_of):
 
         inputs = tf.keras.Input((64, 64, 3))
         h = tf.keras.layers.Conv2D(64, 7)(inputs)
-        for filters in (128, 256):
+        for filters in (128, 256, 256, 512):
             h = tf.keras.layers.Conv2D(filters, 3)(h)
         cnn = tf.keras.Model(inputs, tf.keras.layers.Dense(10)(h))
         cnn.compile(optimizer="sgd", loss="mse")
@@ -1124,7 +1124,7 @@ def test_a_few_convolutions_on_small_images_are_cheap_a_deep_network_on_them_is_
 
         def resnet(images):
             x = images
-            for filters in (64, 128, 256):
+            for filters in (64, 64, 128, 128):
                 x = tf.layers.conv2d(tf.layers.conv2d(x, filters, 3), filters, 3)
             return x
 
