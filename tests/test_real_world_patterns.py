@@ -2122,3 +2122,59 @@ def test_a_loop_over_written_values_makes_a_layer_once_per_wide_value(loop, widt
         model.fit(images, epochs=30)
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [confidence]
+
+
+def test_a_library_transformer_reexported_keras_and_a_model_object_holding_its_keras_model():
+    """bert4keras style: `keras` comes from the package's backend module (which imports it), the transformer from
+    `build_transformer_model`, and the classifier is built on `bert.model.output`."""
+    findings = _findings({"pkg/__init__.py": "", "pkg/backend.py": """
+        import keras
+        import keras.backend as K
+        """, "train.py": """
+        from pkg.backend import keras
+        from bert4keras.models import build_transformer_model
+
+        bert = build_transformer_model(config_path, checkpoint_path, return_keras_model=False)
+        output = keras.layers.Dense(2, activation="softmax")(keras.layers.Lambda(lambda x: x[:, 0])(bert.model.output))
+        model = keras.models.Model(bert.model.input, output)
+        model.compile(loss="sparse_categorical_crossentropy", optimizer="adam")
+        model.fit(train_generator.forfit(), steps_per_epoch=len(train_generator), epochs=10)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 6, Confidence.LIKELY)]
+
+
+def test_tf1_api_in_code_no_training_reaches_says_nothing_of_the_pipelines_tensorflow():
+    """A library module keeps a TF1 serving class (`tf.get_default_graph()`) beside the dataset helper a TF 2
+    script trains on; a generator that only shuffles its in-memory samples does no work per element."""
+    files = {"snippets.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        class DataGenerator:
+            def __init__(self, data, batch_size):
+                self.data, self.batch_size = data, batch_size
+
+            def forfit(self):
+                while True:
+                    for i in np.random.permutation(len(self.data)):
+                        yield self.data[i]
+
+            def to_dataset(self, types):
+                return tf.data.Dataset.from_generator(self.forfit, output_types=types).map(
+                    lambda x, y: (tf.strings.lower(x), y)).batch(self.batch_size)
+
+        class WebServing:
+            def __init__(self):
+                self.graph = tf.get_default_graph()
+        """, "train.py": """
+        import tensorflow as tf
+        from snippets import DataGenerator
+
+        model = tf.keras.applications.ResNet50(weights=None)
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(DataGenerator(samples, 32).to_dataset(("string", "int32")), epochs=10)
+        """}
+    findings = _findings(files, "TFD002", "TFD004", show_all=True)
+    assert [(f.code, f.location.line, f.confidence) for f in findings] == [
+        ("TFD002", 14, Confidence.POSSIBLE), ("TFD004", 14, Confidence.POSSIBLE)]

@@ -50,6 +50,9 @@ TF_FUNCTION = "tensorflow.function"
 TF_FUNCTION_WRAPPERS = frozenset({TF_FUNCTION, "tf_agents.utils.common.function"})
 GRADIENT_TAPE = "tensorflow.GradientTape"
 
+# How many repo modules that pass on an import (`from .backend import keras`) a name is followed through.
+REEXPORT_DEPTH = 3
+
 # A file that mentions none of these cannot use TensorFlow or Keras; it is not parsed at all.
 PREFILTER_WORDS = (b"tensorflow", b"keras", b"tf_keras")
 
@@ -228,10 +231,23 @@ class ModuleNames(cst.CSTVisitor):
         import binds its head."""
         head, _, rest = dotted.partition(".")
         if head in self.aliases:
-            return self.aliases[head] + ("." + rest if rest else "")
+            return self._reexported(self.aliases[head]) + ("." + rest if rest else "")
         exporters = [self.star_modules.get(module) for module in self.star_imports] if through_star_imports else []
         return next((found for exporter in exporters if exporter is not None
                      and (found := exporter.imported(dotted, through_star_imports=False))), None)
+
+    def _reexported(self, target: str) -> str:
+        """What ``target`` (``bert4keras.backend.keras``) is when a repo module only passes on a name it imports
+        itself, one import for the name (bert4keras/backend.py's ``import keras``): that name (``keras``), followed
+        through such modules a few levels; else ``target``."""
+        for _ in range(REEXPORT_DEPTH):
+            module, _, name = target.rpartition(".")
+            exporter = self.star_modules.get(module)
+            bound = exporter.module_bindings.get(name, set()) if exporter not in (None, self) else set()
+            if len(bound) != 1 or name in exporter.top_level:  # defined there, or imported in branches: not followed
+                break
+            target = next(iter(bound))
+        return target
 
     def binding(self, name: str) -> str | None:
         """What ``name`` is bound to at module level as far as imports and definitions say, in words (None: not

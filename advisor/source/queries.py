@@ -51,7 +51,8 @@ KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
 # Architectures built by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets.
 PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")),
-                        (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)))
+                        (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
+                        ("bert4keras.models.", (".build_transformer_model",)))
 # TF-Slim's model library: each network function builds a whole ImageNet architecture (ResNet, Inception, VGG);
 # its modules' ``*_arg_scope`` functions and ``resnet_utils`` only set up or help build one.
 SLIM_NETS = ("tensorflow.contrib.slim.nets.", "tensorflow.contrib.slim.python.slim.nets.", "tf_slim.nets.")
@@ -132,6 +133,9 @@ WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "sock
                     "librosa.load", "pandas.read_", "pickle.load", "json.load", "os.read", "boto3.")
 # Python libraries that compute on arrays and images on the host.
 PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
+# Of those, draws that only pick which samples come next (a shuffled order, a random index): no work per element.
+ORDER_DRAWS = frozenset({"numpy.random.shuffle", "numpy.random.permutation", "numpy.random.randint",
+                         "numpy.random.choice", "numpy.random.seed"})
 # Summary ops, TensorFlow 1.x's names too (`tf.summary.image`, `tf.image_summary`).
 SUMMARY_OP_PREFIXES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.image_summary",
                        "tensorflow.histogram_summary", "tensorflow.audio_summary", "tensorflow.scalar_summary")
@@ -2112,8 +2116,10 @@ class SourceQueries:
         """A call of TensorFlow 1.x-only API through ``tensorflow`` itself (``tf.Session()``, ``tf.placeholder``,
         ``tf.contrib``; not through ``tf.compat.v1``) in ``modules`` (those of a pipeline): that code runs on
         TensorFlow 1.x, whose tf.data neither parallelizes stateless maps nor injects a prefetch at run time (the
-        defaults of TensorFlow 2)."""
-        return next((self._tf1_calls[id(mod)] for mod in modules if id(mod) in self._tf1_calls), None)
+        defaults of TensorFlow 2). Only a call a training run reaches tells: a library's serving class beside the
+        input helpers a TensorFlow 2 script uses does not."""
+        return next((site for mod in modules for site in self._tf1_calls.get(id(mod), ())
+                     if self.reach(site.module, site.node) is not Reach.OTHER), None)
 
     def predates_tf24_names(self, modules: Iterable[ModuleInfo]) -> bool:
         """Whether code in ``modules`` may run on a TensorFlow without the names TensorFlow 2.4 added
@@ -2146,18 +2152,18 @@ class SourceQueries:
         return found
 
     @cached_property
-    def _tf1_calls(self) -> dict[int, CallSite]:
-        """Each module's first call of TensorFlow 1.x-only API, by module; not one in a branch on which TensorFlow
+    def _tf1_calls(self) -> dict[int, list[CallSite]]:
+        """Each module's calls of TensorFlow 1.x-only API, by module; not those in a branch on which TensorFlow
         runs (``if tf.executing_eagerly(): ... else: tf.Session()``, a test of ``tf.__version__``): code written
         for both says nothing of the one it runs on."""
-        found: dict[int, CallSite] = {}
+        found: dict[int, list[CallSite]] = {}
         for site in self.index.calls:
-            if id(site.module) in found or not any(n.startswith("tensorflow.") for n in site.names):
+            if not any(n.startswith("tensorflow.") for n in site.names):
                 continue
             dotted = cst.helpers.get_full_name_for_node(site.node.func)
             if dotted and tf1_only(site.module.names.imported(dotted) or "") and not self._in_version_branch(site) \
                     and id(site.module) not in self._tensorflow_2_modules:
-                found[id(site.module)] = site
+                found.setdefault(id(site.module), []).append(site)
         return found
 
     @cached_property
@@ -2832,9 +2838,9 @@ class SourceQueries:
 
     def python_work(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
         """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work: I/O, or
-        array and image computation in NumPy, PIL or OpenCV."""
-        return [site for site in self.calls_run_by(function, depth)
-                if any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
+        array and image computation in NumPy, PIL or OpenCV (not draws of the order samples come in)."""
+        return [site for site in self.calls_run_by(function, depth) if not site.names <= ORDER_DRAWS
+                and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
 
     def reading_work(self, function: MappedFunction) -> list[CallSite]:
         """The part of :meth:`python_work` that reads files or decodes and transforms images and signals: work that
@@ -3154,14 +3160,17 @@ class SourceQueries:
         yolo_body(...)`` built first and several models cut from it (a bottleneck model, a last-layer model)."""
         if depth == 0:
             return []
-        built_on = m.Attribute(value=m.Name(), attr=m.Name(value=m.MatchIfTrue(MODEL_TENSORS.__contains__)))
+        # `body.output`, or `bert.model.output` (a library's model object holding its Keras model)
+        built_on = m.Attribute(value=m.Name() | m.Attribute(value=m.Name()),
+                               attr=m.Name(value=m.MatchIfTrue(MODEL_TENSORS.__contains__)))
         inside = {id(c.node) for c in calls}
         # What flows in: the model's own inputs and outputs, and the tensors its layers are applied to
         # (`Lambda(loss)([*body.output, *y_true])`); not a shape read for an Input, nor one layer taken out of it.
         flowing = [arg for call in [construction, *(c for c in calls if isinstance(c.node.func, cst.Call))]
                    for arg in call.node.args]
         found: list[CallSite] = []
-        for name in dict.fromkeys(attribute.value.value for arg in flowing for attribute in m.findall(arg, built_on)):
+        for name in dict.fromkeys(cst.helpers.get_full_name_for_node(attribute.value).split(".")[0]
+                                  for arg in flowing for attribute in m.findall(arg, built_on)):
             bound = self.bound_call(construction.module, construction.node, name)
             if bound is None or id(bound.node) in inside:
                 continue
