@@ -19,7 +19,7 @@ import pathspec
 from ..files import read_regular_file
 from .facts import module_and_package
 from .names import PREFILTER_WORDS, import_names
-from .notebook import NOTEBOOK_SUFFIX
+from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 
 SOURCE_SUFFIXES = (".py", NOTEBOOK_SUFFIX)
 
@@ -134,7 +134,7 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
             others.append(source)
     # Helpers of helpers too (a loader importing its image utilities), a bounded number of rounds.
     for _ in range(HELPER_DEPTH):
-        imported = {name for source in kept for name in _imported_names(source.data)}
+        imported = {name for source in kept for name in _imported_names(_code_of(source))}
         helpers, others = _partition(others, lambda source: bool(imported.intersection(
             import_names(module_and_package(source.path)[0], shortest=1))))
         if not helpers:
@@ -148,6 +148,16 @@ def _partition(sources: list[SourceFile], chosen: Callable[[SourceFile], bool]) 
     """``sources`` split into those ``chosen`` and the rest, in order."""
     picked = [chosen(source) for source in sources]
     return ([s for s, p in zip(sources, picked) if p], [s for s, p in zip(sources, picked) if not p])
+
+
+def _code_of(source: SourceFile) -> bytes:
+    """The Python a file holds: a notebook's code cells (its JSON quotes each line), a module as it is."""
+    if source.path.suffix != NOTEBOOK_SUFFIX:
+        return source.data
+    try:
+        return Notebook.parse(source.data).code.encode()
+    except NotebookError:
+        return b""  # the index says why it cannot read it
 
 
 def _imported_names(data: bytes) -> set[str]:

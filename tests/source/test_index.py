@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import libcst as cst
@@ -274,6 +275,21 @@ def test_plain_python_modules_those_files_import_are_read_too(tmp_path: Path):
     candidates = source_files(tmp_path, [])
     kept = relevant_sources(tmp_path, candidates, [])
     assert [s.path.as_posix() for s in kept] == ["pkg/images.py", "pkg/labels.py", "pkg/loader.py", "train.py"]
+
+
+def test_plain_python_modules_a_notebook_imports_are_read_too(tmp_path: Path):
+    """A training notebook (`%matplotlib inline` and all) imports the repo's NumPy/PIL data generator: a notebook
+    stores each line of code as a JSON string, which the imports are read from."""
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+             for source in (["import keras\n", "from data_generator.images import DataGenerator\n",
+                             "%matplotlib inline"], ["model.fit_generator(DataGenerator().generate())"])]
+    (tmp_path / "train.ipynb").write_text(json.dumps({"nbformat": 4, "nbformat_minor": 2, "metadata": {},
+                                                      "cells": cells}, indent=1))
+    (tmp_path / "data_generator").mkdir()
+    (tmp_path / "data_generator" / "images.py").write_text("from PIL import Image\n")
+    (tmp_path / "tools.py").write_text("import os\n")
+    kept = relevant_sources(tmp_path, source_files(tmp_path, []), [])
+    assert [s.path.as_posix() for s in kept] == ["data_generator/images.py", "train.ipynb"]
 
 
 @pytest.mark.parametrize("text", [b"\xff\xfe not utf-8 \x80 tensorflow",
