@@ -2178,3 +2178,62 @@ def test_tf1_api_in_code_no_training_reaches_says_nothing_of_the_pipelines_tenso
     findings = _findings(files, "TFD002", "TFD004", show_all=True)
     assert [(f.code, f.location.line, f.confidence) for f in findings] == [
         ("TFD002", 14, Confidence.POSSIBLE), ("TFD004", 14, Confidence.POSSIBLE)]
+
+
+def test_a_sequence_held_by_self_behind_the_train_switch_of_a_chapter_script():
+    """Packt's book layout: each chapter folder has its own data_generator.py; the script's class sets
+    `self.train_generator` in a method (None until then) and fits on it; the script trains only with `--train`,
+    which is how it is run to train (no other way to train beside it)."""
+    generator = """
+        import numpy as np
+        from skimage.io import imread
+        from tensorflow.keras.utils import Sequence
+
+        class DataGenerator(Sequence):
+            def __init__(self, keys):
+                self.keys = keys
+
+            def __len__(self):
+                return len(self.keys) // 8
+
+            def __getitem__(self, index):
+                return np.stack([{read}(k) for k in self.keys[index * 8:(index + 1) * 8]]), np.zeros(8)
+        """
+    findings = _findings({"chapter11/data_generator.py": generator.format(read="imread"),
+                          "chapter12/data_generator.py": generator.format(read="np.load"), "chapter11/ssd.py": """
+        import argparse
+        from tensorflow.keras.applications import ResNet50
+        from data_generator import DataGenerator
+
+        class SSD:
+            def __init__(self, args):
+                self.args = args
+                self.train_generator = None
+                self.model = ResNet50(weights=None)
+
+            def build_generator(self):
+                self.train_generator = DataGenerator(self.args.keys)
+
+            def train(self):
+                if self.train_generator is None:
+                    self.build_generator()
+                self.model.compile(optimizer="adam", loss="mse")
+                self.model.fit(self.train_generator, epochs=self.args.epochs)
+
+            def evaluate(self):
+                print(self.model.evaluate(self.args.test))
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--train", action="store_true")
+            parser.add_argument("--evaluate", action="store_true")
+            args = parser.parse_args()
+            ssd = SSD(args)
+            if args.evaluate:
+                ssd.evaluate()
+            if args.train:
+                ssd.train()
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("chapter11/ssd.py", 18, Confidence.LIKELY)]
+    assert "chapter12" not in " ".join(e.message for e in findings[0].evidence)

@@ -1765,7 +1765,8 @@ class SourceQueries:
         ``else:`` of ``if not DEBUG:``; ``if eager:`` with ``eager = False`` in a script). A test on a parameter decides
         nothing here: callers pass what they like. Nor does a default that stands in for the data: a branch that
         only makes a dataset where the default one makes none (``if FLAGS.use_data == "real":``, else random
-        tensors; neither trains) reads the data a real run brings."""
+        tensors; neither trains) reads the data a real run brings. Nor is the switch a run that trains turns on
+        (:meth:`_training_switch`)."""
         if id(module) not in self._skipped_branches:
             found = []
             for branch in m.findall(module.tree, m.If()):
@@ -1774,7 +1775,8 @@ class SourceQueries:
                     if value else (None, None)
                 stands_in = self._makes_dataset(skipped) and not self._makes_dataset(taken) and not any(
                     self._trains(call) for call in m.findall(branch, m.Call()))
-                if skipped is not None and not stands_in:
+                if skipped is not None and not stands_in and not self._training_switch(module, branch, skipped,
+                                                                                       taken):
                     span = module.location(skipped)
                     found.append((span.line, span.end_line, SkippedBranch(
                         module.node_code(branch.test).strip(), module.location(branch.test), value)))
@@ -1788,6 +1790,19 @@ class SourceQueries:
         callers = self.callers_of(function) if function is not None else []
         skipped = [self.skipped_by_default(c.module, c.module.location(c.node).line, depth - 1) for c in callers]
         return skipped[0] if skipped and None not in skipped else None
+
+    def _training_switch(self, module: ModuleInfo, branch: cst.If, skipped: cst.CSTNode,
+                         taken: cst.CSTNode | None) -> bool:
+        """Whether ``branch`` is how the program is told to train (``if args.train: model.train()``, the flag off by
+        default): its skipped side trains, and neither its other side nor the statements beside it do. A run that
+        trains takes it; an alternative way to train (``if FLAGS.eager:`` beside ``model.fit``) is no switch."""
+        def trains(block: cst.CSTNode | None) -> bool:
+            return block is not None and any(self._trains(call) for call in m.findall(block, m.Call()))
+
+        siblings = getattr(module.parent(branch), "body", ())
+        return trains(skipped) and not trains(taken) and not any(
+            trains(statement) for statement in (siblings if isinstance(siblings, Sequence) else ())
+            if statement is not branch)
 
     def _function_at(self, module: ModuleInfo, line: int) -> FunctionInfo | None:
         """The innermost repo function whose definition spans module line ``line``."""
@@ -2403,9 +2418,17 @@ class SourceQueries:
         """When ``expression`` (read where ``near`` is) hands out batches made by Python: the repo functions that
         make each batch (a generator function; an iterator's ``__next__``/``__iter__`` or a ``Sequence``'s
         ``__getitem__``, inherited ones too), and whether they are Keras' image generators (which read and augment
-        files on the host). Followed through names bound to calls and through repo functions that return the
-        iterator (``return data_generator(...)``, ``return train_generator, val_generator``); None otherwise."""
+        files on the host). Followed through names bound to calls, attributes of ``self`` its methods set, and
+        through repo functions that return the iterator (``return data_generator(...)``, ``return train_generator,
+        val_generator``); None otherwise."""
         position = None
+        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and depth:
+            # `self.train_generator`, made in another method (`self.train_generator = None` first, as a placeholder)
+            for owner, _, value in self.assigned_values(module, self.enclosing_function(module, near), expression):
+                found = self.batch_makers(owner, value, value, depth - 1) if isinstance(value, cst.Call) else None
+                if found is not None:
+                    return found
+            return None
         if isinstance(expression, cst.Name):
             bound = self.bound_call(module, near, expression.value)
             if bound is None:
@@ -2419,7 +2442,8 @@ class SourceQueries:
             return self.batch_makers(site.module, site.node, site.node.args[0].value, depth - 1)
         if self._is_keras_image_iterator(site):
             return [], True
-        makers = [method for cls_info in self._classes_named(site.names)
+        classes = self.index.nearest(site.module, site.names, self._classes_named(site.names), lambda c: c.module)
+        makers = [method for cls_info in classes
                   for method in self._methods_of_hierarchy(cls_info) if method.name in BATCH_METHODS]
         generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
         if makers or generators:
