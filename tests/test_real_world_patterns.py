@@ -2237,3 +2237,39 @@ def test_a_sequence_held_by_self_behind_the_train_switch_of_a_chapter_script():
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("chapter11/ssd.py", 18, Confidence.LIKELY)]
     assert "chapter12" not in " ".join(e.message for e in findings[0].evidence)
+
+
+@pytest.mark.parametrize("layers, confidence", [
+    ("layers.GRU(1024, return_sequences=True)", Confidence.LIKELY),  # three wide products at every time step
+    ("layers.Bidirectional(layers.LSTM(1024, return_sequences=True))", Confidence.LIKELY),
+    ("layers.LSTM(64, return_sequences=True)", Confidence.POSSIBLE),
+    ("layers.Dense(2048)", Confidence.POSSIBLE),  # one wide layer, no time steps of its own to repeat it over
+])
+def test_recurrent_layers_count_their_gates_and_width(layers, confidence):
+    findings = _findings({"train.py": f"""
+        import keras
+        from keras import layers
+
+        inputs = keras.Input(shape=(None,), dtype="int64")
+        x = layers.Embedding(30000, 256)(inputs)
+        x = {layers}(x)
+        model = keras.Model(inputs, layers.Dense(30000, activation="softmax")(x))
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(dataset, epochs=10)
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [confidence]
+
+
+def test_a_library_preset_that_loads_no_network_is_no_architecture():
+    findings = _findings({"train.py": """
+        import keras
+        import keras_hub
+
+        tokenizer = keras_hub.models.GemmaTokenizer.from_preset("gemma3_1b")
+        tokens = tokenizer(texts)
+        inputs = keras.Input(shape=(None,), dtype="int64")
+        model = keras.Model(inputs, keras.layers.Dense(2)(keras.layers.Embedding(1000, 32)(inputs)))
+        model.fit(tokens, labels, epochs=10)
+        """}, "TFC001", show_all=True)
+    assert [(f.confidence, "known architecture" in f.evidence[-1].message) for f in findings] == [
+        (Confidence.POSSIBLE, False)]

@@ -53,6 +53,8 @@ MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
 PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")),
                         (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
                         ("bert4keras.models.", (".build_transformer_model",)))
+# Presets of those libraries that load no network: `keras_hub.models.GemmaTokenizer.from_preset(...)`.
+PREPROCESSING_PRESETS = ("Tokenizer", "Preprocessor", "ImageConverter", "AudioConverter")
 # TF-Slim's model library: each network function builds a whole ImageNet architecture (ResNet, Inception, VGG);
 # its modules' ``*_arg_scope`` functions and ``resnet_utils`` only set up or help build one.
 SLIM_NETS = ("tensorflow.contrib.slim.nets.", "tensorflow.contrib.slim.python.slim.nets.", "tf_slim.nets.")
@@ -550,7 +552,7 @@ def _pretrained(names: Iterable[str]) -> bool:
     ``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``keras_hub.models.BertClassifier.from_preset``."""
     return any(name.startswith("keras.applications.") and name.rsplit(".", 1)[-1][:1].isupper() or any(
         name.startswith(prefix) and name.endswith(methods) for prefix, methods in PRETRAINED_FACTORIES)
-        for name in names)
+        and not any(part in name for part in PREPROCESSING_PRESETS) for name in names)
 
 
 def _library_architecture(names: Iterable[str]) -> bool:
@@ -1083,7 +1085,14 @@ CONVOLUTION_LAYERS = frozenset({"conv1d", "conv2d", "conv3d", "convolution1d", "
                                 "conv1dtranspose", "conv2dtranspose", "conv3dtranspose", "separableconv1d",
                                 "separableconv2d", "depthwiseconv2d"})
 # An attention layer is four projections; TF1 graphs multiply by their weights themselves (``tf.matmul``).
-DENSE_LAYERS = {"dense": 1, "fullyconnected": 1, "matmul": 1, "multiheadattention": 4}
+# Keras' recurrent layers are three (GRU) or four (LSTM) such products at every time step.
+DENSE_LAYERS = {"dense": 1, "fullyconnected": 1, "matmul": 1, "multiheadattention": 4, "simplernn": 1, "gru": 3,
+                "cudnngru": 3, "lstm": 4, "cudnnlstm": 4}
+RECURRENT_LAYERS = frozenset({"simplernn", "gru", "cudnngru", "lstm", "cudnnlstm"})
+# A recurrent layer of this many units or more does the work of several narrower ones at every time step (a
+# GRU(1024) language model); a wide Dense on MNIST-sized vectors does not.
+WIDE_UNITS = 1024
+WIDE_FACTOR = 4
 LOOP_REPEAT = 4  # layers built in a loop or a comprehension: counted as this many (ResNet stages, U-Net levels)
 # What a model builds, at the least, to keep 16-bit units busy enough to gain: counted as above. Measured against
 # the labelled repos: ResNets, YOLO, U-Net, GANs' generators and transformers are above; MNIST tutorials (two
@@ -3269,7 +3278,10 @@ class SourceQueries:
                     tally.convolutions += times
                 elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, framework, "units", "dense", passed,
                                                                         variable):
-                    tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
+                    wide = lasts & RECURRENT_LAYERS and (self._width(call, framework, "units", passed, variable)
+                                                         or 0) >= WIDE_UNITS
+                    tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys()) * (
+                        WIDE_FACTOR if wide else 1)
                 continue
             if depth == 0 or m.matches(call.node, _REAPPLIES_VARIABLES):
                 continue
@@ -3419,15 +3431,19 @@ class SourceQueries:
         layer call is (through a partial alias too). TensorFlow 1.x's functional layers take the input first
         (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``); its raw ops take a weight ``variable``, whose
         last dimension is the width (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel, ...)``)."""
+        number = self._width(layer, names, keyword, passed, variable)
+        return number is not None and number < NARROW_WIDTH[kind]
+
+    def _width(self, layer: CallSite, names: list[str], keyword: str, passed: _Passed | None,
+               variable: tuple[ModuleInfo, FunctionInfo | None, cst.Call] | None) -> int | None:
+        """The layer's width where the source says it (see :meth:`_narrow`)."""
         if any(name in WEIGHT_OPERANDS for name in names):
-            number = self._variable_width(variable, layer.function, passed) if variable is not None else None
-            return number is not None and number < NARROW_WIDTH[kind]
+            return self._variable_width(variable, layer.function, passed) if variable is not None else None
         functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
         width = argument_value(layer.node, keyword, 1 if functional else 0)
         if width is None and functional:
             width = argument_value(layer.node, "num_outputs")
-        number = self._integer(layer.module, width, passed, layer.function)
-        return number is not None and number < NARROW_WIDTH[kind]
+        return self._integer(layer.module, width, passed, layer.function)
 
     def _weight_variable(self, layer: CallSite, names: list[str]) -> tuple[ModuleInfo, FunctionInfo | None,
                                                                              cst.Call] | None:
