@@ -2273,3 +2273,39 @@ def test_a_library_preset_that_loads_no_network_is_no_architecture():
         """}, "TFC001", show_all=True)
     assert [(f.confidence, "known architecture" in f.evidence[-1].message) for f in findings] == [
         (Confidence.POSSIBLE, False)]
+
+
+def test_a_model_passed_through_two_functions_into_the_step_is_the_one_it_trains():
+    """SimCLR notebook style: `train_step(xis, xjs, model, optimizer)` trains its `model` parameter; the training
+    function passes on its own parameter; the script passes the model a builder made. The augmentation Sequential
+    the loop also calls trains nothing."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import Dense, GlobalAveragePooling2D, Input, Lambda
+        from tensorflow.keras.models import Model, Sequential
+
+        data_augmentation = Sequential([Lambda(lambda x: tf.image.random_flip_left_right(x))])
+
+        def get_resnet_simclr(hidden):
+            base_model = tf.keras.applications.ResNet50(include_top=False, weights=None)
+            inputs = Input((224, 224, 3))
+            return Model(inputs, Dense(hidden)(GlobalAveragePooling2D()(base_model(inputs, training=True))))
+
+        @tf.function
+        def train_step(xis, xjs, model, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(xis) * model(xjs))
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            return loss
+
+        def train_simclr(model, dataset, optimizer, epochs=100):
+            for epoch in range(epochs):
+                for image_batch in dataset:
+                    train_step(data_augmentation(image_batch), data_augmentation(image_batch), model, optimizer)
+            return model
+
+        resnet_simclr = get_resnet_simclr(128)
+        train_simclr(resnet_simclr, train_ds, tf.keras.optimizers.SGD(0.1), epochs=200)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.LIKELY)]

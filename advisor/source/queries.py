@@ -3047,6 +3047,10 @@ class SourceQueries:
                    name not in called and (name.isidentifier() or name.startswith("self."))]
         found = []
         for model, near in models:
+            if isinstance(model, cst.Name) and model.value in step.params and not _assignments(
+                    step.node.body, m.Name(model.value)):  # `train_step(model, ...)`: what the callers pass
+                found += self._passed_constructions(step, model.value, CALL_DEPTH)
+                continue
             if isinstance(model, cst.Name):
                 bound = self.bound_call(step.module, near, model.value)
                 bindings = [bound] if bound is not None else []
@@ -3058,6 +3062,24 @@ class SourceQueries:
                 found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
                     self.index.assignment_of(bound.node), model.value) if isinstance(model, cst.Name) else None)
         return list({id(c.node): c for c in found}.values())
+
+    def _passed_constructions(self, function: FunctionInfo, parameter: str, depth: int) -> list[CallSite]:
+        """The model constructions behind what the callers of ``function`` pass for ``parameter``: a name bound to a
+        builder's result (``resnet = get_resnet()``, then ``train(resnet, ...)``), followed through callers that
+        pass on a parameter of their own."""
+        found: list[CallSite] = []
+        for caller in self.callers_of(function):
+            argument = _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter)
+            if isinstance(argument, cst.Call) and id(argument) in self._call_at:
+                found += self._constructions_in_call(self._call_at[id(argument)], CALL_DEPTH)
+            elif not isinstance(argument, cst.Name):
+                continue
+            elif caller.function is not None and argument.value in caller.function.params and depth:
+                found += self._passed_constructions(caller.function, argument.value, depth - 1)
+            elif (bound := self.bound_call(caller.module, caller.node, argument.value)) is not None:
+                found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
+                    self.index.assignment_of(bound.node), argument.value))
+        return found
 
     def _constructions_of_class(self, class_key: str) -> list[CallSite]:
         """The calls that construct the repo class ``class_key`` or a subclass: by name, or ``cls(...)`` in a
