@@ -2309,3 +2309,21 @@ def test_a_model_passed_through_two_functions_into_the_step_is_the_one_it_trains
         train_simclr(resnet_simclr, train_ds, tf.keras.optimizers.SGD(0.1), epochs=200)
         """}, "TFC001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.LIKELY)]
+
+
+def test_an_application_chosen_by_name_at_run_time_is_a_known_architecture():
+    findings = _findings({"train.py": """
+        from tensorflow.keras import applications
+        from tensorflow.keras.layers import Dense
+        from tensorflow.keras.models import Model
+
+        def get_model(cfg):
+            base_model = getattr(applications, cfg.model.model_name)(include_top=False, pooling="avg")
+            features = base_model.output
+            return Model(inputs=base_model.input, outputs=[Dense(2)(features), Dense(101)(features)])
+
+        model = get_model(cfg)
+        model.compile(optimizer="adam", loss="categorical_crossentropy")
+        model.fit(generator, epochs=30)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(8, Confidence.LIKELY)]

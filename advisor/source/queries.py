@@ -562,6 +562,15 @@ def _library_architecture(names: Iterable[str]) -> bool:
                                      and ".resnet_utils." not in name for name in names)
 
 
+def _chosen_application(call: CallSite) -> bool:
+    """``getattr(applications, cfg.model_name)(...)``: one of ``keras.applications``' architectures, chosen by name
+    at run time."""
+    chooser = call.node.func
+    return m.matches(chooser, m.Call(func=m.Name("getattr"), args=[m.Arg(), m.Arg()])) and any(
+        name.rstrip(".") in ("keras.applications", "tensorflow.keras.applications")
+        for name in call.module.qualified_names(chooser.args[0].value))
+
+
 def _elements(expr: cst.BaseExpression | None) -> list[cst.BaseExpression]:
     """What a list, tuple or dict literal holds (a dict: its values), or lists added together (``a + [b]``), or
     ``expr`` itself."""
@@ -3273,7 +3282,7 @@ class SourceQueries:
                 if id(applied.node) not in path:
                     self._count_layers(self._built_by(applied), weight, depth - 1, tally, path | {id(applied.node)})
                 continue
-            if _library_architecture(names):
+            if _library_architecture(names) or _chosen_application(call):
                 tally.application = tally.application or call.module.node_code(call.node.func)
                 continue
             framework = [n for n in names if n.startswith(("keras.", "tensorflow."))] or self._framework_bases(names)
