@@ -331,7 +331,7 @@ class HostSync(Rule):
                 loss = train_step(x, y)
                 if tf.equal(optimizer.iterations % 100, 0):
                     tf.summary.scalar("loss", loss, step=optimizer.iterations)
-            """, line=13, note="logging on an interval of the optimizer's counter still reads that device variable "
+            """, line=12, note="logging on an interval of the optimizer's counter still reads that device variable "
                               "every step to decide; a Python counter decides without waiting"),
         Example("""
             import tensorflow as tf

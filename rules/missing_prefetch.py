@@ -14,6 +14,9 @@ WORK_OPS = frozenset({"map", "interleave", "flat_map", "filter", "map_with_legac
 IN_MEMORY_SOURCES = frozenset({"from_tensor_slices", "from_tensors", "range", "zip", "counter"})
 # Stages after a prefetch that only count or repeat elements: nothing to overlap.
 COUNTING_OPS = frozenset({"take", "skip", "repeat", "enumerate", "shard"})
+# Keras' directory readers end the dataset they return with `prefetch(AUTOTUNE)` (Keras 2.6 and later, and 3).
+PREFETCHING_SOURCES = frozenset({"image_dataset_from_directory", "text_dataset_from_directory",
+                                 "audio_dataset_from_directory"})
 ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "returned": 1, "validation": 1, "evaluate": 2,
                  "predict": 2, "returned_eval": 2}
 
@@ -50,6 +53,11 @@ class MissingPrefetch(Rule):
             x = np.zeros((8, 2))
             model.fit(x, epochs=1)
             """, note="NumPy input: no tf.data pipeline"),
+        Example("""
+            import keras
+            train_ds = keras.utils.image_dataset_from_directory("train", image_size=(180, 180), batch_size=32)
+            model.fit(train_ds.repeat(), steps_per_epoch=1000, epochs=30)
+            """, note="Keras' directory readers end their dataset with a prefetch"),
         Example("""
             import tensorflow as tf
             ds = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(1000).batch(32)
@@ -212,12 +220,13 @@ OVERLAPPING_APPLIED = ("map_and_batch", "prefetch_to_device")
 
 def _overlapped(stages: list[Stage]) -> bool:
     """Input already overlaps the step: the last stage runs its work in parallel in the background (a map or
-    interleave with parallel calls, a fused map-and-batch), or only counting stages follow a prefetch."""
+    interleave with parallel calls, a fused map-and-batch), or only counting stages follow a prefetch (or a Keras
+    directory reader, which ends with one)."""
     last = stages[-1]
     if runs_in_parallel(last) or (last.op == "apply" and any(
             transformation in last.module.node_code(last.node) for transformation in OVERLAPPING_APPLIED)):
         return True
-    prefetches = [i for i, s in enumerate(stages) if s.op == "prefetch"]
+    prefetches = [i for i, s in enumerate(stages) if s.op == "prefetch" or s.op in PREFETCHING_SOURCES]
     return bool(prefetches) and all(s.op in COUNTING_OPS for s in stages[prefetches[-1] + 1:])
 
 
