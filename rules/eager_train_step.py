@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import libcst as cst
+import libcst.matchers as m
+
 from advisor.codemods.tf_function import AddTfFunction
 from advisor.rule import (CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Applicability, CallSite, Confidence, Evidence,
-                          Example, Finding, FixAvailability, FunctionInfo, ModuleInfo, Rule, RuleContext, SideEffect,
+                          Example, Finding, FixAvailability, FunctionInfo, ModuleInfo, Reach, Rule, RuleContext, SideEffect,
                           TrainingLoop, Verdict, typical)
 
 
@@ -35,6 +38,14 @@ class EagerTrainStep(Rule):
                      f"{CONFIRMED_EAGER_SHARE_PCT:.0f}% with {EAGER_OPS_MIN}+ ops dispatched per step. Without a "
                      "profile, the typical range of compiling an eager step.")
     valid = (
+        Example("""
+            import tensorflow as tf
+
+            tf.config.run_functions_eagerly(False)
+            model = tf.keras.applications.ResNet50(weights=None)
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", run_eagerly=False)
+            model.fit(dataset, epochs=10)
+            """, note="the switches off: Keras compiles its step"),
         Example("""
             import tensorflow as tf
 
@@ -126,6 +137,28 @@ class EagerTrainStep(Rule):
             """, note="a loop that trains inline, in a method that runs only through its compiled form"),
     )
     invalid = (
+        Example("""
+            import tensorflow as tf
+
+            model = tf.keras.applications.ResNet50(weights=None)
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", run_eagerly=True)
+            model.fit(dataset, epochs=10)
+            """, line=4, note="a debugging switch left on: `fit` runs every step eagerly"),
+        Example("""
+            import tensorflow as tf
+
+            tf.config.run_functions_eagerly(True)
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x, training=True))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            for x, y in dataset:
+                train_step(x, y)
+            """, line=3, note="every tf.function then runs eagerly, the compiled step too"),
         Example("""
             import tensorflow as tf
 
@@ -273,6 +306,28 @@ class EagerTrainStep(Rule):
             around = ctx.queries.enclosing_function(loop.module, loop.node)
             if loop.inline_step and (around is None or id(around.node) not in handled):
                 yield self._inline_finding(ctx, loop)
+        for site, switch in ctx.queries.eager_switches:
+            yield self._switch_finding(ctx, site, switch)
+
+    def _switch_finding(self, ctx: RuleContext, site: CallSite, switch: cst.Arg) -> Finding:
+        """Compilation turned off by a debugging switch: ``compile(run_eagerly=True)``, or
+        ``tf.config.run_functions_eagerly(True)`` (no patch: whether the run still needs it, only its author
+        knows)."""
+        module = site.module
+        reach = ctx.queries.reach(module, site.node)
+        if m.matches(site.node.func, m.Attribute(attr=m.Name("compile"))):
+            message = ("`run_eagerly=True` makes Keras run every training step eagerly: `fit` dispatches each op of "
+                       "the forward pass, the gradient and the update from Python, and nothing is fused. It is a "
+                       "debugging switch; remove it to train with the compiled step.")
+        else:
+            message = (f"`{module.node_code(site.node).strip()}` makes every `tf.function` run eagerly, the "
+                       "training step's too: each op is dispatched from Python. It is a debugging switch; remove it "
+                       "(or pass False) to train with compiled steps.")
+        evidence = (Evidence.source("the program's training reaches this call" if reach is Reach.TRAINING else
+                                    "a switch for the whole program, set where it runs"),)
+        verdict = Verdict(Confidence.LIKELY, typical("tf_function"), evidence)
+        return self.finding(module, switch if switch.keyword is not None else site.node, message, verdict,
+                            reach=reach)
 
     def _inline_finding(self, ctx: RuleContext, loop: TrainingLoop) -> Finding:
         """A step written inline in the loop, reported at its GradientTape block: compiling it means moving it into

@@ -44,6 +44,9 @@ _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_ME
 _GRADIENT_CALL = m.Call(func=m.Attribute(attr=m.Name("gradient")))
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
 TENSOR_APIS = ("tensorflow.", "keras.")
+# Calls that make every tf.function run eagerly (a debugging switch).
+EAGER_SWITCHES = frozenset({"tensorflow.config.run_functions_eagerly",
+                            "tensorflow.config.experimental_run_functions_eagerly"})
 
 KERAS_MODEL = frozenset({"keras.Model", "keras.models.Model"})
 SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
@@ -2912,6 +2915,24 @@ class SourceQueries:
     @cached_property
     def hot_functions(self) -> HotFunctions:
         return HotFunctions(self.index, self.compilations, self._functions_handed, self.compiled_losses)
+
+    @cached_property
+    def eager_switches(self) -> list[tuple[CallSite, cst.CSTNode]]:
+        """Where the program turns compilation off for training: ``model.compile(..., run_eagerly=True)`` (Keras'
+        ``fit`` then runs each step eagerly) and ``tf.config.run_functions_eagerly(True)`` (every ``tf.function``
+        runs eagerly), with the argument that does it."""
+        found = []
+        for site in self.index.calls:
+            if m.matches(site.node.func, m.Attribute(attr=m.Name("compile"))):
+                switch = next((a for a in site.node.args if m.matches(a, m.Arg(keyword=m.Name("run_eagerly"),
+                                                                                value=m.Name("True")))), None)
+            elif site.names & EAGER_SWITCHES:
+                switch = next((a for a in site.node.args if m.matches(a.value, m.Name("True"))), None)
+            else:
+                continue
+            if switch is not None:
+                found.append((site, switch))
+        return found
 
     @cached_property
     def compiled_losses(self) -> list[FunctionInfo]:
