@@ -2327,3 +2327,27 @@ def test_an_application_chosen_by_name_at_run_time_is_a_known_architecture():
         model.fit(generator, epochs=30)
         """}, "TFC001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(8, Confidence.LIKELY)]
+
+
+def test_optimizing_the_image_a_model_is_fed_is_no_training():
+    """Neural style transfer: `apply_gradients([(grad, image)])` with `grad = tape.gradient(loss, image)`, where
+    `image` is what the step feeds the VGG feature extractor: the image changes, no model trains."""
+    findings = _findings({"style.py": """
+        import tensorflow as tf
+
+        vgg = tf.keras.applications.VGG19(include_top=False, weights="imagenet")
+        extractor = tf.keras.Model(vgg.input, [vgg.get_layer(name).output for name in layers])
+        optimizer = tf.optimizers.Adam(learning_rate=0.02)
+
+        @tf.function
+        def train_step(image):
+            with tf.GradientTape() as tape:
+                loss = style_content_loss(extractor(image))
+            grad = tape.gradient(loss, image)
+            optimizer.apply_gradients([(grad, image)])
+
+        image = tf.Variable(content_image)
+        for step in range(1000):
+            train_step(image)
+        """}, "TFC001", "TFH002", "TFH004", show_all=True)
+    assert findings == []

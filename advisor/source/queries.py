@@ -1401,10 +1401,12 @@ class SourceQueries:
     def _gradient_sources(self, function: FunctionInfo) -> tuple[list[cst.BaseExpression | None], set[str]]:
         """What ``function`` differentiates with respect to: the parts of each ``tape.gradient(loss, sources)``
         (``a + b``, ``[a, b]``; through ``variables = ...`` in the function; None where it passes none), and the code
-        of what its ``tape.watch(x)`` calls watch: inputs, not a model's weights (a tape records those untold)."""
+        of what its ``tape.watch(x)`` calls watch or it feeds a model (:meth:`_model_inputs`): inputs, not a model's
+        weights (a tape records those untold)."""
         calls = self.calls_in(function)
         watched = {function.module.node_code(argument_value(c.node, "tensor", 0)) for c in calls
                    if m.matches(c.node.func, m.Attribute(attr=m.Name("watch"))) and c.node.args}
+        watched |= self._model_inputs(function)
         sources: list[cst.BaseExpression | None] = []
         for call in calls:
             if not m.matches(call.node.func, m.Attribute(attr=m.Name("gradient"))):
@@ -1415,6 +1417,20 @@ class SourceQueries:
                          for part in _elements(value)] or parts
             sources += parts
         return sources, watched
+
+    def _model_inputs(self, function: FunctionInfo) -> set[str]:
+        """The code of what ``function`` feeds a model as its input (``extractor(image)``, ``extractor`` bound to a
+        model's construction or a library architecture): style transfer and DeepDream optimize that image, not
+        the model's weights."""
+        found = set()
+        for call in self.calls_in(function):
+            func, args = call.node.func, call.node.args
+            if not (isinstance(func, cst.Name) and args and args[0].keyword is None and args[0].star == ""):
+                continue
+            bound = self.bound_call(call.module, call.node, func.value)
+            if bound is not None and (_library_architecture(bound.names) or self._constructs_model(bound)):
+                found.add(call.module.node_code(args[0].value))
+        return found
 
     @cached_property
     def graph_trainings(self) -> list[CallSite]:
