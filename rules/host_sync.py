@@ -222,6 +222,16 @@ class HostSync(Rule):
             """, note="TensorFlow 1.x: the training run fetches the loss (a NumPy value); the extra run is on an "
                       "interval"),
         Example("""
+            import numpy as np
+            import tensorflow as tf
+
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                for step in range(10000):
+                    _, grads = sess.run([train_op, gradients], feed_dict={x: images[step], y: labels[step]})
+                    norm_node.assign([np.linalg.norm(g) for g in grads]).eval()
+            """, note="TensorFlow 1.x: writing host values into a variable runs no pass over the data"),
+        Example("""
             import tensorflow as tf
 
             for x, y in dataset:

@@ -2686,7 +2686,9 @@ class SourceQueries:
         sessions = {loop.module.node_code(run.func.value) for run in loop.session_runs}
         session_run = m.Call(func=m.Attribute(value=m.MatchIfTrue(lambda receiver: loop.module.node_code(receiver)
                                                                    in sessions), attr=m.Name("run")))
-        evaluation = m.Call(func=m.Attribute(attr=m.Name("eval"))) | session_run
+        # `v.assign(values).eval()` writes host values into a variable: no pass over the data.
+        assignment = m.Call(func=m.Attribute(attr=m.Name("assign") | m.Name("assign_add") | m.Name("assign_sub")))
+        evaluation = m.Call(func=m.Attribute(value=~assignment, attr=m.Name("eval"))) | session_run
         found: list[cst.Call] = []
         visit_reading(loop.node.body, _CallsMatching(evaluation, found))
         # A run for its effect (`sess.run(reset_op)`, a gradient accumulation) or one that feeds nothing (a counter
