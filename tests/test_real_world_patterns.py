@@ -2351,3 +2351,22 @@ def test_optimizing_the_image_a_model_is_fed_is_no_training():
             train_step(image)
         """}, "TFC001", "TFH002", "TFH004", show_all=True)
     assert findings == []
+
+
+def test_a_backbone_added_to_a_sequential_by_name_is_counted():
+    """The Keras book's feature-extraction example: `model = Sequential()`, then `model.add(conv_base)` with
+    `conv_base = VGG16(...)` built before."""
+    findings = _findings({"train.py": """
+        from keras import layers, models
+        from keras.applications import VGG16
+
+        conv_base = VGG16(weights="imagenet", include_top=False, input_shape=(150, 150, 3))
+        model = models.Sequential()
+        model.add(conv_base)
+        model.add(layers.Flatten())
+        model.add(layers.Dense(256, activation="relu"))
+        model.add(layers.Dense(1, activation="sigmoid"))
+        model.compile(loss="binary_crossentropy", optimizer="rmsprop")
+        model.fit(train_generator, steps_per_epoch=100, epochs=30)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(5, Confidence.LIKELY)]

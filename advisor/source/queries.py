@@ -3242,8 +3242,9 @@ class SourceQueries:
                 before < order[id(c.node)] <= here and id(c.node) not in in_others
                 and not self._features_only(c, window))]
             return calls + self._models_built_on(construction, calls, depth)
-        added = {id(n) for c in scope if here < order[id(c.node)] < after and m.matches(
-            c.node.func, m.Attribute(attr=m.Name("add"))) for arg in c.node.args for n in m.findall(arg, m.Call())}
+        adds = [c for c in scope if here < order[id(c.node)] < after and m.matches(
+            c.node.func, m.Attribute(attr=m.Name("add")))]
+        added = {id(n) for c in adds for arg in c.node.args for n in m.findall(arg, m.Call())}
         calls = [c for c in scope if id(c.node) in nested or id(c.node) in added]
         layers = construction.node.args[0].value if construction.node.args else None
         if isinstance(layers, cst.Name):  # `Sequential(conv_layers)`, the list written elsewhere (module level)
@@ -3251,8 +3252,10 @@ class SourceQueries:
             if bound is not None and isinstance(bound[2], (cst.List, cst.Tuple)):
                 calls += [self._call_at[id(c)] for c in m.findall(bound[2], m.Call()) if id(c) in self._call_at]
                 layers = bound[2]
-        for name in (e.value for e in getattr(layers, "elements", ()) if isinstance(e.value, cst.Name)):
-            bound = self.bound_call(construction.module, construction.node, name.value)  # a model built before
+        # `Sequential([conv_base, ...])`, `model.add(conv_base)`: a model built before
+        named = [e.value for e in getattr(layers, "elements", ())] + [a.value for c in adds for a in c.node.args]
+        for name in (value for value in named if isinstance(value, cst.Name)):
+            bound = self.bound_call(construction.module, construction.node, name.value)
             if bound is not None and depth > 0:
                 calls += self._model_building_calls(bound, depth - 1) if self._constructs_model(bound) else [bound]
         return calls
