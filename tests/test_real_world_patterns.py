@@ -2370,3 +2370,29 @@ def test_a_backbone_added_to_a_sequential_by_name_is_counted():
         model.fit(train_generator, steps_per_epoch=100, epochs=30)
         """}, "TFC001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(5, Confidence.LIKELY)]
+
+
+def test_a_tf1_step_function_a_loop_calls_runs_every_step():
+    """The TextCNN tutorial: `def train_step(x_batch, y_batch)` inside `train()` runs the training op with the
+    merged summary op and writes the summary; the loop over batches calls it every iteration."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def train(cnn, batches):
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(cnn.loss)
+            train_summary_op = tf.summary.merge([tf.summary.scalar("loss", cnn.loss)])
+            with tf.Session() as sess:
+                writer = tf.summary.FileWriter("summaries", sess.graph)
+
+                def train_step(x_batch, y_batch):
+                    _, step, summaries = sess.run([train_op, global_step, train_summary_op],
+                                                  {cnn.input_x: x_batch, cnn.input_y: y_batch})
+                    writer.add_summary(summaries, step)
+
+                for batch in batches:
+                    x_batch, y_batch = zip(*batch)
+                    train_step(x_batch, y_batch)
+
+        train(TextCNN(), batch_iter(data, 64, 200))
+        """}, "TFH006", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.POSSIBLE)]

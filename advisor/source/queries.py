@@ -2645,14 +2645,26 @@ class SourceQueries:
     @cached_property
     def session_loops(self) -> list[TrainingLoop]:
         """TensorFlow 1.x training loops: Python loops whose body runs a session on a training op every iteration
-        (``sess.run([train_op, loss], feed_dict=...)``, ``_, summary = sess.run([d_optim, d_sum], ...)``)."""
+        (``sess.run([train_op, loss], feed_dict=...)``, ``_, summary = sess.run([d_optim, d_sum], ...)``), or
+        functions that do, called by a loop every iteration."""
         loops: dict[int, TrainingLoop] = {}
         for site in self.index.calls:
-            loop = site.module.enclosing_loop(site.node)
-            if loop is None or not self._runs_training_op(site.node):
+            if not self._runs_training_op(site.node):
                 continue
-            loops.setdefault(id(loop), TrainingLoop(site.module, loop, loop, site.module)).session_runs.append(
-                site.node)
+            loop = site.module.enclosing_loop(site.node)
+            if loop is not None:
+                loops.setdefault(id(loop), TrainingLoop(site.module, loop, loop, site.module)).session_runs.append(
+                    site.node)
+                continue
+            # A step function (`def train_step(x_batch, y_batch): sess.run([train_op, ...])`) a loop calls per
+            # iteration: its body runs once per step.
+            for caller in self.callers_of(site.function) if site.function is not None else ():
+                around = caller.module.enclosing_loop(caller.node)
+                if around is not None:
+                    scope = loops.setdefault(id(site.function.node), TrainingLoop(
+                        site.module, site.function.node, around, caller.module))
+                    scope.session_runs.append(site.node)
+                    break
         return list(loops.values())
 
     def fed_batches(self, loop: TrainingLoop) -> FedBatches | None:
