@@ -27,10 +27,10 @@ from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
-from .source.queries import (NUMPY_CALL, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, FedBatches, HotContext, InLoopBody,
-                             IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute, ModelConstruction,
-                             SideEffect, SourceQueries, TrainingLoop, batch_parameter, compiled_function_name,
-                             num_parallel_calls, runs_in_parallel)
+from .source.queries import (NUMPY_CALL, PER_TENSOR_HISTOGRAMS, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, FedBatches,
+                             HotContext, InLoopBody, IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute,
+                             ModelConstruction, SideEffect, SourceQueries, TrainingLoop, batch_parameter,
+                             compiled_function_name, num_parallel_calls, runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .source.requirements import TensorflowPin
 from .source.visitors import visit_reading
@@ -38,7 +38,8 @@ from .speedup import round_up, typical
 from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdicts
 
 __all__ = [
-    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PYTHON_FUNCTION_OPS",
+    "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PER_TENSOR_HISTOGRAMS",
+    "PYTHON_FUNCTION_OPS",
     "TF_FUNCTION", "VALUE_CONVERSIONS",
     "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "FedBatches", "Finding",
     "FixAvailability", "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction",

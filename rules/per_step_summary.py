@@ -8,8 +8,9 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
-from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding, FixAvailability, InLoopBody, Rule,
-                          RuleContext, TrainingLoop, Verdict, typical, visit_reading)
+from advisor.rule import (PER_TENSOR_HISTOGRAMS, Applicability, Confidence, Evidence, Example, Finding,
+                          FixAvailability, InLoopBody, Rule, RuleContext, TrainingLoop, Verdict, typical,
+                          visit_reading)
 
 SUMMARY_PREFIX = "tensorflow.summary."
 # Writing these encodes data on the host (and images/histograms copy whole tensors there).
@@ -22,8 +23,8 @@ HEAVY_SUMMARY_OPS = ("image", "histogram", "audio")
 WRITE_EVERY = 100
 _ADD_SUMMARY = m.Attribute(attr=m.Name("add_summary"))  # TensorFlow 1.x's FileWriter
 # In a TensorFlow 1.x merged summary: images are encoded as PNGs on the host every run; a histogram's size is that of
-# its tensor, which the source does not tell (often a loss: nothing).
-GRAPH_HEAVY_SUMMARIES = frozenset({"image", "audio"})
+# its tensor, which the source does not tell (often a loss: nothing), unless one is made per variable or gradient.
+GRAPH_HEAVY_SUMMARIES = frozenset({"image", "audio", PER_TENSOR_HISTOGRAMS})
 
 
 class _Writes(InLoopBody):

@@ -2396,3 +2396,26 @@ def test_a_tf1_step_function_a_loop_calls_runs_every_step():
         train(TextCNN(), batch_iter(data, 64, 200))
         """}, "TFH006", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.POSSIBLE)]
+
+
+def test_a_merged_summary_of_a_histogram_per_gradient_is_heavy_host_work():
+    """`for g, v in grads_and_vars: tf.summary.histogram(v.name, g)` merged into the summary a TF1 loop fetches
+    every step: whole gradients (an embedding's too) are copied and binned on the host each step."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def train(loss, batches):
+            optimizer = tf.train.AdamOptimizer(1e-3)
+            grads_and_vars = optimizer.compute_gradients(loss)
+            train_op = optimizer.apply_gradients(grads_and_vars, global_step=global_step)
+            histograms = [tf.summary.histogram(v.name + "/grad", g) for g, v in grads_and_vars if g is not None]
+            train_summary_op = tf.summary.merge([tf.summary.scalar("loss", loss)] + histograms)
+            with tf.Session() as sess:
+                writer = tf.summary.FileWriter("summaries", sess.graph)
+                for x_batch, y_batch in batches:
+                    _, step, summaries = sess.run([train_op, global_step, train_summary_op], {x: x_batch, y: y_batch})
+                    writer.add_summary(summaries, step)
+
+        train(model_loss(), batch_iter(data))
+        """}, "TFH006", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]

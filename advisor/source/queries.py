@@ -141,6 +141,8 @@ PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "libr
 # Of those, draws that only pick which samples come next (a shuffled order, a random index): no work per element.
 ORDER_DRAWS = frozenset({"numpy.random.shuffle", "numpy.random.permutation", "numpy.random.randint",
                          "numpy.random.choice", "numpy.random.seed"})
+# The summary kind of histograms made in a loop, one per variable or gradient.
+PER_TENSOR_HISTOGRAMS = "histogram per tensor"
 # Summary ops, TensorFlow 1.x's names too (`tf.summary.image`, `tf.image_summary`).
 SUMMARY_OP_PREFIXES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.image_summary",
                        "tensorflow.histogram_summary", "tensorflow.audio_summary", "tensorflow.scalar_summary")
@@ -2710,8 +2712,8 @@ class SourceQueries:
                                                  and not m.matches(loop.module.parent(call), m.Expr())))]
 
     def summary_kinds(self, module: ModuleInfo) -> set[str]:
-        """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``...) ``module`` or a repo module it
-        imports makes: what a TensorFlow 1.x merged summary fetched there may hold."""
+        """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``..., :data:`PER_TENSOR_HISTOGRAMS`)
+        ``module`` or a repo module it imports makes: what a TensorFlow 1.x merged summary fetched there may hold."""
         near = [module] + [other for name in [*module.names.aliases.values(), *module.names.star_imports]
                            for other in self.index.modules_imported_by(name)]
         kinds = self._summary_kinds
@@ -2724,7 +2726,11 @@ class SourceQueries:
         for site in self.index.calls:
             for name in site.names:
                 if name.startswith(SUMMARY_OP_PREFIXES):
-                    found.setdefault(id(site.module), set()).add(name.rsplit(".", 1)[-1].removesuffix("_summary"))
+                    kind = name.rsplit(".", 1)[-1].removesuffix("_summary")
+                    # One histogram per variable or gradient (`for g, v in grads_and_vars:`): whole weight tensors.
+                    if kind == "histogram" and _repeated(site.module, site.node):
+                        kind = PER_TENSOR_HISTOGRAMS
+                    found.setdefault(id(site.module), set()).add(kind)
         return found
 
     def _runs_training_op(self, call: cst.Call) -> bool:
