@@ -108,16 +108,18 @@ def source_files(root: Path, warnings: list[str]) -> list[Path]:
 
 # How far imports are followed from the files that use TensorFlow into plain Python helpers.
 HELPER_DEPTH = 2
-# `import a.b as c`, `from a.b import c, d`, `from . import c`, `from .a import (c,\n d)`: what a file imports.
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(?:\(([^)]*)\)|([\w., \t]+))"
+# `import a.b as c`, `from a.b import c, d`, `from . import c`, `from .a import (c,\n d)`, `from a import *`: what a
+# file imports.
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(?:\(([^)]*)\)|([\w., \t*]+))"
                      rb"|import[ \t]+([\w., \t]+))", re.MULTILINE)
 
 
 def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list[SourceFile]:
-    """Read the candidate files ``paths`` (relative to ``root``) and keep those that mention TensorFlow or Keras, and
-    the Python modules those import (a data loader written in NumPy and PIL makes the batches the training consumes:
-    what it does per batch is evidence); a file that cannot be read adds a line to ``warnings``. A notebook is kept
-    as it is (its JSON): the index reads its cells.
+    """Read the candidate files ``paths`` (relative to ``root``) and keep those that mention TensorFlow or Keras, the
+    scripts that import those (an entry point may name neither), and the Python modules they import (a data loader
+    written in NumPy and PIL makes the batches the training consumes: what it does per batch is evidence); a file
+    that cannot be read adds a line to ``warnings``. A notebook is kept as it is (its JSON): the index reads its
+    cells.
     """
     kept, others = [], []
     for rel in paths:
@@ -132,6 +134,12 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
             kept.append(source)
         elif rel.suffix == ".py":
             others.append(source)
+    # Scripts that run the TensorFlow code without naming TensorFlow themselves (`from model import *`, then
+    # `model.fit_generator(...)`): the entry points that train.
+    using = {name for source in kept if source.path.suffix == ".py"
+             for name in import_names(module_and_package(source.path)[0], shortest=1)}
+    users, others = _partition(others, lambda source: bool(using.intersection(_imported_names(source.data))))
+    kept += users
     # Helpers of helpers too (a loader importing its image utilities), a bounded number of rounds.
     for _ in range(HELPER_DEPTH):
         imported = {name for source in kept for name in _imported_names(_code_of(source))}

@@ -277,6 +277,16 @@ def test_plain_python_modules_those_files_import_are_read_too(tmp_path: Path):
     assert [s.path.as_posix() for s in kept] == ["pkg/images.py", "pkg/labels.py", "pkg/loader.py", "train.py"]
 
 
+def test_a_script_that_imports_the_tensorflow_code_is_read_too(tmp_path: Path):
+    """An entry point need not name TensorFlow: `from model import *` and `from data import *`, then `fit`."""
+    (tmp_path / "model.py").write_text("from keras.models import Model\n")
+    (tmp_path / "data.py").write_text("from keras.preprocessing.image import ImageDataGenerator\n")
+    (tmp_path / "main.py").write_text("from model import *\nfrom data import *\nmodel = unet()\n")
+    (tmp_path / "tools.py").write_text("import os\n")
+    kept = relevant_sources(tmp_path, source_files(tmp_path, []), [])
+    assert [s.path.as_posix() for s in kept] == ["data.py", "main.py", "model.py"]
+
+
 def test_plain_python_modules_a_notebook_imports_are_read_too(tmp_path: Path):
     """A training notebook (`%matplotlib inline` and all) imports the repo's NumPy/PIL data generator: a notebook
     stores each line of code as a JSON string, which the imports are read from."""
