@@ -2419,3 +2419,38 @@ def test_a_merged_summary_of_a_histogram_per_gradient_is_heavy_host_work():
         train(model_loss(), batch_iter(data))
         """}, "TFH006", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
+
+
+def test_an_inherited_generator_runs_the_subclass_method_it_calls_through_self():
+    """bert4keras: `model.fit(train_generator.forfit())`, where the library's `DataGenerator.forfit` yields from
+    `self.__iter__()` and the script's subclass overrides `__iter__` to read and resize images."""
+    findings = _findings({"snippets.py": """
+        class DataGenerator:
+            def __init__(self, data, batch_size=32):
+                self.data, self.batch_size = data, batch_size
+
+            def __iter__(self, random=False):
+                raise NotImplementedError
+
+            def forfit(self):
+                while True:
+                    for d in self.__iter__(True):
+                        yield d
+        """, "train.py": """
+        import cv2
+        import numpy as np
+        import tensorflow as tf
+        from snippets import DataGenerator
+
+        class data_generator(DataGenerator):
+            def __iter__(self, random=False):
+                images = [cv2.resize(cv2.imread(path), (299, 299)) for path, _ in self.data[:self.batch_size]]
+                yield np.array(images), np.zeros(self.batch_size)
+
+        model = tf.keras.applications.Xception(weights=None)
+        model.compile(optimizer="adam", loss="mse")
+        train_generator = data_generator(samples, 32)
+        model.fit(train_generator.forfit(), steps_per_epoch=1000, epochs=100)
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 14, Confidence.LIKELY)]

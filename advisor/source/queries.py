@@ -2485,6 +2485,7 @@ class SourceQueries:
         makers = [method for cls_info in classes
                   for method in self._methods_of_hierarchy(cls_info) if method.name in BATCH_METHODS]
         generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
+        generators += self._overrides_called(site, generators)
         if makers or generators:
             # A generator that passes on a Keras image iterator's batches reads and augments images all the same.
             return makers + generators, any(self._is_keras_image_iterator(call) for maker in makers + generators
@@ -2505,6 +2506,20 @@ class SourceQueries:
                     if found is not None:
                         return found
         return None
+
+    def _overrides_called(self, site: CallSite, generators: list[FunctionInfo]) -> list[FunctionInfo]:
+        """The receiver's own methods that inherited ``generators`` call through ``self``: bert4keras'
+        ``train_generator.forfit()`` runs ``self.__iter__()``, which the script's subclass of ``DataGenerator``
+        overrides to read the images."""
+        receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
+        bound = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
+        if bound is None:
+            return []
+        called = {call.node.func.attr.value for generator in generators for call in self.calls_in(generator)
+                  if m.matches(call.node.func, m.Attribute(value=m.Name("self"), attr=m.Name()))}
+        owners = {generator.class_key for generator in generators}
+        return [method for cls_info in self._classes_named(bound.names) if cls_info.key not in owners
+                for method in self.index.methods_of(cls_info) if method.name in called]
 
     def _is_keras_image_iterator(self, site: CallSite) -> bool:
         """``ImageDataGenerator(...).flow(...)``, or ``datagen.flow_from_directory(...)`` on such a generator."""
