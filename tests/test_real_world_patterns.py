@@ -2454,3 +2454,25 @@ def test_an_inherited_generator_runs_the_subclass_method_it_calls_through_self()
         """}, "TFD004")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("train.py", 14, Confidence.LIKELY)]
+
+
+def test_a_name_a_script_assigns_again_holds_the_last_value_above_where_it_is_read():
+    """A notebook sets `hidden_dim = 32` in one cell and `hidden_dim = 1024` in a later one: the GRU built after the
+    second is 1024 units wide, the one built before it 32."""
+    findings = _findings({"lm.py": """
+        import keras
+        from keras import layers
+
+        hidden_dim = 32
+        inputs = keras.Input(shape=(None,), dtype="int64")
+        small = keras.Model(inputs, layers.Dense(10)(layers.GRU(hidden_dim)(layers.Embedding(1000, 32)(inputs))))
+        small.fit(toy_data, epochs=1)
+
+        hidden_dim = 1024
+        tokens = keras.Input(shape=(None,), dtype="int64")
+        x = layers.GRU(hidden_dim, return_sequences=True)(layers.Embedding(256, 256)(tokens))
+        model = keras.Model(tokens, layers.Dense(256, activation="softmax")(x))
+        model.fit(text_data, epochs=20)
+        """}, "TFC001", show_all=True)
+    assert sorted((f.location.line, f.confidence) for f in findings) == [
+        (6, Confidence.POSSIBLE), (12, Confidence.LIKELY)]

@@ -3606,6 +3606,8 @@ class SourceQueries:
                 not _assignments(scope.node.body, m.Name(value.value)):
             return self._largest_argument(scope, value.value, depth - 1)
         bound = self.assigned_value(module, scope, value)
+        if bound is None and scope is None and isinstance(value, cst.Name):
+            bound = self._last_assigned_above(module, value)
         if bound is None:
             return None
         # What the constructor was given still decides `self.filters = filters` read in the class's `build`.
@@ -3613,6 +3615,21 @@ class SourceQueries:
         while passed is not None and kept is None and bound[1] is not None:
             kept, passed = (passed if passed.function is bound[1] else None), passed.outer
         return self._integer(bound[0], bound[2], kept, bound[1], depth - 1)
+
+    def _last_assigned_above(self, module: ModuleInfo, name: cst.Name
+                             ) -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
+        """What a module-level ``name`` assigned several times holds where it is read: the last value assigned above
+        it (a script, or a notebook's cells in order: `hidden_dim = 256` in one cell, `hidden_dim = 1024` later)."""
+        line = module.location(name).line
+        loop = module.enclosing_loop(name)
+        rebound = m.Assign(targets=[m.ZeroOrMore(), m.AssignTarget(m.Name(name.value)), m.ZeroOrMore()]) | m.AugAssign(
+            target=m.Name(name.value))
+        if loop is not None and any(module.location(statement).line >= line
+                                    for statement in m.findall(loop.body, rebound)):
+            return None  # a later iteration reads what the loop assigns below
+        above = [bound for bound in self.assigned_values(module, None, name)
+                 if bound[0] is module and bound[1] is None and module.location(bound[2]).line < line]
+        return above[-1] if above else None
 
     def _conditional_integer(self, module: ModuleInfo, value: cst.IfExp, passed: _Passed | None,
                              scope: FunctionInfo | None, depth: int) -> int | None:
