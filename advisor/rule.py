@@ -39,8 +39,7 @@ from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdict
 
 __all__ = [
     "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PER_TENSOR_HISTOGRAMS",
-    "PYTHON_FUNCTION_OPS",
-    "TF_FUNCTION", "VALUE_CONVERSIONS",
+    "PYTHON_FUNCTION_OPS", "TF_FUNCTION", "VALUE_CONVERSIONS",
     "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "FedBatches", "Finding",
     "FixAvailability", "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction",
     "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "Reach", "Rule",

@@ -9,8 +9,8 @@ import libcst.matchers as m
 
 from advisor.codemods.tf_function import AddTfFunction
 from advisor.rule import (CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Applicability, CallSite, Confidence, Evidence,
-                          Example, Finding, FixAvailability, FunctionInfo, ModuleInfo, Reach, Rule, RuleContext, SideEffect,
-                          TrainingLoop, Verdict, typical)
+                          Example, Finding, FixAvailability, FunctionInfo, ModuleInfo, Reach, Rule, RuleContext,
+                          SideEffect, TrainingLoop, Verdict, typical)
 
 
 class EagerTrainStep(Rule):

@@ -99,7 +99,8 @@ class ModuleNames(cst.CSTVisitor):
         # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
         self.nested_functions: dict[str, set[str]] = {}
         self._renames: dict[str, str] = {}  # module-level `name = other.name`: name -> the dotted name assigned
-        # The repo's modules by the names they are imported as (set by the index): what a star import brings in.
+        # The repo's modules by the names they are imported as (set by the index): what a star import brings in,
+        # and what a module that only passes on an import binds the name to.
         self.star_modules: dict[str, ModuleNames] = {}
         self._top_level_assignments: Counter[str] = Counter()
         self._path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a function)

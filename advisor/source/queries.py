@@ -400,15 +400,12 @@ SINGLE_TENSOR_PREFIXES = ("tensorflow.reduce_", "tensorflow.math.reduce_", "tens
 _OPTIMIZER_COUNTER = m.Attribute(value=_named_like("optim"), attr=m.Name("iterations"))
 
 
-# `discriminator(fake, reuse=True)`: TensorFlow 1.x applies the variables an earlier call made again, as a Keras
-# model called twice (on real and generated images) does: the same layers, counted once.
-_REAPPLIES_VARIABLES = m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("reuse"), value=m.Name("True")),
-                                     m.ZeroOrMore()])
-
 
 def _returns_one_tensor(names: Iterable[str]) -> bool:
     """Whether a call to one of ``names`` (qualified) certainly returns a tensor."""
     return any(n in SINGLE_TENSOR_OPS or n.startswith(SINGLE_TENSOR_PREFIXES) for n in names)
+
+
 # Python builtins that iterate over their (positional) arguments; AutoGraph converts none of them for tensors.
 ITERATING_BUILTINS = frozenset({"zip", "enumerate", "list", "tuple", "sum", "map", "filter", "sorted", "set", "min",
                                 "max", "any", "all"})
@@ -1108,6 +1105,10 @@ RECURRENT_LAYERS = frozenset({"simplernn", "gru", "cudnngru", "lstm", "cudnnlstm
 WIDE_UNITS = 1024
 WIDE_FACTOR = 4
 LOOP_REPEAT = 4  # layers built in a loop or a comprehension: counted as this many (ResNet stages, U-Net levels)
+# `discriminator(fake, reuse=True)`: TensorFlow 1.x applies the variables an earlier call made again, as a Keras
+# model called twice (on real and generated images) does: the same layers, counted once.
+_REAPPLIES_VARIABLES = m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("reuse"), value=m.Name("True")),
+                                     m.ZeroOrMore()])
 # What a model builds, at the least, to keep 16-bit units busy enough to gain: counted as above. Measured against
 # the labelled repos: ResNets, YOLO, U-Net, GANs' generators and transformers are above; MNIST tutorials (two
 # convolutions) and reinforcement-learning MLPs (three or four dense layers) below.
@@ -1429,8 +1430,7 @@ class SourceQueries:
             func, args = call.node.func, call.node.args
             if not (isinstance(func, cst.Name) and args and args[0].keyword is None and args[0].star == ""):
                 continue
-            bound = self.bound_call(call.module, call.node, func.value)
-            if bound is not None and (_library_architecture(bound.names) or self._constructs_model(bound)):
+            if self._bound_model(call.module, call.node, func.value) is not None:
                 found.add(call.module.node_code(args[0].value))
         return found
 
@@ -2968,7 +2968,7 @@ class SourceQueries:
         return HotFunctions(self.index, self.compilations, self._functions_handed, self.compiled_losses)
 
     @cached_property
-    def eager_switches(self) -> list[tuple[CallSite, cst.CSTNode]]:
+    def eager_switches(self) -> list[tuple[CallSite, cst.Arg]]:
         """Where the program turns compilation off for training: ``model.compile(..., run_eagerly=True)`` (Keras'
         ``fit`` then runs each step eagerly) and ``tf.config.run_functions_eagerly(True)`` (every ``tf.function``
         runs eagerly), with the argument that does it."""
@@ -3207,10 +3207,9 @@ class SourceQueries:
     def _models_given(self, construction: CallSite) -> list[CallSite]:
         """The models a model class is constructed with (``GAN(discriminator=discriminator, generator=generator)``,
         each name bound to a model's construction or a library architecture): the class's steps run them."""
-        given = [self.bound_call(construction.module, construction.node, arg.value.value)
+        given = [self._bound_model(construction.module, construction.node, arg.value.value)
                  for arg in construction.node.args if isinstance(arg.value, cst.Name)]
-        return [site for site in given if site is not None and site.node is not construction.node and (
-            _library_architecture(site.names) or self._constructs_model(site))]
+        return [site for site in given if site is not None and site.node is not construction.node]
 
     def _built_by(self, model: CallSite) -> list[CallSite]:
         """The calls that build ``model``'s layers: the construction itself for a library architecture."""
@@ -3440,11 +3439,14 @@ class SourceQueries:
         return None
 
     def _applied_model(self, call: CallSite) -> CallSite | None:
-        """The model ``call`` applies, when it calls a name bound to a model's construction or a library
-        architecture (``conv_base = VGG16(include_top=False)``, then ``conv_base(x)``)."""
-        if not isinstance(call.node.func, cst.Name):
-            return None
-        bound = self.bound_call(call.module, call.node, call.node.func.value)
+        """The model ``call`` applies, when it calls a name bound to one (``conv_base = VGG16(include_top=False)``,
+        then ``conv_base(x)``)."""
+        func = call.node.func
+        return self._bound_model(call.module, call.node, func.value) if isinstance(func, cst.Name) else None
+
+    def _bound_model(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> CallSite | None:
+        """The construction ``name`` holds where ``near`` is, when it is a model's or a library architecture's."""
+        bound = self.bound_call(module, near, name)
         return bound if bound is not None and (
             _library_architecture(bound.names) or self._constructs_model(bound)) else None
 

@@ -141,13 +141,14 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
     users, others = _partition(others, lambda source: bool(using.intersection(_imported_names(source.data))))
     kept += users
     # Helpers of helpers too (a loader importing its image utilities), a bounded number of rounds.
+    imported = {name for source in kept for name in _imported_names(_code_of(source))}
     for _ in range(HELPER_DEPTH):
-        imported = {name for source in kept for name in _imported_names(_code_of(source))}
         helpers, others = _partition(others, lambda source: bool(imported.intersection(
             import_names(module_and_package(source.path)[0], shortest=1))))
         if not helpers:
             break
         kept += helpers
+        imported |= {name for source in helpers for name in _imported_names(source.data)}
     return sorted(kept, key=lambda source: source.path)
 
 
