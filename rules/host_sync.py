@@ -368,6 +368,8 @@ class HostSync(Rule):
                         forward = [e for e in ctx.queries.host_calls_in(loop.module, loop.node.body) if e.in_forward]
                     yield self._finding(ctx, loop, sync, forward)
         for loop in ctx.queries.session_loops:
+            if ctx.queries.environment_step(loop) is not None:
+                continue  # an agent runs its policy every environment step to act: that read is the point
             runs = [run for run in ctx.queries.extra_session_runs(loop) if not loop.throttles(run)]
             if runs:
                 yield self._rerun_finding(ctx, loop, runs)

@@ -309,6 +309,7 @@ class MixedPrecision(Rule):
         confidence = Confidence.LIKELY if hardware in POLICY_DEVICES or compute.heavy else Confidence.POSSIBLE
         size = ("the model is compute-heavy: " if compute.heavy else "the model may be too small to gain: ") + \
             compute.describe()
+        environment = ctx.queries.acting_environment(site) if hardware is None else None
         where = "anywhere in the repo" if elsewhere is None else \
             f"in the code this training runs (the one at {elsewhere.display} is not on its way)"
         evidence = [Evidence.source(f"no mixed-precision policy (set_global_policy, a \"mixed_\" dtype, the graph "
@@ -316,6 +317,13 @@ class MixedPrecision(Rule):
         if tpu is not None:
             evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
                                             f"({tpu.module.location(tpu.node).display})"))
+        if environment is not None:
+            # Reinforcement learning: updates are small batches between environment steps the host runs in Python.
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(
+                f"the agent trains between steps of an environment (`{environment.module.node_code(environment.node)}`"
+                f", {environment.module.location(environment.node).display}), which the host runs in Python: "
+                "the device often waits on it, whatever the precision"))
         pin = ctx.index.tensorflow_pin(site.module)
         if pin is not None and pin.predates(api_since):
             # Upgrading TensorFlow comes first: a bigger change than the finding's, which it cannot promise.
@@ -326,7 +334,10 @@ class MixedPrecision(Rule):
 
     def _graph_finding(self, ctx: RuleContext, training: CallSite, verdict: Verdict, policy: str) -> Finding:
         """A TensorFlow 1.x graph: no Keras policy there; the optimizer or the model's scope turns 16 bits on."""
-        on_gpu = ("on a GPU, wrap the optimizer before this update, `optimizer = tf.train.experimental."
+        # A graph built through tf.compat.v1 runs on TensorFlow 2, which spells the rewrite under compat.v1.
+        rewrite = "tf.train.experimental" if ctx.queries.calls_tf1_api(training.module) else \
+            "tf.compat.v1.mixed_precision"
+        on_gpu = (f"on a GPU, wrap the optimizer before this update, `optimizer = {rewrite}."
                   "enable_mixed_precision_graph_rewrite(optimizer)` (TensorFlow 1.14+: float16 where it is safe, "
                   "with loss scaling)")
         on_tpu = ("on a TPU, build the model under `tf.contrib.tpu.bfloat16_scope()` (bfloat16 activations, float32 "

@@ -157,6 +157,19 @@ class PerStepSummary(Rule):
                     writer.add_summary(summary, step)
             """, line=10, note="TensorFlow 1.x: the session encodes the images every step; guarding the write "
                                "alone would not stop that, so no automatic fix"),
+        Example("""
+            import tensorflow as tf
+
+            tf.summary.histogram("logits", logits)
+            merged = tf.summary.merge_all()
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                writer = tf.summary.FileWriter("logs", sess.graph)
+                for step in range(10000):
+                    summary, _ = sess.run([merged, train_op])
+                    if step % 100 == 0:
+                        writer.add_summary(summary, step)
+            """, line=9, note="the write waits for every 100th step, the session computes the summary every step"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -166,6 +179,26 @@ class PerStepSummary(Rule):
             for call, statement, what, heavy in writes.found:
                 if not loop.throttles(statement):
                     yield self._finding(ctx, loop, call, statement, what, heavy)
+                elif m.matches(call.func, _ADD_SUMMARY) and call.args and isinstance(call.args[0].value, cst.Name):
+                    run = ctx.queries.training_run_binding(loop, call, call.args[0].value.value)
+                    if run is not None:
+                        yield self._fetch_finding(ctx, loop, run, call, heavy)
+
+    def _fetch_finding(self, ctx: RuleContext, loop: TrainingLoop, run: cst.Call, write: cst.Call,
+                       heavy: bool) -> Finding:
+        """A TensorFlow 1.x loop that writes its summary every N steps but fetches it in every training run."""
+        module = loop.module
+        message = (f"The training run at {module.location(run).line_label} computes the summary every step, while "
+                   f"the loop writes it only on some steps ({module.location(write).line_label}): fetch the summary "
+                   "op in a run of its own on the steps that write it.")
+        evidence = [Evidence.source(f"the training run fetches `{module.node_code(write.args[0].value)}` every "
+                                    f"iteration of the loop at {loop.loop_module.location(loop.loop).display}")]
+        if not heavy:
+            evidence.append(Evidence.source("a scalar or text summary is little work for the session: it matters "
+                                            "when steps are short"))
+        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
+            Confidence.LIKELY if heavy else Confidence.POSSIBLE, typical("host_sync"), tuple(evidence)))
+        return self.finding(module, run, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, call: cst.Call, statement: cst.CSTNode,
                  what: str, heavy: bool) -> Finding:

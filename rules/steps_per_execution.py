@@ -10,8 +10,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.codemods.steps_per_execution import SetStepsPerExecution
-from advisor.rule import (Applicability, CallSite, Confidence, Example, Finding, FixAvailability, Rule, RuleContext,
-                          Verdict, argument_value)
+from advisor.rule import (Applicability, CallSite, Confidence, Evidence, Example, Finding, FixAvailability, Rule,
+                          RuleContext, Verdict, argument_value, typical)
 
 # Reported when the host's time between Keras step calls is at least this share of the run: below it, the most
 # the fix could gain is about 10%. A fit step on these samples leaves 1-2% (samples/tuned: 0.7 ms of a 46 ms step).
@@ -19,6 +19,9 @@ GAP_SHARE_MIN = 0.10
 # N is chosen so that the gap left, once per N batches, is at most this share of the step.
 TARGET_GAP_SHARE = 0.05
 MIN_STEPS, MAX_STEPS = 2, 100
+# Without a capture, on a TPU: the number of batches per call TensorFlow's TPU guide runs its Keras examples with.
+TPU_STEPS = 32
+TPU_STRATEGIES = frozenset({"tensorflow.distribute.TPUStrategy", "tensorflow.distribute.experimental.TPUStrategy"})
 
 
 def steps_for(gap_share: float) -> int:
@@ -30,7 +33,7 @@ def steps_for(gap_share: float) -> int:
 
 
 def _runs_one_step_per_call(call: cst.Call) -> bool:
-    value = argument_value(call, "steps_per_execution")
+    value = argument_value(call, "steps_per_execution") or argument_value(call, "experimental_steps_per_execution")
     return value is None or m.matches(value, m.Integer("1"))
 
 
@@ -42,8 +45,9 @@ class StepsPerExecution(Rule):
         "Keras `fit` calls its compiled train function once per batch by default, and between calls the host runs "
         "the loop's Python: callbacks, the progress bar, logs. That fixed cost per call matters when the step is "
         "short. `steps_per_execution=N` runs N batches per call, so the host's per-call work happens once every N "
-        "batches. Only a capture of `fit` shows the time between steps, so the rule reports only with a profile: "
-        "without one, every `compile` would be reported."
+        "batches. Only a capture of `fit` shows the time between steps, so the rule reports with a profile, or "
+        "without one where `fit` trains on a TPU: there each call is a round trip from the host to the TPU, which "
+        "TensorFlow's TPU guide amortises over 32 batches or more."
     )
     fix = "Pass `steps_per_execution=N` to `compile`, with N sized from the measured time between steps."
     fix_availability = FixAvailability.ALWAYS
@@ -96,16 +100,57 @@ class StepsPerExecution(Rule):
             )
             model.fit(dataset)
             """, profile="samples/profiles/slow_callback", note="an explicit 1, on a model that `fit` trains"),
+        Example("""
+            import tensorflow as tf
+
+            strategy = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver())
+            with strategy.scope():
+                model = tf.keras.applications.ResNet50(weights=None)
+                model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+            model.fit(dataset, epochs=10)
+            """, line=6, fixed="""
+            import tensorflow as tf
+
+            strategy = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver())
+            with strategy.scope():
+                model = tf.keras.applications.ResNet50(weights=None)
+                model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy", steps_per_execution=32)
+            model.fit(dataset, epochs=10)
+            """, note="no profile, but `fit` trains on a TPU: each call is a round trip to it"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         share = ctx.verdicts.host_gap_share  # None without a profile, or for a custom loop's capture
-        if share is None or share < GAP_SHARE_MIN:
+        if share is None:
+            if ctx.profile is None and ctx.target_device in (None, "tpu"):
+                yield from self._tpu_findings(ctx)
+            return
+        if share < GAP_SHARE_MIN:
             return
         steps = steps_for(share)
         for call in ctx.queries.keras_compiles:
             if _runs_one_step_per_call(call.node):
                 yield self._finding(ctx, call, share, steps)
+
+    def _tpu_findings(self, ctx: RuleContext) -> Iterable[Finding]:
+        """Without a capture: models `fit` trains on a TPU, one batch per call."""
+        for call in ctx.queries.keras_compiles:
+            tpu = ctx.queries.tpu_training([call.module], run_by=call)
+            # TensorFlow 2.4 named `steps_per_execution`; TensorFlow 1.x's TPU Keras (`keras_to_tpu_model`) has none.
+            if tpu is None or not tpu.names & TPU_STRATEGIES or ctx.queries.predates_tf24_names([call.module]) or \
+                    ctx.queries.imports_compat_api(call.module) or not _runs_one_step_per_call(call.node) or \
+                    not ctx.queries.fitted(call):
+                continue
+            evidence = (Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
+                                        f"({tpu.module.location(tpu.node).display})"),
+                        Evidence.source("`compile` sets no `steps_per_execution`: `fit` calls the TPU once per batch"))
+            message = (f"`compile` runs one batch per call on a TPU: each call is a round trip from the host, which "
+                       f"the TPU waits out between batches. `steps_per_execution={TPU_STEPS}` runs {TPU_STEPS} batches "
+                       "per call, as TensorFlow's TPU guide does; a capture sizes N for this program.")
+            yield self.finding(call.module, call.node.func.attr, message,
+                               Verdict(Confidence.LIKELY, typical("steps_per_execution"), evidence),
+                               reach=ctx.queries.reach(call.module, call.node), codemod=SetStepsPerExecution,
+                               fix_args={"steps": TPU_STEPS})
 
     def _finding(self, ctx: RuleContext, call: CallSite, share: float, steps: int) -> Finding:
         verdict = ctx.verdicts.host_gap(steps, Verdict(Confidence.CONFIRMED))

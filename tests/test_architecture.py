@@ -22,7 +22,7 @@ PACKAGES = {"advisor": "advisor", "rules": "advisor.rules", "codemods": "advisor
 LAYERS: list[tuple[str, ...]] = [
     # plain data and file plumbing: import nothing of ours (model: only the profile's plain data)
     ("advisor", "advisor.errors", "advisor.files", "advisor.printable", "advisor.profile", "advisor.profile.facts",
-     "advisor.source.tf1_api"),
+     "advisor.source.tf1_api", "advisor.source.python2"),
     ("advisor.model", "advisor.source", "advisor.source.names", "advisor.source.visitors", "advisor.source.syntax",
      "advisor.profile.xplane_pb"),
     # reading source and captures

@@ -2476,3 +2476,572 @@ def test_a_name_a_script_assigns_again_holds_the_last_value_above_where_it_is_re
         """}, "TFC001", show_all=True)
     assert sorted((f.location.line, f.confidence) for f in findings) == [
         (6, Confidence.POSSIBLE), (12, Confidence.LIKELY)]
+
+
+def test_a_compat_v1_session_graph_trains_and_its_op_runs_itself():
+    """A TensorFlow 1.x style-transfer trainer ported to TensorFlow 2 through `tf.compat.v1`: the session, the
+    placeholder and the optimizer are compat.v1's, the training op runs itself (`train_step.run(feed_dict=...)`),
+    and each batch is read from image files in the loop. The losses are fetched only on printing steps, decided
+    through flags the loop assigns."""
+    findings = _findings({"optimize.py": """
+        import numpy as np
+        import imageio
+        import tensorflow as tf
+
+        def transform(images):
+            x = images
+            for filters in (64, 128, 256, 256, 256, 128, 64):
+                x = tf.compat.v1.layers.conv2d(x, filters, 3, padding="same", activation=tf.nn.relu)
+            return tf.compat.v1.layers.conv2d(x, 3, 3, padding="same")
+
+        def optimize(paths, epochs=2, batch_size=4, print_iterations=1000):
+            with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+                images = tf.compat.v1.placeholder(tf.float32, shape=(batch_size, 256, 256, 3))
+                loss = tf.reduce_mean(tf.square(transform(images) - images))
+                train_step = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(loss)
+                sess.run(tf.compat.v1.global_variables_initializer())
+                for epoch in range(epochs):
+                    iterations = 0
+                    while iterations * batch_size < len(paths):
+                        batch = np.stack([imageio.imread(p) for p in paths[iterations:iterations + batch_size]])
+                        train_step.run(feed_dict={images: batch})
+                        iterations += 1
+                        is_print_iter = iterations % print_iterations == 0
+                        should_print = is_print_iter or epoch == epochs - 1
+                        if should_print:
+                            print(sess.run(loss, feed_dict={images: batch}))
+        """})
+    assert [(f.code, f.location.line, f.confidence) for f in findings] == [
+        ("TFC001", 15, Confidence.LIKELY), ("TFD004", 21, Confidence.LIKELY)]
+    assert "tf.compat.v1.mixed_precision.enable_mixed_precision_graph_rewrite" in findings[0].message
+
+
+def test_a_tf1_training_op_run_through_control_dependencies_and_a_progress_bar():
+    """TF1 YOLO trainers make the op a session runs a `no_op` under control dependencies on the optimizer's update
+    (and the moving averages), pick one of two such ops per epoch, and iterate a Python dataset class through tqdm."""
+    findings = _findings({"dataset.py": """
+        import cv2
+        import numpy as np
+
+        class Dataset:
+            def __init__(self, paths):
+                self.paths = paths
+            def __iter__(self):
+                return self
+            def __next__(self):
+                return np.stack([cv2.resize(cv2.imread(p), (416, 416)) for p in self.paths[:8]])
+        """, "train.py": """
+        import tensorflow as tf
+        from tqdm import tqdm
+        from dataset import Dataset
+
+        class Train:
+            def __init__(self, paths):
+                self.trainset = Dataset(paths)
+                self.images = tf.placeholder(tf.float32, (None, 416, 416, 3))
+                self.loss = tf.reduce_mean(tf.layers.conv2d(self.images, 64, 3))
+                first = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+                with tf.control_dependencies([first]):
+                    self.train_op_frozen = tf.no_op()
+                second = tf.train.AdamOptimizer(1e-4).minimize(self.loss)
+                self.train_op_all = tf.group(second)
+                self.sess = tf.Session()
+
+            def train(self, epochs):
+                for epoch in range(epochs):
+                    train_op = self.train_op_frozen if epoch < 5 else self.train_op_all
+                    if epoch >= 5:
+                        train_op = self.train_op_all
+                    for batch in tqdm(self.trainset):
+                        self.sess.run([train_op, self.loss], feed_dict={self.images: batch})
+
+        if __name__ == "__main__":
+            Train(["a.jpg"]).train(10)
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 22, Confidence.LIKELY)]
+
+
+def test_a_python_2_training_script_is_read_and_offered_no_fix():
+    """A TensorFlow 1.x script from 2017 in Python 2: print statements, `except E, e`. It is read as Python 3 and
+    its findings reported, but no fix rewrites a file advisor read through that rewrite."""
+    findings = _findings({"gan.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def generator(z):
+            x = tf.layers.dense(z, 4 * 4 * 512)
+            x = tf.reshape(x, [-1, 4, 4, 512])
+            for filters in (512, 256, 128, 64):
+                x = tf.layers.conv2d_transpose(x, filters, 5, strides=2, padding="same")
+            return tf.layers.conv2d_transpose(x, 3, 5, strides=2, padding="same")
+
+        z = tf.placeholder(tf.float32, [None, 128])
+        loss = tf.reduce_mean(generator(z))
+        train_op = tf.train.AdamOptimizer(2e-4).minimize(loss)
+        with tf.Session() as session:
+            try:
+                session.run(tf.global_variables_initializer())
+            except ValueError, error:
+                print "cannot initialise:", error
+            for step in xrange(100000):
+                print >>sys.stderr, step
+                session.run(train_op, feed_dict={z: np.random.normal(size=(64, 128))})
+        """}, "TFC001", "TFD004")
+    assert [(f.code, f.location.line, f.confidence, f.patch) for f in findings] == [
+        ("TFC001", 13, Confidence.LIKELY, None), ("TFD004", 21, Confidence.POSSIBLE, None)]
+
+
+def test_tf_app_run_calls_the_scripts_main():
+    """`tf.app.run()` with no function calls the script's `main`: the training there is this program's, and a
+    float16 flag in another project of the repo is not on its way."""
+    findings = _findings({"cifar10/model.py": """
+        import tensorflow as tf
+        FLAGS = tf.app.flags.FLAGS
+        tf.app.flags.DEFINE_boolean("use_fp16", False, "Train the model using fp16.")
+
+        def _variable(name, shape):
+            return tf.get_variable(name, shape, dtype=tf.float16 if FLAGS.use_fp16 else tf.float32)
+        """, "classifier/train.py": """
+        import tensorflow as tf
+
+        def network(images):
+            x = images
+            for filters in (64, 128, 256, 512):
+                x = tf.layers.conv2d(x, filters, 3, activation=tf.nn.relu)
+            return tf.layers.dense(tf.layers.flatten(x), 1000)
+
+        def main(_):
+            images = tf.placeholder(tf.float32, [None, 224, 224, 3])
+            loss = tf.reduce_mean(network(images))
+            train_op = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+            with tf.Session() as sess:
+                for _ in range(100000):
+                    sess.run(train_op)
+
+        if __name__ == "__main__":
+            tf.app.run()
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("classifier/train.py", 12, Confidence.LIKELY)]
+
+
+def test_an_agent_trained_between_environment_steps_is_no_sure_mixed_precision_gain():
+    """A TensorFlow 1.x DQN: the Atari network is big enough by its layer count, but the agent trains between
+    steps of a gym environment the host runs in Python, and reads its policy every step to act (no extra run to
+    report there); the update runs every step, the policy-gradient one every ten episodes."""
+    findings = _findings({"dqn.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        def q_network(screens):
+            x = screens
+            for filters in (64, 128, 128, 256):
+                x = tf.layers.conv2d(x, filters, 3, strides=2, activation=tf.nn.relu)
+            return tf.layers.dense(tf.layers.dense(tf.layers.flatten(x), 1024), 6)
+
+        screens = tf.placeholder(tf.float32, [None, 84, 84, 4])
+        q_values = q_network(screens)
+        loss = tf.reduce_mean(tf.square(q_values))
+        optimizer = tf.train.RMSPropOptimizer(2.5e-4)
+        train_op = optimizer.minimize(loss)
+        env = gym.make("Pong-v0")
+        with tf.Session() as sess:
+            observation = env.reset()
+            for step in range(1000000):
+                action = np.argmax(sess.run(q_values, feed_dict={screens: [observation]}))
+                observation, reward, done, _ = env.step(action)
+                sess.run(train_op, feed_dict={screens: [observation]})
+        """}, "TFC001", "TFH004")
+    assert [(f.code, f.location.line, f.confidence) for f in findings] == [("TFC001", 15, Confidence.POSSIBLE)]
+    assert "environment" in " ".join(e.message for e in findings[0].evidence)
+
+
+def test_a_policy_loop_that_updates_every_n_episodes_is_no_training_loop():
+    findings = _findings({"cartpole.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        observations = tf.placeholder(tf.float32, [None, 4])
+        hidden = tf.layers.dense(observations, 50, activation=tf.nn.relu)
+        probability = tf.nn.sigmoid(tf.layers.dense(hidden, 1))
+        gradients = tf.placeholder(tf.float32, [None, 1])
+        adam = tf.train.AdamOptimizer(1e-2)
+        update = adam.apply_gradients([(gradients, v) for v in tf.trainable_variables()])
+        env = gym.make("CartPole-v0")
+        with tf.Session() as sess:
+            observation = env.reset()
+            episode = 0
+            while episode < 10000:
+                p = sess.run(probability, feed_dict={observations: [observation]})
+                observation, reward, done, _ = env.step(1 if np.random.uniform() < p else 0)
+                if done:
+                    episode += 1
+                    if episode % 10 == 0:
+                        sess.run(update, feed_dict={gradients: np.zeros((1, 1))})
+        """}, "TFH004", "TFD004")
+    assert findings == []
+
+
+def test_tf1_networks_picked_by_a_function_and_applied_to_real_and_fake_images():
+    """improved_wgan's 64px GAN: `Generator, Discriminator = GeneratorAndDiscriminator()` picks the networks, the
+    discriminator is applied to real, fake and interpolated images (its variables shared by name), images are
+    channels first (`[BATCH, 3, 64, 64]`), and each layer's op multiplies by the same weight in both branches of
+    a rank test."""
+    findings = _findings({"lib.py": """
+        import tensorflow as tf
+
+        def Linear(name, input_dim, output_dim, inputs):
+            weight = param(name + ".W", (input_dim, output_dim))
+            if inputs.get_shape().ndims == 2:
+                return tf.matmul(inputs, weight)
+            return tf.reshape(tf.matmul(tf.reshape(inputs, [-1, input_dim]), weight), [-1, output_dim])
+
+        def Conv2D(name, input_dim, output_dim, inputs):
+            return tf.nn.conv2d(inputs, param(name + ".Filters", (3, 3, input_dim, output_dim)), [1, 1, 1, 1], "SAME")
+        """, "gan_64x64.py": """
+        import tensorflow as tf
+        from lib import Conv2D, Linear
+
+        DIM = 64
+
+        def GoodGenerator(n_samples):
+            output = Linear("Generator.Input", 128, 4 * 4 * 8 * DIM, tf.random_normal([n_samples, 128]))
+            for i, (n_in, n_out) in enumerate([(8, 8), (8, 4), (4, 2), (2, 1)]):
+                output = Conv2D("Generator.Res%d" % i, n_in * DIM, n_out * DIM, output)
+            return Conv2D("Generator.Output", DIM, 3, output)
+
+        def GoodDiscriminator(inputs):
+            output = Conv2D("Discriminator.Input", 3, DIM, inputs)
+            for i, (n_in, n_out) in enumerate([(1, 2), (2, 4), (4, 8), (8, 8)]):
+                output = Conv2D("Discriminator.Res%d" % i, n_in * DIM, n_out * DIM, output)
+            return Linear("Discriminator.Output", 4 * 4 * 8 * DIM, 1, output)
+
+        def GeneratorAndDiscriminator():
+            return GoodGenerator, GoodDiscriminator
+
+        Generator, Discriminator = GeneratorAndDiscriminator()
+        real_data = tf.placeholder(tf.float32, shape=[64, 3, 64, 64])
+        fake_data = Generator(64)
+        disc_real = Discriminator(real_data)
+        disc_fake = Discriminator(fake_data)
+        gradients = tf.gradients(Discriminator(real_data + fake_data), [fake_data])[0]
+        gen_cost = -tf.reduce_mean(disc_fake)
+        disc_cost = tf.reduce_mean(disc_fake) - tf.reduce_mean(disc_real) + tf.reduce_mean(gradients)
+        gen_train_op = tf.train.AdamOptimizer(1e-4).minimize(gen_cost)
+        disc_train_op = tf.train.AdamOptimizer(1e-4).minimize(disc_cost)
+        with tf.Session() as session:
+            for iteration in range(200000):
+                session.run(gen_train_op)
+                session.run(disc_train_op)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(29, Confidence.LIKELY)]
+    evidence = " ".join(e.message for e in findings[0].evidence)
+    # Each network counted once: the generator's 4 wide convolutions (its 3-filter output too narrow), the
+    # discriminator's 1 + 4 and 1 more (a loop of written values counts each), one matrix product each.
+    assert "10 convolution and 2 dense layers on 64-pixel images" in evidence, evidence
+
+
+def test_each_notebook_cell_that_builds_a_graph_is_sized_on_its_own():
+    """TF-Slim's walkthrough notebook trains a 32-16-1 regression MLP in one cell and fine-tunes a convolutional
+    network in another: the regression is not sized by the other cell's layers."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    cells = ["""import tensorflow as tf
+slim = tf.contrib.slim""", """def regression_model(inputs):
+    net = slim.fully_connected(inputs, 32)
+    net = slim.fully_connected(net, 16)
+    return slim.fully_connected(net, 1, activation_fn=None)""", """with tf.Graph().as_default():
+    loss = tf.losses.mean_squared_error(targets, regression_model(inputs))
+    train_op = slim.learning.create_train_op(loss, tf.train.AdamOptimizer(0.005))
+    slim.learning.train(train_op, logdir="/tmp/regression", number_of_steps=5000)""", """def cnn(images):
+    net = images
+    for filters in (64, 128, 256, 512):
+        net = slim.conv2d(net, filters, [3, 3])
+    return slim.fully_connected(slim.flatten(net), 5)""", """with tf.Graph().as_default():
+    images = tf.placeholder(tf.float32, [None, 224, 224, 3])
+    loss = tf.losses.softmax_cross_entropy(labels, cnn(images))
+    train_op = slim.learning.create_train_op(loss, tf.train.AdamOptimizer(0.01))
+    slim.learning.train(train_op, logdir="/tmp/cnn", number_of_steps=10000)"""]
+    document = nbformat.writes(new_notebook(cells=[new_code_cell(cell) for cell in cells]))
+    findings = _findings({"walkthrough.ipynb": document}, "TFC001")
+    assert [(f.location.cell.cell, f.location.cell.line, f.confidence) for f in findings] == [
+        (5, 4, Confidence.LIKELY), (3, 3, Confidence.POSSIBLE)]
+
+
+def test_a_global_width_assigned_in_two_cells_is_known_inside_a_builder():
+    """MIT's debiasing lab sets `n_filters = 12` in the classifier's cell and again in the VAE's; the builder
+    function reads it: its 12-72-filter convolutions are narrow, the model too small to gain."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    cells = ["""import functools
+import tensorflow as tf""", """n_filters = 12
+
+def make_standard_classifier(n_outputs=1):
+    Conv2D = functools.partial(tf.keras.layers.Conv2D, padding="same", activation="relu")
+    return tf.keras.Sequential([
+        Conv2D(filters=1 * n_filters, kernel_size=5, strides=2),
+        Conv2D(filters=2 * n_filters, kernel_size=5, strides=2),
+        Conv2D(filters=4 * n_filters, kernel_size=3, strides=2),
+        Conv2D(filters=6 * n_filters, kernel_size=3, strides=2),
+        tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(512),
+        tf.keras.layers.Dense(n_outputs),
+    ])
+
+standard_classifier = make_standard_classifier()
+standard_classifier.compile(optimizer="adam", loss="binary_crossentropy")
+standard_classifier.fit(images, labels, batch_size=32, epochs=2)""", """n_filters = 12  # the same for the VAE"""]
+    document = nbformat.writes(new_notebook(cells=[new_code_cell(cell) for cell in cells]))
+    findings = _findings({"lab.ipynb": document}, "TFC001", show_all=True)
+    assert [(f.location.cell.cell, f.confidence) for f in findings] == [(2, Confidence.POSSIBLE)]
+
+
+def test_a_time_series_transformer_of_narrow_blocks_is_no_heavy_model():
+    """keras.io's time-series transformer: `MultiHeadAttention(key_dim=256, num_heads=4)` over one feature per
+    step, whose block's feed-forward is a 4-filter pointwise `Conv1D` and a `Conv1D` back to the input's width:
+    the attention works at the model's width, not at `key_dim * num_heads`, and a pointwise 1-D convolution is
+    a dense layer."""
+    findings = _findings({"train.py": """
+        from tensorflow import keras
+        from tensorflow.keras import layers
+
+        def transformer_encoder(inputs, head_size, num_heads, ff_dim, dropout=0):
+            x = layers.LayerNormalization(epsilon=1e-6)(inputs)
+            x = layers.MultiHeadAttention(key_dim=head_size, num_heads=num_heads, dropout=dropout)(x, x)
+            res = x + inputs
+            x = layers.LayerNormalization(epsilon=1e-6)(res)
+            x = layers.Conv1D(filters=ff_dim, kernel_size=1, activation="relu")(x)
+            x = layers.Conv1D(filters=inputs.shape[-1], kernel_size=1)(x)
+            return x + res
+
+        def build_model(input_shape, head_size, num_heads, ff_dim, num_transformer_blocks, mlp_units):
+            inputs = keras.Input(shape=input_shape)
+            x = inputs
+            for _ in range(num_transformer_blocks):
+                x = transformer_encoder(x, head_size, num_heads, ff_dim)
+            x = layers.GlobalAveragePooling1D(data_format="channels_first")(x)
+            for dim in mlp_units:
+                x = layers.Dense(dim, activation="relu")(x)
+            return keras.Model(inputs, layers.Dense(1)(x))
+
+        model = build_model(x_train.shape[1:], head_size=256, num_heads=4, ff_dim=4, num_transformer_blocks=4,
+                            mlp_units=[128])
+        model.compile(loss="mean_squared_error", optimizer=keras.optimizers.Adam(learning_rate=1e-4))
+        model.fit(x_train, y_train, validation_split=0.2, epochs=200, batch_size=64)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(21, Confidence.POSSIBLE)]
+
+
+def test_a_tf1_network_held_in_an_attribute_and_a_training_op_returned_under_control_dependencies():
+    """CycleGAN ports: `self.generator = generator_resnet` picks the network the graph applies, an `optimize()`
+    method returns `tf.no_op()` under control dependencies on four updates, and the loop fetches the merged
+    image summaries in every training run while it writes them every 100 steps."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        def generator_resnet(image, reuse=False, name="generator"):
+            with tf.variable_scope(name, reuse=reuse):
+                x = image
+                for filters in (64, 128, 256, 256, 256, 256, 128, 64):
+                    x = tf.layers.conv2d(x, filters, 3, padding="same", activation=tf.nn.relu)
+                return tf.layers.conv2d(x, 3, 7, padding="same")
+
+        class CycleGAN:
+            def __init__(self):
+                self.generator = generator_resnet
+                self.real = tf.placeholder(tf.float32, [1, 256, 256, 3])
+
+            def model(self):
+                fake = self.generator(self.real, name="A2B")
+                tf.summary.image("fake", fake)
+                return tf.reduce_mean(tf.abs(fake - self.real))
+
+            def optimize(self, loss):
+                def make_optimizer(loss, name):
+                    return tf.train.AdamOptimizer(2e-4, name=name).minimize(loss)
+                g_optimizer = make_optimizer(loss, "Adam_G")
+                d_optimizer = make_optimizer(-loss, "Adam_D")
+                with tf.control_dependencies([g_optimizer, d_optimizer]):
+                    return tf.no_op(name="optimizers")
+        """, "train.py": """
+        import tensorflow as tf
+        from model import CycleGAN
+
+        def train():
+            gan = CycleGAN()
+            loss = gan.model()
+            optimizers = gan.optimize(loss)
+            summary_op = tf.summary.merge_all()
+            with tf.Session() as sess:
+                writer = tf.summary.FileWriter("logs", sess.graph)
+                for step in range(200000):
+                    _, loss_val, summary = sess.run([optimizers, loss, summary_op])
+                    if step % 100 == 0:
+                        writer.add_summary(summary, step)
+
+        if __name__ == "__main__":
+            train()
+        """}, "TFC001", "TFH006")
+    assert [(f.code, f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("TFC001", "model.py", 22, Confidence.LIKELY), ("TFH006", "train.py", 12, Confidence.LIKELY)]
+
+
+def test_the_update_a_run_with_the_defaults_builds_anchors_the_graph_finding():
+    """improved_wgan's scripts build an RMSProp update under `if MODE == 'wgan':` and the Adam one under the
+    default `wgan-gp`; a sampler built after the updates (`Generator(128, noise=fixed_noise)`) is no part of what
+    they train."""
+    findings = _findings({"gan.py": """
+        import tensorflow as tf
+
+        MODE = "wgan-gp"
+
+        def Generator(n_samples, noise=None):
+            x = tf.layers.dense(noise if noise is not None else tf.random_normal([n_samples, 128]), 4 * 4 * 256)
+            x = tf.reshape(x, [-1, 4, 4, 256])
+            for filters in (128, 64):
+                x = tf.layers.conv2d_transpose(x, filters, 5, strides=2, padding="same")
+            return tf.layers.conv2d_transpose(x, 1, 5, strides=2, padding="same")
+
+        def Discriminator(inputs):
+            x = inputs
+            for filters in (64, 128, 256):
+                x = tf.layers.conv2d(x, filters, 5, strides=2, padding="same")
+            return tf.layers.dense(tf.layers.flatten(x), 1)
+
+        real_data = tf.placeholder(tf.float32, shape=[None, 28, 28, 1])
+        disc_cost = tf.reduce_mean(Discriminator(Generator(64))) - tf.reduce_mean(Discriminator(real_data))
+        if MODE == "wgan":
+            disc_train_op = tf.train.RMSPropOptimizer(5e-5).minimize(disc_cost)
+        else:
+            disc_train_op = tf.train.AdamOptimizer(1e-4).minimize(disc_cost)
+        samples = Generator(128, noise=tf.random_normal([128, 128]))
+        with tf.Session() as session:
+            for iteration in range(200000):
+                session.run(disc_train_op)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(23, Confidence.POSSIBLE)]
+    # The generator once (2 wide transposed convolutions) and the discriminator once (3): MNIST-sized.
+    assert "5 convolution and 1 dense layers on 28-pixel images" in " ".join(e.message for e in findings[0].evidence)
+
+
+def test_multi_gpu_towers_apply_one_network():
+    """aymericdamien's multi-GPU CNN builds a tower per GPU in a loop, `conv_net(x, reuse=reuse_vars)`: the towers
+    share one MNIST network, too small to gain."""
+    findings = _findings({"multigpu_cnn.py": """
+        import tensorflow as tf
+
+        num_gpus = 2
+
+        def conv_net(x, n_classes, reuse):
+            with tf.variable_scope("ConvNet", reuse=reuse):
+                x = tf.reshape(x, shape=[-1, 28, 28, 1])
+                x = tf.layers.conv2d(x, 64, 5, activation=tf.nn.relu)
+                x = tf.layers.conv2d(x, 128, 3, activation=tf.nn.relu)
+                x = tf.layers.dense(tf.layers.flatten(x), 1024)
+                return tf.layers.dense(x, n_classes)
+
+        X = tf.placeholder(tf.float32, [None, 784])
+        tower_grads = []
+        reuse_vars = False
+        optimizer = tf.train.AdamOptimizer(1e-3)
+        for i in range(num_gpus):
+            with tf.device("/gpu:%d" % i):
+                logits = conv_net(X, 10, reuse=reuse_vars)
+                tower_grads.append(optimizer.compute_gradients(tf.reduce_mean(logits)))
+                reuse_vars = True
+        train_op = optimizer.apply_gradients(tower_grads[0])
+        with tf.Session() as sess:
+            for step in range(10000):
+                sess.run(train_op)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(22, Confidence.POSSIBLE)]
+
+
+def test_fit_on_a_tpu_without_steps_per_execution_only_where_tensorflow_2_4_names_it():
+    """`compile` under a TPUStrategy without `steps_per_execution`: reported without a profile, with a fix of 32;
+    not where the program runs TensorFlow 1.x (the argument does not exist there)."""
+    tpu_fit = """
+        import tensorflow as tf
+
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver()
+        strategy = tf.distribute.TPUStrategy(resolver)
+        with strategy.scope():
+            model = tf.keras.applications.ResNet50(weights=None)
+            model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+        model.fit(dataset, epochs=10)
+        """
+    findings = _findings({"train.py": tpu_fit}, "TFH005")
+    assert [(f.location.line, f.confidence) for f in findings] == [(7, Confidence.LIKELY)]
+    assert "steps_per_execution=32" in findings[0].patch.diff
+    assert _findings({"train.py": tpu_fit, "requirements.txt": "tensorflow==2.3.0\n"}, "TFH005") == []
+    # TensorFlow 1.15 running as 2.x (`compat.v2`, `enable_v2_behavior()`): no `steps_per_execution` there either.
+    assert _findings({"train.py": tpu_fit.replace("import tensorflow as tf", "import tensorflow.compat.v2 as tf")},
+                     "TFH005") == []
+    assert _findings({"train.py": tpu_fit.replace('loss="sparse_categorical_crossentropy"',
+                                                  'loss="mse", experimental_steps_per_execution=50')}, "TFH005") == []
+
+
+def test_a_projection_weight_held_in_a_tuple_counts_once():
+    """The TF1 chatbot keeps its sampled-softmax projection as `self.output_projection = (w, b)` and applies
+    `w` to every output of every bucket: one 256-wide layer, not one per time step and bucket."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        class ChatBotModel:
+            def _inference(self):
+                w = tf.get_variable("proj_w", [256, 24000])
+                b = tf.get_variable("proj_b", [24000])
+                self.output_projection = (w, b)
+
+            def _create_loss(self):
+                self.outputs = [[tf.zeros([64, 256])] * 10] * 4
+                for bucket in range(4):
+                    self.outputs[bucket] = [tf.matmul(output, self.output_projection[0]) + self.output_projection[1]
+                                            for output in self.outputs[bucket]]
+                self.loss = tf.reduce_mean(self.outputs[0][0])
+
+            def build_graph(self):
+                self._inference()
+                self._create_loss()
+                self.train_op = tf.train.GradientDescentOptimizer(0.5).minimize(self.loss)
+
+        def train():
+            model = ChatBotModel()
+            model.build_graph()
+            with tf.Session() as sess:
+                for step in range(100000):
+                    sess.run(model.train_op)
+
+        if __name__ == "__main__":
+            train()
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(19, Confidence.POSSIBLE)]
+    assert "0 convolution and 1 dense layers" in " ".join(e.message for e in findings[0].evidence)
+
+
+def test_a_summary_name_reused_by_two_runs_is_read_from_the_run_above_its_write():
+    """UGATIT binds `summary_str` in the discriminator's run (written every step) and again in the generator's,
+    which runs and is written every `n_critic` steps: that write reads the generator's run, not the first one."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        d_optim = tf.train.AdamOptimizer(1e-4).minimize(d_loss)
+        g_optim = tf.train.AdamOptimizer(1e-4).minimize(g_loss)
+        tf.summary.image("fake", fake)
+        g_summary = tf.summary.merge_all()
+        with tf.Session() as sess:
+            writer = tf.summary.FileWriter("logs", sess.graph)
+            for counter in range(100000):
+                _, summary_str = sess.run([d_optim, d_summary])
+                if counter % 100 == 0:
+                    writer.add_summary(summary_str, counter)
+                if counter % 5 == 0:
+                    _, summary_str = sess.run([g_optim, g_summary])
+                    writer.add_summary(summary_str, counter)
+        """}, "TFH006")
+    assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.LIKELY)]

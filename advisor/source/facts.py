@@ -37,16 +37,19 @@ class ModuleInfo:
     encoding: str = "utf-8"
     newline: str = "\n"
     notebook: Notebook | None = field(default=None, repr=False)  # the notebook whose code cells this module is
+    # A Python 2 file as read, when the code is its Python 3 reading (python2.py): no fix may rewrite that file.
+    python2: bytes | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, path: Path, absolute: Path, tree: cst.Module, data: bytes,
-           notebook: Notebook | None = None) -> "ModuleInfo":
+           notebook: Notebook | None = None, python2: bytes | None = None) -> "ModuleInfo":
         """Wrap a tree freshly parsed from ``data`` (the wrapper may share it: nobody else holds it).
 
         libcst reproduces its input exactly, so the text is the decoded input: no code generation needed.
         """
         return cls(path, absolute, data.decode(tree.encoding), MetadataWrapper(tree, unsafe_skip_copy=True),
-                   ModuleNames.of(tree, *module_and_package(path)), tree.encoding, tree.default_newline, notebook)
+                   ModuleNames.of(tree, *module_and_package(path)), tree.encoding, tree.default_newline, notebook,
+                   python2)
 
     @classmethod
     def of_notebook(cls, path: Path, absolute: Path, data: bytes) -> tuple["ModuleInfo", list[str]]:
@@ -75,6 +78,8 @@ class ModuleInfo:
     def file_bytes(self) -> bytes:
         """The file as read: the module's text, or the notebook's JSON. Encoded from the text, which is the tree's
         code exactly (libcst's ``Module.bytes`` would generate it again from the tree, a pass over every node)."""
+        if self.python2 is not None:
+            return self.python2
         return self.notebook.text.encode("utf-8") if self.notebook is not None else self.code.encode(self.encoding)
 
     def frame_offset(self, file_name: str) -> int | None:

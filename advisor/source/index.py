@@ -26,6 +26,7 @@ from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage, module_and_package
 from .names import import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
+from .python2 import as_python3
 from .requirements import TensorflowPin, declaration_files, tensorflow_pins
 from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
@@ -227,6 +228,11 @@ class SourceIndex:
         try:
             tree = cst.parse_module(source.data)
         except cst.ParserSyntaxError as exc:
+            python3 = _python2_read_as_python3(source.data)
+            if python3 is not None:
+                self.warnings.append(f"{name}: Python 2, read as Python 3 (its print, except and raise statements "
+                                     f"rewritten; no fixes offered)")
+                return ModuleInfo.of(source.path, source.absolute, *python3, python2=source.data)
             # CPython's own message when it has one: libcst places some errors (mixed tabs and spaces) on line 1.
             line, message = (python_error.lineno, python_error.msg) if python_error else (exc.raw_line, exc.message)
             self.warnings.append(f"{name}:{line}: skipped, syntax error: {message}")
@@ -442,6 +448,25 @@ class SourceIndex:
     @staticmethod
     def _matches(codes: frozenset[str], code: str) -> bool:
         return codes == ALL_CODES or any(code.startswith(c) for c in codes)
+
+
+def _python2_read_as_python3(data: bytes) -> tuple[cst.Module, bytes] | None:
+    """The tree and text of a Python 2 file read as Python 3 (:func:`as_python3`), when that parses and nests no
+    deeper than :data:`MAX_NESTING`."""
+    try:
+        text = as_python3(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
+    if text is None:
+        return None
+    converted = text.encode("utf-8")
+    error, nesting = _python_syntax(converted)
+    if error is not None or nesting > MAX_NESTING:
+        return None
+    try:
+        return cst.parse_module(converted), converted
+    except cst.ParserSyntaxError:
+        return None
 
 
 def _python_syntax(data: bytes) -> tuple[SyntaxError | None, int]:

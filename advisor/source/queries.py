@@ -69,12 +69,27 @@ MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.LossScaleOptimizer", "keras.config.set_dtype_policy", "keras.DTypePolicy",
     "keras.dtype_policies.DTypePolicy", "tensorflow.train.experimental.enable_mixed_precision_graph_rewrite",
     "tensorflow.compat.v1.train.experimental.enable_mixed_precision_graph_rewrite",
+    "tensorflow.mixed_precision.enable_mixed_precision_graph_rewrite",
     "tensorflow.contrib.tpu.bfloat16_scope", "tensorflow.tpu.bfloat16_scope",
 })
 # Policy strings and 16-bit dtype names (`dtype="float16"`); the graph rewrite is also turned on by an environment
 # variable, or by `tf.config.optimizer.set_experimental_options({"auto_mixed_precision": True})`.
 MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "TF_ENABLE_AUTO_MIXED_PRECISION",
                             "auto_mixed_precision"})
+# Calls that hand out their first argument's items unchanged: `iter(batches)`, a progress bar `tqdm(batches)`.
+ITERATOR_WRAPPERS = frozenset({"builtins.iter", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
+                               "tqdm.tqdm_notebook"})
+# What only a program that builds a graph and runs it in a session calls, through `tf.compat.v1` as much as through
+# TensorFlow 1.x itself (a port to TensorFlow 2 that kept its session).
+GRAPH_MODE_API = frozenset(f"tensorflow.{name}" for name in (
+    "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "disable_eager_execution",
+    "disable_v2_behavior", "global_variables_initializer", "train.MonitoredTrainingSession"))
+# Libraries of reinforcement-learning environments: their `make`/`load` make one.
+ENVIRONMENT_LIBRARIES = ("gym.", "gymnasium.", "retro.", "tf_agents.environments.")
+# Runners that call the script's `main` when given no function: `tf.app.run()`.
+APP_RUNNERS = frozenset({"tensorflow.app.run", "tensorflow.compat.v1.app.run"})
+# A TensorFlow 1.x program that turns eager execution on runs its updates eagerly: no graph, no session.
+EAGER_EXECUTION = frozenset({"tensorflow.enable_eager_execution", "tensorflow.contrib.eager.enable_eager_execution"})
 # TF1 graphs (TPU ones above all) compute in 16 bits by casting their inputs: `tf.cast(images, tf.bfloat16)`.
 SIXTEEN_BIT_DTYPES = frozenset({"tensorflow.bfloat16", "tensorflow.float16"})
 # Keywords only Keras' Model.compile takes: they tell `model.compile(...)` from `re.compile(...)`.
@@ -253,12 +268,30 @@ class TrainingLoop:
         parent = module.parent(node)
         while parent is not None and parent is not self.node:
             if isinstance(parent, cst.If) and node is not parent.test and not self.reads_tensor(parent.test) and (
-                    m.findall(parent.test, _INTERVAL_TEST) or (self.counter is not None and any(
-                        n.value == self.counter for n in m.findall(parent.test, m.Name())))
+                    m.findall(parent.test, _INTERVAL_TEST) or any(
+                        n.value == self.counter or n.value in self._interval_flags
+                        for n in m.findall(parent.test, m.Name()))
                     or _initialises_once(parent)):
                 return True
             node, parent = parent, module.parent(parent)
         return False
+
+    @cached_property
+    def _interval_flags(self) -> frozenset[str]:
+        """Names this code binds to a test on a step interval, directly or through other such names
+        (``is_print_iter = step % 100 == 0``, ``should_print = is_print_iter or is_last``)."""
+        assignments = [(_assigned_names(assign), assign.value) for assign in m.findall(self.node, m.Assign(
+            value=m.Comparison() | m.BooleanOperation() | m.UnaryOperation() | m.Name()))]
+        flags: set[str] = set()
+        grew = True
+        while grew:
+            grew = False
+            for names, value in assignments:
+                if names - flags and (m.findall(value, _INTERVAL_TEST) or any(
+                        n.value in flags for n in m.findall(value, m.Name()))):
+                    flags |= names
+                    grew = True
+        return frozenset(flags)
 
     @property
     def description(self) -> str:
@@ -1126,6 +1159,7 @@ SMALL_IMAGE_DATASETS = {"mnist": 28}
 # Where a model declares the shape of its inputs: (batch,) height, width, channels.
 INPUT_DECLARATIONS = frozenset({"input", "inputlayer", "placeholder"})
 HEAVY_DENSE = 12
+IMAGE_CHANNELS = frozenset({1, 3, 4})  # grey, RGB, RGBA: what tells a channels-first shape from a channels-last one
 # TensorFlow's raw ops take the weight variable: its last dimension is the width (argument keyword and position).
 WEIGHT_OPERANDS = {"tensorflow.matmul": ("b", 1), "tensorflow.linalg.matmul": ("b", 1),
                    "tensorflow.nn.conv1d": ("filters", 1), "tensorflow.nn.conv2d": ("filter", 1),
@@ -1437,13 +1471,23 @@ class SourceQueries:
     @cached_property
     def graph_trainings(self) -> list[CallSite]:
         """TensorFlow 1.x graph training: the first weight update (``optimizer.minimize(loss)``,
-        ``apply_gradients``) of each function (or module top level) that builds one, in code that runs on
-        TensorFlow 1.x. A session runs the op it returns; the code that builds it trains."""
+        ``apply_gradients``) of each function (or module top level, notebook cell) that builds one, in code that
+        builds graphs for a session (TensorFlow 1.x's, or through ``tf.compat.v1``). A session runs the op it
+        returns; the code that builds it trains."""
         found: dict[object, CallSite] = {}
+        graph_mode = self._graph_mode_modules
         for site in self._graph_updates:
-            if id(site.module) in self._tf1_calls:
-                found.setdefault(self._caller_key(site), site)
+            if id(site.module) not in graph_mode:
+                continue
+            key = (self._caller_key(site), _cell_of(site) if site.function is None else None)  # a cell's graph each
+            first = found.get(key)
+            # The first update a run with the defaults builds: `if MODE == "wgan":` RMSProp, else Adam.
+            if first is None or self._skipped_site(first) and not self._skipped_site(site):
+                found[key] = site
         return sorted(found.values(), key=self._source_order)
+
+    def _skipped_site(self, site: CallSite) -> bool:
+        return self.skipped_by_default(site.module, site.module.location(site.node).line) is not None
 
     @cached_property
     def _graph_updates(self) -> list[CallSite]:
@@ -1453,23 +1497,52 @@ class SourceQueries:
         return [site for site in self.index.calls if site.names & GRAPH_TRAIN_OPS or (
             m.matches(site.node, _UPDATE_CALL) and site.node.args
             and not (site.function is not None and id(site.function.node) in steps)
-            and all(n.startswith(TENSOR_APIS) for n in site.names))]
+            and (all(n.startswith(TENSOR_APIS) for n in site.names) or (
+                id(site.module) in self._graph_mode_modules and self._made_by_tensorflow(site))))]
+
+    def _made_by_tensorflow(self, site: CallSite) -> bool:
+        """Whether the receiver of ``site``'s method is a name bound to a TensorFlow or Keras object where it is
+        called (``gen_opt = tf.train.AdamOptimizer(lr)``, at module level too, then ``gen_opt.apply_gradients``).
+        Asked of graph-building code only: in eager code, a step's tape says what an update trains."""
+        receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
+        bound = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
+        return bound is not None and bool(bound.names) and all(n.startswith(TENSOR_APIS) for n in bound.names)
 
     def graph_model_compute(self, training: CallSite) -> ModelCompute:
-        """What the graph a TensorFlow 1.x training updates computes with: the layers built by the function that
-        makes the update and by the functions that call it (``model_fn`` builds the model, then hands the loss to
-        ``create_optimizer``), followed into the helpers they call."""
-        calls = self.calls_in(training.function) if training.function is not None else \
-            self._module_level_calls.get(id(training.module), [])
-        if training.function is not None:
-            calls = calls + [c for caller in self.callers_of(training.function) for c in (
-                self.calls_in(caller.function) if caller.function is not None else
-                self._module_level_calls.get(id(caller.module), []))]
+        """What the graph a TensorFlow 1.x training updates computes with: the layers built before the update by
+        the function that makes it and by the functions that call it, up the chain (``train()`` builds the model,
+        then asks ``optimize()``, whose helper ``make_optimizer()`` minimizes the loss), followed into the helpers
+        they call. A graph exists before its update is made: what is built after (a sampler, an evaluation graph,
+        another program a ``main()`` runs instead) is not what it trains."""
+        def before(calls: list[CallSite], node: cst.Call) -> list[CallSite]:
+            """``calls`` made before ``node``, or inside its arguments (``minimize(loss_of(self.unroll()))``)."""
+            inside = {id(call) for call in m.findall(node, m.Call())} - {id(node)}
+            return [c for c in calls if id(c.node) in inside or c.node is not node and self._not_below(
+                c.module, c.node, node)]
+
+        if training.function is None:
+            calls = [c for c in self._module_level_calls.get(id(training.module), [])
+                     if _cell_of(c) == _cell_of(training)]
+            return self._with_dataset_images(self._tally(before(calls, training.node)), [training.module]).compute()
+        calls = before(self.calls_in(training.function), training.node)
+        modules = [training.module]
+        seen, frontier = {id(training.function.node)}, [training.function]
+        for _ in range(CALL_DEPTH):
+            callers = [caller for function in frontier for caller in self.callers_of(function)
+                       if self._caller_key(caller) not in seen]
+            seen |= {self._caller_key(caller) for caller in callers}
+            for caller in callers:
+                calls = calls + before(self.calls_in(caller.function) if caller.function is not None else
+                                       self._module_level_calls.get(id(caller.module), []), caller.node)
+            modules += [caller.module for caller in callers]
+            frontier = [caller.function for caller in callers if caller.function is not None]
+        modules = list({id(module): module for module in modules}.values())
+        return self._with_dataset_images(self._tally(calls), modules).compute()
+
+    def _tally(self, calls: list[CallSite]) -> _LayerTally:
         tally = _LayerTally()
         self._count_layers(calls, 1, LAYER_DEPTH, tally, set())
-        modules = [training.module] + [c.module for c in self.callers_of(training.function)] \
-            if training.function is not None else [training.module]
-        return self._with_dataset_images(tally, modules).compute()
+        return tally
 
     def runs_in_step(self, function: FunctionInfo) -> bool:
         """Whether ``function`` runs as part of a training step: it is a training step, a method Keras traces into
@@ -2106,6 +2179,8 @@ class SourceQueries:
         """Repo functions handed to a call to be called later: ``ds.map(decode)``, ``tf.function(step)``,
         ``LambdaCallback(on_batch_end=log)``, ``compile(metrics=[iou])``."""
         class_key = site.function.class_key if site.function is not None else None
+        if site.names & APP_RUNNERS and not site.node.args:  # `tf.app.run()` calls the script's `main`
+            return [f for f in self.index.functions_named(f"{site.module.name}.main") if f.module is site.module]
         compiles = id(site.node) in self._keras_compile_calls
         return [f for arg in site.node.args
                 for value in (self._elements_handed(site, arg.value) if compiles else _elements(arg.value))
@@ -2175,6 +2250,18 @@ class SourceQueries:
         return next((site for mod in modules for site in self._tf1_calls.get(id(mod), ())
                      if self.reach(site.module, site.node) is not Reach.OTHER), None)
 
+    def calls_tf1_api(self, module: ModuleInfo) -> bool:
+        """Whether ``module`` calls TensorFlow 1.x-only API through ``tensorflow`` itself, not ``tf.compat.v1``:
+        fixes spell TensorFlow 1.x's names there, ``tf.compat.v1``'s elsewhere."""
+        return id(module) in self._tf1_calls
+
+    @staticmethod
+    def imports_compat_api(module: ModuleInfo) -> bool:
+        """Whether ``module`` imports TensorFlow through ``tensorflow.compat.v1``/``v2``: code of the 1.x-to-2.x
+        transition (``compat.v2`` with ``enable_v2_behavior()`` is TensorFlow 1.15 running as 2.x), which may run
+        on a TensorFlow older than the API a fix writes."""
+        return any(name.startswith("tensorflow.compat.") for name in module.names.aliases.values())
+
     def predates_tf24_names(self, modules: Iterable[ModuleInfo]) -> bool:
         """Whether code in ``modules`` may run on a TensorFlow without the names TensorFlow 2.4 added
         (``tf.data.AUTOTUNE``): it calls TensorFlow 1.x-only API, or the repo declares a TensorFlow older than 2.4
@@ -2219,6 +2306,20 @@ class SourceQueries:
                     and id(site.module) not in self._tensorflow_2_modules:
                 found.setdefault(id(site.module), []).append(site)
         return found
+
+    @cached_property
+    def _graph_mode_modules(self) -> set[int]:
+        """Modules that build graphs a session runs: they call TensorFlow 1.x-only API (:attr:`_tf1_calls`), or
+        the session API through ``tf.compat.v1`` (``tf.compat.v1.Session()``, ``placeholder``): an optimizer's
+        ``minimize`` there builds a training op, not an eager update."""
+        found = set(self._tf1_calls)
+        eager: set[int] = set()
+        for site in self.index.calls:
+            if site.names & EAGER_EXECUTION:
+                eager.add(id(site.module))
+            elif id(site.module) not in found and site.names & GRAPH_MODE_API and not self._in_version_branch(site):
+                found.add(id(site.module))
+        return found - eager
 
     @cached_property
     def _tensorflow_2_modules(self) -> set[int]:
@@ -2477,7 +2578,7 @@ class SourceQueries:
         site = self._call_at.get(id(expression)) if isinstance(expression, cst.Call) else None
         if site is None:
             return None
-        if "builtins.iter" in site.names and site.node.args and depth:  # `iter(train_generator)`: its batches
+        if site.names & ITERATOR_WRAPPERS and site.node.args and depth:  # `iter(train_generator)`: its batches
             return self.batch_makers(site.module, site.node, site.node.args[0].value, depth - 1)
         if self._is_keras_image_iterator(site):
             return [], True
@@ -2682,7 +2783,8 @@ class SourceQueries:
                         site.module, site.function.node, around, caller.module))
                     scope.session_runs.append(site.node)
                     break
-        return list(loops.values())
+        # A loop that trains only every N iterations (`if episode % 10 == 0: sess.run(update)`) is no step loop.
+        return [loop for loop in loops.values() if not all(loop.throttles(run) for run in loop.session_runs)]
 
     def fed_batches(self, loop: TrainingLoop) -> FedBatches | None:
         """How a TensorFlow 1.x loop (:attr:`session_loops`) feeds its training runs data made in Python: the
@@ -2701,6 +2803,21 @@ class SourceQueries:
                     for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
                 return FedBatches(feed, made, work)
         return None
+
+    def acting_environment(self, site: CallSite) -> CallSite | None:
+        """Where the programs that run ``site`` (a model's construction, a graph's update) make a reinforcement-
+        learning environment (``gym.make("Pong-v0")``, a TF-Agents suite's ``load``): an agent trains between
+        environment steps, which the host runs in Python; where those programs are unknown, one in ``site``'s
+        folder."""
+        run = self._run_of(self._caller_key(site))
+        folder = site.module.path.parent
+        return next((maker for maker in self._environment_makers if (
+            self._caller_key(maker) in run if run is not None else maker.module.path.parent == folder)), None)
+
+    @cached_property
+    def _environment_makers(self) -> list[CallSite]:
+        return [site for site in self.index.calls if any(
+            n.startswith(ENVIRONMENT_LIBRARIES) and n.rsplit(".", 1)[-1] in ("make", "load") for n in site.names)]
 
     def environment_step(self, loop: TrainingLoop) -> CallSite | None:
         """Where a training loop steps a Python environment every iteration (reinforcement learning), in its body or
@@ -2726,6 +2843,14 @@ class SourceQueries:
             not m.matches(call, session_run) or (argument_value(call, "feed_dict", 1) is not None
                                                  and not m.matches(loop.module.parent(call), m.Expr())))]
 
+    def training_run_binding(self, loop: TrainingLoop, read: cst.CSTNode, name: str) -> cst.Call | None:
+        """The training run of a TensorFlow 1.x loop whose result ``name`` holds where ``read`` is (the last run
+        above it that binds ``name``), where the loop runs it every step (``_, summary = sess.run([train_op,
+        merged])``, under no step interval)."""
+        binding = [run for run in loop.session_runs if name in _assigned_names(self.index.assignment_of(run))
+                   and self._not_below(loop.module, run, read)]
+        return binding[-1] if binding and not loop.throttles(binding[-1]) else None
+
     def summary_kinds(self, module: ModuleInfo) -> set[str]:
         """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``..., :data:`PER_TENSOR_HISTOGRAMS`)
         ``module`` or a repo module it imports makes: what a TensorFlow 1.x merged summary fetched there may hold."""
@@ -2749,10 +2874,16 @@ class SourceQueries:
         return found
 
     def _runs_training_op(self, call: cst.Call) -> bool:
-        """``X.run(fetches, ...)`` whose fetches name a training op (see :attr:`_training_op_names`)."""
-        if not (m.matches(call.func, m.Attribute(attr=m.Name("run"))) and call.args):
+        """``X.run(fetches, ...)`` whose fetches name a training op (see :attr:`_training_op_names`), or the
+        training op's own ``run`` (``train_op.run(feed_dict=...)``, in the default session)."""
+        if not m.matches(call.func, m.Attribute(attr=m.Name("run"))):
             return False
-        fetches = argument_value(call, "fetches", 0)
+        receiver = call.func.value
+        if isinstance(receiver, cst.Attribute):
+            receiver = receiver.attr
+        if isinstance(receiver, cst.Name) and receiver.value in self._training_op_names:
+            return True
+        fetches = argument_value(call, "fetches", 0) if call.args else None
         return fetches is not None and any(n.value in self._training_op_names for n in m.findall(fetches, m.Name()))
 
     @cached_property
@@ -2769,9 +2900,35 @@ class SourceQueries:
                     r.value is site.node or (isinstance(r.value, cst.Name) and r.value.value in bound)
                     for r in m.findall(function.node.body, m.Return(value=m.DoNotCare()))):
                 returning.add(id(function.node))
-        for site in self.index.calls:
-            if any(id(f.node) in returning for f in self.callees_of(site)):
-                names |= _assigned_names(self.index.assignment_of(site.node))
+        dependents = [site for site in self.index.calls
+                      if site.names & {"tensorflow.control_dependencies", "tensorflow.group"} and site.node.args]
+        for _ in range(CALL_DEPTH):  # a helper's op, grouped by its caller, returned to another
+            known = len(names), len(returning)
+            for site in self.index.calls:
+                if any(id(f.node) in returning for f in self.callees_of(site)):
+                    names |= _assigned_names(self.index.assignment_of(site.node))
+            # An op that runs the update first: `with tf.control_dependencies([optimizer_op]): train_op =
+            # tf.no_op()` (or `return tf.no_op()`), `train_op = tf.group(optimizer_op, ema_op)`.
+            for site in dependents:
+                if not any(n.value in names for n in m.findall(site.node.args[0].value, m.Name())):
+                    continue
+                within = site.module.parent(site.node) if "tensorflow.group" in site.names else \
+                    site.module.parent(site.module.parent(site.node))
+                if isinstance(within, cst.With):
+                    names |= {name for assign in m.findall(within.body, m.Assign()) for name in _assigned_names(assign)}
+                elif isinstance(within, cst.Assign):
+                    names |= _assigned_names(within)
+                if site.function is not None and (isinstance(within, cst.Return) or isinstance(within, cst.With) and
+                                                  m.findall(within.body, m.Return(value=m.DoNotCare()))):
+                    returning.add(id(site.function.node))
+            if (len(names), len(returning)) == known:
+                break
+        # `train_op = self.train_op_with_all_variables`: a name the loop picks its training op into.
+        picked = m.Assign(value=m.Name(value=m.MatchIfTrue(names.__contains__))
+                          | m.Attribute(attr=m.Name(value=m.MatchIfTrue(names.__contains__))))
+        for module in self.index.modules:
+            if any(name in module.code for name in names):
+                names |= {name for assign in m.findall(module.tree, picked) for name in _assigned_names(assign)}
         return frozenset(names)
 
     def _step_calls(self) -> Iterator[tuple[FunctionInfo, CallSite]]:
@@ -3031,18 +3188,23 @@ class SourceQueries:
     @cached_property
     def keras_compiles(self) -> list[CallSite]:
         """``X.compile(...)`` calls with a Keras-only keyword, or on an object the same module calls ``.fit`` on."""
-        def receiver(call: CallSite) -> tuple[int, str]:
-            return id(call.module), call.module.node_code(call.node.func.value)
-
-        fitted = {receiver(c) for c in self.index.calls if m.matches(c.node.func, m.Attribute(attr=m.Name("fit")))}
         compiles = []
         for call in self.index.calls:
             if not m.matches(call.node.func, m.Attribute(attr=m.Name("compile"))):
                 continue
             keywords = {a.keyword.value for a in call.node.args if a.keyword is not None}
-            if keywords & COMPILE_KEYWORDS or receiver(call) in fitted:
+            if keywords & COMPILE_KEYWORDS or self.fitted(call):
                 compiles.append(call)
         return compiles
+
+    def fitted(self, call: CallSite) -> bool:
+        """Whether the same module calls ``.fit`` on what ``call`` (``X.method(...)``) is a method of."""
+        return (id(call.module), call.module.node_code(call.node.func.value)) in self._fitted_receivers
+
+    @cached_property
+    def _fitted_receivers(self) -> set[tuple[int, str]]:
+        return {(id(c.module), c.module.node_code(c.node.func.value)) for c in self.index.calls
+                if m.matches(c.node.func, m.Attribute(attr=m.Name("fit")))}
 
     @cached_property
     def trains(self) -> bool:
@@ -3349,6 +3511,10 @@ class SourceQueries:
         of the function these calls are in (a helper's ``filters``). A raw op (``tf.matmul(x, W)``) counts as often
         as its weight variable is made: once where the variable is made in another function (``self.W``, applied
         at every time step of a recurrence)."""
+        reapplied: dict[tuple[int, tuple[str, ...]], set[str]] = {}  # see _applies_again
+        # Raw ops on a weight of this code already counted (`tf.matmul(x, weight)` in both branches of an `if` on
+        # the input's rank): the same weights, one layer.
+        weights_applied: set[str] = set()
         for call in calls:
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
             applied = self._applied_model(call) if depth else None
@@ -3362,6 +3528,13 @@ class SourceQueries:
             framework = [n for n in names if n.startswith(("keras.", "tensorflow."))] or self._framework_bases(names)
             if framework:
                 variable = self._weight_variable(call, framework)
+                operand = next((WEIGHT_OPERANDS[name] for name in framework if name in WEIGHT_OPERANDS), None)
+                weight_code = call.module.node_code(argument_value(call.node, *operand) or call.node) \
+                    if operand is not None else None
+                if weight_code in weights_applied:
+                    continue
+                if weight_code is not None:
+                    weights_applied.add(weight_code)
                 module, made = (call.module, call.node) if variable is None else (variable[0], variable[2])
                 if variable is not None and variable[1] is not call.function:
                     if id(made) in tally.weight_variables:
@@ -3378,11 +3551,18 @@ class SourceQueries:
                 if variable is None and times > weight:
                     times = weight * self._made_in_written_loop(call, framework, made, convolution if lasts & (
                         CONVOLUTION_LAYERS) else "dense", times // weight)
-                if lasts & CONVOLUTION_LAYERS and not self._narrow(call, framework, "filters", convolution, passed,
-                                                                   variable):
+                pointwise = convolution == "convolution1d" and m.matches(argument_value(
+                    call.node, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1),
+                    m.Integer("1"))  # a 1-wide 1-D convolution is a dense layer at every position
+                if lasts & CONVOLUTION_LAYERS and pointwise:
+                    if not self._narrow(call, framework, "filters", "dense", passed, variable):
+                        tally.dense += times
+                elif lasts & CONVOLUTION_LAYERS and not self._narrow(call, framework, "filters", convolution,
+                                                                     passed, variable):
                     tally.convolutions += times
                 elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, framework, "units", "dense", passed,
-                                                                        variable):
+                                                                        variable) and not (
+                        "multiheadattention" in lasts and self._narrow_attention(call, passed)):
                     wide = lasts & RECURRENT_LAYERS and (self._width(call, framework, "units", passed, variable)
                                                          or 0) >= WIDE_UNITS
                     tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys()) * (
@@ -3392,16 +3572,45 @@ class SourceQueries:
                 continue
             callees = self.index.nearest(call.module, names, self.index.callees(names), lambda c: c[0].module) or [
                 (f, 1 if f.class_key is not None else 0) for f in self.callees_of(call)]
+            if not callees and call.names:  # a name bound to a function (`Generator, D = pick_networks()`)
+                chosen = self._passed_callable(call, passed)
+                callees = self.index.nearest(call.module, chosen, self.index.callees(chosen), lambda c: c[0].module)
             for callee, skipped in callees:
+                if self._applies_again(call, callee, reapplied):
+                    continue
                 arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
                 methods = [callee] if callee.name != "__init__" else [
                     f for c in self._classes_named(frozenset({callee.class_key}))
                     for f in self._methods_run_by_framework(c)]
-                times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) else 1)
+                # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
+                times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) and argument_value(
+                    call.node, "reuse") is None else 1)
                 for function in methods:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, tally,
                                            path | {id(function.node)}, _Passed(call, arguments, passed, callee))
+
+    def _applies_again(self, call: CallSite, callee: FunctionInfo,
+                       seen: dict[tuple[int, tuple[str, ...]], set[str]]) -> bool:
+        """Whether ``call`` applies a network function the same code already counted to another input, with the
+        same other arguments (``Discriminator(real)``, then ``Discriminator(fake)``: TensorFlow 1.x code sharing
+        its variables by name or scope): the same layers, counted once, as a Keras model called twice is. A call on
+        what the earlier one returned (``x = block(x, 64)`` twice) stacks new layers. ``seen``: per callee and
+        other arguments, the names earlier calls' results were bound to."""
+        args = call.node.args
+        if not args or args[0].keyword is not None or args[0].star:
+            return False
+        key = (id(callee.node), tuple(call.module.node_code(arg) for arg in args[1:]))
+        results = _assigned_names(self.index.assignment_of(call.node))
+        if key not in seen:
+            seen[key] = results
+            return False
+        first = args[0].value
+        chained = isinstance(first, cst.Name) and first.value in seen[key] or bool(m.findall(first, m.Call(
+            func=m.MatchIfTrue(lambda func: cst.helpers.get_full_name_for_node(func) == call.module.node_code(
+                call.node.func)))))
+        seen[key] |= results
+        return not chained
 
     def _made_in_written_loop(self, layer: CallSite, names: list[str], made: cst.CSTNode, kind: str,
                               otherwise: int) -> int:
@@ -3481,11 +3690,11 @@ class SourceQueries:
         return frozenset()
 
     def _passed_callable(self, call: CallSite, passed: _Passed | None) -> frozenset[str]:
-        """What ``block_fn(...)`` or ``MODELS[name](...)`` calls, ``block_fn`` a parameter, ``MODELS`` a table: see
-        :meth:`_callables`."""
+        """What ``block_fn(...)``, ``MODELS[name](...)`` or ``self.generator(...)`` calls (a parameter, a table, an
+        attribute assigned a function): see :meth:`_callables`."""
         func = call.node.func
         return self._callables(call.module, call.function, func, passed, CALL_DEPTH) if isinstance(
-            func, (cst.Name, cst.Subscript)) else frozenset()
+            func, (cst.Name, cst.Subscript)) or m.matches(func, m.Attribute(value=m.Name("self"))) else frozenset()
 
     def _callables(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
                    passed: _Passed | None, depth: int) -> frozenset[str]:
@@ -3525,13 +3734,39 @@ class SourceQueries:
                         isinstance(element.key, cst.SimpleString)
                         and element.key.evaluated_value == key.evaluated_value))]
         bound = self.assigned_values(module, scope, expression) if depth else []
+        if not bound and depth and isinstance(expression, cst.Name):  # `Generator, Discriminator = networks()`
+            site = self.bound_call(module, expression, expression.value)
+            bound = [(site.module, site.function, site.node)] if site is not None else []
         if not bound and depth and isinstance(expression, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, expression)
             bound = [(constant.module, None, constant.value)] if constant is not None else []
         if bound:
             return [entry for owner, where, value in bound
-                    for entry in self._table_entries(owner, where, value, depth - 1)]
+                    for returned in self._returned_by(value, expression)
+                    for entry in self._table_entries(*(returned or (owner, where, value)), depth - 1)]
         return [(module, scope, expression)]
+
+    def _returned_by(self, value: cst.BaseExpression, name: cst.BaseExpression
+                     ) -> list[tuple[ModuleInfo, FunctionInfo, cst.BaseExpression] | None]:
+        """What the repo function a name was bound from returns for it (``Generator, Discriminator =
+        choose_networks()``, which does ``return GoodGenerator, GoodDiscriminator``): each returned expression, at
+        the name's place in the tuple, with where it is written; ``[None]`` when ``value`` is no such call."""
+        site = self._call_at.get(id(value)) if isinstance(value, cst.Call) else None
+        if site is None or not isinstance(name, cst.Name):
+            return [None]
+        position = _unpacked_position(self.index.assignment_of(value), name.value)
+        found: list[tuple[ModuleInfo, FunctionInfo, cst.BaseExpression] | None] = []
+        for callee in self.callees_of(site):
+            for returned in m.findall(callee.node.body, m.Return(value=m.Name() | m.Attribute() | m.Tuple())):
+                value_returned = returned.value
+                if isinstance(value_returned, cst.Tuple):
+                    elements = value_returned.elements
+                    if position is None or position >= len(elements):
+                        continue
+                    value_returned = elements[position].value
+                if isinstance(value_returned, (cst.Name, cst.Attribute)):
+                    found.append((callee.module, callee, value_returned))
+        return found or [None]
 
     def _narrow(self, layer: CallSite, names: list[str], keyword: str, kind: str, passed: _Passed | None,
                 variable: tuple[ModuleInfo, FunctionInfo | None, cst.Call] | None) -> bool:
@@ -3541,6 +3776,25 @@ class SourceQueries:
         last dimension is the width (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel, ...)``)."""
         number = self._width(layer, names, keyword, passed, variable)
         return number is not None and number < NARROW_WIDTH[kind]
+
+    def _narrow_attention(self, layer: CallSite, passed: _Passed | None) -> bool:
+        """An attention layer works at the width of the model it is in: narrow where its heads together are
+        (``MultiHeadAttention(num_heads=2, key_dim=32)``), or where the block that makes it makes only narrow
+        feed-forward layers (a time-series transformer's ``Conv1D(filters=4, kernel_size=1)``): its projections
+        map the model's width, not ``key_dim * num_heads``, and a block's feed-forward is wider than that."""
+        heads, key_dim = (self._integer(layer.module, argument_value(layer.node, keyword, position), passed,
+                                        layer.function) for keyword, position in (("num_heads", 0), ("key_dim", 1)))
+        if heads is not None and key_dim is not None and heads * key_dim < NARROW_WIDTH["dense"]:
+            return True
+        widths = []
+        for sibling in self.calls_in(layer.function) if layer.function is not None else ():
+            lasts = {n.rsplit(".", 1)[-1].lower() for n in sibling.names if n.startswith(("keras.", "tensorflow."))}
+            keyword = "units" if "dense" in lasts else "filters" if lasts & CONVOLUTION_LAYERS else None
+            if keyword is not None:
+                width = self._width(sibling, list(sibling.names), keyword, passed, None)
+                if width is not None:
+                    widths.append(width)
+        return bool(widths) and max(widths) < NARROW_WIDTH["dense"]
 
     def _width(self, layer: CallSite, names: list[str], keyword: str, passed: _Passed | None,
                variable: tuple[ModuleInfo, FunctionInfo | None, cst.Call] | None) -> int | None:
@@ -3560,7 +3814,14 @@ class SourceQueries:
         tf.Variable(tf.truncated_normal([h, n]))``, assigned once."""
         operand = next((WEIGHT_OPERANDS[name] for name in names if name in WEIGHT_OPERANDS), None)
         weight = argument_value(layer.node, *operand) if operand is not None else None
+        item = None
+        if m.matches(weight, m.Subscript(slice=[m.SubscriptElement(m.Index(m.Integer()))])):
+            # `self.output_projection[0]`, where `self.output_projection = (w, b)`
+            item, weight = int(weight.slice[0].slice.value.value), weight.value
         bound = self.assigned_value(layer.module, layer.function, weight) if weight is not None else None
+        if bound is not None and item is not None:
+            elements = getattr(bound[2], "elements", ())
+            bound = self.assigned_value(bound[0], bound[1], elements[item].value) if item < len(elements) else None
         if bound is None or not isinstance(bound[2], cst.Call) or not bound[0].qualified_names(bound[2].func) & (
                 VARIABLE_FACTORIES | VARIABLES):
             return None
@@ -3610,6 +3871,12 @@ class SourceQueries:
         bound = self.assigned_value(module, scope, value)
         if bound is None and scope is None and isinstance(value, cst.Name):
             bound = self._last_assigned_above(module, value)
+        if bound is None and scope is not None and isinstance(value, cst.Name) and not _assignments(
+                scope.node.body, m.Name(value.value)):
+            # A global the function reads, assigned several times (a notebook's cells): the most it may hold.
+            values = [self._integer(owner, assigned, None, None, depth - 1)
+                      for owner, where, assigned in self.assigned_values(module, None, value) if where is None]
+            return max(values) if values and None not in values else None
         if bound is None:
             return None
         # What the constructor was given still decides `self.filters = filters` read in the class's `build`.
@@ -4299,9 +4566,11 @@ def _image_side(call: cst.Call, declares_input: bool) -> int | None:
         argument_value(call, "shape") or next(iter(literals), None) if declares_input else None)
     sizes = [int(e.value.value) if isinstance(e.value, cst.Integer) else None
              for e in getattr(shape, "elements", ())]
-    if sizes and sizes[0] is None and len(sizes) == 4:  # a placeholder's batch dimension
+    if len(sizes) == 4 and (sizes[0] is None or declares_input):  # a placeholder's batch dimension
         sizes = sizes[1:]
     spatial = sizes[:-1] if len(sizes) == 3 else []
+    if spatial and sizes[0] in IMAGE_CHANNELS and sizes[-1] not in IMAGE_CHANNELS:  # channels first: (3, 64, 64)
+        spatial = sizes[1:]
     return min(spatial) if spatial and None not in spatial else None
 
 
@@ -4408,6 +4677,12 @@ def _returned_names(body: cst.BaseSuite) -> dict[str, int | None]:
             found.update((element.value.value, place) for place, element in enumerate(returned.value.elements)
                          if isinstance(element.value, cst.Name))
     return found
+
+
+def _cell_of(site: CallSite) -> int | None:
+    """The number of the notebook cell ``site`` is in; None in a script."""
+    notebook = site.module.notebook
+    return notebook.cell_at(site.module.position(site.node).start.line)[0].number if notebook is not None else None
 
 
 def _unpacked_position(assignment: cst.Assign | None, name: str) -> int | None:

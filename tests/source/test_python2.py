@@ -1,0 +1,48 @@
+"""Python 2 statements read as Python 3 (advisor/source/python2.py): only what stops the parse changes, on its own
+lines."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from advisor.source.python2 import as_python3
+
+
+@pytest.mark.parametrize("python2, python3", [
+    ("print x\n", "print(x)\n"),
+    ("print 'loss %.3f' % loss, step\n", "print('loss %.3f' % loss, step)\n"),
+    ("print\n", "print()\n"),
+    ("print x,  # no newline\n", "print(x,)  # no newline\n"),
+    ("print >>sys.stderr, 'bad', x\n", "print('bad', x)\n"),
+    ("if done: print x; y = 1\n", "if done: print(x); y = 1\n"),
+    ("try:\n    f()\nexcept (IOError, OSError), e:\n    raise ValueError, 'no %s' % e\n",
+     "try:\n    f()\nexcept (IOError, OSError) as e:\n    raise ValueError('no %s' % e)\n"),
+    ("print('a', 1)\nprint x\n", "print('a', 1)\nprint(x)\n"),
+])
+def test_python_2_statements_are_rewritten_in_place(python2: str, python3: str):
+    assert as_python3(python2) == python3
+    cst.parse_module(python3)
+
+
+@pytest.mark.parametrize("python3", [
+    "print(x)\n", "print (x)\n", "print = log\n", "except_ = 1\n", "try:\n    f()\nexcept (A, B):\n    pass\n",
+    "d = {print: 1}\n", "raise ValueError('x, y')\n",
+])
+def test_python_3_code_has_nothing_to_rewrite(python3: str):
+    assert as_python3(python3) is None
+
+
+def test_lines_keep_their_numbers():
+    python2 = textwrap.dedent("""\
+        for step in xrange(10):
+            print "step", step, \\
+                "loss", loss
+            run(step)
+        """)
+    python3 = as_python3(python2)
+    assert python3 is not None and python3.count("\n") == python2.count("\n")
+    assert python3.splitlines()[3] == python2.splitlines()[3]
+    cst.parse_module(python3)
