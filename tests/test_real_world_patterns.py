@@ -3045,3 +3045,41 @@ def test_a_summary_name_reused_by_two_runs_is_read_from_the_run_above_its_write(
                     writer.add_summary(summary_str, counter)
         """}, "TFH006")
     assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.LIKELY)]
+
+
+def test_a_step_named_like_an_evaluation_step_elsewhere_is_the_one_its_scope_defines():
+    """SimCLR's TF2 `run.py` defines a `single_step` inside `perform_evaluation()` and another inside `main()`;
+    each `strategy.run(single_step, ...)` runs the one its own function defines. The evaluation loop is no
+    training loop, and the training loop runs `steps_per_loop` steps per call: its read of the step counter
+    after each call is no per-step sync."""
+    findings = _findings({"run.py": """
+        import tensorflow as tf
+
+        def perform_evaluation(model, ds, strategy):
+            @tf.function
+            def single_step(features, labels):
+                return model(features, training=False)
+
+            iterator = iter(ds)
+            for i in range(100):
+                strategy.run(single_step, (next(iterator)))
+                print(float(model.losses[0]))
+
+        def main(model, optimizer, ds, strategy, steps_per_loop, train_steps):
+            def single_step(features, labels):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(features, training=True))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            @tf.function
+            def train_multiple_steps(iterator):
+                for _ in tf.range(steps_per_loop):
+                    strategy.run(single_step, next(iterator))
+
+            iterator = iter(ds)
+            while optimizer.iterations.numpy() < train_steps:
+                train_multiple_steps(iterator)
+            perform_evaluation(model, ds, strategy)
+        """}, "TFH002", "TFH003", "TFH004")
+    assert findings == []

@@ -1631,7 +1631,7 @@ class SourceQueries:
         owner = _owner_class(site.function)
         found = self.index.functions_named(*site.module.names.resolve(expr, owner))
         if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
-            return found
+            return _visible_from(site, found)
         method = expr.attr.value
         if expr.value.value == "self" and owner is not None:
             found += [f for cls_info in self.index.subclasses_of(owner) for f in self.index.methods_of(cls_info)
@@ -1690,6 +1690,8 @@ class SourceQueries:
         (``self.train_step = tf.function(self._train_step)``)."""
         found = self.index.nearest(site.module, site.names, [f for f, _ in self.index.callees(site.names)],
                                    lambda f: f.module)
+        if isinstance(site.node.func, cst.Name):
+            found = _visible_from(site, found)
         if not found:
             found = self._wrapped_callees(site) or self._replica_functions(site) or self._closure_callees(site) or \
                 self._alternative_construction(site)
@@ -2185,7 +2187,7 @@ class SourceQueries:
         return [f for arg in site.node.args
                 for value in (self._elements_handed(site, arg.value) if compiles else _elements(arg.value))
                 if isinstance(value, (cst.Name, cst.Attribute))
-                for f in self.index.functions_named(*site.module.names.resolve(value, class_key))]
+                for f in _visible_from(site, self.index.functions_named(*site.module.names.resolve(value, class_key)))]
 
     @staticmethod
     def _elements_handed(site: CallSite, expression: cst.BaseExpression | None) -> list[cst.BaseExpression]:
@@ -4677,6 +4679,21 @@ def _returned_names(body: cst.BaseSuite) -> dict[str, int | None]:
             found.update((element.value.value, place) for place, element in enumerate(returned.value.elements)
                          if isinstance(element.value, cst.Name))
     return found
+
+
+def _visible_from(site: CallSite, functions: list[FunctionInfo]) -> list[FunctionInfo]:
+    """Of the functions a bare name at ``site`` may refer to, those the name can see: a function defined inside
+    another is visible only within it (`single_step` of `main()` is not the `single_step` of `evaluate()`)."""
+    if len(functions) < 2:
+        return functions
+    scopes = set()
+    scope = site.function
+    while scope is not None:
+        scopes.add(id(scope.node))
+        scope = scope.outer
+    visible = [f for f in functions if f.outer is None or id(f.outer.node) in scopes]
+    nested = [f for f in visible if f.outer is not None]
+    return nested or visible or functions
 
 
 def _cell_of(site: CallSite) -> int | None:
