@@ -368,10 +368,17 @@ class EagerTrainStep(Rule):
             message += (f" No automatic patch: {lines} would fail or change meaning inside a compiled step; move "
                         f"it out of `{function.name}` (return the tensor and convert it in the loop, every N steps), "
                         f"then add `@tf.function`.")
-        static = Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY, typical("tf_function"),
+        # Called only as its loop ends (`if done: train_step(...); break`): once per episode, not per step (unless
+        # the step loops over batches itself: an epoch of updates per call).
+        epoch = ctx.queries.loops_over_batches(function)
+        once = not epoch and all(ctx.queries.leaves_its_loop(call) for call in calls)
+        if once:
+            evidence.append(Evidence.source("each call ends its loop (a `break` follows it): it runs once per run "
+                                            "of that loop, such as an episode, not every iteration"))
+        static = Verdict(Confidence.POSSIBLE if forward or once else Confidence.LIKELY, typical("tf_function"),
                          tuple(evidence))
         # (a step that loops over batches itself is an epoch: how often it is called says nothing of its steps)
-        if not ctx.queries.loops_over_batches(function):
+        if not epoch:
             static = ctx.verdicts.few_steps([(owner, loop) for loop, owner in loops.values()], static)
         verdict = ctx.verdicts.eager_dispatch(static)
         return self.finding(module, function.node.name, message, verdict,

@@ -3083,3 +3083,34 @@ def test_a_step_named_like_an_evaluation_step_elsewhere_is_the_one_its_scope_def
             perform_evaluation(model, ds, strategy)
         """}, "TFH002", "TFH003", "TFH004")
     assert findings == []
+
+
+def test_an_agent_trained_as_each_episode_ends_is_no_sure_eager_step_cost():
+    """MIT's RL labs call their eager `train_step` under `if done: ...; break` inside the environment loop: once
+    per episode, after hundreds of environment steps the host runs anyway."""
+    findings = _findings({"rl.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        def train_step(model, optimizer, observations, actions):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(observations) - actions)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        env = gym.make("CartPole-v1")
+        model = tf.keras.Sequential([tf.keras.layers.Dense(32), tf.keras.layers.Dense(2)])
+        optimizer = tf.keras.optimizers.Adam(1e-3)
+        for i_episode in range(500):
+            observation = env.reset()
+            memory = []
+            while True:
+                action = int(np.argmax(model(observation[None])))
+                observation, reward, done, info = env.step(action)
+                memory.append((observation, action))
+                if done:
+                    train_step(model, optimizer, np.array([o for o, _ in memory]), np.array([a for _, a in memory]))
+                    break
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(5, Confidence.POSSIBLE)]

@@ -1647,6 +1647,19 @@ class SourceQueries:
         return [c for c in self.callers_of(function) if self.iteration_loop(c) is not None
                 and not (c.function is not None and self.is_compiled(c.function))]
 
+    @staticmethod
+    def leaves_its_loop(site: CallSite) -> bool:
+        """Whether ``site`` sits in a block that ends its loop (``if done: train_step(...); break``): it runs once,
+        on the loop's last iteration (an agent trained at the end of each episode), not every iteration."""
+        module, node = site.module, site.node
+        loop = module.enclosing_loop(node)
+        while node is not None and node is not loop:
+            if isinstance(node, cst.IndentedBlock) and node.body and m.matches(
+                    node.body[-1], m.SimpleStatementLine(body=[m.ZeroOrMore(), m.Break()])):
+                return True
+            node = module.parent(node)
+        return False
+
     def iteration_loop(self, site: CallSite, depth: int = CALL_DEPTH) -> tuple[cst.For | cst.While, ModuleInfo] | None:
         """The Python loop that makes ``site`` once per iteration: the loop around it, or the loop around a call of
         the function it is in (up to ``depth`` calls away). None in a compiled function: AutoGraph turns its loops
