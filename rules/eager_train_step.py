@@ -316,9 +316,12 @@ class EagerTrainStep(Rule):
         module = site.module
         reach = ctx.queries.reach(module, site.node)
         if m.matches(site.node.func, m.Attribute(attr=m.Name("compile"))):
-            message = ("`run_eagerly=True` makes Keras run every training step eagerly: `fit` dispatches each op of "
-                       "the forward pass, the gradient and the update from Python, and nothing is fused. It is a "
-                       "debugging switch; remove it to train with the compiled step.")
+            given = module.node_code(switch.value)
+            default = "" if given == "True" else \
+                f" (`{given}` defaults to True, and no call of `{site.function.name}` sets it otherwise)"
+            message = (f"`run_eagerly=True`{default} makes Keras run every training step eagerly: `fit` dispatches "
+                       "each op of the forward pass, the gradient and the update from Python, and nothing is fused. "
+                       "It is a debugging switch; turn it off to train with the compiled step.")
         else:
             message = (f"`{module.node_code(site.node).strip()}` makes every `tf.function` run eagerly, the "
                        "training step's too: each op is dispatched from Python. It is a debugging switch; remove it "

@@ -91,6 +91,19 @@ class Retracing(Rule):
             for k in range(num_models):
                 solve(matrices[k] + tf.eye(4))
             """, note="the counter picks an element: the argument is a tensor, not the counter's value"),
+        Example("""
+            import tensorflow as tf
+
+            class Trainer:
+                def train_step(self, batch):
+                    if self.compiled_step is None:
+                        self.compiled_step = tf.function(self.forward)
+                    return self.compiled_step(batch)
+
+                def fit(self, dataset):
+                    for batch in dataset:
+                        self.train_step(batch)
+            """, note="made on the first step only: its test fails once its body has set it"),
     )
     invalid = (
         Example("""
@@ -180,6 +193,8 @@ class Retracing(Rule):
         created += [(f.node.name, f.module, f"`{f.name}` is defined with `@tf.function`", f.name)
                     for f in index.functions if TF_FUNCTION in f.decorators]
         for node, module, what, function_name in created:
+            if ctx.queries.initialised_once(module, node):
+                continue  # made the first time only (`if self.step is None: self.step = tf.function(...)`)
             loop = module.enclosing_loop(node)
             if loop is not None:
                 yield self._per_iteration(ctx, function_name, module, node,

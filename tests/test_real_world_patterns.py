@@ -3114,3 +3114,201 @@ def test_an_agent_trained_as_each_episode_ends_is_no_sure_eager_step_cost():
                     break
         """}, "TFH002")
     assert [(f.location.line, f.confidence) for f in findings] == [(5, Confidence.POSSIBLE)]
+
+
+def test_a_session_run_whose_values_a_later_run_is_fed_is_an_input_of_the_step():
+    """A DQN's replay computes its targets from the network's Q values before the update (they are fed to it),
+    and a recurrent policy feeds its state back in: those runs make inputs, no training run could fetch them.
+    A second run that only reads the loss again is the finding."""
+    findings = _findings({"agent.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        X = tf.placeholder(tf.float32, [None, 8])
+        Y = tf.placeholder(tf.float32, [None, 3])
+        logits = tf.layers.dense(tf.layers.dense(X, 256), 3)
+        cost = tf.reduce_mean(tf.square(Y - logits))
+        optimizer = tf.train.AdamOptimizer(1e-3).minimize(cost)
+        sess = tf.Session()
+
+        def replay(states, new_states, actions, rewards):
+            q = sess.run(logits, feed_dict={X: states})
+            q_next = sess.run(logits, feed_dict={X: new_states})
+            targets = q.copy()
+            for i, action in enumerate(actions):
+                targets[i, action] = rewards[i]
+                targets[i, action] += 0.99 * np.amax(q_next[i])
+            loss, _ = sess.run([cost, optimizer], feed_dict={X: states, Y: targets})
+            again = sess.run(cost, feed_dict={X: states, Y: targets})
+            return loss, again
+
+        for step in range(10000):
+            batch = np.random.rand(32, 8)
+            replay(batch, batch, np.zeros(32, int), np.ones(32))
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "agent.py", 19)]
+
+
+def test_a_small_tf1_attention_model_is_sized_by_its_written_loops_and_weights():
+    """A stock forecaster's conv seq2seq: 16 attention heads of `size_layer // n_attn_heads` units, `tf.matmul` of
+    activations (scores by values, no weight), and a block loop over `range(num_layers)` with num_layers=1: two
+    convolutions and a few dense layers, too small for mixed precision to gain."""
+    findings = _findings({"forecast.py": """
+        import tensorflow as tf
+
+        def conv_block(x, n_hidden):
+            return tf.squeeze(tf.layers.conv2d(tf.expand_dims(x, 2), n_hidden, (3, 1), padding="same"), 2)
+
+        class Model:
+            def __init__(self, num_layers, size_layer, n_attn_heads=16):
+                self.X = tf.placeholder(tf.float32, (None, None, 1))
+                self.Y = tf.placeholder(tf.float32, (None, 1))
+                h = tf.layers.dense(self.X, size_layer)
+                for i in range(num_layers):
+                    h = conv_block(h, size_layer * 2)
+                    heads = []
+                    for j in range(n_attn_heads):
+                        q = tf.layers.dense(h, size_layer // n_attn_heads)
+                        k = tf.layers.dense(h, size_layer // n_attn_heads)
+                        scores = tf.nn.softmax(tf.matmul(q, tf.transpose(k, [0, 2, 1])))
+                        heads.append(tf.matmul(scores, k))
+                    h = tf.layers.dense(tf.concat(heads, 2), size_layer)
+                self.logits = tf.layers.dense(h[:, -1], 1)
+                self.cost = tf.reduce_mean(tf.square(self.Y - self.logits))
+                self.optimizer = tf.train.AdamOptimizer(1e-3).minimize(self.cost)
+
+        num_layers = 1
+        size_layer = 128
+        model = Model(num_layers, size_layer)
+        sess = tf.InteractiveSession()
+        for epoch in range(300):
+            sess.run([model.optimizer, model.cost], feed_dict={model.X: batch_x, model.Y: batch_y})
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(22, Confidence.POSSIBLE)]
+
+
+def test_tf1_training_ops_as_real_scripts_make_them_and_leave_them():
+    """An optimizer from a repo helper (`config_optimizer` returning `tf.train.MomentumOptimizer`) trains; a
+    training op a checkpoint converter builds and never runs does not; summaries under `if gs - last >= 500:` whose
+    body moves `last` on are throttled."""
+    model = """
+        import tensorflow as tf
+
+        def network(x):
+            for filters in (64, 128, 256, 512, 512):
+                x = tf.layers.conv2d(x, filters, 3, padding="same")
+            return x
+
+        def config_optimizer(name, lr):
+            if name == "momentum":
+                return tf.train.MomentumOptimizer(lr, momentum=0.9)
+            return tf.train.AdamOptimizer(lr)
+        """
+    findings = _findings({"model.py": model, "train.py": """
+        import tensorflow as tf
+        from model import network, config_optimizer
+
+        images = tf.placeholder(tf.float32, [None, 416, 416, 3])
+        loss = tf.reduce_mean(network(images))
+        optimizer = config_optimizer("momentum", 1e-3)
+        train_op = optimizer.minimize(loss)
+        merged = tf.summary.merge_all()
+        writer = tf.summary.FileWriter("logs")
+        with tf.Session() as sess:
+            last = 0
+            while True:
+                _, step = sess.run([train_op, tf.train.get_global_step()])
+                if step - last >= 500:
+                    writer.add_summary(sess.run(merged), step)
+                    last = step
+        """, "convert.py": """
+        import tensorflow as tf
+        from model import network
+
+        def convert(path):
+            with tf.Session() as sess:
+                loss = tf.reduce_mean(network(tf.placeholder(tf.float32, [None, 416, 416, 3])))
+                train_op = tf.train.MomentumOptimizer(1e-3, 0.9).minimize(loss)
+                tf.train.Saver().restore(sess, path)
+                tf.train.Saver().save(sess, path + ".new")
+        """}, "TFC001", "TFH004", "TFH006")
+    assert _where(findings) == [("TFC001", "train.py", 7)]
+
+
+def test_compat_v1_gradients_build_a_graph_an_estimator_trains():
+    """ELECTRA's optimizer module: `tensorflow.compat.v1` with `tf.gradients` (which eager execution refuses) and
+    a repo subclass of `tf.train.Optimizer`: the update a TPUEstimator's model_fn builds is graph training."""
+    findings = _findings({"optimization.py": """
+        import tensorflow.compat.v1 as tf
+
+        class AdamWeightDecayOptimizer(tf.train.Optimizer):
+            def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+                return tf.no_op()
+
+        def create_optimizer(loss, lr):
+            global_step = tf.train.get_or_create_global_step()
+            optimizer = AdamWeightDecayOptimizer(lr)
+            tvars = tf.trainable_variables()
+            grads = tf.gradients(loss, tvars)
+            return optimizer.apply_gradients(zip(grads, tvars), global_step=global_step)
+        """, "run_pretraining.py": """
+        import tensorflow.compat.v1 as tf
+        from optimization import create_optimizer
+
+        def model_fn(features, labels, mode, params):
+            x = features["input_ids"]
+            for _ in range(12):
+                x = tf.layers.dense(x, 1024)
+            loss = tf.reduce_mean(x)
+            train_op = create_optimizer(loss, 1e-4)
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+        estimator = tf.estimator.Estimator(model_fn)
+        estimator.train(input_fn, max_steps=1000000)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("optimization.py", 12)]
+
+
+def test_run_eagerly_left_at_a_trainers_default_of_true():
+    findings = _findings({"trainer.py": """
+        import tensorflow as tf
+
+        class KerasTrainer:
+            def __init__(self, model):
+                self.model = model
+
+            def train(self, dataset, epochs=10, run_eagerly: bool = True):
+                self.model.compile(loss="mse", optimizer="adam", run_eagerly=run_eagerly)
+                self.model.fit(dataset, epochs=epochs)
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(64), tf.keras.layers.Dense(1)])
+        KerasTrainer(model).train(dataset, epochs=100)
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(8, Confidence.LIKELY)]
+
+
+def test_an_agent_of_a_repos_own_environment_feeds_what_it_played():
+    """A gridworld of the repo's own, stepped as gym's are (`s1, r, d = env.step(a)`): an RL agent, so its DQN is
+    no sure mixed-precision gain, and the transitions it feeds are no batches a reader could prepare."""
+    findings = _findings({"dqn.py": """
+        import numpy as np
+        import tensorflow as tf
+        from gridworld import gameEnv
+
+        env = gameEnv(size=5)
+        state = tf.placeholder(tf.float32, [None, 84, 84, 3])
+        target = tf.placeholder(tf.float32, [None, 4])
+        x = state
+        for filters in (64, 128, 256, 512, 512):
+            x = tf.layers.conv2d(x, filters, 3)
+        q = tf.layers.dense(tf.layers.flatten(x), 4)
+        train_op = tf.train.AdamOptimizer(1e-4).minimize(tf.reduce_mean(tf.square(target - q)))
+        with tf.Session() as sess:
+            s = env.reset()
+            for step in range(100000):
+                a = np.random.randint(4)
+                s1, r, d = env.step(a)
+                sess.run(train_op, feed_dict={state: np.stack([s, s1]), target: np.zeros((2, 4)) + r})
+                s = s1
+        """}, "TFC001", "TFD004")
+    assert [(f.code, f.confidence) for f in findings] == [("TFC001", Confidence.POSSIBLE)]

@@ -84,6 +84,8 @@ ITERATOR_WRAPPERS = frozenset({"builtins.iter", "tqdm.tqdm", "tqdm.auto.tqdm", "
 GRAPH_MODE_API = frozenset(f"tensorflow.{name}" for name in (
     "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "disable_eager_execution",
     "disable_v2_behavior", "global_variables_initializer", "train.MonitoredTrainingSession"))
+# TensorFlow 1.x API that `tf.compat.v1` keeps but eager execution refuses: code calling it there builds graphs.
+GRAPH_ONLY_COMPAT_API = frozenset({"tensorflow.gradients"})
 # Libraries of reinforcement-learning environments: their `make`/`load` make one.
 ENVIRONMENT_LIBRARIES = ("gym.", "gymnasium.", "retro.", "tf_agents.environments.")
 # Runners that call the script's `main` when given no function: `tf.app.run()`.
@@ -263,7 +265,8 @@ class TrainingLoop:
     def throttles(self, statement: cst.CSTNode) -> bool:
         """Whether ``statement`` runs only on some steps: inside an ``if`` on a step interval (``if step % 100 ==
         0:``), on the loop's counter, or on a value its own body sets (``if self.mean is None: self.mean = ...``,
-        a first-step initialisation), whose test reads no tensor of the step."""
+        a first-step initialisation), or on a mark its body moves on (``if step - last_log >= 500: ...; last_log =
+        step``), whose test reads no tensor of the step."""
         module, node = self.module, statement
         parent = module.parent(node)
         while parent is not None and parent is not self.node:
@@ -271,7 +274,7 @@ class TrainingLoop:
                     m.findall(parent.test, _INTERVAL_TEST) or any(
                         n.value == self.counter or n.value in self._interval_flags
                         for n in m.findall(parent.test, m.Name()))
-                    or _initialises_once(parent)):
+                    or _initialises_once(parent) or _rearms_its_test(parent)):
                 return True
             node, parent = parent, module.parent(parent)
         return False
@@ -415,6 +418,47 @@ def _initialises_once(branch: cst.If) -> bool:
         branch.test.expression if isinstance(branch.test, cst.UnaryOperation) else branch.test.left)
     return any(cst.helpers.get_full_name_for_node(target.target) == tested
                for assignment in m.findall(branch.body, m.Assign()) for target in assignment.targets)
+
+
+def _unpacks_a_transition(site: CallSite) -> bool:
+    """``observation, reward, done[, info] = env.step(action)``: what a gym-style environment step returns."""
+    statement = site.module.parent(site.node)
+    return isinstance(statement, cst.Assign) and statement.value is site.node and any(
+        isinstance(target.target, (cst.Tuple, cst.List)) and len(target.target.elements) >= 3
+        for target in statement.targets)
+
+
+def _never_read(site: CallSite) -> bool:
+    """Whether the function making ``site`` binds its result to names it never reads: a training op built and
+    never run (a checkpoint converter builds the training graph only so that its variable names match)."""
+    if site.function is None:
+        return False
+    statement = site.module.parent(site.node)
+    if not isinstance(statement, cst.Assign) or statement.value is not site.node or not all(
+            isinstance(target.target, cst.Name) for target in statement.targets):
+        return False
+    names = {target.target.value for target in statement.targets}
+    stores = {id(target.target) for assign in m.findall(site.function.node.body, m.Assign())
+              for target in assign.targets}
+    attributes = {id(a.attr) for a in m.findall(site.function.node.body, m.Attribute())}
+    return not any(n.value in names and id(n) not in stores and id(n) not in attributes
+                   for n in m.findall(site.function.node.body, m.Name()))
+
+
+def _rearms_its_test(branch: cst.If) -> bool:
+    """Whether ``branch`` compares a name or attribute its own body assigns: the body moves the mark the test
+    measures from (``if gs - last_gs >= 500: ...; last_gs = gs``, ``if time.time() - last > 60: ...; last = ...``),
+    so it runs on some iterations only."""
+    if not isinstance(branch.test, cst.Comparison) or any(
+            isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in branch.test.comparisons):
+        return False
+    tested = {cst.helpers.get_full_name_for_node(n) for n in m.findall(branch.test, m.Name() | m.Attribute())}
+    body = branch.body.body if isinstance(branch.body, cst.IndentedBlock) else ()
+    assigned = {cst.helpers.get_full_name_for_node(target.target) for statement in body
+                if isinstance(statement, cst.SimpleStatementLine)
+                for assignment in statement.body if isinstance(assignment, cst.Assign)
+                for target in assignment.targets}
+    return bool(tested & assigned - {None})
 
 
 # -- Python that changes meaning under tf.function ----------------------------------------------------------------
@@ -1166,6 +1210,11 @@ WEIGHT_OPERANDS = {"tensorflow.matmul": ("b", 1), "tensorflow.linalg.matmul": ("
                    "tensorflow.nn.conv3d": ("filter", 1), "tensorflow.nn.atrous_conv2d": ("filters", 1)}
 VARIABLE_FACTORIES = frozenset({"tensorflow.get_variable"})  # shape is the second argument
 VARIABLES = frozenset({"tensorflow.Variable"})  # shape is its initial value's first argument
+# Weights loaded as constants (a pretrained VGG's arrays: `W = tf.constant(W)`).
+CONSTANT_WEIGHTS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor"})
+# Ops that give a tensor another shape or type: a weight reshaped for `tf.matmul` is still a weight.
+RESHAPING_OPS = frozenset(f"tensorflow.{name}" for name in ("reshape", "transpose", "cast", "identity",
+                                                            "squeeze", "expand_dims"))
 # Layers narrower than this (units or filters written as a number, a constant, or a number the caller passes) are
 # no work for matrix units: MNIST tutorials' and sequence demos' 10-32 filters, RL networks' 24-64 units.
 NARROW_WIDTH = {"dense": 128, "convolution": 64, "convolution1d": 128}  # a 1-D filter does a 2-D one's work / k
@@ -1477,7 +1526,7 @@ class SourceQueries:
         found: dict[object, CallSite] = {}
         graph_mode = self._graph_mode_modules
         for site in self._graph_updates:
-            if id(site.module) not in graph_mode:
+            if id(site.module) not in graph_mode or _never_read(site):
                 continue
             key = (self._caller_key(site), _cell_of(site) if site.function is None else None)  # a cell's graph each
             first = found.get(key)
@@ -1506,7 +1555,31 @@ class SourceQueries:
         Asked of graph-building code only: in eager code, a step's tape says what an update trains."""
         receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
         bound = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
-        return bound is not None and bool(bound.names) and all(n.startswith(TENSOR_APIS) for n in bound.names)
+        return bound is not None and (self._makes_tensorflow_object(bound) or any(
+            self._returns_tensorflow_objects(f) for f in self.callees_of(bound)))
+
+    def _makes_tensorflow_object(self, site: CallSite) -> bool:
+        """A call of TensorFlow or Keras API, or of a repo class extending it (BERT's ``AdamWeightDecayOptimizer(
+        tf.train.Optimizer)``)."""
+        if bool(site.names) and all(n.startswith(TENSOR_APIS) for n in site.names):
+            return True
+        pending, seen = self._classes_named(site.names), set()
+        while pending:
+            cls_info = pending.pop()
+            if cls_info.key not in seen:
+                seen.add(cls_info.key)
+                if any(base.startswith(TENSOR_APIS) for base in cls_info.bases):
+                    return True
+                pending += self._classes_named(cls_info.bases)
+        return False
+
+    def _returns_tensorflow_objects(self, function: FunctionInfo) -> bool:
+        """Whether every value ``function`` returns is a TensorFlow or Keras object it makes there: a repo's
+        ``config_optimizer(name, lr)`` returning ``tf.train.MomentumOptimizer(...)`` or ``AdamOptimizer(...)``."""
+        returned = [r.value for r in m.findall(function.node.body, m.Return()) if r.value is not None
+                    and self.enclosing_function(function.module, r) is function]
+        return bool(returned) and all(isinstance(value, cst.Call) and (site := self._call_at.get(id(value))) is not None
+                                      and self._makes_tensorflow_object(site) for value in returned)
 
     def graph_model_compute(self, training: CallSite) -> ModelCompute:
         """What the graph a TensorFlow 1.x training updates computes with: the layers built before the update by
@@ -2332,9 +2405,18 @@ class SourceQueries:
         for site in self.index.calls:
             if site.names & EAGER_EXECUTION:
                 eager.add(id(site.module))
-            elif id(site.module) not in found and site.names & GRAPH_MODE_API and not self._in_version_branch(site):
+            elif id(site.module) not in found and (site.names & GRAPH_MODE_API or self._graph_only_compat_call(site)) \
+                    and not self._in_version_branch(site):
                 found.add(id(site.module))
         return found - eager
+
+    @staticmethod
+    def _graph_only_compat_call(site: CallSite) -> bool:
+        """``tf.compat.v1.gradients(loss, tvars)``: TensorFlow 1.x API that raises under eager execution."""
+        dotted = cst.helpers.get_full_name_for_node(site.node.func)
+        imported = site.module.names.imported(dotted) if dotted else None
+        return imported is not None and imported.startswith("tensorflow.compat.v1.") and bool(
+            site.names & GRAPH_ONLY_COMPAT_API)
 
     @cached_property
     def _tensorflow_2_modules(self) -> set[int]:
@@ -2831,8 +2913,11 @@ class SourceQueries:
 
     @cached_property
     def _environment_makers(self) -> list[CallSite]:
+        """Environments made by a library (``gym.make``), or a repo's own stepped as gym's are: ``s1, r, d =
+        env.step(a)`` unpacks an observation, a reward and an end flag (a gridworld's ``gameEnv``)."""
         return [site for site in self.index.calls if any(
-            n.startswith(ENVIRONMENT_LIBRARIES) and n.rsplit(".", 1)[-1] in ("make", "load") for n in site.names)]
+            n.startswith(ENVIRONMENT_LIBRARIES) and n.rsplit(".", 1)[-1] in ("make", "load") for n in site.names)
+            or m.matches(site.node, _ENVIRONMENT_STEP) and _unpacks_a_transition(site)]
 
     def environment_step(self, loop: TrainingLoop) -> CallSite | None:
         """Where a training loop steps a Python environment every iteration (reinforcement learning), in its body or
@@ -2856,7 +2941,32 @@ class SourceQueries:
         # read) is no second pass over the data: only a run whose value is read and that is fed inputs.
         return [call for call in found if not self._runs_training_op(call) and (
             not m.matches(call, session_run) or (argument_value(call, "feed_dict", 1) is not None
-                                                 and not m.matches(loop.module.parent(call), m.Expr())))]
+                                                 and not m.matches(loop.module.parent(call), m.Expr())))
+                and not self._fed_to_a_run(loop, call)]
+
+    def _fed_to_a_run(self, loop: TrainingLoop, run: cst.Call) -> bool:
+        """Whether what ``run`` returns is fed to a graph run of the code around it, later in the iteration or in
+        the next one, through the names it is assigned to and those computed from them: a DQN's targets made from
+        the network's Q values, an actor's output fed to its critic, a recurrent policy's state. That run makes an
+        input of the step, which no training run could have fetched at the same time."""
+        module = loop.module
+        bound = _value_bound_names(module, run)
+        if not bound:
+            return False
+        function = self.enclosing_function(module, run)
+        scope = function.node.body if function is not None else loop.node.body
+        bindings = _loop_bindings(scope)
+        updates = dict(bindings)  # and what `target[a] += gamma * q_next[i]` adds in
+        for augmented in m.findall(scope, m.AugAssign(target=m.Name() | m.Subscript(value=m.Name()))):
+            target = augmented.target if isinstance(augmented.target, cst.Name) else augmented.target.value
+            updates[target.value] = [*updates.get(target.value, ()), augmented.value]
+        derived = set(bound)
+        while grown := {name for name, values in updates.items()
+                        if name not in derived and any(_reads_names(value, derived) for value in values)}:
+            derived |= grown
+        return any(_reads_names(value, derived)
+                   for call in m.findall(scope, m.Call(func=m.Attribute(attr=m.Name("run"))))
+                   for value in _fed_values(argument_value(call, "feed_dict", 1), bindings))
 
     def training_run_binding(self, loop: TrainingLoop, read: cst.CSTNode, name: str) -> cst.Call | None:
         """The training run of a TensorFlow 1.x loop whose result ``name`` holds where ``read`` is (the last run
@@ -3147,8 +3257,8 @@ class SourceQueries:
         found = []
         for site in self.index.calls:
             if m.matches(site.node.func, m.Attribute(attr=m.Name("compile"))):
-                switch = next((a for a in site.node.args if m.matches(a, m.Arg(keyword=m.Name("run_eagerly"),
-                                                                                value=m.Name("True")))), None)
+                switch = next((a for a in site.node.args if m.matches(a, m.Arg(keyword=m.Name("run_eagerly")))
+                               and self._true_by_default(site, a.value)), None)
             elif site.names & EAGER_SWITCHES:
                 switch = next((a for a in site.node.args if m.matches(a.value, m.Name("True"))), None)
             else:
@@ -3156,6 +3266,19 @@ class SourceQueries:
             if switch is not None:
                 found.append((site, switch))
         return found
+
+    def _true_by_default(self, site: CallSite, value: cst.BaseExpression) -> bool:
+        """``True``, or a parameter of the function making ``site`` that defaults to ``True`` and that no call of
+        the function sets otherwise (a trainer's ``def train(..., run_eagerly=True)``, called with its defaults)."""
+        if m.matches(value, m.Name("True")):
+            return True
+        function = site.function
+        if not isinstance(value, cst.Name) or function is None or value.value not in function.params or \
+                not m.matches(_parameter_default(function, value.value), m.Name("True")) or \
+                _assignments(function.node.body, m.Name(value.value)):
+            return False
+        return all(m.matches(_arguments_by_parameter(caller.node, _called_parameters(function)).get(
+            value.value, cst.Name("True")), m.Name("True")) for caller in self.callers_of(function))
 
     @cached_property
     def compiled_losses(self) -> list[FunctionInfo]:
@@ -3174,6 +3297,18 @@ class SourceQueries:
             self.bound_call(stage.module, stage.node, expr.value) if isinstance(expr, cst.Name) else None
         wrapped = _wrapped_function(wrapping.node) if wrapping is not None else None
         return self._functions_meant(wrapping, wrapped) if wrapped is not None else []
+
+    @staticmethod
+    def initialised_once(module: ModuleInfo, node: cst.CSTNode) -> bool:
+        """Whether ``node`` runs only the first time the code around it does: under an ``if`` that tests a name or
+        attribute for its unset value and whose body sets it (``if self.step_fn is None: self.step_fn =
+        tf.function(...)``, ``if not self._built: ...; self._built = True``), in the same function."""
+        parent = module.parent(node)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(parent, cst.If) and node is not parent.test and _initialises_once(parent):
+                return True
+            node, parent = parent, module.parent(parent)
+        return False
 
     def enclosing_function(self, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
         """The function whose body holds ``node`` (for a ``def``'s own name: the function around that ``def``)."""
@@ -3544,6 +3679,8 @@ class SourceQueries:
             if framework:
                 variable = self._weight_variable(call, framework)
                 operand = next((WEIGHT_OPERANDS[name] for name in framework if name in WEIGHT_OPERANDS), None)
+                if operand is not None and variable is None and self._computed_operand(call, operand):
+                    continue  # `tf.matmul(scores, values)`: attention multiplies activations, not a layer's weights
                 weight_code = call.module.node_code(argument_value(call.node, *operand) or call.node) \
                     if operand is not None else None
                 if weight_code in weights_applied:
@@ -3598,8 +3735,8 @@ class SourceQueries:
                     f for c in self._classes_named(frozenset({callee.class_key}))
                     for f in self._methods_run_by_framework(c)]
                 # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
-                times = weight * (LOOP_REPEAT if _repeated(call.module, call.node) and argument_value(
-                    call.node, "reuse") is None else 1)
+                times = weight * (self._repeat_count(call, passed) if _repeated(call.module, call.node) and
+                                  argument_value(call.node, "reuse") is None else 1)
                 for function in methods:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, tally,
@@ -3643,10 +3780,19 @@ class SourceQueries:
             return values if isinstance(values, int) else len(values)
         return sum(not isinstance(value, cst.Integer) or int(value.value) >= NARROW_WIDTH[kind] for value in values)
 
-    def _written_loop(self, module: ModuleInfo, scope: FunctionInfo | None, node: cst.CSTNode
-                      ) -> tuple[cst.For, int | list[cst.BaseExpression]] | None:
+    def _repeat_count(self, call: CallSite, passed: _Passed | None) -> int:
+        """How often a loop runs ``call`` (a helper building layers): as often as the source says (``for i in
+        range(num_layers)``, with what the caller passed), else :data:`LOOP_REPEAT`."""
+        written = self._written_loop(call.module, call.function, call.node, passed)
+        if written is None:
+            return LOOP_REPEAT
+        return written[1] if isinstance(written[1], int) else len(written[1])
+
+    def _written_loop(self, module: ModuleInfo, scope: FunctionInfo | None, node: cst.CSTNode,
+                      passed: _Passed | None = None) -> tuple[cst.For, int | list[cst.BaseExpression]] | None:
         """The loop that runs ``node`` and the values it runs over, where the source writes them out: ``for filters
-        in [32, 64]:`` (or a name assigned such a list, reversed or sliced): the values; ``range(3)``: their count."""
+        in [32, 64]:`` (or a name assigned such a list, reversed or sliced): the values; ``range(3)``: their count
+        (``passed``: what the caller gave the parameters of ``scope``)."""
         loop = module.enclosing_loop(node)
         values = loop.iter if isinstance(loop, cst.For) else None
         while isinstance(values, (cst.Subscript, cst.Call)) and (
@@ -3656,7 +3802,7 @@ class SourceQueries:
             bound = self.assigned_value(module, scope, values)
             values = bound[2] if bound is not None else None
         if m.matches(values, m.Call(func=m.Name("range"), args=[m.Arg(keyword=None)])):
-            count = self._integer(module, values.args[0].value, None, scope)
+            count = self._integer(module, values.args[0].value, passed, scope)
             return (loop, count) if count is not None and count > 0 else None
         if isinstance(values, (cst.List, cst.Tuple)) and values.elements:
             return loop, [element.value for element in values.elements]
@@ -3841,6 +3987,23 @@ class SourceQueries:
                 VARIABLE_FACTORIES | VARIABLES):
             return None
         return bound
+
+    def _computed_operand(self, layer: CallSite, operand: tuple[str, int]) -> bool:
+        """Whether a raw op's weight operand is computed by the code, not a variable: an op's result, written in
+        place or bound to the name it is passed by (``values = tf.layers.dense(h, 64)``), seen through reshapes
+        (``tf.transpose(keys)`` is computed, GPT-2's ``tf.reshape(w, [-1, nf])`` of a variable is a weight, and
+        so is a pretrained array made a constant)."""
+        module, scope, weight = layer.module, layer.function, argument_value(layer.node, *operand)
+        for _ in range(WIDTH_DEPTH):
+            if isinstance(weight, cst.Call) and module.qualified_names(weight.func) & RESHAPING_OPS and weight.args:
+                weight = weight.args[0].value
+            elif isinstance(weight, cst.Name) and (bound := self.assigned_value(module, scope, weight)) is not None:
+                module, scope, weight = bound
+            else:
+                break
+        names = module.qualified_names(weight.func) if isinstance(weight, cst.Call) else set()
+        return any(n.startswith("tensorflow.") for n in names) and not names & (
+            VARIABLE_FACTORIES | VARIABLES | CONSTANT_WEIGHTS)
 
     def _variable_width(self, variable: tuple[ModuleInfo, FunctionInfo | None, cst.Call], layer_scope:
                         FunctionInfo | None, passed: _Passed | None) -> int | None:
@@ -4645,6 +4808,24 @@ def _makes_batch(expression: cst.BaseExpression) -> bool:
     return m.matches(expression, m.Subscript(slice=[m.SubscriptElement(m.Slice())])) or isinstance(
         expression, cst.ListComp) or (isinstance(expression, cst.Call) and not m.matches(
             expression.func, m.Attribute(attr=m.Name("run") | m.Name("eval"))))
+
+
+def _value_bound_names(module: ModuleInfo, call: cst.Call) -> set[str]:
+    """The plain names bound to what ``call`` returns or a part of it: ``q = sess.run(...)``,
+    ``grads = sess.run(...)[0]``, ``a, b = np.argmax(sess.run(...)), c``."""
+    node: cst.CSTNode = call
+    parent = module.parent(node)
+    while isinstance(parent, (cst.BaseExpression, cst.Arg, cst.SubscriptElement, cst.Index, cst.BaseElement)):
+        node, parent = parent, module.parent(parent)
+    if not isinstance(parent, cst.Assign) or node is not parent.value:
+        return set()
+    return {name for target in parent.targets for name in _bound_names(target.target)}
+
+
+def _reads_names(expression: cst.BaseExpression, names: set[str]) -> bool:
+    """Whether ``expression`` reads one of the plain ``names`` (not an attribute so named: ``self.q``)."""
+    attributes = {id(a.attr) for a in m.findall(expression, m.Attribute())}
+    return any(n.value in names and id(n) not in attributes for n in m.findall(expression, m.Name()))
 
 
 def _assigned_names(assignment: cst.Assign | None) -> set[str]:
