@@ -1561,17 +1561,8 @@ class SourceQueries:
     def _makes_tensorflow_object(self, site: CallSite) -> bool:
         """A call of TensorFlow or Keras API, or of a repo class extending it (BERT's ``AdamWeightDecayOptimizer(
         tf.train.Optimizer)``)."""
-        if bool(site.names) and all(n.startswith(TENSOR_APIS) for n in site.names):
-            return True
-        pending, seen = self._classes_named(site.names), set()
-        while pending:
-            cls_info = pending.pop()
-            if cls_info.key not in seen:
-                seen.add(cls_info.key)
-                if any(base.startswith(TENSOR_APIS) for base in cls_info.bases):
-                    return True
-                pending += self._classes_named(cls_info.bases)
-        return False
+        return bool(site.names) and all(n.startswith(TENSOR_APIS) for n in site.names) or any(
+            base.startswith(TENSOR_APIS) for base in self._inherited_bases(site.names))
 
     def _returns_tensorflow_objects(self, function: FunctionInfo) -> bool:
         """Whether every value ``function`` returns is a TensorFlow or Keras object it makes there: a repo's
@@ -3823,14 +3814,18 @@ class SourceQueries:
     def _framework_bases(self, names: frozenset[str]) -> list[str]:
         """The Keras convolution or dense layers the repo classes ``names`` refers to extend (``class
         StandardizedConv2D(Conv2D)``): an instance is one of those."""
+        return [base for base in self._inherited_bases(names) if base.startswith("keras.layers.") and base.rsplit(
+            ".", 1)[-1].lower() in CONVOLUTION_LAYERS | DENSE_LAYERS.keys()]
+
+    def _inherited_bases(self, names: frozenset[str]) -> list[str]:
+        """The bases of the repo classes ``names`` refers to, and of the repo classes those extend, in turn."""
         bases, pending, seen = [], self._classes_named(names), set()
         while pending:
             cls_info = pending.pop()
             if cls_info.key in seen:
                 continue
             seen.add(cls_info.key)
-            bases += [base for base in cls_info.bases if base.startswith("keras.layers.") and base.rsplit(
-                ".", 1)[-1].lower() in CONVOLUTION_LAYERS | DENSE_LAYERS.keys()]
+            bases += cls_info.bases
             pending += self._classes_named(cls_info.bases)
         return bases
 
