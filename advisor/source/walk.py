@@ -1,9 +1,10 @@
 """Find the Python files and Jupyter notebooks of a repo that can involve TensorFlow or Keras.
 
-Skips version-control, virtualenv, build and cache folders and whatever the repo's ``.gitignore`` files ignore;
-never follows a directory symlink (so a symlink loop cannot trap the walk). Reads only regular files, up to a size
-bound (a FIFO named ``x.py`` cannot hang the run, nor a huge generated file stall it). A folder or file that cannot
-be read is skipped with a warning, and the rest is analysed.
+Skips version-control, virtualenv, build and cache folders and, in a git work tree, the untracked files its
+``.gitignore`` files ignore (as git does: a file committed in spite of a pattern is part of the repo, and so is every
+file of a snapshot with no ``.git``); never follows a directory symlink (so a symlink loop cannot trap the walk).
+Reads only regular files, up to a size bound (a FIFO named ``x.py`` cannot hang the run, nor a huge generated file
+stall it). A folder or file that cannot be read is skipped with a warning, and the rest is analysed.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable
+from pathlib import Path, PurePosixPath
+from typing import Callable, NamedTuple
 
 import pathspec
 
 from ..files import read_regular_file
 from .facts import module_and_package
+from .git_tracked import TrackedFiles, tracked_files
 from .names import PREFILTER_WORDS, import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 
@@ -67,19 +69,49 @@ def _relative(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix()
 
 
-def _ignored(specs: list[tuple[Path, pathspec.PathSpec]], path: Path, is_dir: bool) -> bool:
-    for spec_dir, spec in specs:
-        rel = path.relative_to(spec_dir).as_posix() + ("/" if is_dir else "")
-        if spec.match_file(rel):
+class _IgnoreFile(NamedTuple):
+    """A ``.gitignore``'s patterns: they match paths under ``folder`` written relative to the file's own folder, which
+    is ``folder`` itself, or above it (a work tree's files when a folder of it is analysed) with ``prefix`` between."""
+
+    folder: Path
+    prefix: str
+    spec: pathspec.PathSpec
+
+
+def _ignored(ignore_files: list[_IgnoreFile], path: Path, is_dir: bool) -> bool:
+    for folder, prefix, spec in ignore_files:
+        if spec.match_file(prefix + path.relative_to(folder).as_posix() + ("/" if is_dir else "")):
             return True
     return False
+
+
+def _ancestor_ignore_files(root: Path, tracked: TrackedFiles, warnings: list[str]) -> list[_IgnoreFile]:
+    """The ``.gitignore`` files of the work tree above ``root``, outermost first, as they apply under ``root``."""
+    resolved = root.resolve()
+    found = []
+    for folder in reversed(resolved.relative_to(tracked.top).parents):
+        spec = _gitignore_spec(tracked.top / folder, tracked.top, warnings)
+        if spec is not None:
+            found.append(_IgnoreFile(root, resolved.relative_to(tracked.top / folder).as_posix() + "/", spec))
+    return found
+
+
+def _left_out(path: Path, root: Path, ignore_files: list[_IgnoreFile], tracked: TrackedFiles | None,
+              is_dir: bool) -> bool:
+    """Whether git ignores ``path``: a ``.gitignore`` pattern matches it and it is no tracked file (or folder holding
+    one). Without a work tree (``tracked`` None) there are no ``ignore_files``."""
+    if not _ignored(ignore_files, path, is_dir):
+        return False
+    relative = PurePosixPath(path.relative_to(root).as_posix())
+    return tracked is None or relative not in (tracked.folders if is_dir else tracked.files)
 
 
 def source_files(root: Path, warnings: list[str]) -> list[Path]:
     """Every ``.py`` and ``.ipynb`` file under ``root`` (relative paths, sorted), honouring the skip rules above; a
     folder that cannot be read adds a line to ``warnings`` (``root`` itself raises the OSError)."""
+    tracked = tracked_files(root)
     found: list[Path] = []
-    stack: list[tuple[Path, list[tuple[Path, pathspec.PathSpec]]]] = [(root, [])]
+    stack = [(root, _ancestor_ignore_files(root, tracked, warnings) if tracked is not None else [])]
     while stack:
         directory, inherited = stack.pop()
         try:
@@ -89,19 +121,19 @@ def source_files(root: Path, warnings: list[str]) -> list[Path]:
                 raise
             warnings.append(f"{_relative(directory, root)}/: skipped, cannot read the folder: {exc.strerror}")
             continue
-        specs = list(inherited)
-        spec = _gitignore_spec(directory, root, warnings)
+        ignore_files = list(inherited)
+        spec = _gitignore_spec(directory, root, warnings) if tracked is not None else None
         if spec is not None:
-            specs.append((directory, spec))
+            ignore_files.append(_IgnoreFile(directory, "", spec))
         for entry in entries:
             path = Path(entry.path)
             if entry.is_dir(follow_symlinks=False):
                 if entry.name in SKIPPED_DIRS or entry.name.endswith(".egg-info") or _is_virtualenv(path):
                     continue
-                if not _ignored(specs, path, is_dir=True):
-                    stack.append((path, specs))
+                if not _left_out(path, root, ignore_files, tracked, is_dir=True):
+                    stack.append((path, ignore_files))
             elif entry.name.endswith(SOURCE_SUFFIXES):  # whatever it is: reading it says why it cannot be (a FIFO)
-                if not _ignored(specs, path, is_dir=False):
+                if not _left_out(path, root, ignore_files, tracked, is_dir=False):
                     found.append(path.relative_to(root))
     return sorted(found)
 
