@@ -2562,6 +2562,39 @@ def test_a_tf1_training_op_run_through_control_dependencies_and_a_progress_bar()
         ("train.py", 22, Confidence.LIKELY)]
 
 
+def test_a_session_loop_that_fetches_a_list_it_gathered_before_trains():
+    """darkflow's shape: the fetches are gathered into a list (or dict) first, `fetches = [self.train_op, loss]`,
+    then `sess.run(fetches, feed_dict)` per batch of a generator that reads images: the run trains."""
+    findings = _findings({"train.py": """
+        import cv2
+        import tensorflow as tf
+
+        images = tf.placeholder(tf.float32, (None, 416, 416, 3))
+        loss = tf.reduce_mean(tf.layers.conv2d(images, 64, 3))
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+
+        def batches(paths):
+            for path in paths:
+                yield [cv2.resize(cv2.imread(path), (416, 416))]
+
+        def train(sess, paths):
+            fetches = [train_op, loss]
+            for batch in batches(paths):
+                sess.run(fetches, {images: batch})
+
+        def evaluate(sess, paths):
+            fetches = {"loss": loss}
+            for batch in batches(paths):
+                sess.run(fetches, {images: batch})
+
+        if __name__ == "__main__":
+            with tf.Session() as sess:
+                train(sess, ["a.jpg"])
+                evaluate(sess, ["b.jpg"])
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY)]
+
+
 def test_a_python_2_training_script_is_read_and_offered_no_fix():
     """A TensorFlow 1.x script from 2017 in Python 2: print statements, `except E, e`. It is read as Python 3 and
     its findings reported, but no fix rewrites a file advisor read through that rewrite."""

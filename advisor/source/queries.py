@@ -3000,7 +3000,15 @@ class SourceQueries:
         if isinstance(receiver, cst.Name) and receiver.value in self._training_op_names:
             return True
         fetches = argument_value(call, "fetches", 0) if call.args else None
-        return fetches is not None and any(n.value in self._training_op_names for n in m.findall(fetches, m.Name()))
+        if fetches is None:
+            return False
+        if _names_one_of(fetches, self._training_op_names):
+            return True
+        # `fetches = [train_op, loss]` (or a dict of them), then `sess.run(fetches, feed)`.
+        site = self._call_at.get(id(call))
+        return site is not None and isinstance(fetches, (cst.Name, cst.Attribute)) and any(
+            isinstance(value, (cst.List, cst.Tuple, cst.Dict)) and _names_one_of(value, self._training_op_names)
+            for _, _, value in self.assigned_values(site.module, site.function, fetches))
 
     @cached_property
     def _training_op_names(self) -> frozenset[str]:
@@ -4821,6 +4829,11 @@ def _reads_names(expression: cst.BaseExpression, names: set[str]) -> bool:
     """Whether ``expression`` reads one of the plain ``names`` (not an attribute so named: ``self.q``)."""
     attributes = {id(a.attr) for a in m.findall(expression, m.Attribute())}
     return any(n.value in names and id(n) not in attributes for n in m.findall(expression, m.Name()))
+
+
+def _names_one_of(expression: cst.BaseExpression, names: frozenset[str]) -> bool:
+    """Whether ``expression`` mentions one of ``names`` (as a name or an attribute)."""
+    return any(name.value in names for name in m.findall(expression, m.Name()))
 
 
 def _assigned_names(assignment: cst.Assign | None) -> set[str]:
