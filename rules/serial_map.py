@@ -176,6 +176,10 @@ class SerialMap(Rule):
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source(f"`.cache()` ({cache.module.location(cache.anchor).line_label}) keeps "
                                             "its results: it runs in the first epoch only"))
+        if not pipelines:
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source("no consumer of this dataset is seen (`fit`, a loop, an iterator, a "
+                                            "function's return): it may not be what training reads"))
         uses = {p.sink.evaluation_use for p in pipelines}
         if uses and None not in uses:
             confidence = Confidence.POSSIBLE

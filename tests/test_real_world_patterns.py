@@ -2239,6 +2239,28 @@ def test_a_sequence_held_by_self_behind_the_train_switch_of_a_chapter_script():
     assert "chapter12" not in " ".join(e.message for e in findings[0].evidence)
 
 
+@pytest.mark.parametrize("cell, confidence", [
+    ("tf.contrib.rnn.BasicLSTMCell(1024)", Confidence.LIKELY),  # four wide products at every time step
+    ("tf.nn.rnn_cell.GRUCell(num_units=1024)", Confidence.LIKELY),
+    ("tf.nn.rnn_cell.LSTMCell(num_units=64)", Confidence.POSSIBLE),
+])
+def test_tensorflow_1_recurrent_cells_count_as_recurrent_layers(cell, confidence):
+    """A TF1 seq2seq model stacks its cells in a loop over the layers (NMT, chatbots): each is a recurrent layer."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        def build(inputs, num_layers):
+            cells = [{cell} for _ in range(num_layers)]
+            outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), inputs, dtype=tf.float32)
+            return tf.layers.dense(outputs, 30000)
+
+        inputs = tf.placeholder(tf.float32, [None, 50, 512])
+        loss = tf.reduce_mean(build(inputs, 2))
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [confidence]
+
+
 @pytest.mark.parametrize("layers, confidence", [
     ("layers.GRU(1024, return_sequences=True)", Confidence.LIKELY),  # three wide products at every time step
     ("layers.Bidirectional(layers.LSTM(1024, return_sequences=True))", Confidence.LIKELY),
@@ -3345,3 +3367,191 @@ def test_an_agent_of_a_repos_own_environment_feeds_what_it_played():
                 s = s1
         """}, "TFC001", "TFD004")
     assert [(f.code, f.confidence) for f in findings] == [("TFC001", Confidence.POSSIBLE)]
+
+
+_CELEBA = """
+import matplotlib.pyplot as plt
+import tensorflow as tf
+import tensorflow_datasets as tfds
+
+celeba = tfds.load("celeb_a", split="train")
+
+def preprocess(example, size=(64, 64)):
+    image = tf.image.random_flip_left_right(tf.image.random_crop(example["image"], (178, 178, 3)))
+    return tf.image.resize(image, size) / 255.0, example["attributes"]["Male"]
+
+demo = celeba.take(2).repeat(5).map(lambda x: preprocess(x, size=(178, 178)))
+fig = plt.figure()
+for j, example in enumerate(demo):
+    ax = fig.add_subplot(2, 5, j + 1)
+    ax.set_xticks([])
+    ax.imshow(example[0])
+
+train = celeba.map(preprocess).shuffle(1000).batch(32)
+model = tf.keras.applications.ResNet50(weights=None, classes=2)
+model.compile("adam", "sparse_categorical_crossentropy")
+model.fit(train, epochs=20)
+"""
+
+
+def test_a_pipeline_only_plotted_is_no_training_input_and_a_script_paired_with_its_notebook_cites_itself():
+    """A book chapter as a script and as the notebook it was exported from (same name): a map that feeds ten
+    plotted images is no training input; the training map's evidence names the file's own `preprocess`, not the
+    notebook's copy of it."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    notebook = nbformat.writes(new_notebook(cells=[new_code_cell(_CELEBA.strip())]))
+    findings = _findings({"ch15.py": _CELEBA, "ch15.ipynb": notebook}, "TFD002")
+    script = [f for f in findings if f.location.path.suffix == ".py"]
+    assert [(f.location.line, f.confidence) for f in script] == [(18, Confidence.LIKELY)]
+    assert "ch15.ipynb" not in " ".join(e.message for e in script[0].evidence)
+    assert [(f.location.cell.line, f.confidence) for f in findings if f.location.cell is not None] == [
+        (18, Confidence.LIKELY)]
+
+
+def test_a_map_whose_dataset_no_training_reads_is_only_possible():
+    """A recommender tutorial perturbs embeddings in a random map only to build a retrieval index (ScaNN's
+    `index_from_dataset`) in the notebook that also trains: no consumer advisor knows reads that dataset."""
+    findings = _findings({"serving.py": """
+        import tensorflow as tf
+        import tensorflow_recommenders as tfrs
+
+        movies = tf.data.Dataset.from_tensor_slices(titles)
+        model = tfrs.Model()
+        model.compile(optimizer="adagrad")
+        model.fit(ratings.batch(8192), epochs=3)
+
+        embeddings = movies.batch(4096).repeat(1000).map(lambda x: x * tf.random.uniform(tf.shape(x)))
+        index = tfrs.layers.factorized_top_k.ScaNN(model.user_model)
+        index.index_from_dataset(tf.data.Dataset.zip((movies.batch(4096).repeat(1000), embeddings)))
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.POSSIBLE)]
+    assert "no consumer of this dataset is seen" in " ".join(e.message for e in findings[0].evidence)
+
+
+def test_a_script_that_makes_the_model_to_sample_from_it_does_not_train():
+    """GPT-2's model class carries its own training loop (`fit` -> `train_step`); the sampling script makes one only
+    to restore a checkpoint. Making the object runs what Keras calls by itself (`call`), not the loop the training
+    script calls by name."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        class Gpt2(tf.keras.Model):
+            def __init__(self, layers, width):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(width) for _ in range(layers)]
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            def call(self, x):
+                for block in self.blocks:
+                    x = block(x)
+                return x
+
+            @tf.function
+            def train_step(self, x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self(x) - y))
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                return loss
+
+            def fit(self, dataset):
+                for x, y in dataset:
+                    self.train_step(x, y)
+        """, "train.py": """
+        from model import Gpt2
+
+        if __name__ == "__main__":
+            model = Gpt2(12, 768)
+            model.fit(dataset)
+        """, "sample.py": """
+        import tensorflow as tf
+        from model import Gpt2
+
+        def load(path):
+            model = Gpt2(12, 768)
+            tf.train.Checkpoint(model=model).restore(path)
+            return model
+
+        if __name__ == "__main__":
+            load("ckpt")(tokens)
+        """}, "TFC001", show_all=True)
+    assert {(f.location.path.as_posix(), f.reach) for f in findings} == {
+        ("train.py", Reach.TRAINING), ("sample.py", Reach.OTHER)}
+
+
+def test_a_worker_thread_trains_through_the_run_its_start_calls():
+    """A3C beside A2C: each A3C worker is a `Thread` whose `run` (which `start()` calls) trains the global actor
+    eagerly; making the worker reaches its `run`, as Python calls it."""
+    findings = _findings({"a3c.py": """
+        from threading import Thread
+        import tensorflow as tf
+
+        class Actor:
+            def __init__(self):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+                self.opt = tf.keras.optimizers.Adam()
+
+            def train(self, states, advantages):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.model(states) * advantages)
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.opt.apply_gradients(zip(grads, self.model.trainable_variables))
+
+        class Worker(Thread):
+            def __init__(self, actor):
+                Thread.__init__(self)
+                self.actor = actor
+
+            def train(self):
+                for episode in range(1000):
+                    self.actor.train(states, advantages)
+
+            def run(self):
+                self.train()
+
+        class Agent:
+            def train(self):
+                actor = Actor()
+                for worker in [Worker(actor) for _ in range(4)]:
+                    worker.start()
+
+        if __name__ == "__main__":
+            Agent().train()
+        """, "a2c.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        model.compile("adam", "mse")
+        model.fit(states, values)
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence, f.reach) for f in findings] == [(9, Confidence.LIKELY, Reach.TRAINING)]
+
+
+def test_a_helper_defined_inside_a_function_hides_the_module_function_of_that_name():
+    """A book chapter defines `encode_map_fn` at module level for its first model, then again inside
+    `preprocess_datasets()` for the next: the map there runs the inner one, its own `tf.py_function`."""
+    findings = _findings({"ch16.py": """
+        import tensorflow as tf
+
+        raw_train = tf.data.Dataset.from_tensor_slices((texts, labels))
+
+        def encode_map_fn(text, label):
+            return tf.py_function(encode, inp=[text, label], Tout=(tf.int64, tf.int64))
+
+        train = raw_train.map(encode_map_fn).padded_batch(32)
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(1000, 20), tf.keras.layers.SimpleRNN(64)])
+        model.compile("adam", "binary_crossentropy")
+        model.fit(train, epochs=10)
+
+        def preprocess_datasets(raw_train, max_seq_length):
+            def encode_map_fn(text, label):
+                return tf.py_function(encode_truncated, inp=[text, label], Tout=(tf.int64, tf.int64))
+
+            return raw_train.map(encode_map_fn).padded_batch(32)
+
+        for length in (100, None):
+            model.fit(preprocess_datasets(raw_train, length), epochs=10)
+        """}, "TFD003")
+    assert [(f.location.line, f.confidence) for f in findings] == [(6, Confidence.LIKELY), (15, Confidence.LIKELY)]

@@ -143,8 +143,16 @@ class ModuleInfo:
         return None
 
     def qualified_names(self, node: cst.CSTNode) -> frozenset[str]:
-        """Canonical dotted names that ``node`` (a Name or Attribute) refers to, through the module's imports."""
-        return self.names.resolve(node)
+        """Canonical dotted names that ``node`` (a Name or Attribute) refers to, through the module's imports; a
+        bare name, to the function of that name defined in a function around it, if any (a closure)."""
+        if not (isinstance(node, cst.Name) and node.value in self.names.nested_functions):
+            return self.names.resolve(node)
+        scopes, parent = [], self.parent(node)
+        while parent is not None:
+            if isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+                scopes.append(parent.name.value)
+            parent = self.parent(parent)
+        return self.names.resolve(node, scopes=scopes[::-1])
 
     def location(self, node: cst.CSTNode, end_node: cst.CSTNode | None = None) -> Location:
         start = self.position(node)

@@ -112,7 +112,8 @@ class _DefinitionCollector(CollectorVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         class_key = self.classes[-1].key if self.classes else None  # `self.step(...)` is that class's method
-        self.facts.calls.append(CallSite(node, self._names(node.func, class_key), self.module,
+        scopes = [scope.name.value for scope in self.scopes]  # a closure of that name hides the module's
+        self.facts.calls.append(CallSite(node, self._names(node.func, class_key, scopes), self.module,
                                          self.functions[-1] if self.functions else None))
 
 

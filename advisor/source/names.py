@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 from collections import Counter
+from collections.abc import Sequence
 
 import libcst as cst
 import libcst.helpers
@@ -190,17 +191,23 @@ class ModuleNames(cst.CSTVisitor):
                 else name
             self._bind(bound, f"{module}.{name}" if module else name)
 
-    def resolve(self, expr: cst.CSTNode, class_key: str | None = None) -> frozenset[str]:
+    def resolve(self, expr: cst.CSTNode, class_key: str | None = None, scopes: Sequence[str] = ()) -> frozenset[str]:
         """The canonical dotted names ``expr`` (a Name or an Attribute chain on a Name) may refer to.
 
         One name when an import or a top-level definition binds its head; one per ``from X import *`` module when
         nothing else does (which of them defines it is known only across modules); with ``class_key`` (the
-        enclosing class), ``self.method`` is that class's method.
+        enclosing class), ``self.method`` is that class's method; with ``scopes`` (the classes and functions
+        ``expr`` is in, outermost first), a function defined in one of them hides a module's of that name.
         """
         dotted = cst.helpers.get_full_name_for_node(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else None
         if not dotted:
             return frozenset()
         head, _, rest = dotted.partition(".")
+        if not rest and scopes and head in self.nested_functions:
+            for depth in range(len(scopes), 0, -1):
+                key = ".".join(filter(None, [self.module_name, *scopes[:depth], head]))
+                if key in self.nested_functions[head]:
+                    return frozenset({key})
         if head in self.aliases:
             full = self.imported(dotted)
         elif head in self.top_level:

@@ -37,6 +37,11 @@ _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
 # The methods of a Python batch source that make each batch: an iterator's, a `keras.utils.Sequence`'s.
 BATCH_METHODS = frozenset({"__next__", "__iter__", "__getitem__"})
 KERAS_FITS = frozenset({"fit", "fit_generator"})
+# Methods Keras (or TensorFlow, an Estimator's hooks, a thread's `start`) calls on a repo's objects whenever they are
+# used; not `train_step`, which runs only when code calls `fit` by name.
+FRAMEWORK_CALLED_METHODS = frozenset({
+    "call", "build", "get_config", "from_config", "compute_output_shape", "get_updates", "apply_gradients", "begin",
+    "before_run", "after_run", "after_create_session", "end", "run"})
 # Keras' Python-side image iterators: each batch is read from disk and augmented on the host.
 KERAS_IMAGE_ITERATORS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 _NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
@@ -169,7 +174,10 @@ WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_
 # What a loop that only looks at a dataset calls: printing, plotting, NumPy; and the elements' own conversions.
 INSPECTION_PREFIXES = ("builtins.", "numpy.", "matplotlib.", "IPython.", "PIL.")
 INSPECTION_METHODS = frozenset({"numpy", "imshow", "show", "title", "axis", "subplot", "set_title", "format",
-                                "decode", "tolist", "item", "append"})
+                                "decode", "tolist", "item", "append",
+                                # a matplotlib figure's and axes' own (`ax = fig.add_subplot(...)`)
+                                "add_subplot", "set_xticks", "set_yticks", "set_xlabel", "set_ylabel", "set_axis_off",
+                                "plot", "scatter", "hist", "bar", "text", "legend", "savefig", "tight_layout"})
 # How deep to follow repo functions called from a mapped function; from a Python batch maker (`__getitem__` ->
 # compute_input_output -> load_image_group -> load_image -> read_image).
 CALL_DEPTH = 3
@@ -1069,8 +1077,18 @@ def _called_parameters(function: FunctionInfo) -> tuple[str, ...]:
 
 
 def _without_evaluation(graph: nx.DiGraph) -> nx.DiGraph:
-    """A view of a call graph without the calls that build a model to evaluate or predict."""
-    return nx.subgraph_view(graph, filter_edge=lambda u, v: not graph[u][v].get("evaluation"))
+    """A view of a call graph without the calls that build a model to evaluate or predict, nor the edges from making
+    an object to those of its methods only code calls by name: a sampling script that makes the model (to restore it)
+    does not run the model's own training loop, which the training script calls by name."""
+    return nx.subgraph_view(graph, filter_edge=lambda u, v: not graph[u][v].get("evaluation")
+                            and not graph[u][v].get("maybe"))
+
+
+def _called_by_framework(method: FunctionInfo) -> bool:
+    """A method that the framework, or Python, calls on an object by itself: Keras' ``call``, ``build`` and
+    ``train_step``, a callback's ``on_*`` hooks, a ``Sequence``'s ``__getitem__``, any special method."""
+    name = method.name
+    return name in FRAMEWORK_CALLED_METHODS or name.startswith("on_") or (name.startswith("__") and name.endswith("__"))
 
 
 def _parameter_default(function: FunctionInfo, parameter: str) -> cst.BaseExpression | None:
@@ -1174,9 +1192,12 @@ CONVOLUTION_LAYERS = frozenset({"conv1d", "conv2d", "conv3d", "convolution1d", "
                                 "separableconv2d", "depthwiseconv2d"})
 # An attention layer is four projections; TF1 graphs multiply by their weights themselves (``tf.matmul``).
 # Keras' recurrent layers are three (GRU) or four (LSTM) such products at every time step.
+# TensorFlow 1.x's cells (`tf.contrib.rnn.BasicLSTMCell(num_units)`, `tf.nn.rnn_cell.GRUCell`) and Keras' too.
+RECURRENT_CELLS = {"simplernncell": 1, "basicrnncell": 1, "grucell": 3, "lstmcell": 4, "basiclstmcell": 4,
+                   "lstmblockcell": 4, "layernormbasiclstmcell": 4, "grublockcell": 3, "grublockcellv2": 3}
 DENSE_LAYERS = {"dense": 1, "fullyconnected": 1, "matmul": 1, "multiheadattention": 4, "simplernn": 1, "gru": 3,
-                "cudnngru": 3, "lstm": 4, "cudnnlstm": 4}
-RECURRENT_LAYERS = frozenset({"simplernn", "gru", "cudnngru", "lstm", "cudnnlstm"})
+                "cudnngru": 3, "lstm": 4, "cudnnlstm": 4, **RECURRENT_CELLS}
+RECURRENT_LAYERS = frozenset({"simplernn", "gru", "cudnngru", "lstm", "cudnnlstm", *RECURRENT_CELLS})
 # A recurrent layer of this many units or more does the work of several narrower ones at every time step (a
 # GRU(1024) language model); a wide Dense on MNIST-sized vectors does not.
 WIDE_UNITS = 1024
@@ -1217,7 +1238,9 @@ RESHAPING_OPS = frozenset(f"tensorflow.{name}" for name in ("reshape", "transpos
                                                             "squeeze", "expand_dims"))
 # Layers narrower than this (units or filters written as a number, a constant, or a number the caller passes) are
 # no work for matrix units: MNIST tutorials' and sequence demos' 10-32 filters, RL networks' 24-64 units.
-NARROW_WIDTH = {"dense": 128, "convolution": 64, "convolution1d": 128}  # a 1-D filter does a 2-D one's work / k
+# A 1-D filter does a 2-D one's work / k; a recurrent layer's products at each time step are of one step's inputs:
+# a 3x256 chatbot GRU keeps no 16-bit unit busy.
+NARROW_WIDTH = {"dense": 128, "convolution": 64, "convolution1d": 128, "recurrent": 512}
 
 
 @dataclass(frozen=True)
@@ -1258,7 +1281,7 @@ class ModelCompute:
         return (f"{builders} makes {self.convolutions} convolution and {self.dense} dense layers{images} "
                 f"(counting a loop once per value it runs over, {LOOP_REPEAT} times where the source does not "
                 f"write them out, each call of a helper, and only layers of {NARROW_WIDTH['convolution']}+ filters "
-                f"or {NARROW_WIDTH['dense']}+ units)")
+                f"or {NARROW_WIDTH['dense']}+ units, {NARROW_WIDTH['recurrent']}+ for a recurrent one)")
 
 
 @dataclass
@@ -1695,7 +1718,7 @@ class SourceQueries:
         owner = _owner_class(site.function)
         found = self.index.functions_named(*site.module.names.resolve(expr, owner))
         if not isinstance(expr, cst.Attribute) or not isinstance(expr.value, cst.Name):
-            return _visible_from(site, found)
+            return _visible_from(site.function, found)
         method = expr.attr.value
         if expr.value.value == "self" and owner is not None:
             found += [f for cls_info in self.index.subclasses_of(owner) for f in self.index.methods_of(cls_info)
@@ -1768,7 +1791,7 @@ class SourceQueries:
         found = self.index.nearest(site.module, site.names, [f for f, _ in self.index.callees(site.names)],
                                    lambda f: f.module)
         if isinstance(site.node.func, cst.Name):
-            found = _visible_from(site, found)
+            found = _visible_from(site.function, found)
         if not found:
             found = self._wrapped_callees(site) or self._replica_functions(site) or self._closure_callees(site) or \
                 self._alternative_construction(site)
@@ -2152,10 +2175,12 @@ class SourceQueries:
             if function.class_key is not None:
                 methods_by_class.setdefault(function.class_key, []).append(function)
 
-        def add(caller: int | tuple, callee: FunctionInfo, evaluation: bool) -> None:
-            # One call in training mode makes the edge a way to training.
-            graph.add_edge(caller, id(callee.node), evaluation=evaluation and graph.get_edge_data(
-                caller, id(callee.node), {"evaluation": True})["evaluation"])
+        def add(caller: int | tuple, callee: FunctionInfo, evaluation: bool, instantiated: bool = False) -> None:
+            # One call in training mode makes the edge a way to training; one call by name makes it no longer
+            # only maybe (see `_without_evaluation`).
+            edge = graph.get_edge_data(caller, id(callee.node), {"evaluation": True, "maybe": True})
+            graph.add_edge(caller, id(callee.node), evaluation=evaluation and edge["evaluation"],
+                           maybe=instantiated and not _called_by_framework(callee) and edge["maybe"])
 
         for site in self.index.calls:
             caller = self._caller_key(site)
@@ -2164,10 +2189,10 @@ class SourceQueries:
                 add(caller, callee, evaluation)
                 if callee.name == "__init__":
                     for method in methods_by_class[callee.class_key]:
-                        add(caller, method, evaluation)
+                        add(caller, method, evaluation, instantiated=True)
             for cls_info in self._classes_named(site.names):
                 for method in methods_by_class.get(cls_info.key, ()):
-                    add(caller, method, evaluation)
+                    add(caller, method, evaluation, instantiated=True)
         for function in self.index.functions:  # a nested function runs when its outer function does
             if function.outer is not None:
                 graph.add_edge(id(function.outer.node), id(function.node))
@@ -2264,7 +2289,7 @@ class SourceQueries:
         return [f for arg in site.node.args
                 for value in (self._elements_handed(site, arg.value) if compiles else _elements(arg.value))
                 if isinstance(value, (cst.Name, cst.Attribute))
-                for f in _visible_from(site, self.index.functions_named(*site.module.names.resolve(value, class_key)))]
+                for f in _visible_from(site.function, self.index.functions_named(*site.module.names.resolve(value, class_key)))]
 
     @staticmethod
     def _elements_handed(site: CallSite, expression: cst.BaseExpression | None) -> list[cst.BaseExpression]:
@@ -2451,8 +2476,8 @@ class SourceQueries:
             names = site.names if site is not None else frozenset()
             if names and all(n.startswith(INSPECTION_PREFIXES) for n in names):
                 continue
-            if not names and m.matches(call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(
-                    INSPECTION_METHODS.__contains__)))):
+            if m.matches(call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(INSPECTION_METHODS.__contains__)))) \
+                    and not (site is not None and self.callees_of(site)):  # (a repo method of the name may train)
                 continue
             return False
         return True
@@ -3158,7 +3183,9 @@ class SourceQueries:
         if not isinstance(value, (cst.Name, cst.Attribute)):
             return None
         scope = self.enclosing_function(module, call)
-        functions = self.index.functions_named(*module.names.resolve(value, scope.class_key if scope else None))
+        names = module.qualified_names(value) if isinstance(value, cst.Name) else \
+            module.names.resolve(value, scope.class_key if scope else None)
+        functions = self.index.nearest(module, names, self.index.functions_named(*names), lambda f: f.module)
         if not functions and isinstance(value, cst.Name):
             functions = self._call_methods_of_instance(module, call, value.value)
         return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
@@ -3196,7 +3223,7 @@ class SourceQueries:
     def _functions_called(self, call: CallSite) -> list[FunctionInfo]:
         """The repo functions ``call`` runs: by name, or, through a name or ``self`` attribute bound to one, what
         was bound (``self.preprocess(x)`` where the constructor was given ``preprocess=self._load``)."""
-        found = self.index.functions_named(*call.names)
+        found = self.index.nearest(call.module, call.names, self.index.functions_named(*call.names), lambda f: f.module)
         if found or not isinstance(call.node.func, (cst.Name, cst.Attribute)):
             return found
         return self.index.functions_named(*self._callables(call.module, call.function, call.node.func, None,
@@ -3701,7 +3728,7 @@ class SourceQueries:
                 convolution = "convolution1d" if any("1d" in last for last in lasts) else "convolution"
                 if variable is None and times > weight:
                     times = weight * self._made_in_written_loop(call, framework, made, convolution if lasts & (
-                        CONVOLUTION_LAYERS) else "dense", times // weight)
+                        CONVOLUTION_LAYERS) else "recurrent" if lasts & RECURRENT_LAYERS else "dense", times // weight)
                 pointwise = convolution == "convolution1d" and m.matches(argument_value(
                     call.node, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1),
                     m.Integer("1"))  # a 1-wide 1-D convolution is a dense layer at every position
@@ -3711,13 +3738,17 @@ class SourceQueries:
                 elif lasts & CONVOLUTION_LAYERS and not self._narrow(call, framework, "filters", convolution,
                                                                      passed, variable):
                     tally.convolutions += times
+                elif lasts & RECURRENT_LAYERS:
+                    # Counted only where the source says how wide: recurrent models take their width from
+                    # configurations, and most are narrower than a recurrent layer worth counting.
+                    width = self._width(call, framework, "units", passed, variable) or 0
+                    if width >= NARROW_WIDTH["recurrent"]:
+                        tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & RECURRENT_LAYERS) * (
+                            WIDE_FACTOR if width >= WIDE_UNITS else 1)
                 elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, framework, "units", "dense", passed,
                                                                         variable) and not (
                         "multiheadattention" in lasts and self._narrow_attention(call, passed)):
-                    wide = lasts & RECURRENT_LAYERS and (self._width(call, framework, "units", passed, variable)
-                                                         or 0) >= WIDE_UNITS
-                    tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys()) * (
-                        WIDE_FACTOR if wide else 1)
+                    tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & DENSE_LAYERS.keys())
                 continue
             if depth == 0 or m.matches(call.node, _REAPPLIES_VARIABLES):
                 continue
@@ -3773,9 +3804,10 @@ class SourceQueries:
             return otherwise
         loop, values = written
         functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
-        width = argument_value(layer.node, "units" if kind == "dense" else "filters", 1 if functional else 0)
-        if isinstance(values, int) or not (
-                isinstance(loop.target, cst.Name) and m.matches(width, m.Name(loop.target.value))):
+        width = argument_value(layer.node, "filters" if kind.startswith("convolution") else "units",
+                               1 if functional else 0)
+        element = _loop_element(loop)
+        if isinstance(values, int) or element is None or not m.matches(width, m.Name(element)):
             return values if isinstance(values, int) else len(values)
         return sum(not isinstance(value, cst.Integer) or int(value.value) >= NARROW_WIDTH[kind] for value in values)
 
@@ -3790,12 +3822,15 @@ class SourceQueries:
     def _written_loop(self, module: ModuleInfo, scope: FunctionInfo | None, node: cst.CSTNode,
                       passed: _Passed | None = None) -> tuple[cst.For, int | list[cst.BaseExpression]] | None:
         """The loop that runs ``node`` and the values it runs over, where the source writes them out: ``for filters
-        in [32, 64]:`` (or a name assigned such a list, reversed or sliced): the values; ``range(3)``: their count
-        (``passed``: what the caller gave the parameters of ``scope``)."""
+        in [32, 64]:`` (or a name assigned such a list, reversed, sliced, enumerated or zipped with another, which
+        runs as often): the values; ``range(3)``: their count (``passed``: what the caller gave the parameters of
+        ``scope``)."""
         loop = module.enclosing_loop(node)
         values = loop.iter if isinstance(loop, cst.For) else None
-        while isinstance(values, (cst.Subscript, cst.Call)) and (
-                isinstance(values, cst.Subscript) or m.matches(values.func, m.Name("reversed")) and values.args):
+        zipped = False  # the values of the first list zipped need not be what the loop body uses
+        while isinstance(values, (cst.Subscript, cst.Call)) and (isinstance(values, cst.Subscript) or m.matches(
+                values.func, m.Name("reversed") | m.Name("enumerate") | m.Name("zip")) and values.args):
+            zipped = zipped or m.matches(values, m.Call(func=m.Name("zip")))
             values = values.value if isinstance(values, cst.Subscript) else values.args[0].value
         if isinstance(values, cst.Name):
             bound = self.assigned_value(module, scope, values)
@@ -3804,7 +3839,7 @@ class SourceQueries:
             count = self._integer(module, values.args[0].value, passed, scope)
             return (loop, count) if count is not None and count > 0 else None
         if isinstance(values, (cst.List, cst.Tuple)) and values.elements:
-            return loop, [element.value for element in values.elements]
+            return loop, len(values.elements) if zipped else [element.value for element in values.elements]
         return None
 
     def _applied_model(self, call: CallSite) -> CallSite | None:
@@ -3967,8 +4002,8 @@ class SourceQueries:
             return self._variable_width(variable, layer.function, passed) if variable is not None else None
         functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
         width = argument_value(layer.node, keyword, 1 if functional else 0)
-        if width is None and functional:
-            width = argument_value(layer.node, "num_outputs")
+        if width is None and keyword == "units":  # slim's layers, TensorFlow 1.x's recurrent cells
+            width = argument_value(layer.node, "num_outputs" if functional else "num_units")
         return self._integer(layer.module, width, passed, layer.function)
 
     def _weight_variable(self, layer: CallSite, names: list[str]) -> tuple[ModuleInfo, FunctionInfo | None,
@@ -4831,6 +4866,17 @@ def _reads_names(expression: cst.BaseExpression, names: set[str]) -> bool:
     return any(n.value in names and id(n) not in attributes for n in m.findall(expression, m.Name()))
 
 
+def _loop_element(loop: cst.For) -> str | None:
+    """The name a loop binds each value it runs over to: ``for filters in ...``, ``for i, filters in
+    enumerate(...)``."""
+    if isinstance(loop.target, cst.Name):
+        return loop.target.value
+    if m.matches(loop.iter, m.Call(func=m.Name("enumerate"))) and m.matches(
+            loop.target, m.Tuple(elements=[m.DoNotCare(), m.Element(value=m.Name())])):
+        return loop.target.elements[1].value.value
+    return None
+
+
 def _names_one_of(expression: cst.BaseExpression, names: frozenset[str]) -> bool:
     """Whether ``expression`` mentions one of ``names`` (as a name or an attribute)."""
     return any(name.value in names for name in m.findall(expression, m.Name()))
@@ -4883,13 +4929,13 @@ def _returned_names(body: cst.BaseSuite) -> dict[str, int | None]:
     return found
 
 
-def _visible_from(site: CallSite, functions: list[FunctionInfo]) -> list[FunctionInfo]:
-    """Of the functions a bare name at ``site`` may refer to, those the name can see: a function defined inside
-    another is visible only within it (`single_step` of `main()` is not the `single_step` of `evaluate()`)."""
+def _visible_from(scope: FunctionInfo | None, functions: list[FunctionInfo]) -> list[FunctionInfo]:
+    """Of the functions a bare name used in ``scope`` may refer to, those the name can see: a function defined
+    inside another is visible only within it (`single_step` of `main()` is not the `single_step` of `evaluate()`),
+    and there it hides a module's function of that name."""
     if len(functions) < 2:
         return functions
     scopes = set()
-    scope = site.function
     while scope is not None:
         scopes.add(id(scope.node))
         scope = scope.outer

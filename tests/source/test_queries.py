@@ -1112,6 +1112,31 @@ def test_each_model_built_at_module_level_counts_its_own_layers(index_of):
     assert compute[23].application == "tf.keras.applications.MobileNetV2"
 
 
+def test_a_loop_over_an_enumerated_or_zipped_list_runs_once_per_element(index_of):
+    """`for i, c in enumerate(channels)` runs over the list's values (`c` is the width), `zip(kernels, filters)` as
+    often as its first list holds values, whose values are not the width."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def build(x, num_channels):
+            channels = [num_channels, num_channels * 2]
+            for i, c in enumerate(channels):
+                x = tf.keras.layers.Conv2D(c, 3)(x)
+            for i, c in enumerate([16, 32, 256]):
+                x = tf.keras.layers.Conv2D(c, 3)(x)
+            for k, f in zip([3, 3], [256, 512]):
+                x = tf.keras.layers.Conv2D(f, k)(x)
+            return tf.keras.Model(x, x)
+
+        model = build(tf.keras.Input((224, 224, 3)), params.num_channels)
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(x, y)
+        """)
+    queries = SourceQueries(index)
+    (construction,) = queries.model_constructions
+    assert queries.model_compute(construction).convolutions == 2 + 1 + 2  # not 4 times each loop
+
+
 def test_a_few_convolutions_on_small_images_are_cheap_a_deep_network_on_them_is_not(index_of):
     index = index_of(code="""
         import tensorflow as tf
