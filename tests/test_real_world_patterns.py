@@ -3555,3 +3555,24 @@ def test_a_helper_defined_inside_a_function_hides_the_module_function_of_that_na
             model.fit(preprocess_datasets(raw_train, length), epochs=10)
         """}, "TFD003")
     assert [(f.location.line, f.confidence) for f in findings] == [(6, Confidence.LIKELY), (15, Confidence.LIKELY)]
+
+
+def test_a_script_and_its_notebook_each_name_their_own_map_of_a_python_function():
+    """The same chapter as script and notebook: each `tf.py_function` finding names the map of its own file."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    chapter = """import tensorflow as tf
+
+def encode_map_fn(text, label):
+    return tf.py_function(encode, inp=[text, label], Tout=(tf.int64, tf.int64))
+
+train = tf.data.Dataset.from_tensor_slices((texts, labels)).map(encode_map_fn).padded_batch(32)
+model = tf.keras.Sequential([tf.keras.layers.Embedding(1000, 20), tf.keras.layers.SimpleRNN(64)])
+model.compile("adam", "binary_crossentropy")
+model.fit(train, epochs=10)
+"""
+    notebook = nbformat.writes(new_notebook(cells=[new_code_cell("# setup"), new_code_cell(chapter)]))
+    findings = _findings({"ch16.py": chapter, "ch16.ipynb": notebook}, "TFD003")
+    assert sorted((f.location.path.as_posix(), f.message.split("holding")[0].split("at ")[-1]) for f in findings) == [
+        ("ch16.ipynb", "cell 2, line 6, "), ("ch16.py", "line 6, ")]

@@ -962,12 +962,13 @@ class HotFunctions:
                  compiled_losses: Iterable[FunctionInfo]) -> None:
         self.index = index
         self.functions_handed = functions_handed  # the repo functions an argument of a stage stands for
-        self.functions: dict[str, HotContext] = {}
+        # By the function's node: a notebook and the script exported from it define functions of the same keys.
+        self.functions: dict[int, HotContext] = {}
         self.lambda_calls: dict[int, HotContext] = {}
-        self._calls_by_function: dict[str, list[CallSite]] = {}
+        self._calls_by_function: dict[int, list[CallSite]] = {}
         for site in index.calls:
             if site.function is not None:
-                self._calls_by_function.setdefault(site.function.key, []).append(site)
+                self._calls_by_function.setdefault(id(site.function.node), []).append(site)
         self._find_roots(compilations)
         for function in compiled_losses:
             self._mark([function], _step_context(function, "a loss or metric Keras compiles into its train step"))
@@ -976,7 +977,7 @@ class HotFunctions:
     def context_of(self, site: CallSite) -> HotContext | None:
         if id(site.node) in self.lambda_calls:
             return self.lambda_calls[id(site.node)]
-        return self.functions.get(site.function.key) if site.function is not None else None
+        return self.functions.get(id(site.function.node)) if site.function is not None else None
 
     def _find_roots(self, compilations: Iterable[Compilation]) -> None:
         for stage in self.index.stages():
@@ -1004,17 +1005,18 @@ class HotFunctions:
 
     def _mark(self, functions: Iterable[FunctionInfo], context: HotContext) -> None:
         for function in functions:
-            self.functions.setdefault(function.key, context)
+            self.functions.setdefault(id(function.node), context)
 
     def _propagate(self) -> None:
         pending = list(self.functions)
         while pending:
             key = pending.pop()
             for site in self._calls_by_function.get(key, ()):
-                for callee in self.index.functions_named(*site.names):
-                    if callee.key not in self.functions:
-                        self.functions[callee.key] = self.functions[key]
-                        pending.append(callee.key)
+                for callee in self.index.nearest(site.module, site.names, self.index.functions_named(*site.names),
+                                                 lambda f: f.module):
+                    if id(callee.node) not in self.functions:
+                        self.functions[id(callee.node)] = self.functions[key]
+                        pending.append(id(callee.node))
 
 
 ARITHMETIC = {cst.Multiply: lambda a, b: a * b, cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
@@ -3315,8 +3317,8 @@ class SourceQueries:
     def _functions_handed(self, stage: Stage, expr: cst.BaseExpression) -> list[FunctionInfo]:
         """The repo functions an argument of a dataset stage stands for: by name, or through a wrapper of one
         (``functools.partial(make_dataset, files)``, written there or bound to a name before)."""
-        found = self.index.functions_named(*stage.module.qualified_names(expr)) \
-            if isinstance(expr, (cst.Name, cst.Attribute)) else []
+        names = stage.module.qualified_names(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else frozenset()
+        found = self.index.nearest(stage.module, names, self.index.functions_named(*names), lambda f: f.module)
         if found:
             return found
         wrapping = self._call_at.get(id(expr)) if isinstance(expr, cst.Call) else \
