@@ -353,8 +353,10 @@ def test_functions_a_dataset_maps_are_hot_per_element_and_so_are_their_callees(i
             """,
     })
     hot = SourceQueries(index).hot_functions
-    assert set(hot.functions) == {"pkg.preprocess.decode", "pkg.preprocess._to_array"}
-    context = hot.functions["pkg.preprocess._to_array"]
+    by_key = {f.key: f for f in index.functions}
+    assert set(hot.functions) == {id(by_key[key].node) for key in ("pkg.preprocess.decode",
+                                                                   "pkg.preprocess._to_array")}
+    context = hot.functions[id(by_key["pkg.preprocess._to_array"].node)]
     assert context.in_dataset and context.what == "for every element of the dataset `.map()` at line 4"
     assert context.where == "mapped by `.map()` at train.py:4:37"
     (in_lambda,) = [c for c in index.calls if c.module.node_code(c.node) == "keep(x)"]
@@ -392,7 +394,8 @@ def test_compiled_and_keras_traced_functions_are_hot_per_step(index_of):
         def eager(x):
             return x
         """)
-    hot = SourceQueries(index).hot_functions.functions
+    by_node = SourceQueries(index).hot_functions.functions
+    hot = {f.key: by_node[id(f.node)] for f in index.functions if id(f.node) in by_node}
     assert set(hot) == {"train.decorated", "train.helper", "train.wrapped", "train.Classifier.train_step",
                         "train.Block.call"}
     assert not any(context.in_dataset for context in hot.values())
