@@ -3576,3 +3576,30 @@ model.fit(train, epochs=10)
     findings = _findings({"ch16.py": chapter, "ch16.ipynb": notebook}, "TFD003")
     assert sorted((f.location.path.as_posix(), f.message.split("holding")[0].split("at ")[-1]) for f in findings) == [
         ("ch16.ipynb", "cell 2, line 6, "), ("ch16.py", "line 6, ")]
+
+
+@pytest.mark.parametrize("model, confidence", [
+    ("tf.add(tf.matmul(x_data, A), b)", Confidence.POSSIBLE),  # a regression
+    ("tf.layers.dense(tf.layers.flatten(tf.layers.conv2d(x_data, 64, 3)), 1)", Confidence.LIKELY),
+])
+def test_a_second_run_per_step_of_a_toy_graph_is_only_possible(model, confidence):
+    """A cookbook's linear regression on iris re-runs its loss every step: true, but the graph is a 1x1 matmul, so
+    a run takes microseconds; a convolutional model's second forward pass costs real time."""
+    findings = _findings({"regression.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        x_data = tf.placeholder(tf.float32, [None, 1])
+        y_target = tf.placeholder(tf.float32, [None, 1])
+        A = tf.Variable(tf.random_normal(shape=[1, 1]))
+        b = tf.Variable(tf.zeros([1, 1]))
+        output = {model}
+        loss = tf.reduce_mean(tf.square(y_target - output))
+        train_step = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+        sess = tf.Session()
+        for i in range(100):
+            rand_index = np.random.choice(len(x_vals), size=25)
+            sess.run(train_step, feed_dict={{x_data: x_vals[rand_index], y_target: y_vals[rand_index]}})
+            temp_loss = sess.run(loss, feed_dict={{x_data: x_vals[rand_index], y_target: y_vals[rand_index]}})
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(15, confidence)]

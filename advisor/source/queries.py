@@ -1273,6 +1273,12 @@ class ModelCompute:
         return self.application is not None or self.dense >= HEAVY_DENSE or self.convolutions >= (
             DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
 
+    @property
+    def tiny(self) -> bool:
+        """Not one layer counted (a linear or logistic regression, a kernel SVM, a few units): a pass over a batch
+        takes microseconds."""
+        return self.application is None and not self.convolutions and not self.dense
+
     def describe(self) -> str:
         if self.application is not None:
             return f"it builds `{self.application}`, a known architecture from its library"
@@ -1627,6 +1633,11 @@ class SourceQueries:
             frontier = [caller.function for caller in callers if caller.function is not None]
         modules = list({id(module): module for module in modules}.values())
         return self._with_dataset_images(self._tally(calls), modules).compute()
+
+    def module_compute(self, module: ModuleInfo) -> ModelCompute:
+        """What all the code of ``module`` builds, its layers counted as a model's are: the most any graph it trains
+        can compute with (a notebook builds its model in one cell and trains it in another)."""
+        return self._tally([site for site in self.index.calls if site.module is module]).compute()
 
     def _tally(self, calls: list[CallSite]) -> _LayerTally:
         tally = _LayerTally()
