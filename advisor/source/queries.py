@@ -3847,13 +3847,30 @@ class SourceQueries:
             values = values.value if isinstance(values, cst.Subscript) else values.args[0].value
         if isinstance(values, cst.Name):
             bound = self.assigned_value(module, scope, values)
-            values = bound[2] if bound is not None else None
+            values = bound[2] if bound is not None else self._parameter_value(scope, values.value, passed)
         if m.matches(values, m.Call(func=m.Name("range"), args=[m.Arg(keyword=None)])):
             count = self._integer(module, values.args[0].value, passed, scope)
             return (loop, count) if count is not None and count > 0 else None
         if isinstance(values, (cst.List, cst.Tuple)) and values.elements:
             return loop, len(values.elements) if zipped else [element.value for element in values.elements]
         return None
+
+    def _parameter_value(self, scope: FunctionInfo | None, name: str, passed: _Passed | None
+                         ) -> cst.BaseExpression | None:
+        """What the parameter ``name`` of ``scope`` holds: what the caller ``passed``, else what its one call
+        passes, else its default where no call passes it (``hidden_dims=[32, 32]``, and every ``Model(...)`` leaves
+        it out); None where calls differ."""
+        if scope is None or name not in scope.params:
+            return None
+        if passed is not None and name in passed.arguments:
+            return passed.arguments[name]
+        parameters = _called_parameters(scope)
+        callers = self.callers_of(scope)
+        given = [arguments[name] for caller in callers
+                 if name in (arguments := _arguments_by_parameter(caller.node, parameters))]
+        if given:
+            return given[0] if len(callers) == 1 else None
+        return _parameter_default(scope, name)
 
     def _applied_model(self, call: CallSite) -> CallSite | None:
         """The model ``call`` applies, when it calls a name bound to one (``conv_base = VGG16(include_top=False)``,

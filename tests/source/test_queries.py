@@ -1140,6 +1140,34 @@ def test_a_loop_over_an_enumerated_or_zipped_list_runs_once_per_element(index_of
     assert queries.model_compute(construction).convolutions == 2 + 1 + 2  # not 4 times each loop
 
 
+def test_a_loop_over_a_list_parameter_runs_over_what_is_passed_else_its_default(index_of):
+    """DeepLearningZeroToAll's MLP class loops over `hidden_dims=[32, 32]`, which no construction passes: two narrow
+    layers, not four wide ones; a construction that passes wide ones counts those."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        class MLP:
+            def __init__(self, name, hidden_dims=[32, 32]):
+                net = tf.placeholder(tf.float32, [None, 784])
+                for i, h_dim in enumerate(hidden_dims):
+                    net = tf.layers.dense(net, h_dim)
+                loss = tf.reduce_mean(tf.layers.dense(net, 10))
+                self.train_op = tf.train.AdamOptimizer().minimize(loss)
+
+        def wide(width):
+            net = tf.placeholder(tf.float32, [None, 784])
+            for units in width:
+                net = tf.layers.dense(net, units)
+            return tf.train.AdamOptimizer().minimize(tf.reduce_mean(net))
+
+        small = MLP("small")
+        train_op = wide([1024, 1024, 1024])
+        """)
+    queries = SourceQueries(index)
+    counts = [queries.graph_model_compute(training).dense for training in queries.graph_trainings]
+    assert counts == [0, 3]
+
+
 def test_a_few_convolutions_on_small_images_are_cheap_a_deep_network_on_them_is_not(index_of):
     index = index_of(code="""
         import tensorflow as tf
