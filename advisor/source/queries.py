@@ -2302,7 +2302,8 @@ class SourceQueries:
         return [f for arg in site.node.args
                 for value in (self._elements_handed(site, arg.value) if compiles else _elements(arg.value))
                 if isinstance(value, (cst.Name, cst.Attribute))
-                for f in _visible_from(site.function, self.index.functions_named(*site.module.names.resolve(value, class_key)))]
+                for f in _visible_from(site.function,
+                                       self.index.functions_named(*site.module.names.resolve(value, class_key)))]
 
     @staticmethod
     def _elements_handed(site: CallSite, expression: cst.BaseExpression | None) -> list[cst.BaseExpression]:
