@@ -411,6 +411,12 @@ class SourceIndex:
             return []
         return found
 
+    def functions_near(self, module: ModuleInfo, names: Iterable[str]) -> list[FunctionInfo]:
+        """The repo functions ``names``, used in ``module``, refer to there (:meth:`functions_named`, then
+        :meth:`nearest`: a notebook and the script exported from it define functions of the same names)."""
+        names = list(names)
+        return self.nearest(module, names, self.functions_named(*names), lambda f: f.module)
+
     def callees(self, names: Iterable[str]) -> list[tuple[FunctionInfo, int]]:
         """The repo functions a call of one of ``names`` runs, each with how many leading parameters the call does
         not pass: ``self`` of a method called through ``self.f(...)``, and ``__init__`` of a class instantiated."""

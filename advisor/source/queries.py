@@ -1012,8 +1012,7 @@ class HotFunctions:
         while pending:
             key = pending.pop()
             for site in self._calls_by_function.get(key, ()):
-                for callee in self.index.nearest(site.module, site.names, self.index.functions_named(*site.names),
-                                                 lambda f: f.module):
+                for callee in self.index.functions_near(site.module, site.names):
                     if id(callee.node) not in self.functions:
                         self.functions[id(callee.node)] = self.functions[key]
                         pending.append(id(callee.node))
@@ -3199,7 +3198,7 @@ class SourceQueries:
         scope = self.enclosing_function(module, call)
         names = module.qualified_names(value) if isinstance(value, cst.Name) else \
             module.names.resolve(value, scope.class_key if scope else None)
-        functions = self.index.nearest(module, names, self.index.functions_named(*names), lambda f: f.module)
+        functions = self.index.functions_near(module, names)
         if not functions and isinstance(value, cst.Name):
             functions = self._call_methods_of_instance(module, call, value.value)
         return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
@@ -3237,7 +3236,7 @@ class SourceQueries:
     def _functions_called(self, call: CallSite) -> list[FunctionInfo]:
         """The repo functions ``call`` runs: by name, or, through a name or ``self`` attribute bound to one, what
         was bound (``self.preprocess(x)`` where the constructor was given ``preprocess=self._load``)."""
-        found = self.index.nearest(call.module, call.names, self.index.functions_named(*call.names), lambda f: f.module)
+        found = self.index.functions_near(call.module, call.names)
         if found or not isinstance(call.node.func, (cst.Name, cst.Attribute)):
             return found
         return self.index.functions_named(*self._callables(call.module, call.function, call.node.func, None,
@@ -3330,7 +3329,7 @@ class SourceQueries:
         """The repo functions an argument of a dataset stage stands for: by name, or through a wrapper of one
         (``functools.partial(make_dataset, files)``, written there or bound to a name before)."""
         names = stage.module.qualified_names(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else frozenset()
-        found = self.index.nearest(stage.module, names, self.index.functions_named(*names), lambda f: f.module)
+        found = self.index.functions_near(stage.module, names)
         if found:
             return found
         wrapping = self._call_at.get(id(expr)) if isinstance(expr, cst.Call) else \
