@@ -267,10 +267,10 @@ class PipelineCollector(CollectorVisitor):
             if method in DATASET_METHODS:
                 receiver = self.value_of(func.value)
                 if receiver is not None:
-                    # A receiver whose value the repo shows elsewhere (a call, a name bound in another module, an
-                    # attribute, a parameter) is a dataset only if linking shows one flowing in: pandas maps too.
-                    known = method in DISTINCTIVE_METHODS or self.graph.nodes[receiver]["kind"] not in (
-                        "opaque", "ref", "attr", "param") or self.is_dataset(receiver)
+                    # A receiver no dataset is yet seen flowing into (a call, a name bound in another module or in
+                    # either branch of an `if`, an attribute, a parameter) is a dataset only if linking shows one
+                    # flowing in: pandas has `map` and `filter` too.
+                    known = method in DISTINCTIVE_METHODS or self.is_dataset(receiver)
                     key = self.add_stage(node, method, is_source=False, tentative=not known)
                     self.graph.add_edge(receiver, key)
                     if method == "with_options" and node.args:  # the Options object, as bound where it is applied

@@ -225,6 +225,25 @@ def test_ambiguous_methods_on_values_not_known_to_be_datasets_are_not_stages(ind
     assert paths(index) == {(("batch", "prefetch"), "loop")}
 
 
+def test_a_map_on_a_value_either_branch_binds_is_a_stage_only_when_a_dataset_flows_in(index_of):
+    # pandas again (a DeepFM data parser): `frame` is one of two frames, `frame[col].map(vocabulary)` is pandas'.
+    index = index_of(code="""
+        import tensorflow as tf
+        if path is None:
+            frame = given.copy()
+        else:
+            frame = read_csv(path)
+        frame[col] = frame[col].map(vocabulary)
+        if cached:
+            ds = tf.data.Dataset.load(path)
+        else:
+            ds = tf.data.TFRecordDataset(files)
+        model.fit(ds.map(parse).batch(32))
+        """)
+    assert paths(index) == {(("load", "map", "batch"), "train"), (("TFRecordDataset", "map", "batch"), "train")}
+    assert [s.module.location(s.node).line for s in index.stages() if s.op == "map"] == [12]
+
+
 def test_tf_data_options_apply_to_the_pipeline_even_when_set_after_with_options(index_of):
     index = index_of(code="""
         import tensorflow as tf
