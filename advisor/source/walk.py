@@ -164,14 +164,15 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
         source = SourceFile(rel, absolute, data)
         if any(word in data for word in PREFILTER_WORDS):
             kept.append(source)
-        elif rel.suffix == ".py":
+        else:
             others.append(source)
-    # Scripts that run the TensorFlow code without naming TensorFlow themselves (`from model import *`, then
-    # `model.fit_generator(...)`): the entry points that train.
+    # Scripts and notebooks that run the TensorFlow code without naming TensorFlow themselves (`from model import
+    # *`, then `model.fit_generator(...)`; `from train import Trainer` in a notebook): the entry points that train.
     using = {name for source in kept if source.path.suffix == ".py"
              for name in import_names(module_and_package(source.path)[0], shortest=1)}
-    users, others = _partition(others, lambda source: bool(using.intersection(_imported_names(source.data))))
+    users, others = _partition(others, lambda source: bool(using.intersection(_imported_names(_code_of(source)))))
     kept += users
+    others = [source for source in others if source.path.suffix == ".py"]  # nothing imports a notebook
     # Helpers of helpers too (a loader importing its image utilities), a bounded number of rounds.
     imported = {name for source in kept for name in _imported_names(_code_of(source))}
     for _ in range(HELPER_DEPTH):

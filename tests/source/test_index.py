@@ -302,6 +302,22 @@ def test_plain_python_modules_a_notebook_imports_are_read_too(tmp_path: Path):
     assert [s.path.as_posix() for s in kept] == ["data_generator/images.py", "train.ipynb"]
 
 
+def test_a_notebook_that_imports_the_tensorflow_code_is_read_too(tmp_path: Path):
+    """A training notebook need not name TensorFlow either: `from train import EdsrTrainer`, then `train()`."""
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+             for source in (["from model.edsr import edsr\n", "from train import Trainer\n"],
+                            ["Trainer(edsr()).train(ds, steps=300000)"])]
+    (tmp_path / "example.ipynb").write_text(json.dumps({"nbformat": 4, "nbformat_minor": 2, "metadata": {},
+                                                        "cells": cells}, indent=1))
+    (tmp_path / "plots.ipynb").write_text(json.dumps({"nbformat": 4, "nbformat_minor": 2, "metadata": {},
+                                                      "cells": [{**cells[0], "source": ["import os\n"]}]}))
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "edsr.py").write_text("from tensorflow.keras.layers import Conv2D\n")
+    (tmp_path / "train.py").write_text("import tensorflow as tf\n")
+    kept = relevant_sources(tmp_path, source_files(tmp_path, []), [])
+    assert [s.path.as_posix() for s in kept] == ["example.ipynb", "model/edsr.py", "train.py"]
+
+
 @pytest.mark.parametrize("text", [b"\xff\xfe not utf-8 \x80 tensorflow",
                                   "# -*- coding: nonsense -*-\nimport tensorflow\n"])
 def test_a_file_that_cannot_be_decoded_is_skipped_with_a_warning(text: bytes | str):
