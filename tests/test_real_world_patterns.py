@@ -3603,3 +3603,37 @@ def test_a_second_run_per_step_of_a_toy_graph_is_only_possible(model, confidence
             temp_loss = sess.run(loss, feed_dict={{x_data: x_vals[rand_index], y_target: y_vals[rand_index]}})
         """}, "TFH004")
     assert [(f.location.line, f.confidence) for f in findings] == [(15, confidence)]
+
+
+def test_earlier_runs_of_the_same_runner_are_not_layers_of_the_graph_a_later_run_trains():
+    """DeepFM's main runs its runner three times (DeepFM, FM, DNN): each builds and trains a graph of its own, so
+    the third run's graph is not three models' layers (it was counted as 45 dense layers, likely)."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        class Net:
+            def __init__(self, deep):
+                self.x = tf.placeholder(tf.float32, [None, 39])
+                y = self.x
+                if deep:
+                    y = tf.layers.dense(tf.layers.dense(y, 256), 256)
+                self.loss = tf.reduce_mean(tf.layers.dense(y, 1))
+                self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+                self.sess = tf.Session()
+
+            def fit(self, batches):
+                for x in batches:
+                    self.sess.run(self.train_op, feed_dict={self.x: x})
+        """, "main.py": """
+        from model import Net
+
+        def run(deep):
+            Net(deep).fit(batches)
+
+        run(True)
+        run(True)
+        run(False)
+        """}, "TFC001", show_all=True)
+    (finding,) = findings
+    assert finding.confidence is Confidence.POSSIBLE
+    assert "0 convolution and 2 dense layers" in " ".join(e.message for e in finding.evidence)

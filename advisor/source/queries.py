@@ -1618,20 +1618,26 @@ class SourceQueries:
             calls = [c for c in self._module_level_calls.get(id(training.module), [])
                      if _cell_of(c) == _cell_of(training)]
             return self._with_dataset_images(self._tally(before(calls, training.node)), [training.module]).compute()
-        calls = before(self.calls_in(training.function), training.node)
+        calls = {id(c.node): c for c in before(self.calls_in(training.function), training.node)}
         modules = [training.module]
         seen, frontier = {id(training.function.node)}, [training.function]
+        on_the_way: set[int] = set()
         for _ in range(CALL_DEPTH):
             callers = [caller for function in frontier for caller in self.callers_of(function)
                        if self._caller_key(caller) not in seen]
             seen |= {self._caller_key(caller) for caller in callers}
+            on_the_way |= {id(caller.node) for caller in callers}
             for caller in callers:
-                calls = calls + before(self.calls_in(caller.function) if caller.function is not None else
-                                       self._module_level_calls.get(id(caller.module), []), caller.node)
+                calls.update((id(c.node), c) for c in before(self.calls_in(caller.function) if caller.function is not
+                                                             None else self._module_level_calls.get(id(caller.module),
+                                                                                                    []), caller.node))
             modules += [caller.module for caller in callers]
             frontier = [caller.function for caller in callers if caller.function is not None]
         modules = list({id(module): module for module in modules}.values())
-        return self._with_dataset_images(self._tally(calls), modules).compute()
+        # A call on the way to the update is not a layer of it: an earlier call of the same runner (`run(dfm)`,
+        # `run(fm)`, `run(dnn)`) builds and trains a graph of its own.
+        built = [c for key, c in calls.items() if key not in on_the_way]
+        return self._with_dataset_images(self._tally(built), modules).compute()
 
     def module_compute(self, module: ModuleInfo) -> ModelCompute:
         """What all the code of ``module`` builds, its layers counted as a model's are: the most any graph it trains
