@@ -3041,6 +3041,27 @@ def test_fit_on_a_tpu_without_steps_per_execution_only_where_tensorflow_2_4_name
                                                   'loss="mse", experimental_steps_per_execution=50')}, "TFH005") == []
 
 
+def test_a_library_task_trains_on_a_tpu_only_where_its_own_module_says_so():
+    """Model Maker's specs sit side by side in one folder, and no script of the repo runs them: the object
+    detector's TPUStrategy says nothing of where the audio classifier's `compile` runs."""
+    findings = _findings({"specs/detector.py": """
+        import tensorflow as tf
+
+        def train(model, dataset, use_tpu=False):
+            strategy = tf.distribute.TPUStrategy(resolver) if use_tpu else tf.distribute.get_strategy()
+            with strategy.scope():
+                model.compile(optimizer="sgd", loss="mse")
+            model.fit(dataset, epochs=10)
+        """, "specs/audio.py": """
+        import tensorflow as tf
+
+        def train(model, dataset):
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+            model.fit(dataset, epochs=10)
+        """}, "TFH005")
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("specs/detector.py", 6)]
+
+
 def test_a_projection_weight_held_in_a_tuple_counts_once():
     """The TF1 chatbot keeps its sampled-softmax projection as `self.output_projection = (w, b)` and applies
     `w` to every output of every bucket: one 256-wide layer, not one per time step and bucket."""

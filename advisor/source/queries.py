@@ -2396,14 +2396,18 @@ class SourceQueries:
     def tpu_training(self, modules: Iterable[ModuleInfo], run_by: CallSite | None = None) -> CallSite | None:
         """Where code beside ``modules`` (in their folders; theirs first) trains on a TPU: a ``TPUStrategy``, a
         ``TPUEstimator`` or TF1's ``keras_to_tpu_model``; with ``run_by``, only code the programs that run that
-        call may run (a demo script beside a TPU trainer runs on no TPU). Their infeed runs the input pipeline ahead
+        call may run (a demo script beside a TPU trainer runs on no TPU), or its own module where no program is seen
+        to run it. Their infeed runs the input pipeline ahead
         of the TPU step in a thread of its own, and TPUs compute in bfloat16, not float16."""
         modules = list(modules)
         nearby = [site for folder in dict.fromkeys(module.path.parent for module in modules)
                   for site in self._tpu_training.get(folder, ())]
-        run = self._run_of(self._caller_key(run_by)) if run_by is not None else None
-        if run is not None:
-            nearby = [site for site in nearby if self._caller_key(site) in run]
+        if run_by is not None:
+            # Where no program is seen to run the call (a library), only its own module says where it runs: a
+            # sibling task of a model-making library may be the one that trains on a TPU.
+            run = self._run_of(self._caller_key(run_by))
+            nearby = [site for site in nearby
+                      if (self._caller_key(site) in run if run is not None else site.module is run_by.module)]
         return next((site for site in nearby if any(site.module is module for module in modules)),
                     nearby[0] if nearby else None)
 
