@@ -86,6 +86,15 @@ class PythonInput(Rule):
                 for step in range(10000):
                     sess.run(train_op, feed_dict={keep_prob: 0.5, learning_rate: 1e-3 * 0.99 ** step})
             """, note="TensorFlow 1.x: the graph reads its own input; feed_dict only sets hyperparameters"),
+        Example("""
+            import numpy as np
+            from tensorflow import keras
+
+            images, labels = np.load("x.npy"), np.load("y.npy")
+            for step in range(10000):
+                picked = np.random.randint(0, len(images), 32)
+                discriminator.train_on_batch(images[picked], labels[picked])
+            """, note="a Keras loop slicing arrays in memory: little to overlap"),
     )
     invalid = (
         Example("""
@@ -167,6 +176,23 @@ class PythonInput(Rule):
                     images = np.stack([np.asarray(Image.open(f)) for f in files])
                     sess.run(train_op, feed_dict={x: images, keep_prob: 0.5})
             """, line=10, note="TensorFlow 1.x: images decoded in Python, then fed, every step"),
+        Example("""
+            import imageio
+            import numpy as np
+            from tensorflow import keras
+
+            class Pairs:
+                def get_batch(self, size):
+                    picked = np.random.choice(len(self.low), size)
+                    return {"lr": np.stack([imageio.imread(self.low[i]) for i in picked]),
+                            "hr": np.stack([imageio.imread(self.high[i]) for i in picked])}
+
+            pairs = Pairs()
+            model = keras.models.load_model("sr.h5")
+            for step in range(10000):
+                batch = pairs.get_batch(16)
+                model.train_on_batch(batch["lr"], batch["hr"])
+            """, line=15, note="Keras' `train_on_batch`, fed each step by a repo method that reads images"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -177,7 +203,7 @@ class PythonInput(Rule):
                 generators.setdefault(id(source.node), (source, []))[1].append(pipeline)
         for source, pipelines in generators.values():
             yield self._generator_finding(ctx, source, pipelines)
-        for loop in ctx.queries.training_loops:
+        for loop in [*ctx.queries.training_loops, *ctx.queries.keras_batch_loops]:
             batches = ctx.queries.python_batches(loop)
             if batches is not None:
                 yield self._iterator_finding(ctx, loop, *batches)

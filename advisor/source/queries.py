@@ -239,6 +239,8 @@ class TrainingLoop:
     # A TensorFlow 1.x loop: the session runs in its body that run a training op (`sess.run([train_op, loss],
     # feed_dict=...)`). A session returns NumPy values: reading them costs nothing more.
     session_runs: list[cst.Call] = field(default_factory=list)
+    # A Keras loop: the `train_on_batch` calls in its body, each a whole step that returns NumPy values.
+    batch_trainings: list[cst.Call] = field(default_factory=list)
 
     def reads_tensor(self, expression: cst.CSTNode) -> bool:
         """Whether ``expression`` (in this code) reads one of its tensors: a name bound to one, not an attribute's
@@ -2650,16 +2652,19 @@ class SourceQueries:
         return self._step_argument_batches(loop)
 
     def _step_argument_batches(self, loop: TrainingLoop) -> tuple[cst.CSTNode, list[FunctionInfo], bool] | None:
-        """A batch handed to the step straight from a repo function that reads it in Python each step
-        (``train_step(self.im.get_batch(n).astype("float32"))``, ``x = loader.get_batch(); train_step(x)``): that
+        """A batch handed to the step (or to ``train_on_batch``) straight from a repo function that reads it in
+        Python each step (``train_step(self.im.get_batch(n).astype("float32"))``, ``x = loader.get_batch();
+        train_step(x)``, ``batch = handler.get_batch(n); model.train_on_batch(batch["lr"], batch["hr"])``): that
         function reads files or decodes images (noise drawn with NumPy is no batch worth a pipeline)."""
         in_loop = m.findall(loop.node.body, m.Call())
         made_per_step = {id(call) for call in in_loop}
         for call in in_loop:
-            if not self._names_of(call) & loop.step_names:
+            if not (self._names_of(call) & loop.step_names or any(call is c for c in loop.batch_trainings)):
                 continue
             for arg in call.args:
                 value = arg.value
+                while isinstance(value, cst.Subscript):  # `batch["lr"]`: an item of what the call made
+                    value = value.value
                 if isinstance(value, cst.Name):  # bound in the loop: made every step (not a dataset made once)
                     bound = self.bound_call(loop.module, call, value.value)
                     value = bound.node if bound is not None and id(bound.node) in made_per_step else value
@@ -2901,26 +2906,40 @@ class SourceQueries:
         """TensorFlow 1.x training loops: Python loops whose body runs a session on a training op every iteration
         (``sess.run([train_op, loss], feed_dict=...)``, ``_, summary = sess.run([d_optim, d_sum], ...)``), or
         functions that do, called by a loop every iteration."""
-        loops: dict[int, TrainingLoop] = {}
+        loops = self._loops_calling(lambda site: self._runs_training_op(site.node))
+        for loop, runs in loops:
+            loop.session_runs.extend(runs)
+        # A loop that trains only every N iterations (`if episode % 10 == 0: sess.run(update)`) is no step loop.
+        return [loop for loop, runs in loops if not all(loop.throttles(run) for run in runs)]
+
+    @cached_property
+    def keras_batch_loops(self) -> list[TrainingLoop]:
+        """Keras training loops: Python loops whose body trains a batch every iteration (``d_loss =
+        discriminator.train_on_batch(imgs, valid)``), or functions that do, called by a loop every iteration."""
+        loops = self._loops_calling(lambda site: m.matches(site.node.func, m.Attribute(attr=m.Name("train_on_batch"))))
+        for loop, calls in loops:
+            loop.batch_trainings.extend(calls)
+        return [loop for loop, calls in loops if not all(loop.throttles(call) for call in calls)]
+
+    def _loops_calling(self, chosen: Callable[[CallSite], bool]) -> list[tuple[TrainingLoop, list[cst.Call]]]:
+        """The loops whose body makes ``chosen`` calls, or the functions that do that a loop calls per iteration (a
+        step function: its body runs once per step), each with those calls."""
+        loops: dict[int, tuple[TrainingLoop, list[cst.Call]]] = {}
         for site in self.index.calls:
-            if not self._runs_training_op(site.node):
+            if not chosen(site):
                 continue
             loop = site.module.enclosing_loop(site.node)
             if loop is not None:
-                loops.setdefault(id(loop), TrainingLoop(site.module, loop, loop, site.module)).session_runs.append(
+                loops.setdefault(id(loop), (TrainingLoop(site.module, loop, loop, site.module), []))[1].append(
                     site.node)
                 continue
-            # A step function (`def train_step(x_batch, y_batch): sess.run([train_op, ...])`) a loop calls per
-            # iteration: its body runs once per step.
             for caller in self.callers_of(site.function) if site.function is not None else ():
                 around = caller.module.enclosing_loop(caller.node)
                 if around is not None:
-                    scope = loops.setdefault(id(site.function.node), TrainingLoop(
-                        site.module, site.function.node, around, caller.module))
-                    scope.session_runs.append(site.node)
+                    loops.setdefault(id(site.function.node), (TrainingLoop(
+                        site.module, site.function.node, around, caller.module), []))[1].append(site.node)
                     break
-        # A loop that trains only every N iterations (`if episode % 10 == 0: sess.run(update)`) is no step loop.
-        return [loop for loop in loops.values() if not all(loop.throttles(run) for run in loop.session_runs)]
+        return list(loops.values())
 
     def fed_batches(self, loop: TrainingLoop) -> FedBatches | None:
         """How a TensorFlow 1.x loop (:attr:`session_loops`) feeds its training runs data made in Python: the
