@@ -3658,3 +3658,29 @@ def test_earlier_runs_of_the_same_runner_are_not_layers_of_the_graph_a_later_run
     (finding,) = findings
     assert finding.confidence is Confidence.POSSIBLE
     assert "0 convolution and 2 dense layers" in " ".join(e.message for e in finding.evidence)
+
+
+def test_a_pipeline_read_for_a_few_elements_is_looked_at_not_trained_on():
+    """The tf.data guide builds datasets to show a batch (`next(iter(ds))`) or two images (`ds.take(2)`) in the
+    notebook that trains a model further down: those pipelines feed no training; the one `fit` reads does."""
+    shown = """
+        import numpy as np
+        import tensorflow as tf
+
+        def series():
+            while True:
+                yield np.random.randint(0, 10), np.random.normal(size=(np.random.randint(1, 10),))
+
+        ds_series = tf.data.Dataset.from_generator(series, output_types=(tf.int32, tf.float32))
+        ids, batch = next(iter(ds_series.padded_batch(10)))
+
+        def rotate(image):
+            return scipy.ndimage.rotate(image, np.random.uniform(-30, 30), reshape=False)
+
+        rotated = images.map(lambda image, label: (tf.py_function(rotate, [image], tf.float32), label))
+        for image, label in rotated.take(2):
+            show(image, label)
+        model.fit(tf.data.Dataset.from_generator(series, output_types=(tf.int32, tf.float32)).batch(32), epochs=5)
+        """
+    assert [(f.code, f.location.line, f.reach) for f in _findings({"guide.py": shown}, "TFD003", "TFD004",
+                                                                    show_all=True)] == [("TFD004", 17, Reach.TRAINING)]

@@ -25,7 +25,7 @@ from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .pipelines import ALL_SOURCES
-from .syntax import argument, argument_value, method_name, parameter_names
+from .syntax import argument, argument_value, literal, method_name, parameter_names
 from .visitors import visit_reading
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
@@ -1052,6 +1052,22 @@ def _training_guard(function: FunctionInfo) -> str | None:
             updated = any(m.findall(before, _UPDATE_CALL) for before in statements[:position])
             return None if updated else statement.test.expression.value
     return None
+
+
+# A pipeline read for at most this many elements is looked at, not trained on (a guide shows a batch or two).
+FEW_ELEMENTS = 10
+
+
+def _reads_a_few(pipeline: Pipeline) -> bool:
+    """Whether the consumer of ``pipeline`` reads a few of its elements: ``next(iter(ds))`` takes one; a loop over
+    ``ds.take(2)`` takes two."""
+    sink = pipeline.sink
+    if sink.role == "iter":
+        parent = sink.module.parent(sink.node)
+        return isinstance(parent, cst.Arg) and m.matches(sink.module.parent(parent), m.Call(func=m.Name("next")))
+    last = pipeline.stages[-1]
+    taken = literal(argument_value(last.node, "count", 0)) if last.op == "take" else None
+    return sink.role == "loop" and isinstance(taken, int) and not isinstance(taken, bool) and taken <= FEW_ELEMENTS
 
 
 def _updates_weights(body: cst.CSTNode) -> bool:
@@ -2337,8 +2353,9 @@ class SourceQueries:
 
     def pipeline_reach(self, pipeline: Pipeline) -> Reach:
         """Whether a training run reaches the pipeline's consumer (:meth:`reach`); a loop that only looks at the
-        elements (``for x in ds.take(5): print(x)``) is no training, wherever it is."""
-        if pipeline.sink.role == "loop" and self._inspects_only(pipeline.sink):
+        elements (``for x in ds: print(x)``), or a consumer that reads a few of them (``next(iter(ds))``,
+        ``for x in ds.take(2): show(x)``), is no training, wherever it is."""
+        if pipeline.sink.role == "loop" and self._inspects_only(pipeline.sink) or _reads_a_few(pipeline):
             return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
         return self.reach(pipeline.sink.module, pipeline.sink.node)
 
@@ -2514,6 +2531,8 @@ class SourceQueries:
         sink = pipeline.sink
         if sink.role not in ("loop", "iter"):
             return sink.is_training
+        if _reads_a_few(pipeline):
+            return False
         if sink.role == "loop" and any(loop.node is sink.node for loop in self.training_loops):
             return True
         if sink.role == "loop" and self._inspects_only(sink):
