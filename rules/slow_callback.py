@@ -56,6 +56,18 @@ class SlowCallback(Rule):
                         print(batch, logs)
             """, note="already throttled"),
         Example("""
+            from tensorflow import keras
+            class StopAt(keras.callbacks.Callback):
+                def on_train_batch_end(self, batch, logs=None):
+                    self.seen += 1
+                    if self.seen == self.failure_step:
+                        print("simulating a failure at", self.seen)
+                        raise RuntimeError("interrupted")
+                    if self.seen >= self.last_step:
+                        print("stopping after", self.last_step, "steps")
+                        self.model.stop_training = True
+            """, note="prints on one batch only: when it fails, when it stops the training"),
+        Example("""
             import keras
             class Counter(keras.callbacks.Callback):
                 def on_train_batch_end(self, batch, logs=None):
@@ -140,7 +152,7 @@ class SlowCallback(Rule):
         if batch is not None and m.findall(hook.node.body, m.BinaryOperation(left=m.Name(batch),
                                                                               operator=m.Modulo())):
             return None  # the hook already picks the batches it works on
-        costs = ctx.queries.host_costs(hook)
+        costs = ctx.queries.host_costs(hook, every_call=True)
         if not costs:
             return None
         module = hook.module

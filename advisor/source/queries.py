@@ -1054,6 +1054,24 @@ def _training_guard(function: FunctionInfo) -> str | None:
     return None
 
 
+_STOPS_TRAINING = m.Assign(targets=[m.AssignTarget(m.Attribute(attr=m.Name("stop_training")))], value=m.Name("True"))
+
+
+def _on_some_calls_only(function: FunctionInfo, node: cst.CSTNode) -> bool:
+    """Whether ``node`` in ``function``'s body runs on some of its calls only: in the body of an ``if`` that picks
+    calls by a count (``if self.step % 10 == 0``), waits for one value (``if count == 140``), or stops the training
+    that calls it (``self.model.stop_training = True``): a per-batch hook's print there is not per batch."""
+    module = function.module
+    child, parent = node, module.parent(node)
+    while parent is not None and parent is not function.node:
+        if isinstance(parent, cst.If) and child is parent.body and (
+                m.findall(parent.test, m.Modulo() | m.ComparisonTarget(operator=m.Equal()))
+                or m.findall(parent.body, _STOPS_TRAINING)):
+            return True
+        child, parent = parent, module.parent(parent)
+    return False
+
+
 # A pipeline read for at most this many elements is looked at, not trained on (a guide shows a batch or two).
 FEW_ELEMENTS = 10
 
@@ -3409,10 +3427,13 @@ class SourceQueries:
             parent = module.parent(parent)
         return self.index.function_of(parent) if parent is not None else None
 
-    def host_costs(self, function: FunctionInfo) -> dict[str, cst.CSTNode]:
-        """What ``function``'s own calls cost on the host (I/O, printing, syncs, saving...), first call per kind."""
+    def host_costs(self, function: FunctionInfo, every_call: bool = False) -> dict[str, cst.CSTNode]:
+        """What ``function``'s own calls cost on the host (I/O, printing, syncs, saving...), first call per kind;
+        ``every_call``: only what runs on every call of it (see :func:`_on_some_calls_only`)."""
         found: dict[str, cst.CSTNode] = {}
         for site in self.calls_in(function):
+            if every_call and _on_some_calls_only(function, site.node):
+                continue
             what = next((label for name, label in COSTLY_NAMES.items() for callee in site.names
                          if callee == name or (name.endswith(".") and callee.startswith(name))), None)
             if what is None and isinstance(site.node.func, cst.Attribute):
