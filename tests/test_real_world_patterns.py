@@ -3684,3 +3684,34 @@ def test_a_pipeline_read_for_a_few_elements_is_looked_at_not_trained_on():
         """
     assert [(f.code, f.location.line, f.reach) for f in _findings({"guide.py": shown}, "TFD003", "TFD004",
                                                                     show_all=True)] == [("TFD004", 17, Reach.TRAINING)]
+
+
+def test_a_text_cnn_over_token_embeddings_counts_its_filters_as_dense_layers():
+    """Kim's sentence CNN (dennybritz's, SeqGAN's discriminator) convolves the expanded embedding matrix with
+    filters as wide as the embedding: a dense layer at every token of a short sentence, not an image convolution.
+    Four filter sizes of 128 filters were counted as an image CNN, likely; it is possible."""
+    findings = _findings({"text_cnn.py": """
+        import tensorflow as tf
+
+        class TextCNN:
+            def __init__(self, sequence_length, vocab_size, embedding_size, filter_sizes, num_filters):
+                self.input_x = tf.placeholder(tf.int32, [None, sequence_length])
+                self.W = tf.Variable(tf.random_uniform([vocab_size, embedding_size], -1.0, 1.0))
+                self.embedded_chars = tf.nn.embedding_lookup(self.W, self.input_x)
+                self.embedded_chars_expanded = tf.expand_dims(self.embedded_chars, -1)
+                pooled = []
+                for filter_size in filter_sizes:
+                    W = tf.Variable(tf.truncated_normal([filter_size, embedding_size, 1, 128], stddev=0.1))
+                    conv = tf.nn.conv2d(self.embedded_chars_expanded, W, strides=[1, 1, 1, 1], padding="VALID")
+                    pooled.append(tf.nn.max_pool(tf.nn.relu(conv), ksize=[1, sequence_length - filter_size + 1, 1, 1],
+                                                 strides=[1, 1, 1, 1], padding="VALID"))
+                self.loss = tf.reduce_mean(tf.concat(pooled, 3))
+                self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+
+        cnn = TextCNN(56, 20000, 128, [3, 4, 5], 128)
+        with tf.Session() as sess:
+            for batch in batches:
+                sess.run(cnn.train_op, feed_dict={cnn.input_x: batch})
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+    assert "0 convolution and 4 dense layers" in " ".join(e.message for e in findings[0].evidence)

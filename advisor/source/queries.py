@@ -1268,6 +1268,9 @@ WEIGHT_OPERANDS = {"tensorflow.matmul": ("b", 1), "tensorflow.linalg.matmul": ("
                    "tensorflow.nn.conv3d": ("filter", 1), "tensorflow.nn.atrous_conv2d": ("filters", 1)}
 VARIABLE_FACTORIES = frozenset({"tensorflow.get_variable"})  # shape is the second argument
 VARIABLES = frozenset({"tensorflow.Variable"})  # shape is its initial value's first argument
+# Token embeddings: what a text CNN convolves.
+EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.compat.v1.nn.embedding_lookup"})
+EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
 # Weights loaded as constants (a pretrained VGG's arrays: `W = tf.constant(W)`).
 CONSTANT_WEIGHTS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor"})
 # Ops that give a tensor another shape or type: a weight reshaped for `tf.matmul` is still a weight.
@@ -1679,6 +1682,24 @@ class SourceQueries:
         """What all the code of ``module`` builds, its layers counted as a model's are: the most any graph it trains
         can compute with (a notebook builds its model in one cell and trains it in another)."""
         return self._tally([site for site in self.index.calls if site.module is module]).compute()
+
+    def _convolves_embeddings(self, call: CallSite) -> bool:
+        """Whether a convolution's input is a sequence's token embeddings (``tf.expand_dims(tf.nn.embedding_lookup(W,
+        x), -1)``, followed through the names and ``self`` attributes that hold it): a text CNN's filter spans the
+        whole embedding, so each is one dense layer at every token, not an image convolution."""
+        value = argument_value(call.node, "input", 0) if call.node.args else None
+        for _ in range(EMBEDDING_HOPS):
+            if isinstance(value, (cst.Name, cst.Attribute)):
+                assigned = self.assigned_values(call.module, call.function, value)
+                value = assigned[-1][2] if len(assigned) == 1 else None
+            elif isinstance(value, cst.Call) and id(value) in self._call_at:
+                names = self._call_at[id(value)].names
+                if names & EMBEDDING_LOOKUPS:
+                    return True
+                value = argument_value(value, "input", 0) if names & RESHAPING_OPS and value.args else None
+            else:
+                return False
+        return False
 
     def _tally(self, calls: list[CallSite]) -> _LayerTally:
         tally = _LayerTally()
@@ -3814,7 +3835,7 @@ class SourceQueries:
                 pointwise = convolution == "convolution1d" and m.matches(argument_value(
                     call.node, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1),
                     m.Integer("1"))  # a 1-wide 1-D convolution is a dense layer at every position
-                if lasts & CONVOLUTION_LAYERS and pointwise:
+                if lasts & CONVOLUTION_LAYERS and (pointwise or self._convolves_embeddings(call)):
                     if not self._narrow(call, framework, "filters", "dense", passed, variable):
                         tally.dense += times
                 elif lasts & CONVOLUTION_LAYERS and not self._narrow(call, framework, "filters", convolution,
