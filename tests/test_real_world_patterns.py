@@ -3715,3 +3715,31 @@ def test_a_text_cnn_over_token_embeddings_counts_its_filters_as_dense_layers():
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
     assert "0 convolution and 4 dense layers" in " ".join(e.message for e in findings[0].evidence)
+
+
+def test_the_tutorials_pix2pix_networks_are_known_architectures():
+    """CycleGAN's tutorial trains `tensorflow_examples`' U-Net generators and PatchGAN discriminators at 256 pixels:
+    whole networks, built by a library whose code is not in the repo."""
+    findings = _findings({"cyclegan.py": """
+        import tensorflow as tf
+        from tensorflow_examples.models.pix2pix import pix2pix
+
+        generator = pix2pix.unet_generator(3, norm_type="instancenorm")
+        discriminator = pix2pix.discriminator(norm_type="instancenorm", target=False)
+        g_optimizer, d_optimizer = tf.keras.optimizers.Adam(2e-4), tf.keras.optimizers.Adam(2e-4)
+
+        @tf.function
+        def train_step(real_x, real_y):
+            with tf.GradientTape(persistent=True) as tape:
+                fake_y = generator(real_x, training=True)
+                g_loss = loss_fn(discriminator(fake_y, training=True))
+                d_loss = loss_fn(discriminator(real_y, training=True)) - g_loss
+            g_optimizer.apply_gradients(zip(tape.gradient(g_loss, generator.trainable_variables),
+                                            generator.trainable_variables))
+            d_optimizer.apply_gradients(zip(tape.gradient(d_loss, discriminator.trainable_variables),
+                                            discriminator.trainable_variables))
+
+        for x, y in tf.data.Dataset.zip((horses, zebras)):
+            train_step(x, y)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(4, Confidence.LIKELY), (5, Confidence.LIKELY)]

@@ -66,6 +66,10 @@ PREPROCESSING_PRESETS = ("Tokenizer", "Preprocessor", "ImageConverter", "AudioCo
 # TF-Slim's model library: each network function builds a whole ImageNet architecture (ResNet, Inception, VGG);
 # its modules' ``*_arg_scope`` functions and ``resnet_utils`` only set up or help build one.
 SLIM_NETS = ("tensorflow.contrib.slim.nets.", "tensorflow.contrib.slim.python.slim.nets.", "tf_slim.nets.")
+# Whole networks other libraries build: the TensorFlow tutorials' pix2pix U-Net generator and PatchGAN
+# discriminator (`tensorflow_examples`, which CycleGAN's and pix2pix's tutorials train at 256 pixels).
+LIBRARY_NETWORKS = frozenset({"tensorflow_examples.models.pix2pix.pix2pix.unet_generator",
+                              "tensorflow_examples.models.pix2pix.pix2pix.discriminator"})
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
 MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.set_global_policy", "keras.mixed_precision.Policy", "keras.mixed_precision.DTypePolicy",
@@ -645,10 +649,10 @@ def _pretrained(names: Iterable[str]) -> bool:
 
 
 def _library_architecture(names: Iterable[str]) -> bool:
-    """A known architecture its library builds: a Keras one (:func:`_pretrained`), or a TF-Slim network built into
-    a TensorFlow 1.x graph (``resnet_v2.resnet_v2_101(images, ...)``)."""
+    """A known architecture its library builds: a Keras one (:func:`_pretrained`), a TF-Slim network built into
+    a TensorFlow 1.x graph (``resnet_v2.resnet_v2_101(images, ...)``), or another library's whole network."""
     return _pretrained(names) or any(name.startswith(SLIM_NETS) and not name.endswith("arg_scope")
-                                     and ".resnet_utils." not in name for name in names)
+                                     and ".resnet_utils." not in name or name in LIBRARY_NETWORKS for name in names)
 
 
 def _chosen_application(call: CallSite) -> bool:
@@ -4385,9 +4389,10 @@ class SourceQueries:
                                                                                                            depth - 1)]
 
     def _builds_model(self, site: CallSite) -> bool:
-        """A Keras layer, input or model construction, a pretrained architecture from a library's factory, or the
-        instantiation of a repo ``keras.Model`` subclass."""
-        return bool(site.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or any(
+        """A Keras layer, input or model construction, a pretrained architecture from a library's factory or
+        another whole network a library builds as a Keras model, or the instantiation of a repo ``keras.Model``
+        subclass."""
+        return bool(site.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL | LIBRARY_NETWORKS)) or any(
             n.startswith(MODEL_BUILDING_PREFIXES) for n in site.names) or _pretrained(site.names) or any(
             c.key in self._keras_model_classes for c in self._classes_named(site.names))
 
