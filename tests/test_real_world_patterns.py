@@ -3743,3 +3743,43 @@ def test_the_tutorials_pix2pix_networks_are_known_architectures():
             train_step(x, y)
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(4, Confidence.LIKELY), (5, Confidence.LIKELY)]
+
+
+def test_models_a_trainer_is_given_are_those_its_step_trains():
+    """TensorFlow's NMT example hands its encoder and decoder to a `Train` object (`self.encoder = encoder`) whose
+    step calls `self.encoder(...)`: the models the step trains are those the code making the trainer passes."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        class Encoder(tf.keras.Model):
+            def __init__(self, units):
+                super().__init__()
+                self.embedding = tf.keras.layers.Embedding(8000, 256)
+                self.gru = tf.keras.layers.GRU(units, return_sequences=True, return_state=True)
+
+            def call(self, x):
+                return self.gru(self.embedding(x))
+
+        class Train:
+            def __init__(self, encoder):
+                self.encoder = encoder
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            @tf.function
+            def train_step(self, x, y):
+                with tf.GradientTape() as tape:
+                    output, state = self.encoder(x)
+                    loss = tf.reduce_mean(tf.square(state - y))
+                variables = self.encoder.trainable_variables
+                self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+        def main(units=1024):
+            trainer = Train(Encoder(units))
+            for x, y in dataset:
+                trainer.train_step(x, y)
+
+        main()
+        probe = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        probe.fit(features, labels)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(26, Confidence.LIKELY), (31, Confidence.POSSIBLE)]

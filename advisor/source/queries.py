@@ -3582,6 +3582,10 @@ class SourceQueries:
                 bindings = [bound] if bound is not None else []
             elif m.matches(model, m.Attribute(value=m.Name("self"), attr=m.Name())) and step.class_key:
                 bindings = self._bindings.get(("attr", step.class_key, model.attr.value), [])
+                # `self.encoder = encoder`, a parameter of the constructor: what the code making the trainer passes
+                found += [construction for _, method, value in self.assigned_values(step.module, step, model)
+                          if isinstance(value, cst.Name) and method is not None and value.value in method.params
+                          for construction in self._passed_constructions(method, value.value, CALL_DEPTH)]
             else:
                 continue
             for bound in bindings:  # `model, optimizer = setup()`: the part the step calls
