@@ -3783,3 +3783,27 @@ def test_models_a_trainer_is_given_are_those_its_step_trains():
         probe.fit(features, labels)
         """}, "TFC001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(26, Confidence.LIKELY), (31, Confidence.POSSIBLE)]
+
+
+def test_in_the_librarys_own_repo_its_network_builder_is_followed():
+    """`tensorflow_examples` itself defines `unet_generator`: there it is repo code, and the finding is where the
+    builder makes the model, as for any builder."""
+    findings = _findings({"tensorflow_examples/models/pix2pix/pix2pix.py": """
+        import tensorflow as tf
+
+        def unet_generator(channels):
+            inputs = tf.keras.layers.Input(shape=[256, 256, 3])
+            x = inputs
+            for filters in [64, 128, 256, 512, 512, 512, 512, 512]:
+                x = tf.keras.layers.Conv2D(filters, 4, strides=2, padding="same")(x)
+            return tf.keras.Model(inputs=inputs, outputs=x)
+        """, "train.py": """
+        import tensorflow as tf
+        from tensorflow_examples.models.pix2pix import pix2pix
+
+        generator = pix2pix.unet_generator(3)
+        generator.compile(optimizer="adam", loss="mae")
+        generator.fit(dataset, epochs=200)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [
+        ("tensorflow_examples/models/pix2pix/pix2pix.py", 8)]

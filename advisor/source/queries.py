@@ -649,10 +649,10 @@ def _pretrained(names: Iterable[str]) -> bool:
 
 
 def _library_architecture(names: Iterable[str]) -> bool:
-    """A known architecture its library builds: a Keras one (:func:`_pretrained`), a TF-Slim network built into
-    a TensorFlow 1.x graph (``resnet_v2.resnet_v2_101(images, ...)``), or another library's whole network."""
+    """A known architecture its library builds: a Keras one (:func:`_pretrained`), or a TF-Slim network built into
+    a TensorFlow 1.x graph (``resnet_v2.resnet_v2_101(images, ...)``)."""
     return _pretrained(names) or any(name.startswith(SLIM_NETS) and not name.endswith("arg_scope")
-                                     and ".resnet_utils." not in name or name in LIBRARY_NETWORKS for name in names)
+                                     and ".resnet_utils." not in name for name in names)
 
 
 def _chosen_application(call: CallSite) -> bool:
@@ -3662,7 +3662,8 @@ class SourceQueries:
 
     def _built_by(self, model: CallSite) -> list[CallSite]:
         """The calls that build ``model``'s layers: the construction itself for a library architecture."""
-        return [model] if _library_architecture(model.names) else self._model_building_calls(model)
+        return [model] if _library_architecture(model.names) or self._library_network(model) else \
+            self._model_building_calls(model)
 
     def _with_dataset_images(self, tally: _LayerTally, modules: list[ModuleInfo]) -> _LayerTally:
         """``tally``, with the side of the images of a small-image dataset the modules load when its inputs declare
@@ -3809,7 +3810,7 @@ class SourceQueries:
                 if id(applied.node) not in path:
                     self._count_layers(self._built_by(applied), weight, depth - 1, tally, path | {id(applied.node)})
                 continue
-            if _library_architecture(names) or _chosen_application(call):
+            if _library_architecture(names) or _chosen_application(call) or self._library_network(call):
                 tally.application = tally.application or call.module.node_code(call.node.func)
                 continue
             framework = [n for n in names if n.startswith(("keras.", "tensorflow."))] or self._framework_bases(names)
@@ -4396,9 +4397,14 @@ class SourceQueries:
         """A Keras layer, input or model construction, a pretrained architecture from a library's factory or
         another whole network a library builds as a Keras model, or the instantiation of a repo ``keras.Model``
         subclass."""
-        return bool(site.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL | LIBRARY_NETWORKS)) or any(
+        return bool(site.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or self._library_network(site) or any(
             n.startswith(MODEL_BUILDING_PREFIXES) for n in site.names) or _pretrained(site.names) or any(
             c.key in self._keras_model_classes for c in self._classes_named(site.names))
+
+    def _library_network(self, site: CallSite) -> bool:
+        """A whole network a library outside the repo builds (:data:`LIBRARY_NETWORKS`): in the library's own repo,
+        its builder is repo code, followed like any other."""
+        return bool(site.names & LIBRARY_NETWORKS) and not self.callees_of(site)
 
     @cached_property
     def _keras_model_classes(self) -> set[str]:
