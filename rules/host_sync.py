@@ -14,6 +14,8 @@ from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, CallSite
                           typical, visit_reading)
 
 METRIC_RESULT = m.Call(func=m.Attribute(attr=m.Name("result")), args=[])
+# Keras' copies of a model's or layer's weights into NumPy arrays and back.
+WEIGHT_COPY = m.Call(func=m.Attribute(attr=m.Name("get_weights") | m.Name("set_weights")))
 # Often enough to follow training, rarely enough that the syncs stop mattering.
 LOG_EVERY = 100
 
@@ -353,6 +355,19 @@ class HostSync(Rule):
                     print(loss.eval(feed_dict={x: images, y: labels}))
             """, line=7, note="TensorFlow 1.x: reading the loss in a second run recomputes the forward pass every "
                               "step"),
+        Example("""
+            import numpy as np
+            from tensorflow import keras
+
+            def clip_critic(critic, threshold):
+                for layer in critic.layers:
+                    layer.set_weights([np.clip(w, -threshold, threshold) for w in layer.get_weights()])
+
+            for step in range(10000):
+                critic.train_on_batch(images[step % 100], labels[step % 100])
+                clip_critic(critic, 0.01)
+            """, line=6, note="a WGAN's weight clipping through NumPy copies every critic weight out and back in, "
+                              "every step"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -367,12 +382,36 @@ class HostSync(Rule):
                     if forward is None:
                         forward = [e for e in ctx.queries.host_calls_in(loop.module, loop.node.body) if e.in_forward]
                     yield self._finding(ctx, loop, sync, forward)
+        copies: dict[int, tuple[TrainingLoop, CallSite]] = {}
+        for loop in [*ctx.queries.training_loops, *ctx.queries.keras_batch_loops, *ctx.queries.session_loops]:
+            site = next((s for s in ctx.queries.per_step_calls(loop) if m.matches(s.node, WEIGHT_COPY)), None)
+            if site is not None:
+                copies.setdefault(id(site.node), (loop, site))
+        for loop, site in copies.values():
+            yield self._weight_copy_finding(ctx, loop, site)
         for loop in ctx.queries.session_loops:
             if ctx.queries.environment_step(loop) is not None:
                 continue  # an agent runs its policy every environment step to act: that read is the point
             runs = [run for run in ctx.queries.extra_session_runs(loop) if not loop.throttles(run)]
             if runs:
                 yield self._rerun_finding(ctx, loop, runs)
+
+    def _weight_copy_finding(self, ctx: RuleContext, loop: TrainingLoop, site: CallSite) -> Finding:
+        """A model's weights copied to or from NumPy every step (a target network's update, a WGAN's clipping)."""
+        module = site.module
+        code = module.node_code(site.node.func)
+        description = loop.description
+        message = (f"{description[0].upper()}{description[1:]} copies weights between the device and NumPy "
+                   f"(`{code}()`, {module.location(site.node).line_label}): every step, the host waits for the step "
+                   "to finish, then copies every weight. Keep the update on the device (`variable.assign(...)` in a "
+                   "`tf.function`, a `kernel_constraint` to clip), or make it every N steps.")
+        where = loop.loop_module.location(loop.loop).display if loop.loop is not None else module.location(
+            site.node).display
+        evidence = (Evidence.source(f"`{code}` ({module.location(site.node).line_label}) runs once per iteration "
+                                    f"of the loop at {where}, under no step interval"),)
+        static = Verdict(Confidence.LIKELY, typical("host_sync"), evidence)
+        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static)
+        return self.finding(module, site.node, message, verdict, reach=ctx.queries.reach(module, site.node))
 
     def _rerun_finding(self, ctx: RuleContext, loop: TrainingLoop, runs: list[cst.Call]) -> Finding:
         """A TensorFlow 1.x loop that runs the graph again every step to read values: one finding, at the first."""

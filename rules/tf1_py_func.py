@@ -78,7 +78,8 @@ class Tf1PyFunc(Rule):
             if pin is not None and pin.predates(NUMPY_FUNCTION_SINCE):
                 continue  # the TensorFlow the repo runs on has only the TF1 name
             called = site.module.node_code(site.node.func)
-            message = f"`{called}` is TF1's name for `tf.numpy_function`, which takes the same function, inputs and types."
+            message = (f"`{called}` is TF1's name for `tf.numpy_function`, which takes the same function, inputs "
+                       "and types.")
             evidence = [Evidence.source("a rename: no change in speed")]
             stateful = argument(site.node, "stateful", STATEFUL_POSITION)
             if pin is None and ctx.queries.calls_tf1_api(site.module):

@@ -3807,3 +3807,43 @@ def test_in_the_librarys_own_repo_its_network_builder_is_followed():
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [
         ("tensorflow_examples/models/pix2pix/pix2pix.py", 8)]
+
+
+@pytest.mark.parametrize("update, reported", [
+    ("agent.soft_update()", True),  # every environment step
+    ("if done:\n            agent.soft_update()", False),  # when an episode ends
+    ("if step % 100 == 0:\n            agent.soft_update()", False),
+])
+def test_a_target_network_updated_through_numpy_every_step_is_a_host_round_trip(update, reported):
+    """DDPG agents (germain-hug's, marload's) blend the target network's weights in NumPy after every environment
+    step: `get_weights()` waits for the step and copies every weight out, `set_weights()` copies them back."""
+    code = textwrap.dedent("""
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        class Agent:
+            def __init__(self):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(400), tf.keras.layers.Dense(1)])
+                self.target = tf.keras.models.clone_model(self.model)
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            def train(self, states, targets):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self.model(states) - targets))
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+            def soft_update(self):
+                weights, target = self.model.get_weights(), self.target.get_weights()
+                self.target.set_weights([0.01 * w + 0.99 * t for w, t in zip(weights, target)])
+
+        env, agent = gym.make("Pendulum-v1"), Agent()
+        state = env.reset()
+        for step in range(100000):
+            state, reward, done, _ = env.step(env.action_space.sample())
+            agent.train(np.array([state]), np.array([[reward]]))
+            UPDATE
+        """).replace("UPDATE", update)
+    findings = [f for f in _findings({"ddpg.py": code}, "TFH004", show_all=True) if "copies weights" in f.message]
+    assert [(f.location.line, f.confidence) for f in findings] == ([(18, Confidence.LIKELY)] if reported else [])

@@ -1076,6 +1076,17 @@ def _on_some_calls_only(function: FunctionInfo, node: cst.CSTNode) -> bool:
     return False
 
 
+def _branches_on(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode, names: set[str]) -> bool:
+    """Whether ``node`` is inside an ``if`` (below ``scope``) whose test reads one of ``names``."""
+    child, parent = node, module.parent(node)
+    while parent is not None and parent is not scope:
+        if isinstance(parent, cst.If) and child is not parent.test and any(
+                name.value in names for name in m.findall(parent.test, m.Name())):
+            return True
+        child, parent = parent, module.parent(parent)
+    return False
+
+
 # A pipeline read for at most this many elements is looked at, not trained on (a guide shows a batch or two).
 FEW_ELEMENTS = 10
 
@@ -2982,6 +2993,25 @@ class SourceQueries:
         for loop, calls in loops:
             loop.batch_trainings.extend(calls)
         return [loop for loop, calls in loops if not all(loop.throttles(call) for call in calls)]
+
+    def per_step_calls(self, loop: TrainingLoop) -> list[CallSite]:
+        """The calls that run every iteration of ``loop``: in its body (not under a step interval), and in the repo
+        functions those call, a few calls deep (not where a function makes them on some calls only: ``if
+        self.steps % 100 == 0: self.update_target()``)."""
+        found, seen = [], set()
+        # What the environment returns each step (`state, reward, done, _ = env.step(action)`): a branch on it
+        # (`if done: agent.update_target()`) runs when an episode ends.
+        environment = self.environment_step(loop)
+        episode = _assigned_names(self.index.assignment_of(environment.node)) if environment is not None else set()
+        body = [self._call_at[id(c)] for c in m.findall(loop.node.body, m.Call()) if id(c) in self._call_at]
+        frontier = [site for site in body if not loop.throttles(site.node) and not _branches_on(
+            loop.module, site.node, loop.node, episode)]
+        for _ in range(CALL_DEPTH + 1):
+            found += frontier
+            called = [f for site in frontier for f in self.callees_of(site) if id(f.node) not in seen]
+            seen |= {id(f.node) for f in called}
+            frontier = [site for f in called for site in self.calls_in(f) if not _on_some_calls_only(f, site.node)]
+        return found
 
     def _loops_calling(self, chosen: Callable[[CallSite], bool]) -> list[tuple[TrainingLoop, list[cst.Call]]]:
         """The loops whose body makes ``chosen`` calls, or the functions that do that a loop calls per iteration (a
