@@ -3847,3 +3847,27 @@ def test_a_target_network_updated_through_numpy_every_step_is_a_host_round_trip(
         """).replace("UPDATE", update)
     findings = [f for f in _findings({"ddpg.py": code}, "TFH004", show_all=True) if "copies weights" in f.message]
     assert [(f.location.line, f.confidence) for f in findings] == ([(18, Confidence.LIKELY)] if reported else [])
+
+
+def test_a_generator_class_made_in_the_from_generator_call_is_read_for_its_work():
+    """The video tutorial hands `from_generator` a `FrameGenerator(paths, 10)` whose `__call__` decodes each clip
+    with OpenCV: that Python work makes the finding likely, as for a generator function."""
+    findings = _findings({"video.py": """
+        import cv2
+        import numpy as np
+        import tensorflow as tf
+
+        class FrameGenerator:
+            def __init__(self, paths, n_frames):
+                self.paths, self.n_frames = paths, n_frames
+
+            def __call__(self):
+                for path in self.paths:
+                    capture = cv2.VideoCapture(str(path))
+                    frames = [capture.read()[1] for _ in range(self.n_frames)]
+                    yield np.array(frames), 0
+
+        train_ds = tf.data.Dataset.from_generator(FrameGenerator(paths, 10), output_signature=signature).batch(8)
+        model.fit(train_ds, epochs=50)
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY)]

@@ -3314,6 +3314,9 @@ class SourceQueries:
             return MappedFunction(value.body, module, None)
         if isinstance(value, cst.Call) and module.qualified_names(value.func) & PARTIAL:
             value = _wrapped_function(value)  # `functools.partial(self.set_shapes, batch_size)`
+        if isinstance(value, cst.Call) and id(value) in self._call_at:  # `from_generator(FrameGenerator(paths))`
+            functions = self._call_methods(self._call_at[id(value)])
+            return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
         if not isinstance(value, (cst.Name, cst.Attribute)):
             return None
         scope = self.enclosing_function(module, call)
@@ -3328,7 +3331,11 @@ class SourceQueries:
         """``__call__`` of the repo class whose instance ``name`` holds, bound by ``name = Class(...)`` in the scope of
         ``near`` (``train_process = RandomProcess(64)`` ... ``ds.map(train_process)``)."""
         bound = self.bound_call(module, near, name)
-        return self.index.functions_named(*(f"{n}.__call__" for n in bound.names)) if bound is not None else []
+        return self._call_methods(bound) if bound is not None else []
+
+    def _call_methods(self, construction: CallSite) -> list[FunctionInfo]:
+        """``__call__`` of the repo class ``construction`` makes an instance of."""
+        return self.index.functions_named(*(f"{n}.__call__" for n in construction.names))
 
     def calls_run_by(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
         """The calls a mapped function makes per element, following the repo functions it calls (``depth`` deep),
