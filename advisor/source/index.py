@@ -117,6 +117,26 @@ class _DefinitionCollector(CollectorVisitor):
                                          self.functions[-1] if self.functions else None))
 
 
+# Imports naming a root module through one package name, at least this often: the name the repo's root package is
+# imported by (a checkout's folder is named anything).
+ROOT_PACKAGE_IMPORTS = 2
+
+
+def _root_package_name(modules: list[ModuleInfo]) -> str | None:
+    """The name the repo's modules import its root package by, when its root holds ``__init__.py``: the head of
+    the imports whose next part is a module or package at the root (``from albert import modeling``), which is no
+    module of the repo itself; the most common, if it is used often enough to tell."""
+    at_root = {module.name.split(".")[0] for module in modules if module.name}
+    heads: dict[str, int] = {}
+    for module in modules:
+        for target in module.names.aliases.values():
+            head, _, rest = target.partition(".")
+            if rest and head not in at_root and rest.split(".")[0] in at_root:
+                heads[head] = heads.get(head, 0) + 1
+    head, count = max(heads.items(), key=lambda item: item[1], default=(None, 0))
+    return head if count >= ROOT_PACKAGE_IMPORTS else None
+
+
 class SourceIndex:
     """Everything rules know about the repo's source: modules, calls, definitions and the tf.data dataflow graph."""
 
@@ -159,7 +179,14 @@ class SourceIndex:
         index = cls(root)
         index.files_seen = files_seen
         index._tensorflow_pins = tensorflow_pins(declarations or {})
+        sources = list(sources)
         parsed = [(source, module) for source in sources if (module := index._parsed(source)) is not None]
+        root_is_package = any(source.path == Path("__init__.py") for source in sources) or (
+            root / "__init__.py").is_file()
+        root_package = _root_package_name([module for _, module in parsed]) if root_is_package else None
+        for _, module in parsed:
+            if root_package is not None:
+                module.names.read_root_package(root_package)
         for _, module in parsed:
             for name in import_names(module.name, shortest=1):
                 index._modules_by_import_name.setdefault(name, []).append(module)

@@ -191,6 +191,20 @@ class ModuleNames(cst.CSTVisitor):
                 else name
             self._bind(bound, f"{module}.{name}" if module else name)
 
+    def read_root_package(self, package: str) -> None:
+        """Read the imports that name the repo's root by its package name (``from albert import modeling`` in the
+        ``albert`` repo, whose root holds ``__init__.py``) as imports of the root's own modules (``modeling``): the
+        repo's modules are named from its root."""
+        prefix = package + "."
+
+        def from_root(target: str) -> str:
+            return target[len(prefix):] if target.startswith(prefix) else target
+
+        self.aliases = {name: from_root(target) for name, target in self.aliases.items()}
+        self.global_aliases = {name: from_root(target) for name, target in self.global_aliases.items()}
+        self.module_bindings = {name: {from_root(t) for t in targets} for name, targets in self.module_bindings.items()}
+        self.star_imports = [from_root(module) for module in self.star_imports]
+
     def resolve(self, expr: cst.CSTNode, class_key: str | None = None, scopes: Sequence[str] = ()) -> frozenset[str]:
         """The canonical dotted names ``expr`` (a Name or an Attribute chain on a Name) may refer to.
 

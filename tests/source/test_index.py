@@ -412,3 +412,29 @@ def test_a_star_import_brings_in_what_the_star_imported_module_imports_and_defin
     assert [s.op for s in index.stages() if s.module.path.name == "train.py"] == ["TFRecordDataset", "map", "batch"]
     train = next(m for m in index.modules if m.path.name == "train.py")
     assert train.names.imported("tf.train.AdamOptimizer") == "tensorflow.train.AdamOptimizer"  # TF1 API, seen
+
+
+@pytest.mark.parametrize("root_init, resolved", [(True, True), (False, False)])
+def test_imports_through_the_root_packages_own_name_reach_its_modules(index_of, root_init: bool, resolved: bool):
+    """ALBERT's root is the `albert` package (`__init__.py` beside its scripts), which its scripts import as `from
+    albert import modeling`; a checkout's folder is named anything, so the name is read from those imports. Without
+    the root `__init__.py`, `albert` is some other package."""
+    files = {
+        "optimization.py": """
+            import tensorflow as tf
+
+            def create_optimizer(loss):
+                return tf.train.AdamOptimizer().minimize(loss)
+            """,
+        "modeling.py": "import tensorflow as tf\n\ndef build(x):\n    return tf.layers.dense(x, 768)\n",
+        "run_classifier.py": """
+            from albert import modeling
+            from albert import optimization
+            train_op = optimization.create_optimizer(modeling.build(features))
+            """,
+        **({"__init__.py": ""} if root_init else {}),
+    }
+    index = index_of(files)
+    (call,) = [site for site in index.calls if site.module.name == "run_classifier"
+               and "create_optimizer" in site.module.node_code(site.node.func)]
+    assert bool(index.callees(call.names)) is resolved
