@@ -119,5 +119,7 @@ class PyFunction(Rule):
                          tuple(evidence))
         verdict = ctx.verdicts.python_function_ops(site, context, sites, static)
         message = f"`{called}` runs Python {context.what}, holding the GIL{advice}"
-        return self.finding(module, anchor(site.node), message, verdict, reach=ctx.queries.reach(module, site.node),
-                            end_node=site.node)
+        # Per element of a dataset: reached where what consumes the dataset is (a guide's two shown images are not).
+        reach = ctx.queries.stage_reach(context.stage) if context.stage is not None else \
+            ctx.queries.reach(module, site.node)
+        return self.finding(module, anchor(site.node), message, verdict, reach=reach, end_node=site.node)

@@ -197,9 +197,7 @@ class SerialMap(Rule):
         if verdict.note is not None:
             message = f"`.{stage.op}()` {verdict.note}: run it with parallel calls."
         priority = 0 if any(ctx.queries.feeds_training(p) for p in pipelines) else 1
-        reaches = [ctx.queries.pipeline_reach(p) for p in pipelines] or [
-            ctx.queries.reach(stage.module, stage.node)]
-        return self.finding(stage.module, stage.anchor, message, verdict, reach=min(reaches, key=lambda r: r.rank),
+        return self.finding(stage.module, stage.anchor, message, verdict, reach=ctx.queries.stage_reach(stage),
                             codemod=AddNumParallelCalls, fix_args=spelling_args(ctx, modules),
                             priority=priority, end_node=stage.node)
 

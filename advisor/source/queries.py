@@ -2413,6 +2413,13 @@ class SourceQueries:
             return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
         return self.reach(pipeline.sink.module, pipeline.sink.node)
 
+    def stage_reach(self, stage: Stage) -> Reach:
+        """Whether a training run reaches the consumer of a pipeline ``stage`` is part of (the best reached of them,
+        :meth:`pipeline_reach`); where no consumer is seen, the stage's own place."""
+        reaches = [self.pipeline_reach(p) for p in self.index.pipelines() if any(s.node is stage.node
+                                                                                 for s in p.stages)]
+        return min(reaches, key=lambda r: r.rank) if reaches else self.reach(stage.module, stage.node)
+
     def reads_host_variable(self, module: ModuleInfo, read: cst.Call) -> bool:
         """Whether ``read`` (``counter.numpy()``) reads an int32 ``tf.Variable``: ``step = tf.Variable(0)``, or
         held by a checkpoint (``ckpt = tf.train.Checkpoint(step=tf.Variable(0))`` ... ``ckpt.step``) or by ``self``.
