@@ -3878,3 +3878,39 @@ def test_a_generator_class_made_in_the_from_generator_call_is_read_for_its_work(
         model.fit(train_ds, epochs=50)
         """}, "TFD004")
     assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY)]
+
+
+def test_a_network_only_a_flag_off_by_default_builds_is_not_counted():
+    """PATE's teachers build `inference_deeper` only under `--deeper` (off by default): the graph a run with the
+    defaults trains is the small CNN, too small to gain on 28-pixel images."""
+    findings = _findings({"deep_cnn.py": """
+        import tensorflow as tf
+
+        tf.flags.DEFINE_boolean("deeper", False, "Activate deeper CNN model")
+        FLAGS = tf.flags.FLAGS
+
+        def inference(images):
+            x = tf.layers.conv2d(images, 64, 5)
+            return tf.layers.dense(tf.layers.flatten(tf.layers.conv2d(x, 128, 5)), 10)
+
+        def inference_deeper(images):
+            x = images
+            for filters in [96, 96, 96, 192, 192, 192, 192, 192]:
+                x = tf.layers.conv2d(x, filters, 3)
+            return tf.layers.dense(tf.layers.flatten(x), 10)
+
+        def train(images, labels):
+            if FLAGS.deeper:
+                logits = inference_deeper(images)
+            else:
+                logits = inference(images)
+            loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+            train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+            with tf.Session() as sess:
+                for _ in range(10000):
+                    sess.run(train_op)
+
+        train(tf.placeholder(tf.float32, [None, 28, 28, 1]), tf.placeholder(tf.int64, [None]))
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+    assert "2 convolution and 0 dense layers" in " ".join(e.message for e in findings[0].evidence)

@@ -3848,6 +3848,8 @@ class SourceQueries:
         # the input's rank): the same weights, one layer.
         weights_applied: set[str] = set()
         for call in calls:
+            if self.skipped_by_default(call.module, call.module.location(call.node).line, 0) is not None:
+                continue  # a branch a run with the defaults skips (`if FLAGS.deeper:` a second network)
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
             applied = self._applied_model(call) if depth else None
             if applied is not None:  # `x = conv_base(x)`: a model built earlier, applied as a layer
