@@ -381,11 +381,17 @@ class PipelineCollector(CollectorVisitor):
             else:
                 bindings.pop(target.value, None)
         elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, cst.Call):
+            # A source that returns its datasets with more (`datasets, info = tfds.load(..., with_info=True)`):
+            # they flow into what it is unpacked to (a repo function's returns are linked by position instead).
+            source = ("call", id(value)) if self.graph.nodes.get(("call", id(value)), {}).get("kind") == "stage" \
+                else None
             for i, element in enumerate(target.elements):
                 if isinstance(element.value, cst.Name):
                     item = ("item", id(value), i)
                     bindings[element.value.value] = item
                     self.graph.add_node(item, kind="item", node=value, module=self.module)
+                    if source is not None:
+                        self.graph.add_edge(source, item)
         elif self._self_attribute(target) is not None:
             key = self._key_of(value)
             if key is not None:
@@ -517,9 +523,11 @@ def _link_references(graph: nx.DiGraph) -> None:
 
 
 def _settle_tentative_stages(graph: nx.DiGraph) -> None:
-    """A tentative stage is a real one when a real stage flows into it; otherwise the call is just a call."""
+    """A tentative stage is a real one when a real stage flows into it, or when it flows into one (`builder.
+    as_dataset()["train"].take(100).map(f).shuffle(64)`: no other library's `map` result has a `shuffle`);
+    otherwise the call is just a call."""
     real = [n for n, d in graph.nodes(data=True) if d["kind"] == "stage" and not d["tentative"]]
-    fed = set().union(*(nx.descendants(graph, n) for n in real)) if real else set()
+    fed = set().union(*(nx.descendants(graph, n) | nx.ancestors(graph, n) for n in real)) if real else set()
     for node, data in graph.nodes(data=True):
         if data["kind"] == "stage" and data["tentative"]:
             if node in fed:

@@ -225,6 +225,18 @@ def test_ambiguous_methods_on_values_not_known_to_be_datasets_are_not_stages(ind
     assert paths(index) == {(("batch", "prefetch"), "loop")}
 
 
+def test_ambiguous_methods_are_stages_when_their_result_flows_into_a_dataset_method(index_of):
+    # rasbt's CelebA pipeline starts from a TFDS builder's `as_dataset()`, unknown to advisor: `shuffle` after the
+    # `take` and `map` says they were tf.data's.
+    index = index_of(code="""
+        import tensorflow_datasets as tfds
+        celeba = builder.as_dataset(shuffle_files=False)
+        train = celeba["train"].take(16000)
+        model.fit(train.map(preprocess).shuffle(1000).batch(32))
+        """)
+    assert paths(index) == {(("take", "map", "shuffle", "batch"), "train")}
+
+
 def test_a_map_on_a_value_either_branch_binds_is_a_stage_only_when_a_dataset_flows_in(index_of):
     # pandas again (a DeepFM data parser): `frame` is one of two frames, `frame[col].map(vocabulary)` is pandas'.
     index = index_of(code="""
