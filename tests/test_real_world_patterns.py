@@ -3914,3 +3914,24 @@ def test_a_network_only_a_flag_off_by_default_builds_is_not_counted():
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
     assert "2 convolution and 0 dense layers" in " ".join(e.message for e in findings[0].evidence)
+
+
+def test_a_map_of_a_method_of_a_repo_object_is_read_for_what_it_does():
+    """The CORD-19 tutorial maps `THE_DATASET.example_fn` (THE_DATASET = Dataset(...)), which only regroups
+    fields: nothing worth parallel calls, even with `num_parallel_calls=1` written out."""
+    findings = _findings({"embeddings.py": """
+        import tensorflow as tf
+
+        class Dataset:
+            def example_fn(self, data):
+                return {"feature": data["abstract"], "label": data["label"]}, data["label"]
+
+        THE_DATASET = Dataset()
+
+        def input_fn_train(params):
+            data = tf.data.TFRecordDataset(files).map(THE_DATASET.example_fn, num_parallel_calls=1)
+            return data.repeat().shuffle(1024).batch(params["batch_size"])
+
+        estimator.train(input_fn=input_fn_train, steps=1000)
+        """}, "TFD002", show_all=True)
+    assert findings == []

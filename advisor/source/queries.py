@@ -1205,10 +1205,11 @@ class MappedFunction:
 
     @property
     def is_projection(self) -> bool:
-        """A lambda that only selects, renames or regroups fields (``lambda x: x["image"]``, ``lambda a, b: (b,
-        a)``): no call and no arithmetic, nothing worth running in parallel."""
-        return self.function is None and not m.findall(self.body, m.Call() | m.BinaryOperation() |
-                                                      m.UnaryOperation() | m.Comparison() | m.BooleanOperation())
+        """A function that only selects, renames or regroups fields (``lambda x: x["image"]``, ``lambda a, b: (b,
+        a)``, ``def example_fn(data): return {"feature": data["text"]}, data["label"]``): no call and no arithmetic,
+        nothing worth running in parallel."""
+        return not m.findall(self.body, m.Call() | m.BinaryOperation() | m.UnaryOperation() | m.Comparison()
+                             | m.BooleanOperation())
 
 
 # -- sizes written as literals ------------------------------------------------------------------------------------
@@ -3332,6 +3333,11 @@ class SourceQueries:
         functions = self.index.functions_near(module, names)
         if not functions and isinstance(value, cst.Name):
             functions = self._call_methods_of_instance(module, call, value.value)
+        if not functions and m.matches(value, m.Attribute(value=m.Name(), attr=m.Name())):
+            # `ds.map(dataset.example_fn)`: the method of the repo class `dataset = Dataset(...)` makes
+            bound = self.bound_call(module, call, value.value.value)
+            functions = self.index.functions_named(*(f"{n}.{value.attr.value}" for n in bound.names)) \
+                if bound is not None else []
         return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
 
     def _call_methods_of_instance(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> list[FunctionInfo]:
