@@ -3935,3 +3935,24 @@ def test_a_map_of_a_method_of_a_repo_object_is_read_for_what_it_does():
         estimator.train(input_fn=input_fn_train, steps=1000)
         """}, "TFD002", show_all=True)
     assert findings == []
+
+
+@pytest.mark.parametrize("mode, confidence", [("'train'", Confidence.LIKELY), ("'eval'", Confidence.POSSIBLE)])
+def test_a_branch_on_a_mode_the_map_passes_decides_what_it_runs(mode, confidence):
+    """rasbt's CelebA `preprocess(x, mode='eval')` skips the random crop and flip of `if mode == 'train':`: the
+    test pipeline's map is stateless (TensorFlow parallelizes it at run time), the training one's is not."""
+    findings = _findings({"celeba.py": f"""
+        import tensorflow as tf
+
+        def preprocess(example, size=(64, 64), mode="train"):
+            image = example["image"]
+            if mode == "train":
+                image = tf.image.random_flip_left_right(tf.image.random_crop(image, size=(178, 178, 3)))
+            else:
+                image = tf.image.crop_to_bounding_box(image, 20, 0, 178, 178)
+            return tf.image.resize(image, size) / 255.0, example["label"]
+
+        ds = tf.data.TFRecordDataset(files).map(lambda x: preprocess(x, mode={mode})).batch(32)
+        model.fit(ds, epochs=20)
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, confidence)]

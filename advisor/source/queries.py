@@ -1143,6 +1143,15 @@ def _called_by_framework(method: FunctionInfo) -> bool:
     return name in FRAMEWORK_CALLED_METHODS or name.startswith("on_") or (name.startswith("__") and name.endswith("__"))
 
 
+def _parameter_compared(test: cst.BaseExpression, params: tuple[str, ...]) -> tuple[str, bool, object] | None:
+    """For ``param == "train"`` (or ``!=``): the parameter, whether the test is an equality, and the literal."""
+    if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value in params
+            and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual))):
+        return None
+    target = test.comparisons[0]
+    return test.left.value, isinstance(target.operator, cst.Equal), literal(target.comparator)
+
+
 def _parameter_default(function: FunctionInfo, parameter: str) -> cst.BaseExpression | None:
     params = function.node.params
     return next((p.default for p in (*params.posonly_params, *params.params, *params.kwonly_params)
@@ -4542,6 +4551,10 @@ class SourceQueries:
                 truth = self._truth(site.module, given) if given is not None else self._truth(
                     function.module, _parameter_default(function, tested.value) or tested)
                 truth = None if truth is None else truth != negated
+            elif (compared := _parameter_compared(tested, function.params)) is not None:  # `if mode == "train":`
+                parameter, equal, value = compared
+                given = literal(arguments.get(parameter, _parameter_default(function, parameter)))
+                truth = None if given is None or value is None else ((given == value) == equal) != negated
             else:
                 truth = self._truth(function.module, branch.test)
             body = {id(c) for c in m.findall(branch.body, m.Call())}
