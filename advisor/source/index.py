@@ -124,16 +124,22 @@ ROOT_PACKAGE_IMPORTS = 2
 
 def _root_package_name(modules: list[ModuleInfo]) -> str | None:
     """The name the repo's modules import its root package by, when its root holds ``__init__.py``: the head of
-    the imports whose next part is a module or package at the root (``from albert import modeling``), which is no
-    module of the repo itself; the most common, if it is used often enough to tell."""
+    imports that name only modules and packages at the root (``from albert import modeling``), which is no module of
+    the repo itself (``keras``, whose ``keras.models`` shares a name with ssd_keras's `models/`, also names
+    ``keras.layers``); the most common, if it is used often enough to tell."""
     at_root = {module.name.split(".")[0] for module in modules if module.name}
     heads: dict[str, int] = {}
+    elsewhere: set[str] = set()  # heads that also name something not at the root
     for module in modules:
         for target in module.names.aliases.values():
             head, _, rest = target.partition(".")
-            if rest and head not in at_root and rest.split(".")[0] in at_root:
-                heads[head] = heads.get(head, 0) + 1
-    head, count = max(heads.items(), key=lambda item: item[1], default=(None, 0))
+            if rest and head not in at_root:
+                if rest.split(".")[0] in at_root:
+                    heads[head] = heads.get(head, 0) + 1
+                else:
+                    elsewhere.add(head)
+    head, count = max(((h, n) for h, n in heads.items() if h not in elsewhere), key=lambda item: item[1],
+                      default=(None, 0))
     return head if count >= ROOT_PACKAGE_IMPORTS else None
 
 

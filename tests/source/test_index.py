@@ -438,3 +438,21 @@ def test_imports_through_the_root_packages_own_name_reach_its_modules(index_of, 
     (call,) = [site for site in index.calls if site.module.name == "run_classifier"
                and "create_optimizer" in site.module.node_code(site.node.func)]
     assert bool(index.callees(call.names)) is resolved
+
+
+def test_a_library_whose_submodule_shares_a_root_folders_name_is_no_root_package(index_of):
+    """ssd_keras has a root `__init__.py` and a `models/` folder; `from keras.models import Model` names Keras, which
+    it also imports `layers` from: the head of imports that name other things than root modules is a library."""
+    index = index_of({
+        "__init__.py": "",
+        "models/keras_ssd300.py": "from keras.layers import Conv2D\n\ndef ssd_300():\n    return Conv2D(64, 3)\n",
+        "train.py": """
+            from keras.models import Model
+            from keras.models import load_model
+            from keras.layers import Input
+            model = Model(Input((300, 300, 3)), outputs)
+            """,
+    })
+    (call,) = [site for site in index.calls
+               if site.module.name == "train" and site.module.node_code(site.node.func) == "Model"]
+    assert all(name.startswith("keras") for name in call.names) and call.names
