@@ -62,6 +62,9 @@ DISTINCTIVE_METHODS = DATASET_METHODS - {
     "scan", "shard", "cache",
 }
 
+# Libraries whose datasets share tf.data's method names (`map`, `shuffle`, `batch`, `filter`): Hugging Face
+# `datasets`, pandas. What their calls return is theirs, whatever is called on it.
+FOREIGN_DATA = ("datasets.", "pandas.", "polars.")
 TRAIN_METHODS = {"fit": "train", "evaluate": "evaluate", "predict": "predict"}
 # TF1 iterators over a dataset: where an input function's pipeline is consumed.
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
@@ -136,6 +139,12 @@ class PipelineCollector(CollectorVisitor):
     def qualified(self, node: cst.CSTNode) -> frozenset[str]:
         return self.module.names.resolve(node, self.class_key)
 
+    def _foreign(self, names: frozenset[str]) -> bool:
+        """A call into another data library (:data:`FOREIGN_DATA`), not into a repo module of the same name (TF-Slim
+        repos have a `datasets/` package)."""
+        return any(n.startswith(FOREIGN_DATA) and n.rsplit(".", 1)[0] not in self.module.names.star_modules
+                   for n in names)
+
     def lookup(self, name: str) -> tuple | None:
         """The value ``name`` is bound to here: the innermost scope first (closures see their outer functions)."""
         for scope in reversed(self.scopes):
@@ -152,7 +161,8 @@ class PipelineCollector(CollectorVisitor):
         if isinstance(expr, cst.Call):
             key = ("call", id(expr))
             if key not in self.graph:
-                self.graph.add_node(key, kind="opaque", node=expr, module=self.module)
+                self.graph.add_node(key, kind="opaque", node=expr, module=self.module,
+                                    foreign=self._foreign(self.qualified(expr.func)))
             return key
         if isinstance(expr, cst.Name):
             key = self.lookup(expr.value)
@@ -266,6 +276,12 @@ class PipelineCollector(CollectorVisitor):
             method = func.attr.value
             if method in DATASET_METHODS:
                 receiver = self.value_of(func.value)
+                if receiver is not None and self.graph.nodes[receiver].get("foreign"):
+                    # Another library's dataset (`load_dataset("emotion").map(tokenize).shuffle(seed=42)`): what
+                    # its methods return is its own too.
+                    self.graph.add_node(("call", id(node)), kind="opaque", node=node, module=self.module,
+                                        foreign=True)
+                    return
                 if receiver is not None:
                     # A receiver no dataset is yet seen flowing into (a call, a name bound in another module or in
                     # either branch of an `if`, an attribute, a parameter) is a dataset only if linking shows one

@@ -237,6 +237,26 @@ def test_ambiguous_methods_are_stages_when_their_result_flows_into_a_dataset_met
     assert paths(index) == {(("take", "map", "shuffle", "batch"), "train")}
 
 
+def test_another_data_librarys_datasets_are_not_tf_data_whatever_their_methods(index_of):
+    # Hugging Face `datasets` has `map` and `shuffle` too: tokenized, shuffled, then handed to TensorFlow.
+    index = index_of({"datasets/dataset_factory.py": """
+        import tensorflow as tf
+        def get_dataset(name):
+            return tf.data.TFRecordDataset(name)
+        """, "train.py": """
+        import tensorflow as tf
+        from datasets import load_dataset
+        from datasets import dataset_factory
+        emotions = load_dataset("emotion")
+        train = emotions.map(tokenize, batched=True)["train"].shuffle(seed=42)
+        model.fit(train.to_tf_dataset(batch_size=8), epochs=3)
+        model.fit(dataset_factory.get_dataset("flowers").map(decode).shuffle(64).batch(32))
+        """})
+    assert paths(index) == {(("TFRecordDataset", "map", "shuffle", "batch"), "train")}
+    assert sorted((s.op, s.module.location(s.node).line) for s in index.stages() if s.module.name == "train") == [
+        ("batch", 8), ("map", 8), ("shuffle", 8)]
+
+
 def test_a_map_on_a_value_either_branch_binds_is_a_stage_only_when_a_dataset_flows_in(index_of):
     # pandas again (a DeepFM data parser): `frame` is one of two frames, `frame[col].map(vocabulary)` is pandas'.
     index = index_of(code="""
