@@ -190,8 +190,8 @@ class SourceIndex:
         root_is_package = any(source.path == Path("__init__.py") for source in sources) or (
             root / "__init__.py").is_file()
         root_package = _root_package_name([module for _, module in parsed]) if root_is_package else None
-        for _, module in parsed:
-            if root_package is not None:
+        if root_package is not None:
+            for _, module in parsed:
                 module.names.read_root_package(root_package)
         for _, module in parsed:
             for name in import_names(module.name, shortest=1):
