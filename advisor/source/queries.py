@@ -281,17 +281,11 @@ class TrainingLoop:
         0:``), on the loop's counter, or on a value its own body sets (``if self.mean is None: self.mean = ...``,
         a first-step initialisation), or on a mark its body moves on (``if step - last_log >= 500: ...; last_log =
         step``), whose test reads no tensor of the step."""
-        module, node = self.module, statement
-        parent = module.parent(node)
-        while parent is not None and parent is not self.node:
-            if isinstance(parent, cst.If) and node is not parent.test and not self.reads_tensor(parent.test) and (
-                    m.findall(parent.test, _INTERVAL_TEST) or any(
-                        n.value == self.counter or n.value in self._interval_flags
-                        for n in m.findall(parent.test, m.Name()))
-                    or _initialises_once(parent) or _rearms_its_test(parent)):
-                return True
-            node, parent = parent, module.parent(parent)
-        return False
+        return any(part is not branch.test and not self.reads_tensor(branch.test) and (
+            m.findall(branch.test, _INTERVAL_TEST) or any(
+                n.value == self.counter or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
+            or _initialises_once(branch) or _rearms_its_test(branch))
+            for branch, part in _branches_around(self.module, statement, self.node))
 
     @cached_property
     def _interval_flags(self) -> frozenset[str]:
@@ -1065,26 +1059,26 @@ def _on_some_calls_only(function: FunctionInfo, node: cst.CSTNode) -> bool:
     """Whether ``node`` in ``function``'s body runs on some of its calls only: in the body of an ``if`` that picks
     calls by a count (``if self.step % 10 == 0``), waits for one value (``if count == 140``), or stops the training
     that calls it (``self.model.stop_training = True``): a per-batch hook's print there is not per batch."""
-    module = function.module
-    child, parent = node, module.parent(node)
-    while parent is not None and parent is not function.node:
-        if isinstance(parent, cst.If) and child is parent.body and (
-                m.findall(parent.test, m.Modulo() | m.ComparisonTarget(operator=m.Equal()))
-                or m.findall(parent.body, _STOPS_TRAINING)):
-            return True
-        child, parent = parent, module.parent(parent)
-    return False
+    return any(part is branch.body and (m.findall(branch.test, m.Modulo() | m.ComparisonTarget(operator=m.Equal()))
+                                        or m.findall(branch.body, _STOPS_TRAINING))
+               for branch, part in _branches_around(function.module, node, function.node))
 
 
 def _branches_on(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode, names: set[str]) -> bool:
     """Whether ``node`` is inside an ``if`` (below ``scope``) whose test reads one of ``names``."""
-    child, parent = node, module.parent(node)
+    return any(part is not branch.test and _reads_names(branch.test, names)
+               for branch, part in _branches_around(module, node, scope))
+
+
+def _branches_around(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode | None = None
+                     ) -> Iterator[tuple[cst.If, cst.CSTNode]]:
+    """The ``if`` statements around ``node``, innermost first, up to ``scope`` (not included), each with its part
+    that holds ``node``: its test, its body or its ``else``."""
+    part, parent = node, module.parent(node)
     while parent is not None and parent is not scope:
-        if isinstance(parent, cst.If) and child is not parent.test and any(
-                name.value in names for name in m.findall(parent.test, m.Name())):
-            return True
-        child, parent = parent, module.parent(parent)
-    return False
+        if isinstance(parent, cst.If):
+            yield parent, part
+        part, parent = parent, module.parent(parent)
 
 
 # A pipeline read for at most this many elements is looked at, not trained on (a guide shows a batch or two).
@@ -2569,13 +2563,9 @@ class SourceQueries:
     @staticmethod
     def _in_version_branch(site: CallSite) -> bool:
         """Whether ``site`` is inside an ``if``/``else`` whose test asks which TensorFlow runs."""
-        module, child, parent = site.module, site.node, site.module.parent(site.node)
-        while parent is not None:
-            if isinstance(parent, cst.If) and child is not parent.test and m.findall(parent.test, m.Name(
-                    value=m.MatchIfTrue(lambda name: name in ("executing_eagerly", "__version__", "VERSION")))):
-                return True
-            child, parent = parent, module.parent(parent)
-        return False
+        return any(part is not branch.test and m.findall(branch.test, m.Name(
+            value=m.MatchIfTrue(lambda name: name in ("executing_eagerly", "__version__", "VERSION"))))
+            for branch, part in _branches_around(site.module, site.node))
 
     def _inspects_only(self, sink: Sink) -> bool:
         """A loop whose body only prints, plots or converts what it iterates over: builtins, NumPy, matplotlib and
@@ -3332,7 +3322,7 @@ class SourceQueries:
         if isinstance(value, cst.Call) and module.qualified_names(value.func) & PARTIAL:
             value = _wrapped_function(value)  # `functools.partial(self.set_shapes, batch_size)`
         if isinstance(value, cst.Call) and id(value) in self._call_at:  # `from_generator(FrameGenerator(paths))`
-            functions = self._call_methods(self._call_at[id(value)])
+            functions = self._instance_methods(self._call_at[id(value)], "__call__")
             return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
         if not isinstance(value, (cst.Name, cst.Attribute)):
             return None
@@ -3345,19 +3335,18 @@ class SourceQueries:
         if not functions and m.matches(value, m.Attribute(value=m.Name(), attr=m.Name())):
             # `ds.map(dataset.example_fn)`: the method of the repo class `dataset = Dataset(...)` makes
             bound = self.bound_call(module, call, value.value.value)
-            functions = self.index.functions_named(*(f"{n}.{value.attr.value}" for n in bound.names)) \
-                if bound is not None else []
+            functions = self._instance_methods(bound, value.attr.value) if bound is not None else []
         return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
 
     def _call_methods_of_instance(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> list[FunctionInfo]:
         """``__call__`` of the repo class whose instance ``name`` holds, bound by ``name = Class(...)`` in the scope of
         ``near`` (``train_process = RandomProcess(64)`` ... ``ds.map(train_process)``)."""
         bound = self.bound_call(module, near, name)
-        return self._call_methods(bound) if bound is not None else []
+        return self._instance_methods(bound, "__call__") if bound is not None else []
 
-    def _call_methods(self, construction: CallSite) -> list[FunctionInfo]:
-        """``__call__`` of the repo class ``construction`` makes an instance of."""
-        return self.index.functions_named(*(f"{n}.__call__" for n in construction.names))
+    def _instance_methods(self, construction: CallSite, method: str) -> list[FunctionInfo]:
+        """The method ``method`` of the repo class ``construction`` makes an instance of."""
+        return self.index.functions_named(*(f"{n}.{method}" for n in construction.names))
 
     def calls_run_by(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
         """The calls a mapped function makes per element, following the repo functions it calls (``depth`` deep),
