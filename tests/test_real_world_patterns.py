@@ -3956,3 +3956,48 @@ def test_a_branch_on_a_mode_the_map_passes_decides_what_it_runs(mode, confidence
         model.fit(ds, epochs=20)
         """}, "TFD002")
     assert [(f.location.line, f.confidence) for f in findings] == [(11, confidence)]
+
+
+def test_a_model_a_checkpoint_holds_is_followed_to_what_the_subclass_passes():
+    """krasserm's EDSR trainer keeps its model in `tf.train.Checkpoint(model=model)` and its step calls
+    `self.checkpoint.model(lr)`; `EdsrTrainer` hands the model on with `super().__init__(model, ...)`. The model the
+    step trains is the EDSR the script passes, a heavy float32 conv net."""
+    findings = _findings({"edsr.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import Conv2D, Input
+
+        def edsr(num_res_blocks=16):
+            x_in = Input(shape=(None, None, 3))
+            x = Conv2D(64, 3, padding="same")(x_in)
+            for _ in range(num_res_blocks):
+                x = Conv2D(64, 3, padding="same", activation="relu")(x)
+                x = Conv2D(64, 3, padding="same")(x)
+            return tf.keras.Model(x_in, Conv2D(3, 3, padding="same")(x))
+        """, "train.py": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, model, learning_rate):
+                self.checkpoint = tf.train.Checkpoint(step=tf.Variable(0), model=model,
+                                                      optimizer=tf.keras.optimizers.Adam(learning_rate))
+
+            @tf.function
+            def train_step(self, lr, hr):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.abs(hr - self.checkpoint.model(lr, training=True)))
+                variables = self.checkpoint.model.trainable_variables
+                self.checkpoint.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+        class EdsrTrainer(Trainer):
+            def __init__(self, model):
+                super().__init__(model, learning_rate=1e-4)
+
+        if __name__ == "__main__":
+            from edsr import edsr
+
+            trainer = EdsrTrainer(model=edsr(num_res_blocks=16))
+            for lr, hr in dataset:
+                trainer.train_step(lr, hr)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("edsr.py", 10, Confidence.LIKELY)]

@@ -1887,8 +1887,8 @@ class SourceQueries:
         if isinstance(site.node.func, cst.Name):
             found = _visible_from(site.function, found)
         if not found:
-            found = self._wrapped_callees(site) or self._replica_functions(site) or self._closure_callees(site) or \
-                self._alternative_construction(site)
+            found = self._base_methods(site) or self._wrapped_callees(site) or self._replica_functions(site) or \
+                self._closure_callees(site) or self._alternative_construction(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
@@ -1934,6 +1934,15 @@ class SourceQueries:
         else:
             return []
         return self._functions_wrapped(wrappings)
+
+    def _base_methods(self, site: CallSite) -> list[FunctionInfo]:
+        """``super().__init__(model, ...)`` in a method: that method of the class's repo bases."""
+        function = site.function
+        if function is None or function.class_key is None or not m.matches(
+                site.node.func, m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name())):
+            return []
+        return [f for base in self._classes_named(self.index.class_of(function).bases)
+                for f in self._methods_of_class(base, site.node.func.attr.value)]
 
     def _alternative_construction(self, site: CallSite) -> list[FunctionInfo]:
         """``cls(...)`` in a classmethod (``from_config``) constructs its class: the class's ``__init__``."""
@@ -2432,21 +2441,36 @@ class SourceQueries:
         if isinstance(receiver, cst.Name):
             bound = self.bound_call(module, read, receiver.value)
             return bound is not None and _int32_variable(bound)
-        if not m.matches(receiver, m.Attribute(value=m.Name(), attr=m.Name())):
-            return False
-        owner, attribute = receiver.value.value, receiver.attr.value
         scope = self.enclosing_function(module, read)
-        in_class = scope is not None and scope.class_key is not None
-        if owner == "self" and in_class:
-            return any(_int32_variable(site) for site in self._bindings.get(("attr", scope.class_key, attribute), ()))
-        holders = [self.bound_call(module, read, owner)]
-        if in_class:  # `ckpt = self.checkpoint`: what the instance holds there
-            holders += [site for renamed in m.findall(scope.node.body, m.Assign(
-                targets=[m.AssignTarget(m.Name(owner))], value=m.Attribute(value=m.Name("self"), attr=m.Name())))
-                for site in self._bindings.get(("attr", scope.class_key, renamed.value.attr.value), ())]
-        held = [argument_value(holder.node, attribute) for holder in holders if holder is not None]
+        if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
+                and scope.class_key is not None:
+            return any(_int32_variable(site) for site in self._bindings.get(
+                ("attr", scope.class_key, receiver.attr.value), ()))
         return any(isinstance(value, cst.Call) and id(value) in self._call_at and
-                   _int32_variable(self._call_at[id(value)]) for value in held)
+                   _int32_variable(self._call_at[id(value)]) for _, value in self._held_values(module, read, receiver))
+
+    def _held_values(self, module: ModuleInfo, near: cst.CSTNode, expression: cst.BaseExpression | None
+                     ) -> list[tuple[CallSite, cst.BaseExpression]]:
+        """What ``holder.name`` holds where the holder was built by a call given ``name=value``
+        (``tf.train.Checkpoint(step=tf.Variable(0), model=model)``), with that call: the holder named in the
+        function, held by the instance (``self.checkpoint``), or renamed from it there (``ckpt = self.checkpoint``)."""
+        if not m.matches(expression, m.Attribute(value=m.Name() | m.Attribute(value=m.Name("self"), attr=m.Name()),
+                                                 attr=m.Name())):
+            return []
+        owner, attribute = expression.value, expression.attr.value
+        scope = self.enclosing_function(module, near)
+        in_class = scope is not None and scope.class_key is not None
+        if isinstance(owner, cst.Attribute):
+            held = [owner.attr.value] if in_class else []
+            holders = []
+        else:
+            holders = [self.bound_call(module, near, owner.value)]
+            held = [renamed.value.attr.value for renamed in m.findall(scope.node.body, m.Assign(
+                targets=[m.AssignTarget(m.Name(owner.value))], value=m.Attribute(value=m.Name("self"),
+                                                                                 attr=m.Name())))] if in_class else []
+        holders += [site for name in held for site in self._bindings.get(("attr", scope.class_key, name), ())]
+        return [(holder, value) for holder in holders
+                if holder is not None and (value := argument_value(holder.node, attribute)) is not None]
 
     def tf1_call(self, modules: Iterable[ModuleInfo]) -> CallSite | None:
         """A call of TensorFlow 1.x-only API through ``tensorflow`` itself (``tf.Session()``, ``tf.placeholder``,
@@ -3634,7 +3658,9 @@ class SourceQueries:
                 found += [construction for _, method, value in self.assigned_values(step.module, step, model)
                           if isinstance(value, cst.Name) and method is not None and value.value in method.params
                           for construction in self._passed_constructions(method, value.value, CALL_DEPTH)]
-            else:
+            else:  # `self.checkpoint.model(x)`: the model given to what holds it
+                found += [construction for holder, value in self._held_values(step.module, near, model)
+                          for construction in self._argument_constructions(holder, value, CALL_DEPTH)]
                 continue
             for bound in bindings:  # `model, optimizer = setup()`: the part the step calls
                 found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
@@ -3645,19 +3671,23 @@ class SourceQueries:
         """The model constructions behind what the callers of ``function`` pass for ``parameter``: a name bound to a
         builder's result (``resnet = get_resnet()``, then ``train(resnet, ...)``), followed through callers that
         pass on a parameter of their own."""
-        found: list[CallSite] = []
-        for caller in self.callers_of(function):
-            argument = _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter)
-            if isinstance(argument, cst.Call) and id(argument) in self._call_at:
-                found += self._constructions_in_call(self._call_at[id(argument)], CALL_DEPTH)
-            elif not isinstance(argument, cst.Name):
-                continue
-            elif caller.function is not None and argument.value in caller.function.params and depth:
-                found += self._passed_constructions(caller.function, argument.value, depth - 1)
-            elif (bound := self.bound_call(caller.module, caller.node, argument.value)) is not None:
-                found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
-                    self.index.assignment_of(bound.node), argument.value))
-        return found
+        return [construction for caller in self.callers_of(function)
+                for construction in self._argument_constructions(caller, _arguments_by_parameter(
+                    caller.node, _called_parameters(function)).get(parameter), depth)]
+
+    def _argument_constructions(self, site: CallSite, argument: cst.BaseExpression | None,
+                                depth: int) -> list[CallSite]:
+        """The model constructions behind an argument of the call ``site``: a builder called in place, a name bound
+        to a builder's result, or a parameter of the calling function (what its callers pass)."""
+        if isinstance(argument, cst.Call) and id(argument) in self._call_at:
+            return self._constructions_in_call(self._call_at[id(argument)], CALL_DEPTH)
+        if not isinstance(argument, cst.Name):
+            return []
+        if site.function is not None and argument.value in site.function.params:
+            return self._passed_constructions(site.function, argument.value, depth - 1) if depth else []
+        bound = self.bound_call(site.module, site.node, argument.value)
+        return [] if bound is None else self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
+            self.index.assignment_of(bound.node), argument.value))
 
     def _constructions_of_class(self, class_key: str) -> list[CallSite]:
         """The calls that construct the repo class ``class_key`` or a subclass: by name, or ``cls(...)`` in a
