@@ -6,8 +6,8 @@ from typing import Iterable
 
 from advisor.codemods.mixed_precision import EnableMixedPrecision
 from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
-                          FixAvailability, Location, MixedPrecisionPlan, ModelCompute, ModelConstruction, ModuleInfo,
-                          Rule, RuleContext, TensorflowPin, Verdict, anchor, typical)
+                          FixAvailability, MixedPrecisionPlan, ModelCompute, ModelConstruction, ModuleInfo,
+                          PrecisionSetting, Rule, RuleContext, TensorflowPin, Verdict, anchor, typical)
 
 # The TensorFlow each piece of advice needs: Keras' mixed-precision API (experimental in 2.1-2.3), the names the
 # patch writes (`set_global_policy` from 2.4, Keras 3's `LossScaleOptimizer.scale_loss` from 2.16), TF1's graph
@@ -275,30 +275,30 @@ class MixedPrecision(Rule):
         if ctx.target_device == "cpu" or not queries.trains:
             return
         for construction in queries.model_constructions:
-            policy_set, elsewhere = queries.mixed_precision_set_for(construction)
-            if policy_set:
+            setting = queries.mixed_precision_set_for(construction)
+            if setting.policy_set:
                 continue
             compute = queries.model_compute(construction)
-            verdict, policy = self._verdict(ctx, construction, compute, elsewhere, KERAS_POLICY_SINCE)
+            verdict, policy = self._verdict(ctx, construction, compute, setting, KERAS_POLICY_SINCE)
             if verdict is None:
                 return  # the capture already computes in 16 bits
             yield self._finding(ctx, construction, verdict, policy, compute)
         for training in queries.graph_trainings:
-            policy_set, elsewhere = queries.mixed_precision_set_for(training)
-            if policy_set:
+            setting = queries.mixed_precision_set_for(training)
+            if setting.policy_set:
                 continue
-            verdict, policy = self._verdict(ctx, training, queries.graph_model_compute(training), elsewhere,
+            verdict, policy = self._verdict(ctx, training, queries.graph_model_compute(training), setting,
                                             GRAPH_REWRITE_SINCE)
             if verdict is None:
                 return
             yield self._graph_finding(ctx, training, verdict, policy)
 
     @staticmethod
-    def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute, elsewhere: Location | None,
+    def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute, setting: PrecisionSetting,
                  api_since: tuple[int, int]) -> tuple[Verdict | None, str]:
         """How sure the finding at ``site`` is, and the policy it proposes; None when the capture already computes
-        in 16 bits. ``elsewhere``: a mixed-precision setting of another program of the repo; ``api_since``: the
-        TensorFlow release the advice needs."""
+        in 16 bits. ``setting``: where the repo turns mixed precision on, if it does, off the way of this training
+        or behind a flag off by default; ``api_since``: the TensorFlow release the advice needs."""
         hardware = ctx.target_device
         # Without a configured or captured device, code that sets up a TPU beside the model trains there.
         tpu = ctx.queries.tpu_training([site.module], run_by=site) if hardware is None else None
@@ -310,10 +310,17 @@ class MixedPrecision(Rule):
         size = ("the model is compute-heavy: " if compute.heavy else "the model may be too small to gain: ") + \
             compute.describe()
         environment = ctx.queries.acting_environment(site) if hardware is None else None
-        where = "anywhere in the repo" if elsewhere is None else \
-            f"in the code this training runs (the one at {elsewhere.display} is not on its way)"
-        evidence = [Evidence.source(f"no mixed-precision policy (set_global_policy, a \"mixed_\" dtype, the graph "
-                                    f"rewrite) {where}"), Evidence.source(size)]
+        flag = setting.off_by_default
+        if flag is not None:
+            setting_found = (f"mixed precision only where the source turns it on ({setting.elsewhere.display}), "
+                             f"under `{flag.test}` ({flag.location.display}), which is {flag.value} with the defaults "
+                             "the source sets: a run with them computes in float32; turning it on is the change")
+        else:
+            where = "anywhere in the repo" if setting.elsewhere is None else \
+                f"in the code this training runs (the one at {setting.elsewhere.display} is not on its way)"
+            setting_found = ("no mixed-precision policy (set_global_policy, a \"mixed_\" dtype, the graph rewrite) "
+                             f"{where}")
+        evidence = [Evidence.source(setting_found), Evidence.source(size)]
         if tpu is not None:
             evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
                                             f"({tpu.module.location(tpu.node).display})"))

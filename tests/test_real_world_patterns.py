@@ -4001,3 +4001,68 @@ def test_a_model_a_checkpoint_holds_is_followed_to_what_the_subclass_passes():
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("edsr.py", 10, Confidence.LIKELY)]
+
+
+def test_a_function_of_a_repo_module_named_like_a_dataset_method_is_no_stage():
+    """MixMatch's `layers.interleave(logits, batch)` (its own libml/layers.py) swaps slices of a list of tensors so
+    batch norm sees mixed batches: no dataset, no prefetch, and a `num_parallel_calls` fix would be a TypeError."""
+    findings = _findings({"libml/layers.py": """
+        import tensorflow as tf
+
+        def interleave(xy, batch):
+            return [tf.concat(v, axis=0) for v in xy]
+        """, "mixmatch.py": """
+        import tensorflow as tf
+        import utils as helpers
+        from libml import layers
+
+        def model(x, y, batch, classifier):
+            batches = layers.interleave([x] + y, batch)
+            logits = layers.interleave([classifier(b) for b in batches], batch)
+            shuffled = helpers.shuffle(logits, buffer_size=100)
+            loss = tf.reduce_mean(shuffled[0])
+            train_op = tf.train.AdamOptimizer().minimize(loss)
+            with tf.Session() as sess:
+                for _ in range(1000):
+                    sess.run(train_op)
+        """}, "TFD001", "TFD002", show_all=True)
+    assert findings == []
+
+
+def test_mixed_precision_behind_a_flag_off_by_default_is_the_change_to_make():
+    """DeepSpeech turns the graph rewrite on only under `--automatic_mixed_precision`, False by default (defined in
+    a function through `f = absl.flags`, read through `from util.flags import FLAGS`): a run with the defaults
+    computes in float32, and the finding says which flag turns 16 bits on."""
+    findings = _findings({"util/flags.py": """
+        import absl.flags
+
+        FLAGS = absl.flags.FLAGS
+
+        def create_flags():
+            f = absl.flags
+            f.DEFINE_boolean("automatic_mixed_precision", False, "whether to allow automatic mixed precision")
+        """, "train.py": """
+        import tensorflow as tf
+        from util.flags import FLAGS, create_flags
+
+        def train(images, labels):
+            x = images
+            for filters in (64, 128, 256, 512):
+                x = tf.layers.conv2d(x, filters, 3, activation=tf.nn.relu)
+            loss = tf.losses.sparse_softmax_cross_entropy(labels, tf.layers.dense(tf.layers.flatten(x), 10))
+            optimizer = tf.train.AdamOptimizer(1e-4)
+            if FLAGS.automatic_mixed_precision:
+                optimizer = tf.train.experimental.enable_mixed_precision_graph_rewrite(optimizer)
+            train_op = optimizer.minimize(loss)
+            with tf.Session() as sess:
+                for _ in range(100000):
+                    sess.run(train_op)
+
+        if __name__ == "__main__":
+            create_flags()
+            train(tf.placeholder(tf.float32, [None, 224, 224, 3]), tf.placeholder(tf.int64, [None]))
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 12, Confidence.LIKELY)]
+    assert "under `FLAGS.automatic_mixed_precision` (train.py:10:8), which is False with the defaults" in \
+        findings[0].evidence[0].message

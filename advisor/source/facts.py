@@ -59,7 +59,8 @@ class ModuleInfo:
         ``ParserSyntaxError`` when the cells parse one by one but not together."""
         notebook = Notebook.parse(data)
         where = path.as_posix()
-        notes = [f"{where}: not analysed: {', '.join(notebook.left_out)}"] if notebook.left_out else []
+        # The rest of the notebook is analysed: the note says so, or a reader takes the whole notebook for skipped.
+        notes = [f"{where}: analysed without {', '.join(notebook.left_out)}"] if notebook.left_out else []
         try:
             # From text, not bytes: a coding cookie in a cell says nothing about the notebook's encoding.
             tree = cst.parse_module(notebook.code)

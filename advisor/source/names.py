@@ -97,13 +97,15 @@ class ModuleNames(cst.CSTVisitor):
         self.module_bindings: dict[str, set[str]] = {}
         self.top_level: set[str] = set()  # names defined at module level: resolve to ``module.name``
         self.star_imports: list[str] = []  # modules imported with ``from X import *``, in import order
+        self.imported_modules: set[str] = set()  # names ``import X`` / ``import X as Y`` bind: modules
         # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
         self.nested_functions: dict[str, set[str]] = {}
-        self._renames: dict[str, str] = {}  # module-level `name = other.name`: name -> the dotted name assigned
+        self._renames: dict[str, str] = {}  # `name = other.name`: name -> the dotted name assigned
         # The repo's modules by the names they are imported as (set by the index): what a star import brings in,
         # and what a module that only passes on an import binds the name to.
         self.star_modules: dict[str, ModuleNames] = {}
-        self._top_level_assignments: Counter[str] = Counter()
+        self._assignments: Counter[str] = Counter()  # assignments to each name, at any level
+        self._renamed: set[str] = set()  # names bound to another name by their one assignment (`FLAGS = flags.FLAGS`)
         self._path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a function)
 
     @classmethod
@@ -114,13 +116,15 @@ class ModuleNames(cst.CSTVisitor):
         return names
 
     def _bind_renames(self) -> None:
-        """``generator = models.generator``, ``relu = tf.nn.relu`` at module level, assigned once: the name is
-        another name for what it is assigned (a function called through it runs that function)."""
+        """``generator = models.generator``, ``relu = tf.nn.relu`` at module level, or ``f = absl.flags`` in the
+        function that defines the flags, the one assignment to the name in the module: the name is another name for
+        what it is assigned (a function called through it runs that function)."""
         for name, value in self._renames.items():
-            if self._top_level_assignments[name] == 1 and name not in self.aliases:
+            if self._assignments[name] == 1 and name not in self.aliases:
                 target = self.imported(value)
                 if target is not None:
                     self._bind(name, target)
+                    self._renamed.add(name)
 
     # Only statements are walked: expressions hold no imports or definitions.
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
@@ -129,15 +133,17 @@ class ModuleNames(cst.CSTVisitor):
                 self._import(statement)
             elif isinstance(statement, cst.ImportFrom):
                 self._import_from(statement)
-            elif isinstance(statement, (cst.Assign, cst.AnnAssign)) and not self._path:
+            elif isinstance(statement, (cst.Assign, cst.AnnAssign)):
                 targets = statement.targets if isinstance(statement, cst.Assign) else [statement]
                 for target in targets:
                     for name in _bound_names(target.target):
-                        self.top_level.add(name)
-                        self._top_level_assignments[name] += 1
+                        if not self._path:
+                            self.top_level.add(name)
+                        self._assignments[name] += 1
                     dotted = cst.helpers.get_full_name_for_node(statement.value) \
                         if isinstance(statement.value, (cst.Name, cst.Attribute)) else None
-                    if isinstance(target.target, cst.Name) and dotted:
+                    in_class = bool(self._path) and not self._path[-1][1]  # a class attribute is no name
+                    if isinstance(target.target, cst.Name) and dotted and not in_class:
                         self._renames[target.target.value] = dotted
         return False
 
@@ -171,9 +177,11 @@ class ModuleNames(cst.CSTVisitor):
             full = cst.helpers.get_full_name_for_node(alias.name) or ""
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 self._bind(alias.asname.name.value, full)
+                self.imported_modules.add(alias.asname.name.value)
             else:  # ``import a.b`` binds ``a``
                 head = full.split(".")[0]
                 self._bind(head, head)
+                self.imported_modules.add(head)
 
     def _import_from(self, node: cst.ImportFrom) -> None:
         module = cst.helpers.get_full_name_for_node(node.module) if node.module is not None else ""
@@ -260,13 +268,15 @@ class ModuleNames(cst.CSTVisitor):
 
     def _reexported(self, target: str) -> str:
         """What ``target`` (``bert4keras.backend.keras``) is when a repo module only passes on a name it imports
-        itself, one import for the name (bert4keras/backend.py's ``import keras``): that name (``keras``), followed
-        through such modules a few levels; else ``target``."""
+        itself, one import for the name (bert4keras/backend.py's ``import keras``) or one assignment of an imported
+        name (``FLAGS = absl.flags.FLAGS``): that name (``keras``), followed through such modules a few levels; else
+        ``target``."""
         for _ in range(REEXPORT_DEPTH):
             module, _, name = target.rpartition(".")
             exporter = self.star_modules.get(module)
             bound = exporter.module_bindings.get(name, set()) if exporter not in (None, self) else set()
-            if len(bound) != 1 or name in exporter.top_level:  # defined there, or imported in branches: not followed
+            if len(bound) != 1 or name in exporter.top_level and name not in exporter._renamed:
+                # defined there, or imported in branches: not followed
                 break
             target = next(iter(bound))
         return target

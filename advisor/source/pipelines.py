@@ -145,6 +145,12 @@ class PipelineCollector(CollectorVisitor):
         return any(n.startswith(FOREIGN_DATA) and n.rsplit(".", 1)[0] not in self.module.names.star_modules
                    for n in names)
 
+    def _names_module(self, expr: cst.BaseExpression, names: frozenset[str]) -> bool:
+        """A module (``import utils``, the repo's ``from libml import layers``), whose functions are no dataset's
+        methods: ``layers.interleave(logits, batch)`` regroups a list of tensors."""
+        return (isinstance(expr, cst.Name) and expr.value in self.module.names.imported_modules) or any(
+            n in self.module.names.star_modules for n in names)
+
     def lookup(self, name: str) -> tuple | None:
         """The value ``name`` is bound to here: the innermost scope first (closures see their outer functions)."""
         for scope in reversed(self.scopes):
@@ -171,7 +177,8 @@ class PipelineCollector(CollectorVisitor):
         if self._self_attribute(expr) is not None:
             return self._node(("attr", self.class_key, self._self_attribute(expr)))
         names = self.qualified(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else frozenset()
-        if not names or any(n.startswith(("tensorflow.", "keras.", "builtins.", "numpy.")) for n in names):
+        if not names or any(n.startswith(("tensorflow.", "keras.", "builtins.", "numpy.")) for n in names) or \
+                self._names_module(expr, names):
             return None
         key = ("ref", self.module.name, id(expr))
         self.graph.add_node(key, kind="ref", names=names)

@@ -1375,6 +1375,16 @@ class SkippedBranch:
 
 
 @dataclass(frozen=True)
+class PrecisionSetting:
+    """Whether the code a training runs may turn mixed precision on (``policy_set``); else ``elsewhere``, a setting
+    of the repo it does not run, or one it runs only when ``off_by_default`` is turned on."""
+
+    policy_set: bool
+    elsewhere: Location | None = None
+    off_by_default: SkippedBranch | None = None
+
+
+@dataclass(frozen=True)
 class ModelConstruction:
     """Where a trained Keras model is constructed: ``Sequential(...)``, ``Model(inputs, outputs)``, or the
     constructor of a ``keras.Model`` subclass; ``builder`` is the repo function the training calls to get it."""
@@ -3581,18 +3591,26 @@ class SourceQueries:
                 found += [(module, node, key) for node, key in mentions.found]
         return found
 
-    def mixed_precision_set_for(self, site: CallSite) -> tuple[bool, Location | None]:
+    def mixed_precision_set_for(self, site: CallSite) -> PrecisionSetting:
         """Whether the programs that run ``site`` (a model's construction, a graph's update) may turn mixed
-        precision on; and when they do not, where another program of the repo does (None: nowhere).
+        precision on; and when they do not, where another program of the repo does, or where theirs does only when
+        a flag off by default is set (``if FLAGS.automatic_mixed_precision:``, the run with the defaults computes in
+        float32).
 
         A setting counts when the code around it is part of those programs' run (calls and imports from their
         entry points): a repo of several projects may use 16 bits in one training script and not in another. When
         some way into ``site`` starts elsewhere (a function no code is seen to call), every setting counts."""
         sites = self.mixed_precision_sites
         run = self._run_of(self._caller_key(site)) if sites else None
-        if sites and (run is None or any(key in run for _, _, key in sites)):
-            return True, None
-        return False, sites[0][0].location(sites[0][1]) if sites else None
+        ours = [(module, node) for module, node, key in sites if run is None or key in run]
+        opt_in = [(module, node, skipped) for module, node in ours
+                  if (skipped := self.skipped_by_default(module, module.location(node).line)) is not None]
+        if len(opt_in) < len(ours):
+            return PrecisionSetting(True)
+        if opt_in:
+            module, node, skipped = opt_in[0]
+            return PrecisionSetting(False, module.location(node), skipped)
+        return PrecisionSetting(False, sites[0][0].location(sites[0][1]) if sites else None)
 
     @cached_property
     def model_constructions(self) -> list[CallSite]:

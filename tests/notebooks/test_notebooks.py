@@ -49,8 +49,8 @@ def test_findings_are_reported_at_cell_and_line_of_a_notebook_built_over_several
     # The model begun in cell 5 and finished in cell 6 is one model.
     assert findings["TFC001"]["cell"] == 5
     # What was not analysed is said once: the %%bash cell, and the cells whose magics were replaced.
-    assert report["warnings"] == ["training.ipynb: not analysed: cell 8 (%%bash), IPython magic or shell lines in "
-                                  "cells 2, 7"]
+    assert report["warnings"] == ["training.ipynb: analysed without cell 8 (%%bash), IPython magic or shell lines "
+                                  "in cells 2, 7"]
     text = advisor("analyze", str(repo), "--select", "TFD002").stdout
     assert f"training.ipynb:cell 3:4:{map_line.index('map(') + 1}: TFD002" in text
     assert "--- a/training.ipynb:cell 3\n+++ b/training.ipynb:cell 3\n" in text  # the diff people read: the cell's

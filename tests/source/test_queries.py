@@ -533,8 +533,8 @@ _TRAIN_WITHOUT_POLICY = """
 def _policy_for_the_model_built_in(index, path: str) -> tuple[bool, str | None]:
     queries = SourceQueries(index)
     construction = next(c for c in queries.model_constructions if c.module.path.as_posix() == path)
-    policy_set, elsewhere = queries.mixed_precision_set_for(construction)
-    return policy_set, elsewhere and elsewhere.display
+    setting = queries.mixed_precision_set_for(construction)
+    return setting.policy_set, setting.elsewhere and setting.elsewhere.display
 
 
 @pytest.mark.parametrize("files, elsewhere", [
