@@ -4066,3 +4066,39 @@ def test_mixed_precision_behind_a_flag_off_by_default_is_the_change_to_make():
         ("train.py", 12, Confidence.LIKELY)]
     assert "under `FLAGS.automatic_mixed_precision` (train.py:10:8), which is False with the defaults" in \
         findings[0].evidence[0].message
+
+
+def test_a_definition_made_again_later_in_a_notebook_is_not_the_one_trained():
+    """The ResNet chapter's notebook trains a functional `ResNet50()` (cells 45-63), then redefines `ResNet` and
+    `ResNet50` as Sequential subclasses and only summarizes them: the model trained is the first, and the later
+    class is no model of the training (it was reported as one, likely)."""
+    findings = _findings({"resnet.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import Conv2D, Dense, GlobalAveragePooling2D, Input
+
+        def ResNet(input_shape, num_classes, repetitions):
+            inputs = Input(shape=input_shape)
+            x = inputs
+            for filters in (64, 128, 256, 512):
+                x = Conv2D(filters, 3, padding="same")(x)
+            return tf.keras.Model(inputs, Dense(num_classes)(GlobalAveragePooling2D()(x)))
+
+        def ResNet50(input_shape, num_classes):
+            return ResNet(input_shape, num_classes, repetitions=(3, 4, 6, 3))
+
+        resnet50 = ResNet50((224, 224, 3), 100)
+        resnet50.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        resnet50.fit(train_dataset, epochs=300)
+
+        class ResNet(tf.keras.Sequential):
+            def __init__(self, input_shape, num_classes, repetitions):
+                super().__init__([Input(shape=input_shape)] + [Conv2D(512, 3) for _ in range(sum(repetitions))]
+                                 + [GlobalAveragePooling2D(), Dense(num_classes)])
+
+        class ResNet50(ResNet):
+            def __init__(self, input_shape, num_classes):
+                super().__init__(input_shape, num_classes, repetitions=(3, 4, 6, 3))
+
+        ResNet50((224, 224, 3), 100).summary()
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.LIKELY)]

@@ -1561,6 +1561,7 @@ class SourceQueries:
         self._program_runs: dict[tuple, set] = {}  # what each program runs: many models ask about the same ones
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
         self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
+        self._statement_orders: dict[int, dict[int, int]] = {}  # by module
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[CallSite]] = {}  # by training step node
@@ -1895,7 +1896,7 @@ class SourceQueries:
         found = self.index.nearest(site.module, site.names, [f for f, _ in self.index.callees(site.names)],
                                    lambda f: f.module)
         if isinstance(site.node.func, cst.Name):
-            found = _visible_from(site.function, found)
+            found = self._defined_last_before(site, _visible_from(site.function, found))
         if not found:
             found = self._base_methods(site) or self._wrapped_callees(site) or self._replica_functions(site) or \
                 self._closure_callees(site) or self._alternative_construction(site)
@@ -1908,6 +1909,25 @@ class SourceQueries:
             return typed
         methods = self._methods_named.get(name, [])
         return methods if len(methods) == 1 else [] if methods else self._wrapped_attributes.get(name, [])
+
+    def _defined_last_before(self, site: CallSite, functions: list[FunctionInfo]) -> list[FunctionInfo]:
+        """Of the module's definitions a call's name may run, the one made last before the statement that holds the
+        call: a notebook that redefines `ResNet` in a later cell trained the earlier one, through a call in the
+        body of a function it defined before the later `ResNet` too (what a function's call runs is what the name
+        holds when it is called: usually, in a notebook, what was defined by then)."""
+        if len(functions) < 2 or any(f.module is not site.module for f in functions):
+            return functions
+        order = self._top_level_order(site.module)
+        here = order[id(_top_level_statement(site.module, site.node))]
+        placed = [(order[id(_top_level_statement(site.module, f.node))], f) for f in functions]
+        before = [position for position, _ in placed if position < here]
+        return [f for position, f in placed if position == max(before)] if before else functions
+
+    def _top_level_order(self, module: ModuleInfo) -> dict[int, int]:
+        """The module's top-level statements, by node id, numbered in source order."""
+        if id(module) not in self._statement_orders:
+            self._statement_orders[id(module)] = {id(s): i for i, s in enumerate(module.tree.body)}
+        return self._statement_orders[id(module)]
 
     def _replica_functions(self, site: CallSite) -> list[FunctionInfo]:
         """The repo function a distribution strategy runs on each replica: ``strategy.run(step_fn, args=(x,))``
@@ -5164,6 +5184,13 @@ def _returned_names(body: cst.BaseSuite) -> dict[str, int | None]:
             found.update((element.value.value, place) for place, element in enumerate(returned.value.elements)
                          if isinstance(element.value, cst.Name))
     return found
+
+
+def _top_level_statement(module: ModuleInfo, node: cst.CSTNode) -> cst.CSTNode:
+    """The statement of the module's own body that holds ``node``."""
+    while (parent := module.parent(node)) is not None and parent is not module.tree:
+        node = parent
+    return node
 
 
 def _visible_from(scope: FunctionInfo | None, functions: list[FunctionInfo]) -> list[FunctionInfo]:
