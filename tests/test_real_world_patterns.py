@@ -4102,3 +4102,52 @@ def test_a_definition_made_again_later_in_a_notebook_is_not_the_one_trained():
         ResNet50((224, 224, 3), 100).summary()
         """}, "TFC001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.LIKELY)]
+
+
+def test_a_map_that_merges_zipped_feature_dicts_only_restructures():
+    """UDA zips its supervised and augmented datasets, then maps `flatten_input`, which copies the keys of each
+    feature dict into one (asserting none repeats): Python on the structure, no op per element."""
+    findings = _findings({"data.py": """
+        import tensorflow as tf
+
+        def get_input_fn(sup_files, unsup_files, batch_size):
+            def input_fn(params):
+                datasets = [tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=8).batch(batch_size)
+                            for files in (sup_files, unsup_files)]
+
+                def flatten_input(*features):
+                    result = {}
+                    for feature in features:
+                        for key in feature:
+                            assert key not in result
+                            result[key] = feature[key]
+                    return result
+
+                return tf.data.Dataset.zip(tuple(datasets)).map(flatten_input).prefetch(1)
+            return input_fn
+
+        estimator.train(input_fn=get_input_fn(sup, unsup, 32), max_steps=100000)
+        """}, "TFD002", show_all=True)
+    assert [f.location.line for f in findings] == []
+
+
+def test_a_tpu_strategy_made_in_a_later_section_is_not_where_earlier_models_train():
+    """The AMLD Keras notebook trains its models on the GPU runtime first and makes a TPUStrategy only in its last,
+    optional section: the earlier `compile` calls run on no TPU (no TFH005, no bfloat16 policy), the later one does."""
+    findings = _findings({"keras.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Flatten(),
+                                     tf.keras.layers.Dense(10)])
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(train_ds, epochs=5)
+
+        resolver = tf.distribute.cluster_resolver.TPUClusterResolver()
+        strategy = tf.distribute.TPUStrategy(resolver)
+        with strategy.scope():
+            tpu_model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Flatten(),
+                                             tf.keras.layers.Dense(10)])
+            tpu_model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        tpu_model.fit(train_ds, epochs=5)
+        """}, "TFH005")
+    assert [f.location.line for f in findings] == [13]

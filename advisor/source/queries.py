@@ -208,6 +208,7 @@ DATA_SIZE_NAME = re.compile(r"class|label|categor|vocab|target|output", re.IGNOR
 DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
 # A layer with one of these activations produces class scores.
 OUTPUT_ACTIVATIONS = frozenset({"softmax", "sigmoid"})
+STRUCTURE_TESTS = (cst.In, cst.NotIn, cst.Is, cst.IsNot)  # comparisons no tensor op makes
 
 
 # -- training loops -----------------------------------------------------------------------------------------------
@@ -1210,9 +1211,12 @@ class MappedFunction:
     def is_projection(self) -> bool:
         """A function that only selects, renames or regroups fields (``lambda x: x["image"]``, ``lambda a, b: (b,
         a)``, ``def example_fn(data): return {"feature": data["text"]}, data["label"]``): no call and no arithmetic,
-        nothing worth running in parallel."""
-        return not m.findall(self.body, m.Call() | m.BinaryOperation() | m.UnaryOperation() | m.Comparison()
-                             | m.BooleanOperation())
+        nothing worth running in parallel. Membership and identity tests (``assert key not in result`` while
+        merging zipped feature dicts) are Python's, on the structure: no op."""
+        work = m.findall(self.body, m.Call() | m.BinaryOperation() | m.UnaryOperation() | m.Comparison()
+                         | m.BooleanOperation())
+        return all(isinstance(node, cst.Comparison) and all(isinstance(target.operator, STRUCTURE_TESTS)
+                                                            for target in node.comparisons) for node in work)
 
 
 # -- sizes written as literals ------------------------------------------------------------------------------------
@@ -2545,9 +2549,19 @@ class SourceQueries:
             # sibling task of a model-making library may be the one that trains on a TPU.
             run = self._run_of(self._caller_key(run_by))
             nearby = [site for site in nearby
-                      if (self._caller_key(site) in run if run is not None else site.module is run_by.module)]
+                      if (self._caller_key(site) in run if run is not None else site.module is run_by.module)
+                      and not self._runs_later(site, run_by)]
         return next((site for site in nearby if any(site.module is module for module in modules)),
                     nearby[0] if nearby else None)
+
+    def _runs_later(self, site: CallSite, other: CallSite) -> bool:
+        """Whether ``site`` runs after ``other``, both top-level code of one module: a notebook that makes a
+        TPUStrategy in its last section trained its earlier models elsewhere."""
+        if site.module is not other.module or site.function is not None or other.function is not None:
+            return False
+        order = self._top_level_order(site.module)
+        return order[id(_top_level_statement(site.module, site.node))] > \
+            order[id(_top_level_statement(other.module, other.node))]
 
     @cached_property
     def _tpu_training(self) -> dict[Path, list[CallSite]]:
