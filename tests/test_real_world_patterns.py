@@ -4151,3 +4151,32 @@ def test_a_tpu_strategy_made_in_a_later_section_is_not_where_earlier_models_trai
         tpu_model.fit(train_ds, epochs=5)
         """}, "TFH005")
     assert [f.location.line for f in findings] == [13]
+
+
+def test_layers_a_comprehension_makes_are_counted_as_often_as_it_runs():
+    """The VAE chapter's encoder and decoder make `[Conv2D(32 * 2 ** i, ...) for i in range(layer_depth)]` with
+    `layer_depth = 2` passed from the notebook: two layers each, not four, and a 28-pixel VAE is too small to gain
+    by default."""
+    findings = _findings({"vae.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import Conv2D, Conv2DTranspose, Dense, Flatten, Input, Reshape
+
+        layer_depth = 2
+
+        def encoder(input_shape, latent_dim, filters_orig=32, layer_depth=4):
+            return tf.keras.Sequential([Input(shape=input_shape)] + [
+                Conv2D(filters_orig * 2 ** i, 3, strides=2, padding="same") for i in range(layer_depth)
+            ] + [Flatten(), Dense(latent_dim)])
+
+        def decoder(latent_dim, filters_orig=32, layer_depth=4):
+            return tf.keras.Sequential([Input(shape=(latent_dim,)), Dense(7 * 7 * 64), Reshape((7, 7, 64))] + [
+                Conv2DTranspose(filters_orig * 2 ** (layer_depth - i - 1), 3, strides=2, padding="same")
+                for i in range(layer_depth)
+            ] + [Conv2DTranspose(1, 3, padding="same")])
+
+        inputs = Input(shape=(28, 28, 1))
+        vae = tf.keras.Model(inputs, decoder(2, 32, layer_depth)(encoder((28, 28, 1), 4, 32, layer_depth)(inputs)))
+        vae.compile(optimizer="adam", loss="mse")
+        vae.fit(train_images, train_images, epochs=30)
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]

@@ -4064,13 +4064,14 @@ class SourceQueries:
         return written[1] if isinstance(written[1], int) else len(written[1])
 
     def _written_loop(self, module: ModuleInfo, scope: FunctionInfo | None, node: cst.CSTNode,
-                      passed: _Passed | None = None) -> tuple[cst.For, int | list[cst.BaseExpression]] | None:
+                      passed: _Passed | None = None
+                      ) -> tuple[cst.For | cst.CompFor, int | list[cst.BaseExpression]] | None:
         """The loop that runs ``node`` and the values it runs over, where the source writes them out: ``for filters
         in [32, 64]:`` (or a name assigned such a list, reversed, sliced, enumerated or zipped with another, which
         runs as often): the values; ``range(3)``: their count (``passed``: what the caller gave the parameters of
-        ``scope``)."""
-        loop = module.enclosing_loop(node)
-        values = loop.iter if isinstance(loop, cst.For) else None
+        ``scope``). A comprehension is such a loop: ``[Conv2D(32 * 2 ** i, 3) for i in range(layer_depth)]``."""
+        loop = _enclosing_comprehension(module, node) or module.enclosing_loop(node)
+        values = loop.iter if isinstance(loop, (cst.For, cst.CompFor)) else None
         zipped = False  # the values of the first list zipped need not be what the loop body uses
         while isinstance(values, (cst.Subscript, cst.Call)) and (isinstance(values, cst.Subscript) or m.matches(
                 values.func, m.Name("reversed") | m.Name("enumerate") | m.Name("zip")) and values.args):
@@ -5137,7 +5138,19 @@ def _reads_names(expression: cst.BaseExpression, names: set[str]) -> bool:
     return any(n.value in names and id(n) not in attributes for n in m.findall(expression, m.Name()))
 
 
-def _loop_element(loop: cst.For) -> str | None:
+def _enclosing_comprehension(module: ModuleInfo, node: cst.CSTNode) -> cst.CompFor | None:
+    """The ``for`` clause of the comprehension whose element ``node`` is part of, when that comes before any loop
+    statement or definition around it and has one clause."""
+    child, parent = node, module.parent(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.For,
+                                                         cst.While)):
+        if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and child is parent.elt:
+            return parent.for_in if parent.for_in.inner_for_in is None else None
+        child, parent = parent, module.parent(parent)
+    return None
+
+
+def _loop_element(loop: cst.For | cst.CompFor) -> str | None:
     """The name a loop binds each value it runs over to: ``for filters in ...``, ``for i, filters in
     enumerate(...)``."""
     if isinstance(loop.target, cst.Name):
