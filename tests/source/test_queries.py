@@ -12,7 +12,7 @@ import pytest
 
 from advisor.source.facts import FunctionInfo, ModuleInfo
 from advisor.source.index import SourceIndex
-from advisor.source.queries import LOOP_REPEAT, SourceQueries, batch_parameter, compiled_function_name
+from advisor.source.queries import SourceQueries, batch_parameter, compiled_function_name
 
 
 def function(index: SourceIndex, name: str) -> FunctionInfo:
@@ -1338,8 +1338,9 @@ def test_a_block_class_passed_down_as_a_parameter_is_counted_where_it_is_called(
         """)
     queries = SourceQueries(index)
     (construction,) = queries.model_constructions
-    # Two groups of a repeated block of a repeated convolution: each counted as a loop, both groups as wide.
-    assert queries.model_compute(construction).convolutions == 2 * LOOP_REPEAT * LOOP_REPEAT
+    # Two groups of a repeated block of a repeated convolution, each comprehension counted as it runs: 3 and 4
+    # blocks of 3 convolutions, both groups as wide.
+    assert queries.model_compute(construction).convolutions == 3 * 3 + 4 * 3
 
 
 def test_a_keras_application_chosen_from_a_table_of_them_is_what_the_model_builds(index_of):
