@@ -4180,3 +4180,45 @@ def test_layers_a_comprehension_makes_are_counted_as_often_as_it_runs():
         vae.fit(train_images, train_images, epochs=30)
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+
+
+def test_layers_made_in_closures_their_factories_return_are_counted():
+    """The ResNet chapter builds its layers in closures (`_res_conv(filters=64, kernel_size=7)(inputs)`, a block
+    factory passed down as `block_fn` and called as `block_fn(filters=...)(x)`): the functional ResNet trained at
+    224 pixels is a heavy float32 conv net, not "1 convolution"."""
+    findings = _findings({"resnet.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import Activation, Conv2D, Dense, GlobalAveragePooling2D, Input, add
+
+        def _res_conv(filters, kernel_size=3, strides=1):
+            def layer_fn(x):
+                return Activation("relu")(Conv2D(filters, kernel_size, strides=strides, padding="same")(x))
+            return layer_fn
+
+        def _residual_block_basic(filters, strides=1):
+            def layer_fn(x):
+                residual = _res_conv(filters, strides=strides)(x)
+                return add([Conv2D(filters, 1, strides=strides)(x), _res_conv(filters)(residual)])
+            return layer_fn
+
+        def _residual_macroblock(block_fn, filters, repetitions=3, strides_1st_block=1):
+            def layer_fn(x):
+                for i in range(repetitions):
+                    x = block_fn(filters=filters, strides=strides_1st_block if i == 0 else 1)(x)
+                return x
+            return layer_fn
+
+        def ResNet(input_shape, num_classes, block_fn=_residual_block_basic, repetitions=(2, 2, 2, 2)):
+            inputs = Input(shape=input_shape)
+            x = _res_conv(filters=64, kernel_size=7, strides=2)(inputs)
+            filters = 64
+            for i, repet in enumerate(repetitions):
+                x = _residual_macroblock(block_fn, filters, repet, 1 if i == 0 else 2)(x)
+                filters *= 2
+            return tf.keras.Model(inputs, Dense(num_classes)(GlobalAveragePooling2D()(x)))
+
+        resnet = ResNet((224, 224, 3), 100)
+        resnet.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        resnet.fit(train_dataset, epochs=300)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(29, Confidence.LIKELY)]

@@ -1988,11 +1988,15 @@ class SourceQueries:
     def _closure_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The function a call runs through a name bound to what a repo function returned, where that is a function
         it defines: ``network = model_generator(classes)``, then ``network(images)`` runs the ``def model(inputs)``
-        that ``model_generator`` returns (TensorFlow 1.x official models' network factories)."""
+        that ``model_generator`` returns (TensorFlow 1.x official models' network factories); or called where it is
+        returned: ``_res_conv(filters=64, kernel_size=7)(inputs)`` runs the ``def layer_fn(x)`` it defines."""
         func = site.node.func
-        if not isinstance(func, cst.Name) or func.value not in self._closure_names:
+        if isinstance(func, cst.Call):
+            bound = self._call_at.get(id(func))
+        elif isinstance(func, cst.Name) and func.value in self._closure_names:
+            bound = self.bound_call(site.module, site.node, func.value)
+        else:
             return []
-        bound = self.bound_call(site.module, site.node, func.value)
         if bound is None:
             return []
         return [closure for factory, _ in self.index.callees(bound.names)
@@ -4001,6 +4005,11 @@ class SourceQueries:
             if not callees and call.names:  # a name bound to a function (`Generator, D = pick_networks()`)
                 chosen = self._passed_callable(call, passed)
                 callees = self.index.nearest(call.module, chosen, self.index.callees(chosen), lambda c: c[0].module)
+            if not callees and isinstance(call.node.func, cst.Call) and id(call.node.func) in self._call_at:
+                # `block_fn(filters=64)(x)`: the closure returned by the factory a parameter holds
+                factories = self._passed_callable(self._call_at[id(call.node.func)], passed)
+                callees = [(closure, 0) for factory, _ in self.index.callees(factories)
+                           for closure in self._returned_closures.get(id(factory.node), [])]
             for callee, skipped in callees:
                 if self._applies_again(call, callee, reapplied):
                     continue
@@ -4011,10 +4020,20 @@ class SourceQueries:
                 # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
                 times = weight * (self._repeat_count(call, passed) if _repeated(call.module, call.node) and
                                   argument_value(call.node, "reuse") is None else 1)
+                given = _Passed(call, arguments, self._factory_passed(call, callee, passed), callee)
                 for function in methods:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, tally,
-                                           path | {id(function.node)}, _Passed(call, arguments, passed, callee))
+                                           path | {id(function.node)}, given)
+
+    def _factory_passed(self, call: CallSite, callee: FunctionInfo, passed: _Passed | None) -> _Passed | None:
+        """For a closure called where its factory returns it (``_res_conv(filters=64)(x)``), what the factory call
+        passed, which the closure reads as free variables (:func:`_enclosing_passed`); else ``passed``."""
+        factory_call = self._call_at.get(id(call.node.func)) if isinstance(call.node.func, cst.Call) else None
+        factory = callee.outer
+        if factory_call is None or factory is None:
+            return passed
+        return _Passed(factory_call, _arguments_by_parameter(factory_call.node, factory.params), passed, factory)
 
     def _applies_again(self, call: CallSite, callee: FunctionInfo,
                        seen: dict[tuple[int, tuple[str, ...]], set[str]]) -> bool:
@@ -4161,13 +4180,22 @@ class SourceQueries:
                    passed: _Passed | None, depth: int) -> frozenset[str]:
         """The names of the functions or classes ``expression`` (in ``scope``) may be: for a parameter, what the
         caller passes (``passed``, else what any caller passes), followed through callers that pass on their own
-        parameter; through tables written in the code (``model_params[depth]["block"]``)."""
+        parameter, else its default (``block_fn=_residual_block_basic``); through tables written in the code
+        (``model_params[depth]["block"]``)."""
+        enclosing = _enclosing_passed(scope, expression, passed)
+        if enclosing is not None:
+            return self._callables(module, scope.outer, expression, enclosing, depth)
         if isinstance(expression, cst.Name) and scope is not None and expression.value in scope.params and depth:
             if passed is not None and expression.value in passed.arguments:
                 given = [(passed.site, passed.arguments[expression.value], passed.outer)]
+            elif passed is not None and passed.function is scope:
+                given = []  # the call leaves it to its default
             else:
                 given = [(caller, argument, None) for caller in self.callers_of(scope) if (
                     argument := _arguments_by_parameter(caller.node, _called_parameters(scope)).get(expression.value))]
+            default = _parameter_default(scope, expression.value)
+            if not given and default is not None:
+                return self._callables(module, scope, default, None, depth - 1)
             return frozenset().union(*(self._callables(site.module, site.function, argument, outer, depth - 1)
                                        for site, argument, outer in given))
         names: set[str] = set()
@@ -4325,6 +4353,9 @@ class SourceQueries:
         caller passed for a parameter (``passed``, else the most any caller passes), a name or ``self.attribute``
         assigned once, a command-line flag's default, or arithmetic on those (``2 * n_filters``); None when the
         source does not say."""
+        enclosing = _enclosing_passed(scope, value, passed)
+        if enclosing is not None:
+            return self._integer(module, value, enclosing, scope.outer, depth)
         if isinstance(value, cst.Name) and passed is not None and value.value in passed.arguments:
             caller = passed.site  # the caller's expression: its names are the caller's
             return self._integer(caller.module, passed.arguments[value.value], passed.outer, caller.function, depth)
@@ -5136,6 +5167,19 @@ def _reads_names(expression: cst.BaseExpression, names: set[str]) -> bool:
     """Whether ``expression`` reads one of the plain ``names`` (not an attribute so named: ``self.q``)."""
     attributes = {id(a.attr) for a in m.findall(expression, m.Attribute())}
     return any(n.value in names and id(n) not in attributes for n in m.findall(expression, m.Name()))
+
+
+def _enclosing_passed(scope: FunctionInfo | None, value: cst.BaseExpression | None,
+                      passed: _Passed | None) -> _Passed | None:
+    """What the factory's call passed, where ``value`` is a parameter of the function around the closure ``scope``
+    (``filters`` read in the ``layer_fn`` that ``_res_conv(filters=64)`` returns) and ``passed`` says it."""
+    if not isinstance(value, cst.Name) or scope is None or scope.outer is None or passed is None:
+        return None
+    outer = passed.outer
+    if value.value in scope.params or value.value not in scope.outer.params or outer is None or \
+            outer.function is not scope.outer:
+        return None
+    return outer
 
 
 def _enclosing_comprehension(module: ModuleInfo, node: cst.CSTNode) -> cst.CompFor | None:
