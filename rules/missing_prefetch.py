@@ -202,6 +202,13 @@ class MissingPrefetch(Rule):
         else:
             static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
                              "TensorFlow may inject a prefetch at run time; a profile would tell")
+        environment = ctx.queries.pipeline_environment(pipeline) if static.confidence is Confidence.LIKELY else None
+        if environment is not None:
+            # Reinforcement learning: the updates wait on the environment's Python steps between them, not on input.
+            static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
+                f"the agent trains between steps of an environment (`{environment.module.node_code(environment.node)}`"
+                f", {environment.module.location(environment.node).display}), which the host runs in Python: the "
+                "updates wait on those more than on this input")), static.note)
         verdict = ctx.verdicts.tfdata_chain(pipeline, static)
         message = (f"The {sink.role} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next batch "
                    f"is prepared only after each step ({verdict.note}).")

@@ -4222,3 +4222,36 @@ def test_layers_made_in_closures_their_factories_return_are_counted():
         resnet.fit(train_dataset, epochs=300)
         """}, "TFC001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(29, Confidence.LIKELY)]
+
+
+def test_a_replay_pipeline_between_environment_rollouts_is_not_what_the_updates_wait_on():
+    """The Pong trainer reads its replay memory through a tf.data pipeline (TensorFlow 1.x, no prefetch) once per
+    rollout of thousands of frames the host steps in gym: the missing prefetch is real but not what the training
+    waits on, so it is possible, not likely."""
+    findings = _findings({"task.py": """
+        import gym
+        import tensorflow as tf
+
+        MEMORY = []
+
+        def gen():
+            for observation, action, reward in MEMORY:
+                yield observation, action, reward
+
+        dataset = tf.data.Dataset.from_generator(gen, output_types=(tf.float32, tf.int32, tf.float32))
+        dataset = dataset.map(lambda o, a, r: (tf.image.resize(o, (80, 80)), a, r)).shuffle(100000).batch(10000)
+        observations, actions, rewards = dataset.make_one_shot_iterator().get_next()
+        loss = tf.reduce_mean(rewards * tf.layers.dense(tf.layers.flatten(observations), 3)[:, 0])
+        train_op = tf.train.RMSPropOptimizer(1e-3).minimize(loss)
+
+        env = gym.make("Pong-v0")
+        with tf.Session() as sess:
+            for episode in range(10000):
+                observation, done = env.reset(), False
+                while not done:
+                    observation, reward, done, _ = env.step(env.action_space.sample())
+                    MEMORY.append((observation, 0, reward))
+                sess.run(train_op)
+        """}, "TFD001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.POSSIBLE)]
+    assert "environment" in findings[0].evidence[-1].message

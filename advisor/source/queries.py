@@ -3140,6 +3140,13 @@ class SourceQueries:
         return next((maker for maker in self._environment_makers if (
             self._caller_key(maker) in run if run is not None else maker.module.path.parent == folder)), None)
 
+    def pipeline_environment(self, pipeline: Pipeline) -> CallSite | None:
+        """The reinforcement-learning environment the programs that build ``pipeline`` make
+        (:meth:`acting_environment`): their updates wait on the environment's steps on the host more than on this
+        input (a replay buffer read between rollouts)."""
+        site = self._call_at.get(id(pipeline.last_stage.node))
+        return self.acting_environment(site) if site is not None else None
+
     @cached_property
     def _environment_makers(self) -> list[CallSite]:
         """Environments made by a library (``gym.make``), or a repo's own stepped as gym's are: ``s1, r, d =
