@@ -43,9 +43,9 @@ CONFIRMED_EAGER_SHARE_PCT = 50.0
 SIXTEEN_BIT_SPEEDUP = {"gpu": 2.5, "tpu": 1.3}
 # Device compute already this much 16-bit means the capture ran mixed precision (set outside the source).
 ALREADY_16BIT_PCT = 50.0
-# A loop that runs fewer steps than this in all (a 10-step demo of a layer): a per-step cost there adds up to less
-# than the change would take, and compiling a step costs a trace of its own.
-FEW_STEPS = 100
+# A loop that runs fewer steps than this in all (a 10-step demo of a layer, a 200-iteration toy GAN): a per-step cost
+# there adds up to seconds, less than the change would take, and compiling a step costs a trace of its own.
+FEW_STEPS = 500
 ASYNC_DEVICES = frozenset({"GPU", "TPU"})
 HARDWARE_DEVICE = {"CPU_ONLY": "cpu", "CPU": "cpu", "GPU": "gpu", "TPU": "tpu"}
 

@@ -434,7 +434,8 @@ class HostSync(Rule):
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source("the graph it trains is tiny: all the code of its file " +
                                             compute.describe().removeprefix("its building code ")))
-        verdict = ctx.verdicts.host_sync(Verdict(confidence, typical("host_sync"), tuple(evidence)))
+        verdict = ctx.verdicts.host_sync(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
+            confidence, typical("host_sync"), tuple(evidence))))
         return self.finding(module, runs[0], message, verdict, reach=ctx.queries.reach(module, loop.node))
 
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync, forward: list[SideEffect]) -> Finding:

@@ -245,7 +245,8 @@ class PythonInput(Rule):
         message = (f"{description[0].upper()}{description[1:]} takes its batches from Python: each one is made after "
                    "the previous step ends, with no overlap. A `tf.data` pipeline ending in "
                    "`.prefetch(tf.data.AUTOTUNE)` makes the next batch while the step runs.")
-        verdict = Verdict(Confidence.LIKELY if works else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence))
+        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
+            Confidence.LIKELY if works else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence)))
         return self.finding(loop.module, batches, message, verdict, reach=ctx.queries.reach(loop.module, loop.node))
 
     def _keras_finding(self, ctx: RuleContext, training: CallSite, batches: cst.CSTNode,
@@ -278,7 +279,8 @@ class PythonInput(Rule):
                    "it through `feed_dict`: the session starts the step only once the batch is made and copied in, "
                    "with no overlap. A `tf.data` pipeline whose iterator's `get_next()` is the model's input "
                    "(parallel `map`, then `.prefetch()`) prepares batches while the step runs.")
-        verdict = Verdict(confidence, typical("prefetch"), tuple(evidence))
+        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
+                                         Verdict(confidence, typical("prefetch"), tuple(evidence)))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
 

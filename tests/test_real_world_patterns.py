@@ -3618,7 +3618,7 @@ def test_a_second_run_per_step_of_a_toy_graph_is_only_possible(model, confidence
         loss = tf.reduce_mean(tf.square(y_target - output))
         train_step = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
         sess = tf.Session()
-        for i in range(100):
+        for i in range(5000):
             rand_index = np.random.choice(len(x_vals), size=25)
             sess.run(train_step, feed_dict={{x_data: x_vals[rand_index], y_target: y_vals[rand_index]}})
             temp_loss = sess.run(loss, feed_dict={{x_data: x_vals[rand_index], y_target: y_vals[rand_index]}})
@@ -4255,3 +4255,24 @@ def test_a_replay_pipeline_between_environment_rollouts_is_not_what_the_updates_
         """}, "TFD001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.POSSIBLE)]
     assert "environment" in findings[0].evidence[-1].message
+
+
+def test_a_toy_gan_of_two_hundred_iterations_gains_little_from_per_step_fixes():
+    """nlintz's GAN runs 200 iterations and re-runs its losses every one to print them: true, but a per-step cost
+    over 200 steps adds up to seconds, so possible, as for a 10-step demo."""
+    findings = _findings({"gan.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        X = tf.placeholder(tf.float32, [None, 784])
+        hidden = tf.layers.dense(tf.layers.dense(X, 1024, tf.nn.relu), 1024, tf.nn.relu)
+        D_obj = tf.reduce_mean(tf.layers.dense(hidden, 1))
+        D_opt = tf.train.AdamOptimizer().minimize(D_obj)
+        with tf.Session() as sess:
+            for i in range(200):
+                sess.run(D_opt, feed_dict={X: images[np.random.choice(len(images), 128)]})
+                d_cost = sess.run(D_obj, feed_dict={X: images[np.random.choice(len(images), 128)]})
+                print(i, d_cost)
+        """}, "TFH004", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.POSSIBLE)]
+    assert "the loop runs 200 steps in all" in findings[0].evidence[-1].message
