@@ -4276,3 +4276,42 @@ def test_a_toy_gan_of_two_hundred_iterations_gains_little_from_per_step_fixes():
         """}, "TFH004", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.POSSIBLE)]
     assert "the loop runs 200 steps in all" in findings[0].evidence[-1].message
+
+
+def test_a_base_init_a_subclass_runs_through_super_is_counted_once():
+    """The SNGP tutorial's `DeepResNetSNGP(DeepResNet)` builds its layers in `DeepResNet.__init__`, run through
+    `super().__init__(**kwargs)`: counted once (it was twice, 15 dense layers, likely, for a 128-wide MLP on 2-D
+    toy data)."""
+    findings = _findings({"sngp.py": """
+        import tensorflow as tf
+
+        class DeepResNet(tf.keras.Model):
+            def __init__(self, num_classes, num_layers=3, num_hidden=128):
+                super().__init__()
+                self.num_hidden = num_hidden
+                self.input_layer = tf.keras.layers.Dense(self.num_hidden, trainable=False)
+                self.dense_layers = [self.make_dense_layer() for _ in range(num_layers)]
+                self.classifier = tf.keras.layers.Dense(num_classes)
+
+            def call(self, inputs):
+                hidden = self.input_layer(inputs)
+                for layer in self.dense_layers:
+                    hidden += layer(hidden)
+                return self.classifier(hidden)
+
+            def make_dense_layer(self):
+                return tf.keras.layers.Dense(self.num_hidden, activation="relu")
+
+        class DeepResNetSNGP(DeepResNet):
+            def __init__(self, spec_norm_bound=0.9, **kwargs):
+                self.spec_norm_bound = spec_norm_bound
+                super().__init__(**kwargs)
+
+            def make_dense_layer(self):
+                return super().make_dense_layer()
+
+        model = DeepResNetSNGP(num_classes=2, num_layers=6, num_hidden=128)
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(train_examples, train_labels, epochs=100)
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]

@@ -4549,11 +4549,13 @@ class SourceQueries:
     def _methods_run_by_framework(self, cls_info: ClassInfo) -> list[FunctionInfo]:
         """The methods of a repo layer or model class (and of its repo bases) that Keras runs itself (``__init__``,
         ``build``, ``call``): those no other of its methods calls. A helper method (``self._make_stage(64, 3)``)
-        runs where it is called, with what it is given, and as often."""
+        runs where it is called, with what it is given, and as often; a base's ``__init__`` runs where the
+        subclass's calls ``super().__init__(**kwargs)``."""
         methods = self._methods_of_hierarchy(cls_info)
         mine = {id(method.node) for method in methods}
         called = {id(f.node) for method in methods for site in self.calls_in(method)
-                  for f, _ in self.index.callees(site.names) if id(f.node) in mine and f is not method}
+                  for f in [f for f, _ in self.index.callees(site.names)] + self._base_methods(site)
+                  if id(f.node) in mine and f is not method}
         return [method for method in methods if id(method.node) not in called] or methods
 
     def _methods_of_hierarchy(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
