@@ -4315,3 +4315,33 @@ def test_a_base_init_a_subclass_runs_through_super_is_counted_once():
         model.fit(train_examples, train_labels, epochs=100)
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+
+
+def test_a_module_name_two_projects_share_is_the_one_of_the_importers_project():
+    """tensorflow-without-a-phd holds an MNIST tutorial and a Pong trainer, each with a `trainer/task.py`: the
+    tutorial's `from trainer.task import load_dataset` is its own project's module, so the Pong trainer's gym
+    environment says nothing about the tutorial's pipeline."""
+    files = {"mnist/mlengine/trainer/task.py": """
+        import tensorflow as tf
+
+        def load_dataset(image_file):
+            return tf.data.FixedLengthRecordDataset(image_file, 784).map(lambda x: tf.io.decode_raw(x, tf.uint8))
+        """, "mnist/train.py": """
+        import tensorflow as tf
+        from trainer.task import load_dataset
+
+        images = load_dataset("train-images").shuffle(60000).batch(100).make_one_shot_iterator().get_next()
+        loss = tf.reduce_mean(tf.layers.dense(tf.layers.flatten(tf.cast(images, tf.float32)), 10))
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        with tf.Session() as sess:
+            for _ in range(10000):
+                sess.run(train_op)
+        """, "pong/trainer/task.py": """
+        import gym
+        import tensorflow as tf
+
+        env = gym.make("Pong-v0")
+        """}
+    findings = _findings(files, "TFD001")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("mnist/train.py", Confidence.LIKELY)]
+    assert not any("environment" in e.message for e in findings[0].evidence)

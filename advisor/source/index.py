@@ -50,6 +50,16 @@ def _codes(match: re.Match) -> frozenset[str]:
     return frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c) if codes else ALL_CODES
 
 
+def _common_parts(folder: Path, other: Path) -> int:
+    """How many leading folders two relative folders share."""
+    count = 0
+    for mine, theirs in zip(folder.parts, other.parts):
+        if mine != theirs:
+            break
+        count += 1
+    return count
+
+
 @dataclass
 class _FileFacts:
     """What the collectors find in one file, kept apart until the whole file has been read: a file that fails
@@ -433,7 +443,8 @@ class SourceIndex:
         module in several folders share its import names: a tutorial's lessons each have their ``resnet.py``), those
         Python imports there: its own module's, else its folder's (a script's folder comes first on the import
         path); none when its folder holds a file of that name advisor could not read (a syntax error): that file is
-        what runs."""
+        what runs. Else those of the project ``module`` is in: the ones whose folders share the most of its path
+        (a repo of several projects, each with its own ``trainer/task.py``)."""
         folder = module.path.parent
         for nearby in (lambda owner: owner is module, lambda owner: owner.path.parent == folder):
             chosen = [item for item in found if nearby(module_of(item))]
@@ -442,7 +453,10 @@ class SourceIndex:
         unread = {path.stem for path in self._unread if path.parent == folder}
         if unread and any(name.split(".", 1)[0] in unread for name in names):
             return []
-        return found
+        if len(found) < 2:
+            return found
+        shared = [_common_parts(folder, module_of(item).path.parent) for item in found]
+        return [item for item, length in zip(found, shared) if length == max(shared)]
 
     def functions_near(self, module: ModuleInfo, names: Iterable[str]) -> list[FunctionInfo]:
         """The repo functions ``names``, used in ``module``, refer to there (:meth:`functions_named`, then

@@ -2300,8 +2300,9 @@ class SourceQueries:
         graph = self._call_graph.copy()
         for module in self.index.modules:
             for name in [*module.names.aliases.values(), *module.names.star_imports]:
-                graph.add_edges_from((("module", id(module)), ("module", id(other)))
-                                     for other in self.index.modules_imported_by(name) if other is not module)
+                graph.add_edges_from((("module", id(module)), ("module", id(other))) for other in self.index.nearest(
+                    module, [name], self.index.modules_imported_by(name), lambda imported: imported)
+                    if other is not module)
         return graph
 
     @cached_property
