@@ -59,6 +59,14 @@ class SerialMap(Rule):
             ds = ds.map(functools.partial(set_shapes, 64)).prefetch(tf.data.AUTOTUNE)
             """, note="a map that only restates shapes (or makes constants) does next to nothing per element"),
         Example("""
+            import tensorflow as tf
+
+            def read_label(record):
+                return tf.reshape(tf.io.decode_raw(record, tf.uint8), [])
+
+            labels = tf.data.FixedLengthRecordDataset("train-labels", 1, header_bytes=8).map(read_label)
+            """, note="`decode_raw` reads the bytes as numbers: no decoding work per element"),
+        Example("""
             import pandas as pd
             s = pd.Series([1, 2]).map(str)
             """, note="not a dataset"),

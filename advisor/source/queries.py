@@ -145,11 +145,13 @@ STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.
                         "tensorflow.multinomial", "tensorflow.nn.dropout", "keras.layers.Random",
                         "tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func")
 # TensorFlow ops that only restate shapes or types, or make constants: a map running nothing else per element
-# (``set_shapes``, a synthetic constant image) has no work worth parallelizing. Python the map function calls
-# (builtins, repo helpers' own Python) runs once, when tf.data traces it, not per element.
+# (``set_shapes``, a synthetic constant image) has no work worth parallelizing. ``decode_raw`` only reads the bytes
+# as numbers (MNIST's one-byte labels), no decoding. Python the map function calls (builtins, repo helpers' own
+# Python) runs once, when tf.data traces it, not per element.
 METADATA_OPS = frozenset(f"tensorflow.{op}" for op in (
     "reshape", "ensure_shape", "cast", "identity", "zeros", "ones", "zeros_like", "ones_like", "constant", "fill",
-    "shape", "expand_dims", "squeeze", "convert_to_tensor", "TensorShape", "dtypes.cast"))
+    "shape", "expand_dims", "squeeze", "convert_to_tensor", "TensorShape", "dtypes.cast", "decode_raw",
+    "io.decode_raw"))
 METADATA_METHODS = frozenset({"set_shape", "get_shape", "as_list", "merge_with", "with_rank", "with_rank_at_least"})
 PARTIAL = frozenset({"functools.partial"})
 # What trains on a TPU, by the end of its name (tf.distribute, tf.contrib.tpu, tf.estimator.tpu, compat.v1).
