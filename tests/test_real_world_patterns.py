@@ -4345,3 +4345,33 @@ def test_a_module_name_two_projects_share_is_the_one_of_the_importers_project():
     findings = _findings(files, "TFD001")
     assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("mnist/train.py", Confidence.LIKELY)]
     assert not any("environment" in e.message for e in findings[0].evidence)
+
+
+def test_a_layer_two_star_imports_leave_open_is_no_keras_application():
+    """The FCN-8s module star-imports both `keras.layers` and `keras.applications.vgg16`: its `Input(...)` is a
+    layer, not an architecture (the DANN notebook's finding said the model "builds `Input`, a known architecture");
+    its `VGG16` is one."""
+    findings = _findings({"fcn.py": """
+        from tensorflow.keras.models import Model
+        from tensorflow.keras.layers import *
+        from tensorflow.keras.applications.vgg16 import *
+
+        def fcn_8s(image_size, ch_out):
+            inputs = Input(shape=(*image_size, 3), name="input")
+            vgg16 = VGG16(include_top=False, weights="imagenet", input_tensor=inputs)
+            x = Conv2DTranspose(ch_out, 64, strides=32, padding="same")(vgg16.output)
+            return Model(inputs, x)
+        """, "dann.py": """
+        from tensorflow.keras.models import Model
+        from tensorflow.keras.layers import Conv2D, Dense, GlobalMaxPool2D
+        from fcn import fcn_8s
+
+        segmentation = fcn_8s((224, 224), 19)
+        features = segmentation.get_layer("block5_pool").output
+        head = Dense(2)(GlobalMaxPool2D()(Conv2D(256, 3, padding="same")(features)))
+        combined = Model(segmentation.input, (segmentation.output, head))
+        combined.compile(optimizer="adam", loss=["sparse_categorical_crossentropy"] * 2)
+        combined.fit(train_dataset, epochs=50)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("dann.py", 8)]
+    assert "it builds `VGG16`, a known architecture" in findings[0].evidence[1].message

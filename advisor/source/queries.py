@@ -62,6 +62,9 @@ PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")
                         (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
                         ("bert4keras.models.", (".build_transformer_model",)))
 # Presets of those libraries that load no network: `keras_hub.models.GemmaTokenizer.from_preset(...)`.
+# The architectures keras.applications builds, by the start of their names (VGG16, ResNet50V2, EfficientNetB0...).
+APPLICATION_FAMILIES = ("VGG", "ResNet", "Inception", "Xception", "MobileNet", "DenseNet", "NASNet", "EfficientNet",
+                        "ConvNeXt", "RegNet")
 PREPROCESSING_PRESETS = ("Tokenizer", "Preprocessor", "ImageConverter", "AudioConverter")
 # TF-Slim's model library: each network function builds a whole ImageNet architecture (ResNet, Inception, VGG);
 # its modules' ``*_arg_scope`` functions and ``resnet_utils`` only set up or help build one.
@@ -639,10 +642,12 @@ def _assigned_values(body: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
 
 def _pretrained(names: Iterable[str]) -> bool:
     """A known architecture, built by its library as a Keras model: ``keras.applications.ResNet50(...)``,
-    ``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``keras_hub.models.BertClassifier.from_preset``."""
-    return any(name.startswith("keras.applications.") and name.rsplit(".", 1)[-1][:1].isupper() or any(
-        name.startswith(prefix) and name.endswith(methods) for prefix, methods in PRETRAINED_FACTORIES)
-        and not any(part in name for part in PREPROCESSING_PRESETS) for name in names)
+    ``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``keras_hub.models.BertClassifier.from_preset``.
+    A Keras application by its family's name: ``from keras.applications.vgg16 import *`` beside ``from keras.layers
+    import *`` leaves ``Input`` and ``Conv2D`` resolving to either module."""
+    return any((name.startswith("keras.applications.") and name.rsplit(".", 1)[-1].startswith(APPLICATION_FAMILIES))
+               or (any(name.startswith(prefix) and name.endswith(methods) for prefix, methods in PRETRAINED_FACTORIES)
+                   and not any(part in name for part in PREPROCESSING_PRESETS)) for name in names)
 
 
 def _library_architecture(names: Iterable[str]) -> bool:
