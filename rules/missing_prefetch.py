@@ -202,6 +202,10 @@ class MissingPrefetch(Rule):
         else:
             static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
                              "TensorFlow may inject a prefetch at run time; a profile would tell")
+        use = ctx.queries.evaluation_use(pipeline)
+        if use is not None and static.confidence is Confidence.LIKELY:
+            static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
+                f"it feeds {use}: not the input every training step waits for")), static.note)
         environment = ctx.queries.pipeline_environment(pipeline) if static.confidence is Confidence.LIKELY else None
         if environment is not None:
             # Reinforcement learning: the updates wait on the environment's Python steps between them, not on input.

@@ -188,7 +188,7 @@ class SerialMap(Rule):
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source("no consumer of this dataset is seen (`fit`, a loop, an iterator, a "
                                             "function's return): it may not be what training reads"))
-        uses = {p.sink.evaluation_use for p in pipelines}
+        uses = {ctx.queries.evaluation_use(p) for p in pipelines}
         if uses and None not in uses:
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source(f"it feeds only {' and '.join(sorted(uses))}: not the input every "

@@ -4375,3 +4375,31 @@ def test_a_layer_two_star_imports_leave_open_is_no_keras_application():
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("dann.py", 8)]
     assert "it builds `VGG16`, a known architecture" in findings[0].evidence[1].message
+
+
+def test_an_evaluation_input_function_handing_its_dataset_to_an_iterator_helper_feeds_evaluation():
+    """The MNIST Estimator tutorial's train and eval input functions both hand their datasets to
+    `nodes_for_model`, which makes the iterator: the one `eval_data_input_fn` builds (a single batch of the test
+    set) feeds evaluation, not the steps, so its missing prefetch is possible; the training one's stays likely."""
+    findings = _findings({"task.py": """
+        import tensorflow as tf
+
+        def load_dataset(image_file):
+            return tf.data.FixedLengthRecordDataset(image_file, 784).map(lambda x: tf.decode_raw(x, tf.uint8) / 255)
+
+        def nodes_for_model(dataset):
+            features = dataset.make_one_shot_iterator().get_next()
+            return {"image": features}, None
+
+        def train_data_input_fn(image_file):
+            return nodes_for_model(load_dataset(image_file).repeat().shuffle(60000).batch(100))
+
+        def eval_data_input_fn(image_file):
+            return nodes_for_model(load_dataset(image_file).batch(10000).repeat(1))
+
+        train_spec = tf.estimator.TrainSpec(lambda: train_data_input_fn("train"), max_steps=10000)
+        eval_spec = tf.estimator.EvalSpec(lambda: eval_data_input_fn("test"), steps=1)
+        tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+        """}, "TFD001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY), (14, Confidence.POSSIBLE)]
+    assert findings[1].evidence[-1].message == "it feeds evaluation: not the input every training step waits for"

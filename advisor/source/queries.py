@@ -24,7 +24,7 @@ from ..model import Location, Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, import_names, tf1_only
-from .pipelines import ALL_SOURCES
+from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME
 from .syntax import argument, argument_value, literal, method_name, parameter_names
 from .visitors import visit_reading
 
@@ -2681,6 +2681,18 @@ class SourceQueries:
         return self._trains_around(sink.module, sink.node) or sink.role == "iter" and any(
             self._trains_around(caller.module, caller.node)
             for method in self._held_iterator_readers(sink) for caller in self.callers_of(method))
+
+    def evaluation_use(self, pipeline: Pipeline) -> str | None:
+        """"validation", "evaluation" or "prediction" where ``pipeline`` feeds evaluation code, not the input every
+        training step waits for: its consumer is (:attr:`Sink.evaluation_use`), or the function that builds it is
+        named like evaluation code and its iterator or loop trains nothing (``eval_data_input_fn`` handing the
+        dataset to a helper that makes its iterator)."""
+        use = pipeline.sink.evaluation_use
+        if use is not None or pipeline.sink.role not in ("iter", "loop") or self.feeds_training(pipeline):
+            return use
+        last = pipeline.last_stage
+        builder = self.enclosing_function(last.module, last.node)
+        return "evaluation" if builder is not None and NOT_TRAINING_NAME.search(builder.name) else None
 
     def _trains_around(self, module: ModuleInfo, node: cst.CSTNode) -> bool:
         """Whether the code around ``node`` (its function, or its module's top level) trains: it makes a training
