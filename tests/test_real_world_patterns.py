@@ -4403,3 +4403,72 @@ def test_an_evaluation_input_function_handing_its_dataset_to_an_iterator_helper_
         """}, "TFD001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY), (14, Confidence.POSSIBLE)]
     assert findings[1].evidence[-1].message == "it feeds evaluation: not the input every training step waits for"
+
+
+def test_optimizers_made_through_a_local_name_for_the_class_are_tensorflow_updates():
+    """BEGAN's trainer picks `optimizer = tf.train.AdamOptimizer` and makes both with `g_optimizer, d_optimizer =
+    optimizer(self.g_lr), optimizer(self.d_lr)` (its star import of `models` notwithstanding): their `minimize`
+    calls are the graph's training, which a heavy 64-pixel GAN makes worth mixed precision."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+
+        def GeneratorCNN(z, hidden_num):
+            x = tf.reshape(tf.layers.dense(z, 8 * 8 * hidden_num), [-1, 8, 8, hidden_num])
+            for _ in range(4):
+                x = tf.layers.conv2d(x, hidden_num, 3, padding="same")
+                x = tf.layers.conv2d(tf.image.resize_nearest_neighbor(x, (64, 64)), hidden_num, 3, padding="same")
+            return tf.layers.conv2d(x, 3, 3, padding="same")
+        """, "trainer.py": """
+        import tensorflow as tf
+        from models import *
+
+        class Trainer(object):
+            def __init__(self, z):
+                optimizer = tf.train.AdamOptimizer
+                g_optimizer, d_optimizer = optimizer(1e-4), optimizer(1e-4)
+                self.g_loss = tf.reduce_mean(GeneratorCNN(z, 128))
+                self.g_optim = g_optimizer.minimize(self.g_loss)
+
+            def train(self):
+                with tf.Session() as sess:
+                    for step in range(500000):
+                        sess.run(self.g_optim)
+
+        Trainer(tf.random_uniform([16, 64])).train()
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("trainer.py", 9)]
+
+
+def test_gradients_a_hand_written_optimizer_applies_are_the_graphs_training():
+    """PixelCNN++ and Glow take `tf.gradients(loss, params)` and apply them with an optimizer of their own (each
+    parameter's `assign`, grouped by `tf.group`): that update is what the session trains, and the heavy raw-op
+    network behind the loss is what mixed precision would speed up."""
+    findings = _findings({"optim.py": """
+        import tensorflow as tf
+
+        def adam_updates(params, grads, lr=0.001):
+            updates = []
+            for p, g in zip(params, grads):
+                v = tf.Variable(tf.zeros(p.get_shape()))
+                v_t = 0.9 * v + 0.1 * g
+                updates.append(v.assign(v_t))
+                updates.append(p.assign(p - lr * v_t))
+            return tf.group(*updates)
+        """, "train.py": """
+        import tensorflow as tf
+        import optim
+
+        x = tf.placeholder(tf.float32, [16, 64, 64, 3])
+        h = x
+        for _ in range(8):
+            h = tf.layers.conv2d(h, 256, 3, padding="same", activation=tf.nn.relu)
+        loss = tf.reduce_mean(tf.square(tf.layers.conv2d(h, 3, 3, padding="same") - x))
+        params = tf.trainable_variables()
+        grads = tf.gradients(loss, params)
+        train_op = optim.adam_updates(params, grads, lr=1e-3)
+        with tf.Session() as sess:
+            for _ in range(100000):
+                sess.run(train_op, {x: next_batch()})
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 10, Confidence.LIKELY)]

@@ -29,6 +29,8 @@ from .syntax import argument, argument_value, literal, method_name, parameter_na
 from .visitors import visit_reading
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
+VARIABLE_ASSIGNMENTS = frozenset({"assign", "assign_add", "assign_sub"})
+ASSIGN_OPS = frozenset({"tensorflow.assign", "tensorflow.assign_add", "tensorflow.assign_sub"})
 # TensorFlow 1.x helpers that build the training op from a loss and an optimizer.
 TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` (1.x and 2.0-2.3 spell it `tf.data.experimental.AUTOTUNE`)
 GRAPH_TRAIN_OPS = frozenset({"tensorflow.contrib.slim.learning.create_train_op",
@@ -1653,11 +1655,31 @@ class SourceQueries:
         """Weight updates outside GradientTape steps (``train_op = optimizer.minimize(loss)``): graph training,
         TensorFlow 1.x's or through ``tf.compat.v1``."""
         steps = {id(step.node) for step in self.training_steps}
-        return [site for site in self.index.calls if site.names & GRAPH_TRAIN_OPS or (
+        updates = [site for site in self.index.calls if site.names & GRAPH_TRAIN_OPS or (
             m.matches(site.node, _UPDATE_CALL) and site.node.args
             and not (site.function is not None and id(site.function.node) in steps)
             and (all(n.startswith(TENSOR_APIS) for n in site.names) or (
                 id(site.module) in self._graph_mode_modules and self._made_by_tensorflow(site))))]
+        return updates + self._hand_written_updates({self._caller_key(site) for site in updates})
+
+    def _hand_written_updates(self, updating: set) -> list[CallSite]:
+        """``tf.gradients(loss, params)`` in graph code where the repo writes its own optimizer (a function that
+        assigns its variables' new values and groups the assignments: PixelCNN++'s ``adam_updates``, Glow's
+        Adamax) and the code around it makes no optimizer's update (``updating``: the keys of the code that does):
+        the session trains by running what that optimizer makes of those gradients. Not inside the optimizer."""
+        writers = {id(f.node) for f in self.index.functions if self._writes_updates(f)}
+        if not writers:
+            return []
+        return [site for site in self.index.calls_to("tensorflow.gradients")
+                if id(site.module) in self._graph_mode_modules and self._caller_key(site) not in updating
+                and not (site.function is not None and id(site.function.node) in writers)]
+
+    def _writes_updates(self, function: FunctionInfo) -> bool:
+        """A hand-written optimizer: it assigns variables new values (``p.assign(p_t)``, ``tf.assign``) and groups
+        the assignments into one op (``tf.group(*updates)``)."""
+        calls = self.calls_in(function)
+        assigns = [c for c in calls if method_name(c.node) in VARIABLE_ASSIGNMENTS or c.names & ASSIGN_OPS]
+        return len(assigns) >= 2 and any("tensorflow.group" in c.names for c in calls)
 
     def _made_by_tensorflow(self, site: CallSite) -> bool:
         """Whether the receiver of ``site``'s method is a name bound to a TensorFlow or Keras object where it is
@@ -1670,9 +1692,17 @@ class SourceQueries:
 
     def _makes_tensorflow_object(self, site: CallSite) -> bool:
         """A call of TensorFlow or Keras API, or of a repo class extending it (BERT's ``AdamWeightDecayOptimizer(
-        tf.train.Optimizer)``)."""
-        return bool(site.names) and all(n.startswith(TENSOR_APIS) for n in site.names) or any(
-            base.startswith(TENSOR_APIS) for base in self._inherited_bases(site.names))
+        tf.train.Optimizer)``), or of a local name for one (``optimizer = tf.train.AdamOptimizer``, then
+        ``d_optimizer = optimizer(self.d_lr)``)."""
+        names = site.names
+        assigned = self.assigned_values(site.module, site.function, site.node.func) if isinstance(
+            site.node.func, cst.Name) and site.function is not None else []
+        if assigned:  # a name the function assigns is its own, whatever an import calls it
+            if not all(isinstance(value, (cst.Name, cst.Attribute)) for _, _, value in assigned):
+                return False  # one of its values is a call, a lambda...: unknown
+            names = frozenset().union(*(module.qualified_names(value) for module, _, value in assigned))
+        return bool(names) and all(n.startswith(TENSOR_APIS) for n in names) or any(
+            base.startswith(TENSOR_APIS) for base in self._inherited_bases(names))
 
     def _returns_tensorflow_objects(self, function: FunctionInfo) -> bool:
         """Whether every value ``function`` returns is a TensorFlow or Keras object it makes there: a repo's
@@ -4745,6 +4775,10 @@ class SourceQueries:
         for site in self.index.calls:
             binding = self.index.assignment_of(site.node)
             if binding is None:
+                name = _parallel_target(site.module, site.node)
+                if name is not None:  # `g_opt, d_opt = optimizer(g_lr), optimizer(d_lr)`: each its own call's
+                    scope = id(site.function.node) if site.function is not None else None
+                    found.setdefault((id(site.module), scope, name), []).append(site)
                 continue
             for target in binding.targets:
                 if m.matches(target.target, m.Attribute(value=m.Name("self"), attr=m.Name())):
@@ -5284,6 +5318,21 @@ def _returned_names(body: cst.BaseSuite) -> dict[str, int | None]:
             found.update((element.value.value, place) for place, element in enumerate(returned.value.elements)
                          if isinstance(element.value, cst.Name))
     return found
+
+
+def _parallel_target(module: ModuleInfo, call: cst.Call) -> str | None:
+    """The name a parallel assignment binds ``call`` to: ``d_opt`` for the second call of ``g_opt, d_opt = f(a),
+    f(b)``."""
+    element = module.parent(call)
+    values = module.parent(element) if isinstance(element, cst.Element) else None
+    assignment = module.parent(values) if isinstance(values, cst.Tuple) else None
+    if not (isinstance(assignment, cst.Assign) and assignment.value is values and len(assignment.targets) == 1):
+        return None
+    targets = assignment.targets[0].target
+    if not (isinstance(targets, cst.Tuple) and len(targets.elements) == len(values.elements)):
+        return None
+    target = targets.elements[values.elements.index(element)].value
+    return target.value if isinstance(target, cst.Name) else None
 
 
 def _top_level_statement(module: ModuleInfo, node: cst.CSTNode) -> cst.CSTNode:
