@@ -4472,3 +4472,22 @@ def test_gradients_a_hand_written_optimizer_applies_are_the_graphs_training():
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("train.py", 10, Confidence.LIKELY)]
+
+
+def test_run_eagerly_set_by_a_module_constant_is_an_eager_step():
+    """The secret sharer notebook compiles with `run_eagerly=ENABLE_EAGER` and sets `ENABLE_EAGER = True` a cell
+    above: its LSTM(1024) trains eagerly, as with a literal `True`."""
+    findings = _findings({"secret_sharer.py": """
+        import tensorflow as tf
+
+        ENABLE_EAGER = True
+
+        def train_model(train_data):
+            model = tf.keras.Sequential([tf.keras.layers.Embedding(256, 128), tf.keras.layers.LSTM(1024),
+                                         tf.keras.layers.Dense(256)])
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", run_eagerly=ENABLE_EAGER)
+            model.fit(train_data, epochs=50)
+
+        train_model(dataset)
+        """}, "TFH002")
+    assert [f.location.line for f in findings] == [8]

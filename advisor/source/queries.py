@@ -3575,11 +3575,14 @@ class SourceQueries:
         return found
 
     def _true_by_default(self, site: CallSite, value: cst.BaseExpression) -> bool:
-        """``True``, or a parameter of the function making ``site`` that defaults to ``True`` and that no call of
-        the function sets otherwise (a trainer's ``def train(..., run_eagerly=True)``, called with its defaults)."""
+        """``True``, a module constant or a command-line flag's default that holds it (``ENABLE_EAGER = True``), or
+        a parameter of the function making ``site`` that defaults to ``True`` and that no call of the function sets
+        otherwise (a trainer's ``def train(..., run_eagerly=True)``, called with its defaults)."""
         if m.matches(value, m.Name("True")):
             return True
         function = site.function
+        if not (isinstance(value, cst.Name) and function is not None and value.value in function.params):
+            return self._truth(site.module, value) is True
         if not isinstance(value, cst.Name) or function is None or value.value not in function.params or \
                 not m.matches(_parameter_default(function, value.value), m.Name("True")) or \
                 _assignments(function.node.body, m.Name(value.value)):
