@@ -1672,7 +1672,27 @@ class SourceQueries:
             return []
         return [site for site in self.index.calls_to("tensorflow.gradients")
                 if id(site.module) in self._graph_mode_modules and self._caller_key(site) not in updating
-                and not (site.function is not None and id(site.function.node) in writers)]
+                and not (site.function is not None and id(site.function.node) in writers)
+                and self._applied_by(site, writers)]
+
+    def _applied_by(self, gradients: CallSite, writers: set[int]) -> bool:
+        """Whether the code around a ``tf.gradients`` call hands its result (the name it is bound to, or the list
+        it is appended to) to one of the hand-written optimizers ``writers``, called by name or through a table
+        (``{'adam': optim.adam, 'adamax': optim.adamax}[hps.optimizer](params, gs)``)."""
+        parent = gradients.module.parent(gradients.module.parent(gradients.node))
+        held = _assigned_names(self.index.assignment_of(gradients.node)) | (
+            {parent.func.value.value} if m.matches(parent, m.Call(func=m.Attribute(value=m.Name(),
+                                                                                  attr=m.Name("append")))) else set())
+        calls = self.calls_in(gradients.function) if gradients.function is not None else \
+            self._module_level_calls.get(id(gradients.module), [])
+        for call in calls:
+            if not any(m.findall(arg.value, m.Name(value=m.MatchIfTrue(held.__contains__))) for arg in call.node.args):
+                continue
+            callees = [f.node for f in self.callees_of(call)] + [f.node for f, _ in self.index.callees(
+                self._passed_callable(call, None))]
+            if any(id(node) in writers for node in callees):
+                return True
+        return False
 
     def _writes_updates(self, function: FunctionInfo) -> bool:
         """A hand-written optimizer: it assigns variables new values (``p.assign(p_t)``, ``tf.assign``) and groups
