@@ -12,7 +12,7 @@ import pytest
 
 from advisor.config import Settings
 from advisor.engine import analyze
-from advisor.model import Confidence, EvidenceKind, Finding
+from advisor.model import Confidence, Finding
 from profile_fixtures import PROFILES
 
 SAMPLES = PROFILES.parent
