@@ -30,8 +30,7 @@ from .source.names import GRADIENT_TAPE, TF_FUNCTION
 from .source.queries import (NUMPY_CALL, PER_TENSOR_HISTOGRAMS, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, FedBatches,
                              HotContext, InLoopBody, IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute,
                              ModelConstruction, PrecisionSetting, SideEffect, SourceQueries, TrainingLoop,
-                             batch_parameter,
-                             compiled_function_name, num_parallel_calls, runs_in_parallel)
+                             batch_parameter, compiled_function_name, num_parallel_calls, runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .source.requirements import TensorflowPin
 from .source.visitors import visit_reading
@@ -45,8 +44,9 @@ __all__ = [
     "FixAvailability", "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction",
     "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "PrecisionSetting", "Reach",
     "Rule", "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict",
-    "anchor", "argument", "argument_value", "batch_parameter", "compiled_function_name", "literal", "method_name",
-    "num_parallel_calls", "round_up", "runs_in_parallel", "spelling_args", "tf1_runtime", "typical", "visit_reading",
+    "anchor", "argument", "argument_value", "batch_parameter", "compiled_function_name", "environment_steps", "literal",
+    "method_name", "num_parallel_calls", "round_up", "runs_in_parallel", "spelling_args", "tf1_runtime", "typical",
+    "visit_reading",
 ]
 
 
@@ -143,6 +143,15 @@ def spelling_args(ctx: "RuleContext", modules: Iterable[ModuleInfo]) -> dict | N
     """A tf.data fix's arguments: write the names that exist in the TensorFlow ``modules`` run on (see
     :meth:`SourceQueries.predates_tf24_names`; the key keeps its first name, saved analyses use it)."""
     return {"tensorflow_1": True} if ctx.queries.predates_tf24_names(modules) else None
+
+
+def environment_steps(environment: CallSite, consequence: str) -> Evidence:
+    """Why a reinforcement-learning program's device waits on its host: the environment ``ctx.queries`` found
+    (``acting_environment``, ``pipeline_environment``), and what that means for the finding."""
+    module = environment.module
+    return Evidence.source(f"the agent trains between steps of an environment (`{module.node_code(environment.node)}`"
+                           f", {module.location(environment.node).display}), which the host runs in Python: "
+                           f"{consequence}")
 
 
 def tf1_runtime(call: CallSite) -> Evidence:

@@ -6,7 +6,7 @@ from typing import Iterable
 
 from advisor.codemods.append_prefetch import AppendPrefetch
 from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Stage,
-                          Verdict, runs_in_parallel, spelling_args, tf1_runtime, typical)
+                          Verdict, environment_steps, runs_in_parallel, spelling_args, tf1_runtime, typical)
 
 # Stages that do per-element work worth overlapping with the step; a pipeline of in-memory slices, shuffles and
 # batches alone prepares a batch in microseconds.
@@ -209,10 +209,8 @@ class MissingPrefetch(Rule):
         environment = ctx.queries.pipeline_environment(pipeline) if static.confidence is Confidence.LIKELY else None
         if environment is not None:
             # Reinforcement learning: the updates wait on the environment's Python steps between them, not on input.
-            static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
-                f"the agent trains between steps of an environment (`{environment.module.node_code(environment.node)}`"
-                f", {environment.module.location(environment.node).display}), which the host runs in Python: the "
-                "updates wait on those more than on this input")), static.note)
+            static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, environment_steps(
+                environment, "the updates wait on those more than on this input")), static.note)
         verdict = ctx.verdicts.tfdata_chain(pipeline, static)
         message = (f"The {sink.role} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next batch "
                    f"is prepared only after each step ({verdict.note}).")

@@ -7,7 +7,8 @@ from typing import Iterable
 from advisor.codemods.mixed_precision import EnableMixedPrecision
 from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
                           FixAvailability, MixedPrecisionPlan, ModelCompute, ModelConstruction, ModuleInfo,
-                          PrecisionSetting, Rule, RuleContext, TensorflowPin, Verdict, anchor, typical)
+                          PrecisionSetting, Rule, RuleContext, TensorflowPin, Verdict, anchor, environment_steps,
+                          typical)
 
 # The TensorFlow each piece of advice needs: Keras' mixed-precision API (experimental in 2.1-2.3), the names the
 # patch writes (`set_global_policy` from 2.4, Keras 3's `LossScaleOptimizer.scale_loss` from 2.16), TF1's graph
@@ -327,10 +328,7 @@ class MixedPrecision(Rule):
         if environment is not None:
             # Reinforcement learning: updates are small batches between environment steps the host runs in Python.
             confidence = Confidence.POSSIBLE
-            evidence.append(Evidence.source(
-                f"the agent trains between steps of an environment (`{environment.module.node_code(environment.node)}`"
-                f", {environment.module.location(environment.node).display}), which the host runs in Python: "
-                "the device often waits on it, whatever the precision"))
+            evidence.append(environment_steps(environment, "the device often waits on it, whatever the precision"))
         pin = ctx.index.tensorflow_pin(site.module)
         if pin is not None and pin.predates(api_since):
             # Upgrading TensorFlow comes first: a bigger change than the finding's, which it cannot promise.

@@ -63,10 +63,10 @@ MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
 PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")),
                         (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
                         ("bert4keras.models.", (".build_transformer_model",)))
-# Presets of those libraries that load no network: `keras_hub.models.GemmaTokenizer.from_preset(...)`.
 # The architectures keras.applications builds, by the start of their names (VGG16, ResNet50V2, EfficientNetB0...).
 APPLICATION_FAMILIES = ("VGG", "ResNet", "Inception", "Xception", "MobileNet", "DenseNet", "NASNet", "EfficientNet",
                         "ConvNeXt", "RegNet")
+# Presets of those libraries that load no network: `keras_hub.models.GemmaTokenizer.from_preset(...)`.
 PREPROCESSING_PRESETS = ("Tokenizer", "Preprocessor", "ImageConverter", "AudioConverter")
 # TF-Slim's model library: each network function builds a whole ImageNet architecture (ResNet, Inception, VGG);
 # its modules' ``*_arg_scope`` functions and ``resnet_utils`` only set up or help build one.
@@ -1667,13 +1667,12 @@ class SourceQueries:
         assigns its variables' new values and groups the assignments: PixelCNN++'s ``adam_updates``, Glow's
         Adamax) and the code around it makes no optimizer's update (``updating``: the keys of the code that does):
         the session trains by running what that optimizer makes of those gradients. Not inside the optimizer."""
-        writers = {id(f.node) for f in self.index.functions if self._writes_updates(f)}
-        if not writers:
-            return []
-        return [site for site in self.index.calls_to("tensorflow.gradients")
-                if id(site.module) in self._graph_mode_modules and self._caller_key(site) not in updating
-                and not (site.function is not None and id(site.function.node) in writers)
-                and self._applied_by(site, writers)]
+        gradients = [site for site in self.index.calls_to("tensorflow.gradients")
+                     if id(site.module) in self._graph_mode_modules and self._caller_key(site) not in updating]
+        # Most repos take no such gradients: the repo's functions are read for an optimizer only where one does.
+        writers = {id(f.node) for f in self.index.functions if self._writes_updates(f)} if gradients else set()
+        return [site for site in gradients if writers and not (
+            site.function is not None and id(site.function.node) in writers) and self._applied_by(site, writers)]
 
     def _applied_by(self, gradients: CallSite, writers: set[int]) -> bool:
         """Whether the code around a ``tf.gradients`` call hands its result (the name it is bound to, or the list
