@@ -4491,3 +4491,99 @@ def test_run_eagerly_set_by_a_module_constant_is_an_eager_step():
         train_model(dataset)
         """}, "TFH002")
     assert [f.location.line for f in findings] == [8]
+
+
+def test_a_known_architecture_on_small_images_may_be_too_small_to_gain():
+    """A MobileNet built on 48-pixel faces, the side written through module constants (`INPUT_SHAPE = IMAGE_SIZE +
+    (1,)`), does a twentieth of its ImageNet work: possible, the side in the evidence. At 160 pixels it is heavy."""
+    script = """
+    import tensorflow as tf
+    from tensorflow.keras.applications.mobilenet import MobileNet
+
+    IMAGE_SIZE = (SIDE, SIDE)
+    INPUT_SHAPE = IMAGE_SIZE + (1,)
+    model = MobileNet(input_tensor=tf.keras.layers.Input(shape=INPUT_SHAPE), include_top=False, weights=None)
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(x, y, batch_size=32, epochs=50)
+    """
+    small, = _findings({"train.py": script.replace("SIDE", "48")}, "TFC001")
+    assert small.confidence is Confidence.POSSIBLE
+    assert "on 48-pixel images" in " ".join(e.message for e in small.evidence)
+    large, = _findings({"train.py": script.replace("SIDE", "160")}, "TFC001")
+    assert large.confidence is Confidence.LIKELY
+
+
+def test_a_tensorflow_1_pipeline_drained_into_memory_at_startup_is_no_training_input():
+    """An iterator a session drains into NumPy arrays once (`while True: feats = sess.run(features); self.images =
+    np.concatenate(...)`), training later fed slices of them: not the input a step waits for. The same iterator read
+    by a loop that runs a step is."""
+    loader = """
+    import numpy as np
+    import tensorflow as tf
+
+    class InMemory(object):
+        def __init__(self, files):
+            dataset = tf.data.TFRecordDataset(files).map(tf.io.decode_raw).batch(10000)
+            features = dataset.make_one_shot_iterator().get_next()
+            with tf.Session() as sess:
+                while True:
+                    try:
+                        batch = sess.run(features)
+                        self.images = batch if self.images is None else np.concatenate([self.images, batch])
+                    except tf.errors.OutOfRangeError:
+                        break
+    """
+    train = """
+    import tensorflow as tf
+    from data import InMemory
+
+    data = InMemory(["train.tfrecord"])
+    x = tf.placeholder(tf.float32, [None, 784])
+    loss = tf.reduce_mean(tf.layers.dense(x, 10))
+    train_op = tf.train.AdamOptimizer().minimize(loss)
+    with tf.Session() as sess:
+        for step in range(10000):
+            sess.run(train_op, feed_dict={x: data.images[step % 6 * 10000:][:100]})
+    """
+    assert not _findings({"data.py": loader, "train.py": train}, "TFD001")
+    trained = loader.replace("self.images = batch if self.images is None else np.concatenate([self.images, batch])",
+                             "sess.run(train_op, feed_dict={x: batch})")
+    assert _where(_findings({"data.py": trained, "train.py": train}, "TFD001")) == [("TFD001", "data.py", 6)]
+
+
+def test_a_search_for_a_latent_vector_through_a_trained_generator_trains_no_model():
+    """BEGAN's test-time interpolation: an optimizer updates only `z_r`, a variable the code makes by hand and feeds
+    the generator as its input; the generator's own training is the finding."""
+    script = """
+    import tensorflow as tf
+
+    def generator(z, reuse=False):
+        with tf.variable_scope("G", reuse=reuse):
+            x = tf.layers.dense(z, 8 * 8 * 512)
+            x = tf.reshape(x, [-1, 8, 8, 512])
+            for filters in (512, 256, 128, 64):
+                x = tf.layers.conv2d_transpose(x, filters, 5, strides=2, padding="same")
+            return tf.layers.conv2d(x, 3, 3, padding="same")
+
+    class Trainer(object):
+        def build_model(self):
+            self.z = tf.random_uniform([64, 128])
+            self.x = tf.placeholder(tf.float32, [64, 128, 128, 3])
+            self.g_loss = tf.reduce_mean(tf.abs(self.x - generator(self.z)))
+            self.g_optim = tf.train.AdamOptimizer(1e-4).minimize(self.g_loss)
+
+        def build_search(self):
+            self.z_r = tf.get_variable("z_r", [64, 128], tf.float32)
+            loss = tf.reduce_mean(tf.abs(self.x - generator(self.z_r, reuse=True)))
+            self.z_r_optim = tf.train.AdamOptimizer(1e-4).minimize(loss, var_list=[self.z_r])
+
+        def train(self, sess, images):
+            for step in range(100000):
+                sess.run(self.g_optim, feed_dict={self.x: images[step % 100]})
+
+    trainer = Trainer()
+    trainer.build_model()
+    trainer.build_search()
+    trainer.train(tf.Session(), load())
+    """
+    assert _where(_findings({"trainer.py": script}, "TFC001")) == [("TFC001", "trainer.py", 16)]

@@ -183,6 +183,14 @@ SUMMARY_OP_PREFIXES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "
 HOST_IMAGE_PREFIXES = ("PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
 WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_file", "get_object"})
 # What a loop that only looks at a dataset calls: printing, plotting, NumPy; and the elements' own conversions.
+# Variables a program makes one by one (a latent vector to search for), not a network's layers.
+HAND_MADE_VARIABLES = frozenset({"tensorflow.get_variable", "tensorflow.Variable", "tensorflow.compat.v1.get_variable",
+                                 "tensorflow.compat.v1.Variable"})
+# A read of the next element of an iterator: a session running its ``get_next()`` tensors, or ``next(it)``.
+_ITERATOR_READ = m.Call(func=m.Attribute(attr=m.Name("run")) | m.Name("next"))
+# What keeps what a loop reads in host memory: a list's ``append``, NumPy's ``concatenate``.
+_COLLECTS = m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend") | m.Name("concatenate")
+                                    | m.Name("vstack") | m.Name("hstack") | m.Name("stack")))
 INSPECTION_PREFIXES = ("builtins.", "numpy.", "matplotlib.", "IPython.", "PIL.")
 INSPECTION_METHODS = frozenset({"numpy", "imshow", "show", "title", "axis", "subplot", "set_title", "format",
                                 "decode", "tolist", "item", "append",
@@ -1285,6 +1293,9 @@ HEAVY_CONVOLUTIONS = 4
 # On images this small (MNIST, CIFAR) a few convolutions are cheap: only a deep network keeps 16-bit units busy.
 SMALL_IMAGE_SIDE = 32
 DEEP_CONVOLUTIONS = 8
+# A known architecture does its ImageNet work (ResNet50's 4 GFLOPs an image) at 224 pixels; the work falls with the
+# pixels, to a twentieth at 48 (a MobileNet on 48-pixel faces): too little to be sure 16-bit units gain.
+SMALL_APPLICATION_SIDE = 64
 # Datasets of small images, by a word in the loader's name or a string it is given (`keras.datasets.mnist`,
 # `tfds.load("fashion_mnist")`, `input_data.read_data_sets("MNIST_data")`, a repo's `load_mnist()`): their side in
 # pixels. Not CIFAR's 32: models trained on it are often deep or wide (DenseNets of 12-filter layers, GANs of
@@ -1340,7 +1351,9 @@ class ModelCompute:
     @property
     def heavy(self) -> bool:
         small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
-        return self.application is not None or self.dense >= HEAVY_DENSE or self.convolutions >= (
+        if self.application is not None:
+            return self.image_side is None or self.image_side > SMALL_APPLICATION_SIDE
+        return self.dense >= HEAVY_DENSE or self.convolutions >= (
             DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
 
     @property
@@ -1351,7 +1364,8 @@ class ModelCompute:
 
     def describe(self) -> str:
         if self.application is not None:
-            return f"it builds `{self.application}`, a known architecture from its library"
+            images = f", on {self.image_side}-pixel images" if self.image_side is not None else ""
+            return f"it builds `{self.application}`, a known architecture from its library{images}"
         images = f" on {self.image_side}-pixel images" if self.image_side is not None else ""
         builders = "its building code" if not self.partners else \
             f"its building code and that of the {self.partners} other model{'s' * (self.partners > 1)} trained " \
@@ -1660,7 +1674,24 @@ class SourceQueries:
             and not (site.function is not None and id(site.function.node) in steps)
             and (all(n.startswith(TENSOR_APIS) for n in site.names) or (
                 id(site.module) in self._graph_mode_modules and self._made_by_tensorflow(site))))]
+        updates = [site for site in updates if not self._updates_inputs_only(site)]
         return updates + self._hand_written_updates({self._caller_key(site) for site in updates})
+
+    def _updates_inputs_only(self, update: CallSite) -> bool:
+        """Whether a graph update (``z_optimizer.minimize(loss, var_list=[self.z_r])``) updates only variables its
+        code makes by hand and feeds a network as its input (``G(self.z_r, reuse=True)``): a search for the latent
+        vector that makes an image, through a generator trained elsewhere, trains no model."""
+        parts = _elements(argument_value(update.node, "var_list", 1))
+        scope = update.function.node.body if update.function is not None else update.module.tree
+        if not parts or None in parts:
+            return False
+        code = update.module.node_code
+        made = {code(target.target) for assign in m.findall(scope, m.Assign(value=m.Call()))
+                if (site := self._call_at.get(id(assign.value))) is not None and site.names & HAND_MADE_VARIABLES
+                for target in assign.targets}
+        fed = {code(call.args[0].value) for call in m.findall(scope, m.Call())
+               if call.args and call.args[0].keyword is None and call is not update.node}
+        return all(code(part) in made and code(part) in fed for part in parts)
 
     def _hand_written_updates(self, updating: set) -> list[CallSite]:
         """``tf.gradients(loss, params)`` in graph code where the repo writes its own optimizer (a function that
@@ -2517,7 +2548,7 @@ class SourceQueries:
         """Whether a training run reaches the pipeline's consumer (:meth:`reach`); a loop that only looks at the
         elements (``for x in ds: print(x)``), or a consumer that reads a few of them (``next(iter(ds))``,
         ``for x in ds.take(2): show(x)``), is no training, wherever it is."""
-        if pipeline.sink.role == "loop" and self._inspects_only(pipeline.sink) or _reads_a_few(pipeline):
+        if pipeline.sink.role in ("loop", "iter") and self._inspects_only(pipeline.sink) or _reads_a_few(pipeline):
             return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
         return self.reach(pipeline.sink.module, pipeline.sink.node)
 
@@ -2697,9 +2728,25 @@ class SourceQueries:
             for branch, part in _branches_around(site.module, site.node))
 
     def _inspects_only(self, sink: Sink) -> bool:
-        """A loop whose body only prints, plots or converts what it iterates over: builtins, NumPy, matplotlib and
+        """A loop over the dataset whose body only prints, plots or converts what it iterates over, or the loop
+        that reads an iterator of it (``sess.run(next_element)``, ``next(it)``) and only collects what it reads
+        (``self.images = np.concatenate(...)``: the data loaded into memory once): builtins, NumPy, matplotlib and
         the elements' own ``.numpy()``/``.shape``; any other call may train."""
-        loop = sink.node
+        if sink.role == "loop":
+            return self._loop_inspects_only(sink.node)
+        scope = self.enclosing_function(sink.module, sink.node)
+        body = scope.node.body if scope is not None else sink.module.tree
+        start = sink.module.location(sink.node).line
+        readers = [loop for loop in m.findall(body, m.For() | m.While())
+                   if sink.module.location(loop).line > start and m.findall(loop.body, _ITERATOR_READ)]
+        if not all(m.findall(loop.body, _COLLECTS) for loop in readers):
+            return False
+        return bool(readers) and not self._trains_around(sink.module, sink.node) and all(
+            self._loop_inspects_only(loop, reads=True) for loop in readers)
+
+    def _loop_inspects_only(self, loop: cst.CSTNode, reads: bool = False) -> bool:
+        """The loop's calls are all inspection (:meth:`_inspects_only`), and with ``reads`` the reads of an
+        iterator too."""
         calls = m.findall(loop.body, m.Call()) if isinstance(loop, (cst.For, cst.While)) else []
         if not calls:  # (a loop that only drains the dataset times it, or stands for code not shown)
             return False
@@ -2708,8 +2755,11 @@ class SourceQueries:
             names = site.names if site is not None else frozenset()
             if names and all(n.startswith(INSPECTION_PREFIXES) for n in names):
                 continue
+            repo_code = site is not None and bool(self.callees_of(site))  # (a repo method of the name may train)
             if m.matches(call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(INSPECTION_METHODS.__contains__)))) \
-                    and not (site is not None and self.callees_of(site)):  # (a repo method of the name may train)
+                    and not repo_code:
+                continue
+            if reads and m.matches(call, _ITERATOR_READ) and not repo_code:
                 continue
             return False
         return True
@@ -2725,7 +2775,7 @@ class SourceQueries:
             return False
         if sink.role == "loop" and any(loop.node is sink.node for loop in self.training_loops):
             return True
-        if sink.role == "loop" and self._inspects_only(sink):
+        if self._inspects_only(sink):
             return False
         return self._trains_around(sink.module, sink.node) or sink.role == "iter" and any(
             self._trains_around(caller.module, caller.node)
@@ -3873,6 +3923,40 @@ class SourceQueries:
                  for arg in construction.node.args if isinstance(arg.value, cst.Name)]
         return [site for site in given if site is not None and site.node is not construction.node]
 
+    def _image_side(self, module: ModuleInfo, call: cst.Call, declares_input: bool) -> int | None:
+        """The smaller side of the images a layer's ``input_shape=(28, 28, 1)`` (or an ``Input``'s ``shape``, a
+        placeholder's ``[None, 28, 28, 1]``) declares, when written as numbers or module constants
+        (``INPUT_SHAPE = IMAGE_SIZE + (1,)``)."""
+        shapes = [argument_value(call, "input_shape")]
+        if declares_input:
+            shapes += [argument_value(call, "shape"),
+                       *(a.value for a in call.args if isinstance(a.value, (cst.List, cst.Tuple, cst.Name)))]
+        sizes = next((found for shape in shapes if shape is not None
+                      and (found := self._shape_sizes(module, shape))), [])
+        if len(sizes) == 4 and (sizes[0] is None or declares_input):  # a placeholder's batch dimension
+            sizes = sizes[1:]
+        spatial = sizes[:-1] if len(sizes) == 3 else []
+        if spatial and sizes[0] in IMAGE_CHANNELS and sizes[-1] not in IMAGE_CHANNELS:  # channels first
+            spatial = sizes[1:]
+        return min(spatial) if spatial and None not in spatial else None
+
+    def _shape_sizes(self, module: ModuleInfo, shape: cst.BaseExpression, depth: int = 3) -> list[int | None]:
+        """The sizes a shape written as a tuple or list lists (None where one is not a number), following module
+        constants and ``+`` of two shapes."""
+        if isinstance(shape, (cst.Name, cst.Attribute)) and depth:
+            constant = self.index.constant(module, shape)
+            return self._shape_sizes(constant.module, constant.value, depth - 1) if constant is not None else []
+        if isinstance(shape, cst.BinaryOperation) and isinstance(shape.operator, cst.Add) and depth:
+            left, right = (self._shape_sizes(module, side, depth - 1) for side in (shape.left, shape.right))
+            return left + right if left and right else []
+        return [self._size(module, e.value) for e in getattr(shape, "elements", ())]
+
+    def _size(self, module: ModuleInfo, size: cst.BaseExpression) -> int | None:
+        if isinstance(size, (cst.Name, cst.Attribute)):
+            constant = self.index.constant(module, size)
+            module, size = (constant.module, constant.value) if constant is not None else (module, size)
+        return int(size.value, 0) if isinstance(size, cst.Integer) else None
+
     def _built_by(self, model: CallSite) -> list[CallSite]:
         """The calls that build ``model``'s layers: the construction itself for a library architecture."""
         return [model] if _library_architecture(model.names) or self._library_network(model) else \
@@ -4027,6 +4111,12 @@ class SourceQueries:
                 continue
             if _library_architecture(names) or _chosen_application(call) or self._library_network(call):
                 tally.application = tally.application or call.module.node_code(call.node.func)
+                # `MobileNet(input_shape=...)`, or `input_tensor=Input(shape=...)`
+                given = argument_value(call.node, "input_tensor")
+                side = self._image_side(call.module, given, declares_input=True) if isinstance(given, cst.Call) \
+                    else self._image_side(call.module, call.node, declares_input=False)
+                if side is not None:
+                    tally.image_side = min(side, tally.image_side or side)
                 continue
             framework = [n for n in names if n.startswith(("keras.", "tensorflow."))] or self._framework_bases(names)
             if framework:
@@ -4049,7 +4139,7 @@ class SourceQueries:
                 else:
                     times = weight * (LOOP_REPEAT if _repeated(module, made) else 1)
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
-                side = _image_side(call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
+                side = self._image_side(call.module, call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
                 if side is not None:
                     tally.image_side = min(side, tally.image_side or side)
                 convolution = "convolution1d" if any("1d" in last for last in lasts) else "convolution"
@@ -5160,22 +5250,6 @@ class SourceQueries:
         """``tf.constant(step)`` and the like: already a tensor, whatever Python it was made from."""
         return isinstance(expression, cst.Call) and any(
             n.startswith("tensorflow.") for n in module.qualified_names(expression.func))
-
-
-def _image_side(call: cst.Call, declares_input: bool) -> int | None:
-    """The smaller side of the images a layer's ``input_shape=(28, 28, 1)`` (or an ``Input``'s ``shape``, a
-    placeholder's ``[None, 28, 28, 1]``) declares, when written as numbers."""
-    literals = [a.value for a in call.args if isinstance(a.value, (cst.List, cst.Tuple))]
-    shape = argument_value(call, "input_shape") or (
-        argument_value(call, "shape") or next(iter(literals), None) if declares_input else None)
-    sizes = [int(e.value.value) if isinstance(e.value, cst.Integer) else None
-             for e in getattr(shape, "elements", ())]
-    if len(sizes) == 4 and (sizes[0] is None or declares_input):  # a placeholder's batch dimension
-        sizes = sizes[1:]
-    spatial = sizes[:-1] if len(sizes) == 3 else []
-    if spatial and sizes[0] in IMAGE_CHANNELS and sizes[-1] not in IMAGE_CHANNELS:  # channels first: (3, 64, 64)
-        spatial = sizes[1:]
-    return min(spatial) if spatial and None not in spatial else None
 
 
 def _int32_variable(site: CallSite) -> bool:
