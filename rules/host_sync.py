@@ -36,6 +36,8 @@ BLOCKING_METHODS = frozenset({"predict", "predict_on_batch", "evaluate"})
 
 _CONVERSION_OR_PRINT = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)) | m.Name("print"))
 _BLOCKING_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(BLOCKING_METHODS.__contains__))))
+# `if "rgb0" in extras:`: whether a dict of results holds a key, not a tensor's value.
+_KEY_TEST = m.Comparison(left=m.SimpleString(), comparisons=[m.ComparisonTarget(operator=m.In() | m.NotIn())])
 _STRING_FORMATTING = m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo())
 
 
@@ -69,6 +71,8 @@ class _Syncs(InLoopBody):
 
     def visit_If(self, node: cst.If) -> None:
         self.statement = node
+        if m.matches(node.test, _KEY_TEST):
+            return
         if self._mentions_tensor(node.test) or self.loop.reads_device_value(node.test):
             self._add(node.test, "branch")
 
@@ -113,7 +117,7 @@ class _Syncs(InLoopBody):
     def numpy_function(self, node: cst.Call) -> None:
         """``np.mean(loss)``, ``np.isnan(loss)``: NumPy converts its tensor arguments to arrays on the host."""
         if any(n.startswith("numpy.") for n in self.loop.module.qualified_names(node.func)) and any(
-                self._mentions_tensor(arg.value) for arg in node.args):
+                self._reads_value(arg.value) for arg in node.args):
             self._add(node, "conversion")
 
 

@@ -203,7 +203,10 @@ class Retracing(Rule):
             outer = ctx.queries.enclosing_function(module, node)
             if outer is None or ctx.queries.is_compiled(outer) or self._looped_within(ctx, outer, function_name):
                 continue
-            per_batch = [c for c in index.calls_of(outer) if c.module.enclosing_loop(c.node) is not None]
+            # A function `outer` returns runs where its caller calls it: per iteration, or kept for later.
+            returned = function_name is not None and bool(m.findall(outer.node.body, m.Return(m.Name(function_name))))
+            per_batch = [c for c in index.calls_of(outer) if c.module.enclosing_loop(c.node) is not None
+                         and (not returned or ctx.queries.used_in_its_iteration(c))]
             if per_batch:
                 where = per_batch[0].module.location(per_batch[0].node).display
                 yield self._per_iteration(ctx, function_name, module, node,

@@ -4587,3 +4587,120 @@ def test_a_search_for_a_latent_vector_through_a_trained_generator_trains_no_mode
     trainer.train(tf.Session(), load())
     """
     assert _where(_findings({"trainer.py": script}, "TFC001")) == [("TFC001", "trainer.py", 16)]
+
+
+def test_a_static_shape_a_key_test_and_a_function_defined_in_the_loop_read_no_tensor_per_step():
+    """NeRF's eager loop: `np.random.choice(coords.shape[0], ...)` reads a static shape, `if "rgb0" in extras:`
+    tests a dict of results for a key, and `save_weights`, defined in the loop body, copies weights only where it
+    is called (every 10,000 steps). The loss printed every step is the one read."""
+    script = """
+    import numpy as np
+    import tensorflow as tf
+
+    def render(model, rays):
+        raw = model(rays)
+        return raw[..., :3], {"raw": raw, "rgb0": raw[..., 3:6]}
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(256) for _ in range(8)] + [tf.keras.layers.Dense(6)])
+    optimizer = tf.keras.optimizers.Adam()
+    for i in range(200000):
+        coords = tf.reshape(tf.stack(tf.meshgrid(tf.range(400), tf.range(400)), -1), [-1, 2])
+        select = np.random.choice(coords.shape[0], size=[1024], replace=False)
+        rays = tf.gather_nd(coords, select[:, None])
+        with tf.GradientTape() as tape:
+            rgb, extras = render(model, tf.cast(rays, tf.float32))
+            loss = tf.reduce_mean(tf.square(rgb))
+            if "rgb0" in extras:
+                loss += tf.reduce_mean(tf.square(extras["rgb0"]))
+        gradients = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+
+        def save_weights(net, i):
+            np.save("weights_{:06d}.npy".format(i), net.get_weights())
+
+        print(i, loss.numpy())
+        if i % 10000 == 0:
+            save_weights(model, i)
+    """
+    assert _where(_findings({"run_nerf.py": script}, "TFH004")) == [("TFH004", "run_nerf.py", 25)]
+
+
+def test_no_stack_of_layers_on_mnist_size_images_is_heavy():
+    """Udacity's batch-norm lesson: 19 convolutions on 28-pixel MNIST digits, the maps shrinking to a pixel or two.
+    However many layers are counted, a model on images that small may be too small to gain: possible."""
+    script = """
+    import tensorflow as tf
+    from tensorflow.examples.tutorials.mnist import input_data
+
+    mnist = input_data.read_data_sets("MNIST_data/", one_hot=True)
+
+    def conv_layer(prev_layer, layer_depth):
+        strides = 2 if layer_depth % 3 == 0 else 1
+        return tf.layers.conv2d(prev_layer, layer_depth * 4, 3, strides, "same", activation=tf.nn.relu)
+
+    def train(num_batches, batch_size):
+        inputs = tf.placeholder(tf.float32, [None, 28, 28, 1])
+        labels = tf.placeholder(tf.float32, [None, 10])
+        layer = inputs
+        for layer_i in range(1, 20):
+            layer = conv_layer(layer, layer_i)
+        logits = tf.layers.dense(tf.layers.flatten(layer), 10)
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=logits, labels=labels))
+        train_opt = tf.train.AdamOptimizer(0.01).minimize(loss)
+        with tf.Session() as sess:
+            for batch_i in range(num_batches):
+                batch_xs, batch_ys = mnist.train.next_batch(batch_size)
+                sess.run(train_opt, {inputs: batch_xs, labels: batch_ys})
+
+    train(800, 64)
+    """
+    finding, = _findings({"train.py": script}, "TFC001")
+    assert finding.confidence is Confidence.POSSIBLE
+    assert "on 28-pixel images" in " ".join(e.message for e in finding.evidence)
+
+
+def test_tf_functions_built_once_per_configuration_or_checkpoint_are_no_retracing():
+    """A loop over configurations that keeps the step it builds for each (`train_step_fns.append(build(...))`),
+    and an evaluation loop per checkpoint that hands the function it builds to code looping over the data, trace
+    once per element of what they iterate. A loop that builds a function and calls it at once retraces each time."""
+    helper = """
+    import tensorflow as tf
+
+    def build_train_step_fn(model, optimizer, attack):
+        @tf.function
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(attack(x)) - y))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return train_step
+
+    def build_eval_step_fn(model):
+        @tf.function
+        def eval_step(x):
+            return model(x)
+        return eval_step
+    """
+    trainer = """
+    import tensorflow as tf
+    import helper
+
+    def evaluate_dataset(dataset, eval_step_fn):
+        for x, y in dataset:
+            eval_step_fn(x)
+
+    def train(model, optimizer, dataset, attacks, checkpoints):
+        train_step_fns = []
+        for attack in attacks:
+            train_step_fns.append(helper.build_train_step_fn(model, optimizer, attack))
+        for epoch in range(100):
+            for x, y in dataset:
+                train_step_fns[epoch % len(train_step_fns)](x, y)
+        for checkpoint in checkpoints:
+            model.load_weights(checkpoint)
+            eval_step_fn = helper.build_eval_step_fn(model)
+            evaluate_dataset(dataset, eval_step_fn)
+    """
+    assert not _findings({"helper.py": helper, "trainer.py": trainer}, "TFH003")
+    per_batch = trainer.replace("evaluate_dataset(dataset, eval_step_fn)", "eval_step_fn(checkpoint)")
+    assert _where(_findings({"helper.py": helper, "trainer.py": per_batch}, "TFH003")) == [
+        ("TFH003", "helper.py", 13)]

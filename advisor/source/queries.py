@@ -1293,6 +1293,10 @@ HEAVY_CONVOLUTIONS = 4
 # On images this small (MNIST, CIFAR) a few convolutions are cheap: only a deep network keeps 16-bit units busy.
 SMALL_IMAGE_SIDE = 32
 DEEP_CONVOLUTIONS = 8
+# On MNIST-size images no stack of layers keeps 16-bit units busy: the maps shrink to a few pixels within a layer or
+# two. Every model at that size in the labelled repos (GANs of 512-filter layers, 19-layer CNNs) gains a little at
+# most.
+TINY_IMAGE_SIDE = 28
 # A known architecture does its ImageNet work (ResNet50's 4 GFLOPs an image) at 224 pixels; the work falls with the
 # pixels, to a twentieth at 48 (a MobileNet on 48-pixel faces): too little to be sure 16-bit units gain.
 SMALL_APPLICATION_SIDE = 64
@@ -1351,6 +1355,8 @@ class ModelCompute:
     @property
     def heavy(self) -> bool:
         small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
+        if self.image_side is not None and self.image_side <= TINY_IMAGE_SIDE:
+            return False
         if self.application is not None:
             return self.image_side is None or self.image_side > SMALL_APPLICATION_SIDE
         return self.dense >= HEAVY_DENSE or self.convolutions >= (
@@ -3201,7 +3207,9 @@ class SourceQueries:
         # (`if done: agent.update_target()`) runs when an episode ends.
         environment = self.environment_step(loop)
         episode = _assigned_names(self.index.assignment_of(environment.node)) if environment is not None else set()
-        body = [self._call_at[id(c)] for c in m.findall(loop.node.body, m.Call()) if id(c) in self._call_at]
+        calls: list[cst.Call] = []
+        visit_reading(loop.node.body, _CallsMatching(m.Call(), calls))  # (a function defined there runs when called)
+        body = [self._call_at[id(c)] for c in calls if id(c) in self._call_at]
         frontier = [site for site in body if not loop.throttles(site.node) and not _branches_on(
             loop.module, site.node, loop.node, episode)]
         for _ in range(CALL_DEPTH + 1):
@@ -3676,6 +3684,24 @@ class SourceQueries:
             self.bound_call(stage.module, stage.node, expr.value) if isinstance(expr, cst.Name) else None
         wrapped = _wrapped_function(wrapping.node) if wrapping is not None else None
         return self._functions_meant(wrapping, wrapped) if wrapped is not None else []
+
+    def used_in_its_iteration(self, site: CallSite) -> bool:
+        """Whether what ``site`` returns is called in the same iteration of the loop around it: called at once
+        (``make_step()(x)``), or bound to a name the loop's body calls outside a loop of its own. Not where the
+        iteration keeps it (``steps.append(make_step(...))``) or hands it to code that loops over it (one run over
+        the data per iteration: an evaluation per checkpoint), and always in a training loop."""
+        loop = site.module.enclosing_loop(site.node)
+        if loop is None or any(t.node is loop for t in self.training_loops):
+            return True
+        parent = site.module.parent(site.node)
+        if isinstance(parent, cst.Call) and parent.func is site.node:
+            return True
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, (cst.Name, cst.Attribute))):
+            return False
+        bound = site.module.node_code(parent.targets[0].target)
+        return any(site.module.enclosing_loop(call) is loop and site.module.node_code(call.func) == bound
+                   for call in m.findall(loop.body, m.Call()))
 
     @staticmethod
     def initialised_once(module: ModuleInfo, node: cst.CSTNode) -> bool:
