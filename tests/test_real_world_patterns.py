@@ -4495,7 +4495,7 @@ def test_run_eagerly_set_by_a_module_constant_is_an_eager_step():
 
 def test_a_known_architecture_on_small_images_may_be_too_small_to_gain():
     """A MobileNet built on 48-pixel faces, the side written through module constants (`INPUT_SHAPE = IMAGE_SIZE +
-    (1,)`), does a twentieth of its ImageNet work: possible, the side in the evidence. At 160 pixels it is heavy."""
+    (1,)`), does a twentieth of its 224-pixel work: possible, the side in the evidence. At 160 pixels it is heavy."""
     script = """
     import tensorflow as tf
     from tensorflow.keras.applications.mobilenet import MobileNet
@@ -4511,6 +4511,11 @@ def test_a_known_architecture_on_small_images_may_be_too_small_to_gain():
     assert "on 48-pixel images" in " ".join(e.message for e in small.evidence)
     large, = _findings({"train.py": script.replace("SIDE", "160")}, "TFC001")
     assert large.confidence is Confidence.LIKELY
+    # A VGG19 does thirty times a MobileNet's work an image: on 32-pixel CIFAR images still heavy.
+    vgg = script.replace("SIDE", "32").replace("mobilenet import MobileNet", "vgg19 import VGG19").replace(
+        "MobileNet(", "VGG19(")
+    heavy, = _findings({"train.py": vgg}, "TFC001")
+    assert heavy.confidence is Confidence.LIKELY
 
 
 def test_a_tensorflow_1_pipeline_drained_into_memory_at_startup_is_no_training_input():

@@ -1297,9 +1297,20 @@ DEEP_CONVOLUTIONS = 8
 # two. Every model at that size in the labelled repos (GANs of 512-filter layers, 19-layer CNNs) gains a little at
 # most.
 TINY_IMAGE_SIDE = 28
-# A known architecture does its ImageNet work (ResNet50's 4 GFLOPs an image) at 224 pixels; the work falls with the
-# pixels, to a twentieth at 48 (a MobileNet on 48-pixel faces): too little to be sure 16-bit units gain.
-SMALL_APPLICATION_SIDE = 64
+# The work of a known architecture on one 224-pixel image, in billions of multiply-adds (its paper's figure), by
+# the start of its name (the longest that matches; 4, a ResNet50's, for the others). On smaller images the work
+# falls with the pixels: a MobileNet on 48-pixel faces does 0.03, too little to be sure 16-bit units gain; a VGG19
+# on 32-pixel CIFAR images does 0.4, a ResNet50 on them 0.08.
+APPLICATION_GMACS = {"VGG19": 19.6, "VGG": 15.5, "ResNet152": 11.5, "ResNet101": 7.8, "ResNet": 4.1,
+                     "InceptionResNet": 13.0, "Inception": 5.7, "Xception": 8.4, "MobileNetV3Small": 0.06,
+                     "MobileNetV3": 0.22, "MobileNetV2": 0.3, "MobileNet": 0.57, "DenseNet201": 4.3,
+                     "DenseNet169": 3.4, "DenseNet": 2.9, "NASNetMobile": 0.56, "NASNet": 23.8,
+                     "EfficientNetB0": 0.39, "EfficientNetB1": 0.7, "EfficientNetB2": 1.0, "EfficientNetB3": 1.8,
+                     "EfficientNetB4": 4.2, "EfficientNetB5": 9.9, "EfficientNetB6": 19.0, "EfficientNetB7": 37.0,
+                     "EfficientNetV2S": 8.8, "EfficientNetV2M": 24.0, "EfficientNetV2L": 56.0, "EfficientNetV2": 1.5,
+                     "ConvNeXtTiny": 4.5, "ConvNeXtSmall": 8.7, "ConvNeXtBase": 15.4, "ConvNeXt": 34.4}
+APPLICATION_SIDE = 224
+HEAVY_APPLICATION_GMACS = 0.05  # a MobileNetV2 on 96-pixel images, a MobileNet on 64-pixel ones
 # Datasets of small images, by a word in the loader's name or a string it is given (`keras.datasets.mnist`,
 # `tfds.load("fashion_mnist")`, `input_data.read_data_sets("MNIST_data")`, a repo's `load_mnist()`): their side in
 # pixels. Not CIFAR's 32: models trained on it are often deep or wide (DenseNets of 12-filter layers, GANs of
@@ -1351,16 +1362,25 @@ class ModelCompute:
     application: str | None  # the known architecture it builds (`keras.applications`, Hugging Face, Slim), if any
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
     partners: int = 0  # the other models counted with it: those its training steps train too (a GAN's two)
+    side_declared: bool = True  # the side is the inputs', not that of a small-image dataset the code loads
 
     @property
     def heavy(self) -> bool:
         small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
-        if self.image_side is not None and self.image_side <= TINY_IMAGE_SIDE:
+        if small_images and self.side_declared and self.image_side <= TINY_IMAGE_SIDE:
             return False
         if self.application is not None:
-            return self.image_side is None or self.image_side > SMALL_APPLICATION_SIDE
+            return self.image_side is None or self.application_gmacs >= HEAVY_APPLICATION_GMACS
         return self.dense >= HEAVY_DENSE or self.convolutions >= (
             DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
+
+    @property
+    def application_gmacs(self) -> float:
+        """The work of the known architecture it builds on one of its images (:data:`APPLICATION_GMACS`)."""
+        name = (self.application or "").rsplit(".", 1)[-1]
+        family = max((f for f in APPLICATION_GMACS if name.startswith(f)), key=len, default=None)
+        work = APPLICATION_GMACS[family] if family is not None else APPLICATION_GMACS["ResNet"]
+        return work * ((self.image_side or APPLICATION_SIDE) / APPLICATION_SIDE) ** 2
 
     @property
     def tiny(self) -> bool:
@@ -1391,10 +1411,12 @@ class _LayerTally:
     dense: int = 0
     application: str | None = None
     image_side: int | None = None
+    side_declared: bool = True
     weight_variables: set[int] = field(default_factory=set)
 
     def compute(self, partners: int = 0) -> ModelCompute:
-        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners)
+        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners,
+                            self.side_declared)
 
 
 @dataclass(frozen=True)
@@ -3990,10 +4012,12 @@ class SourceQueries:
 
     def _with_dataset_images(self, tally: _LayerTally, modules: list[ModuleInfo]) -> _LayerTally:
         """``tally``, with the side of the images of a small-image dataset the modules load when its inputs declare
-        none (a TensorFlow 1.x placeholder shaped by attributes, a model built on the data's shape)."""
-        if tally.image_side is None:
+        none (a TensorFlow 1.x placeholder shaped by attributes, a model built on the data's shape); not for a known
+        architecture, which a program loading MNIST somewhere may train on images of its own size."""
+        if tally.image_side is None and tally.application is None:
             tally.image_side = min((side for module in modules
                                     if (side := self._dataset_image_sides.get(id(module))) is not None), default=None)
+            tally.side_declared = tally.image_side is None
         return tally
 
     @cached_property
