@@ -4709,3 +4709,86 @@ def test_tf_functions_built_once_per_configuration_or_checkpoint_are_no_retracin
     per_batch = trainer.replace("evaluate_dataset(dataset, eval_step_fn)", "eval_step_fn(checkpoint)")
     assert _where(_findings({"helper.py": helper, "trainer.py": per_batch}, "TFH003")) == [
         ("TFH003", "helper.py", 13)]
+
+
+@pytest.mark.parametrize("test", ['split == "train"', 'split != "valid"', "is_training",
+                                  "mode == tf.estimator.ModeKeys.TRAIN"])
+def test_the_evaluation_branch_of_an_input_function_serving_both_splits_is_no_training_input(test):
+    """Transformer-XL's input_fn: `if split == "train":` a cached, prefetched pipeline, else the evaluation one,
+    serial and unprefetched. The evaluation branch feeds evaluation; a training pipeline there would be the
+    finding."""
+    script = """
+    import tensorflow as tf
+
+    def get_input_fn(files, split, is_training, mode, batch_size):
+        def parser(record):
+            example = tf.io.parse_single_example(record, {"inputs": tf.io.VarLenFeature(tf.int64)})
+            return example, tf.random.uniform([])  # stateful: TensorFlow leaves the map serial
+
+        def input_fn(params):
+            if TEST:
+                dataset = tf.data.TFRecordDataset(files).map(parser, num_parallel_calls=8).cache().repeat()
+                dataset = dataset.batch(batch_size).prefetch(8)
+            else:
+                dataset = tf.data.TFRecordDataset(files)
+                dataset = dataset.map(parser)
+                dataset = dataset.batch(batch_size)
+            return dataset
+        return input_fn
+
+    estimator = tf.estimator.Estimator(model_fn=model_fn)
+    estimator.train(input_fn=get_input_fn(["train.tfrecord"], "train", True, "train", 32), max_steps=100000)
+    """
+    serial, = _findings({"data_utils.py": script.replace("TEST", test)}, "TFD002")
+    assert serial.confidence is Confidence.POSSIBLE
+    assert "it feeds only evaluation" in " ".join(e.message for e in serial.evidence)
+    # With the branches swapped, the serial map is in the branch a training run takes.
+    swapped, = _findings({"data_utils.py": script.replace("TEST", f"not ({test})")}, "TFD002")
+    assert swapped.confidence is Confidence.LIKELY
+
+
+def test_a_model_handed_to_the_function_that_fits_it_through_functions_that_return_it():
+    """five-video's train_cnn.py: `train_model(model, ...)` fits its parameter; main passes the model
+    `get_model()` built, after `model = freeze_all_but_top(model)`, which returns the model it was given. The
+    InceptionV3 built there is what trains, not the first layer some other module makes."""
+    models = """
+    from keras.layers import Conv2D, TimeDistributed
+    from keras.models import Sequential
+
+    def lrcn():
+        model = Sequential()
+        model.add(TimeDistributed(Conv2D(32, (7, 7)), input_shape=(40, 80, 80, 3)))
+        return model
+    """
+    train = """
+    from keras.applications.inception_v3 import InceptionV3
+    from keras.layers import Dense, GlobalAveragePooling2D
+    from keras.models import Model
+
+    def get_model():
+        base_model = InceptionV3(weights="imagenet", include_top=False)
+        x = GlobalAveragePooling2D()(base_model.output)
+        return Model(inputs=base_model.input, outputs=Dense(101, activation="softmax")(x))
+
+    def freeze_all_but_top(model):
+        for layer in model.layers[:-2]:
+            layer.trainable = False
+        model.compile(optimizer="rmsprop", loss="categorical_crossentropy")
+        return model
+
+    def train_model(model, nb_epoch, generators):
+        train_generator, validation_generator = generators
+        model.fit_generator(train_generator, steps_per_epoch=100, epochs=nb_epoch)
+        return model
+
+    def main():
+        model = get_model()
+        generators = get_generators()
+        model = freeze_all_but_top(model)
+        model = train_model(model, 10, generators)
+
+    main()
+    """
+    finding, = _findings({"models.py": models, "train_cnn.py": train}, "TFC001")
+    assert (finding.location.path.as_posix(), finding.location.line) == ("train_cnn.py", 8)
+    assert finding.confidence is Confidence.LIKELY

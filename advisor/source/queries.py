@@ -1099,6 +1099,43 @@ def _branches_around(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode |
         part, parent = parent, module.parent(parent)
 
 
+# A flag that tells a training run from an evaluation (`if is_training:`), and the training split or mode a
+# split or mode is compared with (`split == "train"`, `mode == tf.estimator.ModeKeys.TRAIN`).
+TRAINING_FLAG = re.compile(r"^(is_)?train(ing)?$", re.IGNORECASE)
+TRAINING_SPLIT = re.compile(r"^train(ing)?$", re.IGNORECASE)
+_SPLIT_TEST = m.Comparison(comparisons=[m.ComparisonTarget(operator=m.Equal() | m.NotEqual() | m.In() | m.NotIn())])
+
+
+def _true_when_training(test: cst.BaseExpression) -> bool | None:
+    """Whether ``test`` holds in a training run (``is_training``, ``split == "train"``) or in an evaluation only
+    (``not is_training``, ``mode == ModeKeys.EVAL``, ``subset != "train"``); None when it tells neither."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _true_when_training(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        return True if TRAINING_FLAG.match(test.value if isinstance(test, cst.Name) else test.attr.value) else None
+    if not m.matches(test, _SPLIT_TEST):
+        return None
+    target = test.comparisons[0]
+    values = [e.value for e in target.comparator.elements] if isinstance(target.comparator, (cst.Tuple, cst.List)) \
+        else [target.comparator]
+    names = [v.evaluated_value if isinstance(v, cst.SimpleString) else v.attr.value if isinstance(v, cst.Attribute)
+             else None for v in values]
+    kinds = {None if not isinstance(n, str) else "train" if TRAINING_SPLIT.match(n) else
+             "evaluation" if NOT_TRAINING_NAME.search(n) or n.lower() == "dev" else None for n in names}
+    if len(kinds) != 1 or None in kinds:
+        return None
+    return (kinds == {"train"}) == isinstance(target.operator, (cst.Equal, cst.In))
+
+
+def _in_evaluation_branch(module: ModuleInfo, node: cst.CSTNode) -> bool:
+    """Whether ``node`` is in the branch of an ``if`` that only an evaluation takes: the ``else`` of ``if split ==
+    "train":``, the body of ``if not is_training:``."""
+    return any(part is branch.body and _true_when_training(branch.test) is False
+               or part is branch.orelse and _true_when_training(branch.test) is True
+               for branch, part in _branches_around(module, node))
+
+
 # A pipeline read for at most this many elements is looked at, not trained on (a guide shows a batch or two).
 FEW_ELEMENTS = 10
 
@@ -2811,13 +2848,16 @@ class SourceQueries:
 
     def evaluation_use(self, pipeline: Pipeline) -> str | None:
         """"validation", "evaluation" or "prediction" where ``pipeline`` feeds evaluation code, not the input every
-        training step waits for: its consumer is (:attr:`Sink.evaluation_use`), or the function that builds it is
-        named like evaluation code and its iterator or loop trains nothing (``eval_data_input_fn`` handing the
-        dataset to a helper that makes its iterator)."""
+        training step waits for: its consumer is (:attr:`Sink.evaluation_use`), it ends in the branch only an
+        evaluation takes (the ``else`` of ``if split == "train":`` in an input function serving both), or the
+        function that builds it is named like evaluation code and its iterator or loop trains nothing
+        (``eval_data_input_fn`` handing the dataset to a helper that makes its iterator)."""
         use = pipeline.sink.evaluation_use
+        last = pipeline.last_stage
+        if use is None and _in_evaluation_branch(last.module, last.node):
+            return "evaluation"
         if use is not None or pipeline.sink.role not in ("iter", "loop") or self.feeds_training(pipeline):
             return use
-        last = pipeline.last_stage
         builder = self.enclosing_function(last.module, last.node)
         return "evaluation" if builder is not None and NOT_TRAINING_NAME.search(builder.name) else None
 
@@ -4797,11 +4837,16 @@ class SourceQueries:
 
     def _constructions_of_receiver(self, training: CallSite) -> list[CallSite]:
         """For ``model.fit(...)``: the model constructions that made ``model``, through the builder functions that
-        return it (``model = build_model()``)."""
+        return it (``model = build_model()``), or what the callers pass where ``model`` is a parameter of the
+        function training it (``def train_model(model, epochs): model.fit(...)``)."""
         receiver = training.node.func.value if isinstance(training.node.func, cst.Attribute) else None
         if not isinstance(receiver, cst.Name):
             return []
         bound = self.bound_call(training.module, training.node, receiver.value)
+        function = training.function
+        if bound is None and function is not None and receiver.value in function.params and not _assignments(
+                function.node.body, m.Name(receiver.value)):
+            return self._passed_constructions(function, receiver.value, CALL_DEPTH)
         if bound is None:
             return []
         return self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
@@ -4828,9 +4873,28 @@ class SourceQueries:
                 kept = {id(c.node) for c in calls}
                 models = [c for c in models if id(c.node) in kept]
                 layers = [c for c in layers if id(c.node) in kept]
+            if not layers and position is None:  # `def freeze(model): ...; return model`: the model it was given
+                passed = [name for name, place in _returned_names(builder.node.body).items()
+                          if place is None and name in builder.params and not _assignments(builder.node.body,
+                                                                                            m.Name(name))]
+                if passed:
+                    found += self._given_constructions(site, _arguments_by_parameter(
+                        site.node, _called_parameters(builder)).get(passed[0]), depth - 1)
+                    continue
             found += self._constructions_returned(builder, depth - 1, position, site) or models[-1:] or \
                 layers[:1] or [c for call in calls for c in self._constructions_in_call(call, depth - 1)][:1]
         return found
+
+    def _given_constructions(self, site: CallSite, argument: cst.BaseExpression | None,
+                             depth: int) -> list[CallSite]:
+        """The model constructions behind ``argument`` of ``site``, given to a function that returns it: a builder
+        called in place, or a name bound before ``site`` (``model = freeze(model)`` reads the earlier ``model``)."""
+        if isinstance(argument, cst.Call) and id(argument) in self._call_at:
+            return self._constructions_in_call(self._call_at[id(argument)], depth)
+        if not isinstance(argument, cst.Name) or depth == 0:
+            return []
+        bound = self.bound_call(site.module, site.node, argument.value)
+        return [] if bound is None else self._constructions_in_call(bound, depth)
 
     def _constructions_returned(self, builder: FunctionInfo, depth: int, position: int | None,
                                 site: CallSite | None = None) -> list[CallSite]:
@@ -4891,10 +4955,11 @@ class SourceQueries:
 
     def bound_call(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> CallSite | None:
         """The call whose result ``name`` holds where ``near`` is: the last ``name = call(...)`` before it in the
-        same function (or module level), else a module-level ``name = call(...)`` (a global the function reads)."""
+        same function (or module level), else a module-level ``name = call(...)`` (a global the function reads).
+        For a call ``near`` binding ``name`` itself (``model = freeze(model)``), the binding its arguments read."""
         scope = self.enclosing_function(module, near)
         candidates = self._bindings.get((id(module), id(scope.node) if scope else None, name), ())
-        local = [site for site in candidates if self._not_below(module, site.node, near)]
+        local = [site for site in candidates if self._not_below(module, site.node, near) and site.node is not near]
         if local:
             return self._last(local)
         outer = scope.outer if scope is not None else None
