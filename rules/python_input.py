@@ -241,10 +241,22 @@ class PythonInput(Rule):
     def _iterator_finding(self, ctx: RuleContext, loop: TrainingLoop, batches: cst.CSTNode,
                           makers: list[FunctionInfo], keras_images: bool) -> Finding:
         evidence, works = _batch_evidence(ctx, makers, keras_images)
+        producers = [found for maker in makers if (found := ctx.queries.background_producer(
+            MappedFunction(maker.node.body, maker.module, maker))) is not None]
+        if producers:
+            # Made ahead by workers: the step waits only when they fall behind, or to copy the batch in.
+            works = False
+            workers = producers[0]
+            code = _brief(workers.module.node_code(workers.node.func))
+            evidence.append(Evidence.source(
+                f"background workers make the batches ahead of the steps (`{code}`, "
+                f"{workers.module.location(workers.node).display}): the loop waits only when they fall behind"))
         description = loop.description
-        message = (f"{description[0].upper()}{description[1:]} takes its batches from Python: each one is made after "
-                   "the previous step ends, with no overlap. A `tf.data` pipeline ending in "
-                   "`.prefetch(tf.data.AUTOTUNE)` makes the next batch while the step runs.")
+        made = ("a queue Python workers fill: the step waits whenever they fall behind, and each batch passes "
+                "through the training thread" if producers else
+                "Python: each one is made after the previous step ends, with no overlap")
+        message = (f"{description[0].upper()}{description[1:]} takes its batches from {made}. A `tf.data` pipeline "
+                   "ending in `.prefetch(tf.data.AUTOTUNE)` makes the next batch while the step runs.")
         verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
             Confidence.LIKELY if works else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence)))
         return self.finding(loop.module, batches, message, verdict, reach=ctx.queries.reach(loop.module, loop.node))

@@ -4792,3 +4792,50 @@ def test_a_model_handed_to_the_function_that_fits_it_through_functions_that_retu
     finding, = _findings({"models.py": models, "train_cnn.py": train}, "TFC001")
     assert (finding.location.path.as_posix(), finding.location.line) == ("train_cnn.py", 8)
     assert finding.confidence is Confidence.LIKELY
+
+
+def test_python_batches_background_workers_make_ahead_of_the_steps_are_possible():
+    """EAST's get_batch takes its batches from a GeneratorEnqueuer that worker processes fill: the reading and
+    cropping overlap the steps, and the loop waits only when the workers fall behind. Without the enqueuer the
+    generator makes every batch between steps."""
+    data = """
+    import time
+    import cv2
+    import numpy as np
+    from keras.utils import GeneratorEnqueuer
+
+    def generator(batch_size):
+        while True:
+            images = [cv2.resize(cv2.imread(path), (512, 512)) for path in np.random.choice(PATHS, batch_size)]
+            yield np.array(images)
+
+    def get_batch(num_workers, batch_size):
+        enqueuer = GeneratorEnqueuer(generator(batch_size), use_multiprocessing=True)
+        enqueuer.start(max_queue_size=10, workers=num_workers)
+        while True:
+            while enqueuer.queue.empty():
+                time.sleep(0.01)
+            yield enqueuer.queue.get()
+    """
+    train = """
+    import tensorflow as tf
+    import data
+
+    images = tf.placeholder(tf.float32, [None, 512, 512, 3])
+    train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(tf.layers.conv2d(images, 64, 3)))
+    with tf.Session() as sess:
+        batches = data.get_batch(num_workers=16, batch_size=14)
+        for step in range(100000):
+            sess.run(train_op, feed_dict={images: next(batches)})
+    """
+    queued, = _findings({"data.py": data, "train.py": train}, "TFD004")
+    assert queued.confidence is Confidence.POSSIBLE
+    assert "background workers make the batches ahead" in " ".join(e.message for e in queued.evidence)
+    serial = data.replace("""        enqueuer = GeneratorEnqueuer(generator(batch_size), use_multiprocessing=True)
+        enqueuer.start(max_queue_size=10, workers=num_workers)
+        while True:
+            while enqueuer.queue.empty():
+                time.sleep(0.01)
+            yield enqueuer.queue.get()""", """        yield from generator(batch_size)""")
+    made, = _findings({"data.py": serial, "train.py": train}, "TFD004")
+    assert made.confidence is Confidence.LIKELY

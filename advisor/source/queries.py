@@ -186,6 +186,9 @@ WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_
 # Variables a program makes one by one (a latent vector to search for), not a network's layers.
 HAND_MADE_VARIABLES = frozenset({"tensorflow.get_variable", "tensorflow.Variable", "tensorflow.compat.v1.get_variable",
                                  "tensorflow.compat.v1.Variable"})
+# What runs Python in the background: threads, processes and their pools (Keras' enqueuers are known by name).
+BACKGROUND_WORKERS = ("threading.Thread", "multiprocessing.Process", "multiprocessing.Pool", "multiprocessing.pool.",
+                      "concurrent.futures.")
 # A read of the next element of an iterator: a session running its ``get_next()`` tensors, or ``next(it)``.
 _ITERATOR_READ = m.Call(func=m.Attribute(attr=m.Name("run")) | m.Name("next"))
 # What keeps what a loop reads in host memory: a list's ``append``, NumPy's ``concatenate``.
@@ -3665,6 +3668,14 @@ class SourceQueries:
         array and image computation in NumPy, PIL or OpenCV (not draws of the order samples come in)."""
         return [site for site in self.calls_run_by(function, depth) if not site.names <= ORDER_DRAWS
                 and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
+
+    def background_producer(self, function: MappedFunction) -> CallSite | None:
+        """Where a Python batch source hands the making of its batches to background workers and takes them from
+        a queue (``GeneratorEnqueuer(generator(), use_multiprocessing=True).start(workers=8)``, a
+        ``multiprocessing.Pool``, a ``threading.Thread``): the batches are made while the steps run."""
+        return next((site for site in self.calls_run_by(function) if any(
+            name.rsplit(".", 1)[-1].endswith("Enqueuer") or name.startswith(BACKGROUND_WORKERS) for name in site.names)),
+            None)
 
     def reading_work(self, function: MappedFunction) -> list[CallSite]:
         """The part of :meth:`python_work` that reads files or decodes and transforms images and signals: work that
