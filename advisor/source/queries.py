@@ -3674,8 +3674,8 @@ class SourceQueries:
         a queue (``GeneratorEnqueuer(generator(), use_multiprocessing=True).start(workers=8)``, a
         ``multiprocessing.Pool``, a ``threading.Thread``): the batches are made while the steps run."""
         return next((site for site in self.calls_run_by(function) if any(
-            name.rsplit(".", 1)[-1].endswith("Enqueuer") or name.startswith(BACKGROUND_WORKERS) for name in site.names)),
-            None)
+            name.rsplit(".", 1)[-1].endswith("Enqueuer") or name.startswith(BACKGROUND_WORKERS)
+            for name in site.names)), None)
 
     def reading_work(self, function: MappedFunction) -> list[CallSite]:
         """The part of :meth:`python_work` that reads files or decodes and transforms images and signals: work that
