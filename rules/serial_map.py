@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
@@ -12,6 +12,9 @@ from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Fi
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
+# The stages that group elements into batches: a map after one runs once per step.
+BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch", "sparse_batch", "bucket_by_sequence_length",
+                          "map_and_batch"})
 
 
 class SerialMap(Rule):
@@ -179,6 +182,12 @@ class SerialMap(Rule):
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source("built for every element of an outer dataset, whose interleave may "
                                             "already run several of these at once"))
+        prefetch = _prefetch_after_batching(stage, pipelines) if stage.op == "map" else None
+        if prefetch is not None:
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(
+                f"it maps whole batches, one call per step, and the `.prefetch()` after it "
+                f"({prefetch.module.location(prefetch.anchor).line_label}) makes them while the steps run"))
         cache = _cache_after(stage, pipelines)
         if cache is not None:
             confidence = Confidence.POSSIBLE
@@ -212,11 +221,24 @@ class SerialMap(Rule):
 
 def _cache_after(stage: Stage, pipelines: list[Pipeline]) -> Stage | None:
     """The ``.cache()`` that follows ``stage`` in every pipeline it is part of, if there is one."""
-    caches = []
+    return _after(stage, pipelines, lambda before, after: next((s for s in after if s.op == "cache"), None))
+
+
+def _prefetch_after_batching(stage: Stage, pipelines: list[Pipeline]) -> Stage | None:
+    """The ``.prefetch()`` that follows ``stage`` where ``stage`` maps whole batches (a ``.batch()`` comes before
+    it), in every pipeline it is part of: one call per step, made ahead of the step by the prefetch."""
+    return _after(stage, pipelines, lambda before, after: next((s for s in after if s.op == "prefetch"), None)
+                  if any(s.op in BATCHING_OPS for s in before) else None)
+
+
+def _after(stage: Stage, pipelines: list[Pipeline],
+           found: Callable[[list[Stage], list[Stage]], Stage | None]) -> Stage | None:
+    """What ``found`` picks from the stages before and after ``stage``, when it picks one in every pipeline."""
+    picked = []
     for pipeline in pipelines:
         place = [id(s.node) for s in pipeline.stages].index(id(stage.node))
-        caches.append(next((s for s in pipeline.stages[place + 1:] if s.op == "cache"), None))
-    return caches[0] if caches and None not in caches else None
+        picked.append(found(pipeline.stages[:place], pipeline.stages[place + 1:]))
+    return picked[0] if picked and None not in picked else None
 
 
 def _is_small_literal(value: cst.BaseExpression) -> bool:

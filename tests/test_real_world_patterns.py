@@ -4839,3 +4839,26 @@ def test_python_batches_background_workers_make_ahead_of_the_steps_are_possible(
             yield enqueuer.queue.get()""", """        yield from generator(batch_size)""")
     made, = _findings({"data.py": serial, "train.py": train}, "TFD004")
     assert made.confidence is Confidence.LIKELY
+
+
+def test_a_stateful_map_over_whole_batches_before_a_prefetch_is_possible():
+    """Hands-On ML's diffusion notebook maps `prepare_batch` (random noise per batch) after `.batch(32)` and before
+    `.prefetch(1)`: one call per step, made while the steps run. Mapped per element, the same function is the
+    finding."""
+    script = """
+    import tensorflow as tf
+
+    def prepare_batch(images):
+        noise = tf.random.normal(tf.shape(images))
+        return {"noisy": images + noise}, noise
+
+    dataset = tf.data.Dataset.from_tensor_slices(images).shuffle(10000)
+    train_set = dataset.batch(32).map(prepare_batch).prefetch(1)
+    model.fit(train_set, epochs=100)
+    """
+    batched, = _findings({"train.py": script}, "TFD002")
+    assert batched.confidence is Confidence.POSSIBLE
+    assert "it maps whole batches" in " ".join(e.message for e in batched.evidence)
+    per_element, = _findings({"train.py": script.replace(".batch(32).map(prepare_batch)",
+                                                         ".map(prepare_batch).batch(32)")}, "TFD002")
+    assert per_element.confidence is Confidence.LIKELY
