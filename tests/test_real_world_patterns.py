@@ -4862,3 +4862,49 @@ def test_a_stateful_map_over_whole_batches_before_a_prefetch_is_possible():
     per_element, = _findings({"train.py": script.replace(".batch(32).map(prepare_batch)",
                                                          ".map(prepare_batch).batch(32)")}, "TFD002")
     assert per_element.confidence is Confidence.LIKELY
+
+
+def test_the_models_an_object_holds_in_an_attribute_its_training_fits():
+    """five-video's train.py: `rm = ResearchModels(...)`, then `rm.model.fit_generator(...)`; the class assigns
+    `self.model = self.lstm()` or `self.c3d()` by the name it is given. Each model a run may train gets its
+    finding where it is built."""
+    models = """
+    from keras.layers import LSTM, Conv3D, Dense, Flatten
+    from keras.models import Sequential
+
+    class ResearchModels():
+        def __init__(self, nb_classes, model, seq_length):
+            self.nb_classes = nb_classes
+            if model == "lstm":
+                self.model = self.lstm(seq_length)
+            elif model == "c3d":
+                self.model = self.c3d(seq_length)
+            self.model.compile(loss="categorical_crossentropy", optimizer="adam")
+
+        def lstm(self, seq_length):
+            model = Sequential()
+            model.add(LSTM(2048, input_shape=(seq_length, 2048)))
+            model.add(Dense(512, activation="relu"))
+            model.add(Dense(self.nb_classes, activation="softmax"))
+            return model
+
+        def c3d(self, seq_length):
+            model = Sequential()
+            for filters in (64, 128, 256, 256, 512, 512):
+                model.add(Conv3D(filters, (3, 3, 3), activation="relu", input_shape=(seq_length, 80, 80, 3)))
+            model.add(Flatten())
+            model.add(Dense(4096, activation="relu"))
+            model.add(Dense(self.nb_classes, activation="softmax"))
+            return model
+    """
+    train = """
+    from models import ResearchModels
+
+    def train(model, seq_length, generator):
+        rm = ResearchModels(101, model, seq_length)
+        rm.model.fit_generator(generator=generator, steps_per_epoch=1000, epochs=1000)
+
+    train("lstm", 40, batches())
+    """
+    assert _where(_findings({"models.py": models, "train.py": train}, "TFC001")) == [
+        ("TFC001", "models.py", 14), ("TFC001", "models.py", 21)]

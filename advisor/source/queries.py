@@ -4851,6 +4851,8 @@ class SourceQueries:
         return it (``model = build_model()``), or what the callers pass where ``model`` is a parameter of the
         function training it (``def train_model(model, epochs): model.fit(...)``)."""
         receiver = training.node.func.value if isinstance(training.node.func, cst.Attribute) else None
+        if m.matches(receiver, m.Attribute(value=m.Name(), attr=m.Name())):  # `rm.model.fit(...)`
+            return self._constructions_of_attribute(training, receiver)
         if not isinstance(receiver, cst.Name):
             return []
         bound = self.bound_call(training.module, training.node, receiver.value)
@@ -4862,6 +4864,16 @@ class SourceQueries:
             return []
         return self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
             self.index.assignment_of(bound.node), receiver.value))
+
+    def _constructions_of_attribute(self, training: CallSite, receiver: cst.Attribute) -> list[CallSite]:
+        """For ``rm.model.fit(...)``, ``rm`` an object of a repo class: the model constructions behind what its
+        methods assign to ``self.model`` (``self.model = self.lstm()``), each a model a run may train."""
+        holder = self.bound_call(training.module, training.node, receiver.value.value)
+        if holder is None:
+            return []
+        return [construction for cls_info in self._classes_named(holder.names)
+                for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])
+                for construction in self._constructions_in_call(assigned, CALL_DEPTH)]
 
     def _constructions_in_call(self, site: CallSite, depth: int, position: int | None = None) -> list[CallSite]:
         """The model constructions behind what ``site`` returns (its element ``position`` when the caller unpacks
