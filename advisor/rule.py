@@ -29,7 +29,8 @@ from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
 from .source.queries import (NUMPY_CALL, PER_TENSOR_HISTOGRAMS, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, FedBatches,
                              HotContext, InLoopBody, IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute,
-                             ModelConstruction, PrecisionSetting, SideEffect, SourceQueries, TrainingLoop,
+                             ModelConstruction, PerStepKerasCall, PrecisionSetting, SideEffect, SourceQueries,
+                             TrainingLoop,
                              batch_parameter, compiled_function_name, num_parallel_calls, runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, literal, method_name
 from .source.requirements import TensorflowPin
@@ -42,7 +43,8 @@ __all__ = [
     "PYTHON_FUNCTION_OPS", "TF_FUNCTION", "VALUE_CONVERSIONS",
     "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "FedBatches", "Finding",
     "FixAvailability", "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction",
-    "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "Pipeline", "PrecisionSetting", "Reach",
+    "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "PerStepKerasCall", "Pipeline",
+    "PrecisionSetting", "Reach",
     "Rule", "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict",
     "anchor", "argument", "argument_value", "batch_parameter", "compiled_function_name", "environment_steps", "literal",
     "method_name", "num_parallel_calls", "round_up", "runs_in_parallel", "spelling_args", "tf1_runtime", "typical",

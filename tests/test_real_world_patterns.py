@@ -4908,3 +4908,64 @@ def test_the_models_an_object_holds_in_an_attribute_its_training_fits():
     """
     assert _where(_findings({"models.py": models, "train.py": train}, "TFC001")) == [
         ("TFC001", "models.py", 14), ("TFC001", "models.py", 21)]
+
+
+def test_keras_predict_and_fit_per_transition_or_per_character_while_training():
+    """keon's DQN replays 32 transitions per environment step, each with `predict` and `fit` on one state; a text
+    model samples 400 characters with `predict(x)[0]` after every epoch, in a LambdaCallback. Both run while the
+    model trains. The same sampling loop run once training is done is no training cost."""
+    agent = """
+    import random
+    import numpy as np
+    from keras.models import Sequential
+    from keras.layers import Dense
+
+    class DQNAgent:
+        def __init__(self, state_size, action_size):
+            self.memory = []
+            self.model = self._build_model(state_size, action_size)
+
+        def _build_model(self, state_size, action_size):
+            model = Sequential()
+            model.add(Dense(24, input_dim=state_size, activation="relu"))
+            model.add(Dense(action_size, activation="linear"))
+            model.compile(loss="mse", optimizer="adam")
+            return model
+
+        def replay(self, batch_size):
+            minibatch = random.sample(self.memory, batch_size)
+            for state, action, reward, next_state, done in minibatch:
+                target = reward + 0.95 * np.amax(self.model.predict(next_state)[0])
+                target_f = self.model.predict(state)
+                target_f[0][action] = target
+                self.model.fit(state, target_f, epochs=1, verbose=0)
+
+    agent = DQNAgent(4, 2)
+    for e in range(1000):
+        for time in range(500):
+            agent.memory.append(env.step(0))
+            if len(agent.memory) > 32:
+                agent.replay(32)
+    """
+    assert _where(_findings({"dqn.py": agent}, "TFH007")) == [
+        ("TFH007", "dqn.py", 21), ("TFH007", "dqn.py", 22), ("TFH007", "dqn.py", 24)]
+    fix = next(f for f in _findings({"dqn.py": agent}, "TFH007") if f.location.line == 24).fix
+    assert fix is not None and fix.applicability.value == "unsafe"
+
+    sampler = """
+    import numpy as np
+    from tensorflow import keras
+
+    model = keras.Sequential([keras.Input((40, 57)), keras.layers.LSTM(128), keras.layers.Dense(57)])
+    model.compile(loss="categorical_crossentropy", optimizer="adam")
+
+    def sample_text(epoch, logs):
+        for i in range(400):
+            x_pred = np.zeros((1, 40, 57))
+            preds = model.predict(x_pred, verbose=0)[0]
+
+    model.fit(x, y, batch_size=128, epochs=60, callbacks=[keras.callbacks.LambdaCallback(on_epoch_end=sample_text)])
+    """
+    assert _where(_findings({"generate.py": sampler}, "TFH007")) == [("TFH007", "generate.py", 10)]
+    after_training = sampler.replace(", callbacks=[keras.callbacks.LambdaCallback(on_epoch_end=sample_text)]", "")
+    assert not _findings({"generate.py": after_training + "\nsample_text(0, None)\n"}, "TFH007")

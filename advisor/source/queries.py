@@ -186,6 +186,26 @@ WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_
 # Variables a program makes one by one (a latent vector to search for), not a network's layers.
 HAND_MADE_VARIABLES = frozenset({"tensorflow.get_variable", "tensorflow.Variable", "tensorflow.compat.v1.get_variable",
                                  "tensorflow.compat.v1.Variable"})
+# Keras methods that run a whole dataset through a model, each call setting up an iterator, callbacks and a
+# progress bar first (measured in TensorFlow 2.21: 60-90 ms a call, against under 2 ms for the `*_on_batch` methods
+# on one sample of a small model; benchmarks/keras_call_overhead.py).
+KERAS_DATASET_METHODS = frozenset({"fit", "predict", "evaluate"})
+KERAS_MODEL_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model"})
+LAMBDA_CALLBACKS = frozenset({"keras.callbacks.LambdaCallback"})
+_BATCH_OF_ONE = m.Subscript(slice=[m.SubscriptElement(m.Index(
+    m.Name("None") | m.Attribute(attr=m.Name("newaxis")))), m.ZeroOrMore()])
+_ONE_SAMPLE = (_BATCH_OF_ONE
+               | m.Call(func=m.Attribute(attr=m.Name("expand_dims")), args=[m.Arg(), m.Arg(m.Integer("0"))])
+               | m.Call(func=m.Attribute(attr=m.Name("reshape")), args=[m.Arg(m.Integer("1")), m.ZeroOrMore()])
+               | m.Call(func=m.Attribute(attr=m.Name("reshape")),
+                        args=[m.Arg(m.Tuple(elements=[m.Element(m.Integer("1")), m.ZeroOrMore()])
+                                    | m.List(elements=[m.Element(m.Integer("1")), m.ZeroOrMore()]))])
+               | m.Call(func=m.Attribute(attr=m.Name("reshape")),
+                        args=[m.Arg(), m.Arg(m.Tuple(elements=[m.Element(m.Integer("1")), m.ZeroOrMore()])
+                                             | m.List(elements=[m.Element(m.Integer("1")), m.ZeroOrMore()]))])
+               | m.Call(func=m.Attribute(attr=m.Name("array") | m.Name("asarray")),
+                        args=[m.Arg(m.List(elements=[m.Element()])), m.ZeroOrMore()])
+               | m.List(elements=[m.Element()]))
 # What runs Python in the background: threads, processes and their pools (Keras' enqueuers are known by name).
 BACKGROUND_WORKERS = ("threading.Thread", "multiprocessing.Process", "multiprocessing.Pool", "multiprocessing.pool.",
                       "concurrent.futures.")
@@ -330,6 +350,18 @@ class TrainingLoop:
             where = f" at {self.loop_module.location(self.loop).display}" if self.loop is not None else ""
             return f"`{self.node.name.value}`, which the training loop{where} runs every step,"
         return f"the training loop at {self.module.location(self.node).display}"
+
+
+@dataclass(frozen=True)
+class PerStepKerasCall:
+    """A Keras model's ``fit``/``predict``/``evaluate`` made once per iteration of a Python loop, on the data of
+    that iteration: ``site`` the call, ``loop`` the loop (in ``loop_module``) whose iterations make it, ``data`` why
+    its input is one iteration's (an element of what the loop walks, a sample made into a batch of one)."""
+
+    site: CallSite
+    loop: cst.For | cst.While
+    loop_module: ModuleInfo
+    data: str
 
 
 @dataclass(frozen=True)
@@ -3354,6 +3386,82 @@ class SourceQueries:
         return next((site for site in self.calls_run_by(MappedFunction(loop.node.body, loop.module, None))
                      if m.matches(site.node, _ENVIRONMENT_STEP)), None)
 
+    @cached_property
+    def keras_calls_per_step(self) -> list[PerStepKerasCall]:
+        """Keras' whole-dataset methods (``fit``, ``predict``, ``evaluate``) called on a Keras model once per
+        iteration of a Python loop, on that iteration's data: in the loop's body, or in a function it calls per
+        iteration (an agent's ``act(state)``). Each call sets up an iterator, callbacks and a progress bar before
+        it runs one small batch; the ``*_on_batch`` methods and calling the model run just the batch."""
+        found = []
+        for site in self.index.calls:
+            method = site.node.func.attr.value if isinstance(site.node.func, cst.Attribute) else None
+            data = argument_value(site.node, "x", 0)
+            if method not in KERAS_DATASET_METHODS or data is None or not self._keras_model_receiver(site):
+                continue
+            per_step = self._per_iteration(site, data)
+            if per_step is not None:
+                found.append(PerStepKerasCall(site, *per_step))
+        return found
+
+    def _keras_model_receiver(self, site: CallSite) -> bool:
+        """Whether ``site``'s receiver is a Keras model: bound to one's construction (or a builder returning it, or
+        ``load_model``), passed one, or an attribute its class assigns one (``self.model = self._build_model()``)."""
+        receiver = site.node.func.value
+        if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())):
+            assigned = self._bindings.get(("attr", _owner_class(site.function), receiver.attr.value), [])
+            return any(self._is_keras_model(call) for call in assigned)
+        if isinstance(receiver, cst.Name):
+            bound = self.bound_call(site.module, site.node, receiver.value)
+            if bound is not None:
+                return self._is_keras_model(bound)
+        return bool(self._constructions_of_receiver(site))
+
+    def _is_keras_model(self, call: CallSite) -> bool:
+        return bool(call.names & KERAS_MODEL_LOADERS) or bool(self._constructions_in_call(call, CALL_DEPTH))
+
+    def _per_iteration(self, site: CallSite, data: cst.BaseExpression
+                       ) -> tuple[cst.For | cst.While, ModuleInfo, str] | None:
+        """The loop whose iterations make ``site`` on their own data, with why the data is one iteration's: the
+        call in the loop's body, or in a function called there (a few calls deep)."""
+        one = _one_sample(site.module, data, site.node)
+        calls, depth = [site], CALL_DEPTH
+        while calls and depth:
+            for call in calls:
+                nest = _loop_nest(call.module, call.node)
+                if not nest or not any(self._during_training(call.module, loop) for loop in nest):
+                    continue  # (an episode loop trains between the steps its inner loop takes)
+                walked = self._walked_element(call.module, nest[0], data) if call is site else None
+                if one is not None or walked is not None:
+                    return nest[0], call.module, one or walked
+            calls = [caller for call in calls if call.function is not None
+                     for caller in self.callers_of(call.function)]
+            depth -= 1
+        return None
+
+    def _during_training(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
+        """Whether ``loop`` runs while a model trains: its iterations train (an agent's episode loop, a replay loop
+        fitting transitions), or a Keras callback's hook runs it (text sampled after every epoch); not a loop that
+        only uses a trained model (generating text once training is done)."""
+        if any(self._trains(call) for call in m.findall(loop.body, m.Call())):
+            return True
+        function = self.enclosing_function(module, loop)
+        return function is not None and (function.class_key in self._callback_classes or any(
+            site.names & LAMBDA_CALLBACKS and any(isinstance(arg.value, cst.Name) and arg.value.value == function.name
+                                                  for arg in site.node.args) for site in self.index.calls))
+
+    @cached_property
+    def _callback_classes(self) -> set[str]:
+        return {c.key for c in self.index.subclasses_of("keras.callbacks.Callback")}
+
+    @staticmethod
+    def _walked_element(module: ModuleInfo, loop: cst.For | cst.While, data: cst.BaseExpression) -> str | None:
+        """``data`` is a name the loop binds to each element of what it walks (``for state, action, reward in
+        minibatch:``), where that is not a range of numbers: one sample or batch per iteration."""
+        if not (isinstance(loop, cst.For) and isinstance(data, cst.Name)) or data.value not in _bound_names(
+                loop.target) or m.matches(loop.iter, m.Call(func=m.Name("range"))):
+            return None
+        return f"`{data.value}`, an element of `{module.node_code(loop.iter)}`"
+
     def extra_session_runs(self, loop: TrainingLoop) -> list[cst.Call]:
         """Graph runs a TensorFlow 1.x loop makes besides its training runs, once per iteration: ``loss.eval(feed)``
         and the same session's ``run`` on other fetches (each runs the graph again, a forward pass at least)."""
@@ -5397,6 +5505,29 @@ def _int32_variable(site: CallSite) -> bool:
     dtype = argument_value(site.node, "dtype")
     return isinstance(argument_value(site.node, "initial_value", 0), cst.Integer) and (
         dtype is None or site.module.qualified_names(dtype) == {"tensorflow.int32"})
+
+
+def _loop_nest(module: ModuleInfo, node: cst.CSTNode) -> list[cst.For | cst.While]:
+    """The loops around ``node`` in its own scope, innermost first."""
+    nest = []
+    loop = module.enclosing_loop(node)
+    while loop is not None:
+        nest.append(loop)
+        loop = module.enclosing_loop(loop)
+    return nest
+
+
+def _one_sample(module: ModuleInfo, data: cst.BaseExpression, call: cst.Call) -> str | None:
+    """Why ``data``, passed to ``call``, is one sample made into a batch (``state[np.newaxis]``,
+    ``np.expand_dims(x, 0)``, ``x.reshape(1, -1)``, ``np.array([x])``), or why the call's result is read as one
+    (``model.predict(x)[0]``); None when neither shows."""
+    code = module.node_code(data)
+    if m.matches(data, _ONE_SAMPLE):
+        return f"one sample made a batch (`{code}`)"
+    parent = module.parent(call)
+    if m.matches(parent, m.Subscript(slice=[m.SubscriptElement(m.Index(m.Integer("0")))])) and parent.value is call:
+        return f"one sample: only the first row of the result is read (`{module.node_code(parent)}`)"
+    return None
 
 
 def _loop_bindings(body: cst.BaseSuite) -> dict[str, list[cst.BaseExpression]]:

@@ -1,0 +1,191 @@
+"""TFH007: Keras' whole-dataset ``fit``/``predict``/``evaluate`` called on one batch per iteration of a loop."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from advisor.codemods.batch_call import DATASET_ARGUMENTS, ON_BATCH, CallOnBatch
+from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding, FixAvailability, PerStepKerasCall,
+                          Rule, RuleContext, Verdict, argument_value, typical)
+
+# The arguments each one-batch method takes besides those it has no use for (DATASET_ARGUMENTS): a call passing
+# others (callbacks, validation data) has no one-batch form.
+ON_BATCH_ARGUMENTS = {"predict": {"x"}, "fit": {"x", "y", "sample_weight", "class_weight"}}
+
+
+class KerasCallPerStep(Rule):
+    code = "TFH007"
+    name = "keras-call-per-step"
+    title = "Keras fit or predict called on one batch per loop iteration"
+    rationale = (
+        "`fit`, `predict` and `evaluate` are made for datasets: every call wraps its input in an iterator, sets up "
+        "callbacks and a progress bar, and only then runs the batches. Called once per iteration of a Python loop "
+        "on that iteration's data (an agent acting on one state, a replay loop fitting one transition at a time), "
+        "that set-up is the whole cost: measured in TensorFlow 2.21, 60-90 ms a call against about 1 ms for "
+        "`predict_on_batch` or `train_on_batch` on one sample of a small model. The one-batch methods, or calling "
+        "the model, run just the batch."
+    )
+    fix = ("Call `predict_on_batch(x)` for `predict(x)` and `train_on_batch(x, y)` for `fit(x, y)` (or call the "
+           "model, `model(x, training=False)`, where a tensor will do).")
+    fix_availability = FixAvailability.SOMETIMES
+    fix_applicability = Applicability.UNSAFE
+    why_unsafe = (
+        "The one-batch methods run their input as a single batch: the same values as `predict`/`fit` on a batch of "
+        "up to 32 rows (Keras' default batch size), but a larger input runs in one pass, and `fit`'s shuffling and "
+        "progress output are gone. `train_on_batch` returns the loss, not a History: the fix is offered only where "
+        "`fit`'s result is not used, for one epoch, without callbacks or validation data."
+    )
+    speedup_model = ("the set-up a whole-dataset call adds to one batch, measured against the one-batch method "
+                     "(benchmarks/keras_call_overhead.py): most of an iteration whose model is small. Without a "
+                     "profile, the typical range of that saving.")
+    valid = (
+        Example("""
+            import numpy as np
+            from tensorflow import keras
+
+            model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(24), keras.layers.Dense(2)])
+            model.compile(optimizer="adam", loss="mse")
+            for epoch in range(100):
+                model.fit(x_train, y_train, epochs=1, verbose=0)
+            """, note="one epoch over the whole training set per call: the set-up is paid once per epoch"),
+        Example("""
+            import numpy as np
+            from tensorflow import keras
+
+            model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(24), keras.layers.Dense(2)])
+            model.compile(optimizer="adam", loss="mse")
+            for step in range(10000):
+                state = env.reset()
+                q_values = model.predict_on_batch(state[np.newaxis])[0]
+            """, note="the one-batch method already"),
+    )
+    invalid = (
+        Example("""
+            import random
+            from tensorflow import keras
+
+            class Agent:
+                def __init__(self):
+                    self.memory = []
+                    self.model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(24, activation="relu"),
+                                                   keras.layers.Dense(2)])
+                    self.model.compile(optimizer="adam", loss="mse")
+
+                def replay(self, batch_size):
+                    for state, target_f in random.sample(self.memory, batch_size):
+                        self.model.fit(state, target_f, epochs=1, verbose=0)
+            """, line=13, fixed="""
+            import random
+            from tensorflow import keras
+
+            class Agent:
+                def __init__(self):
+                    self.memory = []
+                    self.model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(24, activation="relu"),
+                                                   keras.layers.Dense(2)])
+                    self.model.compile(optimizer="adam", loss="mse")
+
+                def replay(self, batch_size):
+                    for state, target_f in random.sample(self.memory, batch_size):
+                        self.model.train_on_batch(state, target_f)
+            """, note="a DQN replaying its memory one transition at a time"),
+        Example("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(32, activation="elu"),
+                                      keras.layers.Dense(2)])
+            optimizer = keras.optimizers.Adam()
+
+            def epsilon_greedy_policy(state, epsilon):
+                if np.random.rand() < epsilon:
+                    return np.random.randint(2)
+                return model.predict(state[np.newaxis], verbose=0)[0].argmax()
+
+            def training_step(states, targets):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(states) - targets))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            for episode in range(600):
+                state = env.reset()
+                for step in range(200):
+                    state, reward, done, info = env.step(epsilon_greedy_policy(state, 0.1))
+                training_step(*replay_batch(32))
+            """, line=12, fixed="""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(32, activation="elu"),
+                                      keras.layers.Dense(2)])
+            optimizer = keras.optimizers.Adam()
+
+            def epsilon_greedy_policy(state, epsilon):
+                if np.random.rand() < epsilon:
+                    return np.random.randint(2)
+                return model.predict_on_batch(state[np.newaxis])[0].argmax()
+
+            def training_step(states, targets):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(states) - targets))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+            for episode in range(600):
+                state = env.reset()
+                for step in range(200):
+                    state, reward, done, info = env.step(epsilon_greedy_policy(state, 0.1))
+                training_step(*replay_batch(32))
+            """, note="the policy predicts one state per environment step, in a function the loop calls; the episodes train"),
+        Example("""
+            from tensorflow import keras
+
+            model = keras.Sequential([keras.Input((784,)), keras.layers.Dense(10)])
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+            losses = []
+            for images, labels in batches(x_train, y_train, 64):
+                history = model.fit(images, labels, verbose=0)
+                losses.append(history.history["loss"][0])
+            """, line=7, note="one batch per call; its History is read, which `train_on_batch` does not return: "
+                                "no automatic fix"),
+    )
+
+    def check(self, ctx: RuleContext) -> Iterable[Finding]:
+        for call in ctx.queries.keras_calls_per_step:
+            yield self._finding(ctx, call)
+
+    def _finding(self, ctx: RuleContext, call: PerStepKerasCall) -> Finding:
+        site = call.site
+        method = site.node.func.attr.value
+        loop = call.loop_module.location(call.loop).display
+        message = (f"`{method}` runs once per iteration of the loop at {loop}, on that iteration's data: each call "
+                   "sets up an iterator, callbacks and a progress bar before it runs one small batch. "
+                   f"`{ON_BATCH[method]}` runs just the batch.")
+        verdict = ctx.verdicts.few_steps([(call.loop_module, call.loop)], Verdict(
+            Confidence.LIKELY, typical("keras_call"), (Evidence.source(f"its input is {call.data}"),)))
+        fixable = _has_batch_form(site.module.parent(site.node), site.node, method)
+        return self.finding(site.module, site.node.func.attr, message, verdict,
+                            reach=ctx.queries.reach(site.module, site.node),
+                            codemod=CallOnBatch if fixable else None)
+
+
+def _has_batch_form(parent: cst.CSTNode | None, call: cst.Call, method: str) -> bool:
+    """Whether the one-batch method does what ``call`` does: the same arguments, less those about batching a
+    dataset; for ``fit``, one epoch whose History nobody reads."""
+    allowed = ON_BATCH_ARGUMENTS.get(method)
+    if allowed is None:
+        return False
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if any(arg.star for arg in call.args) or not keywords <= allowed | DATASET_ARGUMENTS or len(positional) > len(allowed & {"x", "y"}):
+        return False
+    if method == "fit":
+        epochs = argument_value(call, "epochs")
+        return (epochs is None or isinstance(epochs, cst.Integer) and epochs.value == "1") and isinstance(
+            parent, cst.Expr)
+    return True
