@@ -141,7 +141,8 @@ class KerasCallPerStep(Rule):
                 for step in range(200):
                     state, reward, done, info = env.step(epsilon_greedy_policy(state, 0.1))
                 training_step(*replay_batch(32))
-            """, note="the policy predicts one state per environment step, in a function the loop calls; the episodes train"),
+            """, note="the policy predicts one state per environment step, in a function the loop calls; the "
+                      "episodes train"),
         Example("""
             from tensorflow import keras
 
@@ -182,7 +183,8 @@ def _has_batch_form(parent: cst.CSTNode | None, call: cst.Call, method: str) -> 
         return False
     keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
     positional = [arg for arg in call.args if arg.keyword is None]
-    if any(arg.star for arg in call.args) or not keywords <= allowed | DATASET_ARGUMENTS or len(positional) > len(allowed & {"x", "y"}):
+    if any(arg.star for arg in call.args) or not keywords <= allowed | DATASET_ARGUMENTS \
+            or len(positional) > len(allowed & {"x", "y"}):
         return False
     if method == "fit":
         epochs = argument_value(call, "epochs")
