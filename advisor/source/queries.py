@@ -1434,12 +1434,11 @@ class ModelCompute:
     application: str | None  # the known architecture it builds (`keras.applications`, Hugging Face, Slim), if any
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
     partners: int = 0  # the other models counted with it: those its training steps train too (a GAN's two)
-    side_declared: bool = True  # the side is the inputs', not that of a small-image dataset the code loads
 
     @property
     def heavy(self) -> bool:
         small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
-        if small_images and self.side_declared and self.image_side <= TINY_IMAGE_SIDE:
+        if small_images and self.image_side <= TINY_IMAGE_SIDE:
             return False
         if self.application is not None:
             return self.image_side is None or self.application_gmacs >= HEAVY_APPLICATION_GMACS
@@ -1483,12 +1482,10 @@ class _LayerTally:
     dense: int = 0
     application: str | None = None
     image_side: int | None = None
-    side_declared: bool = True
     weight_variables: set[int] = field(default_factory=set)
 
     def compute(self, partners: int = 0) -> ModelCompute:
-        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners,
-                            self.side_declared)
+        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners)
 
 
 @dataclass(frozen=True)
@@ -1781,7 +1778,8 @@ class SourceQueries:
         """Whether a graph update (``z_optimizer.minimize(loss, var_list=[self.z_r])``) updates only variables its
         code makes by hand and feeds a network as its input (``G(self.z_r, reuse=True)``): a search for the latent
         vector that makes an image, through a generator trained elsewhere, trains no model."""
-        parts = _elements(argument_value(update.node, "var_list", 1))
+        # (by keyword: TensorFlow 1.x's `minimize(loss, global_step)` takes the step counter second)
+        parts = _elements(argument_value(update.node, "var_list"))
         scope = update.function.node.body if update.function is not None else update.module.tree
         if not parts or None in parts:
             return False
@@ -1789,8 +1787,9 @@ class SourceQueries:
         made = {code(target.target) for assign in m.findall(scope, m.Assign(value=m.Call()))
                 if (site := self._call_at.get(id(assign.value))) is not None and site.names & HAND_MADE_VARIABLES
                 for target in assign.targets}
-        fed = {code(call.args[0].value) for call in m.findall(scope, m.Call())
-               if call.args and call.args[0].keyword is None and call is not update.node}
+        fed = {code(call.args[0].value) for call in m.findall(scope, m.Call())  # to a network of the repo's
+               if call.args and call.args[0].keyword is None and call is not update.node
+               and (site := self._call_at.get(id(call))) is not None and self.callees_of(site)}
         return all(code(part) in made and code(part) in fed for part in parts)
 
     def _hand_written_updates(self, updating: set) -> list[CallSite]:
@@ -4176,7 +4175,6 @@ class SourceQueries:
         if tally.image_side is None and tally.application is None:
             tally.image_side = min((side for module in modules
                                     if (side := self._dataset_image_sides.get(id(module))) is not None), default=None)
-            tally.side_declared = tally.image_side is None
         return tally
 
     @cached_property
