@@ -3421,17 +3421,19 @@ class SourceQueries:
     def _per_iteration(self, site: CallSite, data: cst.BaseExpression
                        ) -> tuple[cst.For | cst.While, ModuleInfo, str] | None:
         """The loop whose iterations make ``site`` on their own data, with why the data is one iteration's: the
-        call in the loop's body, or in a function called there (a few calls deep)."""
-        one = _one_sample(site.module, data, site.node)
+        innermost loop around the call (or around a call of its function, a few calls deep), where a loop around
+        it trains (an episode loop trains between the steps its inner loop takes)."""
+        nest = _loop_nest(site.module, site.node)
+        reason = _one_sample(site.module, data, site.node) or next(
+            (walked for loop in nest if (walked := self._walked_element(site.module, loop, data))), None)
+        if reason is None:
+            return None
         calls, depth = [site], CALL_DEPTH
         while calls and depth:
             for call in calls:
-                nest = _loop_nest(call.module, call.node)
-                if not nest or not any(self._during_training(call.module, loop) for loop in nest):
-                    continue  # (an episode loop trains between the steps its inner loop takes)
-                walked = self._walked_element(call.module, nest[0], data) if call is site else None
-                if one is not None or walked is not None:
-                    return nest[0], call.module, one or walked
+                around = _loop_nest(call.module, call.node)
+                if any(self._during_training(call.module, loop) for loop in around):
+                    return (nest[0], site.module, reason) if nest else (around[0], call.module, reason)
             calls = [caller for call in calls if call.function is not None
                      for caller in self.callers_of(call.function)]
             depth -= 1
