@@ -4969,3 +4969,21 @@ def test_keras_predict_and_fit_per_transition_or_per_character_while_training():
     assert _where(_findings({"generate.py": sampler}, "TFH007")) == [("TFH007", "generate.py", 10)]
     after_training = sampler.replace(", callbacks=[keras.callbacks.LambdaCallback(on_epoch_end=sample_text)]", "")
     assert not _findings({"generate.py": after_training + "\nsample_text(0, None)\n"}, "TFH007")
+
+
+def test_a_fit_on_a_few_taken_batches_is_a_demo_not_training_input():
+    """Hands-On ML fits a detection head on `train_set.take(5).repeat(2)` mapped to attach random boxes: ten
+    batches, a demo of the API. Taken from the whole training set, the same map is the finding."""
+    script = """
+    import tensorflow as tf
+
+    def add_random_bounding_boxes(images, labels):
+        return images, (labels, tf.random.uniform([tf.shape(images)[0], 4]))
+
+    train_set = tf.data.Dataset.from_tensor_slices((images, labels)).batch(32)
+    fake_train_set = train_set.take(5).repeat(2).map(add_random_bounding_boxes)
+    model.fit(fake_train_set, epochs=2)
+    """
+    assert not _findings({"demo.py": script}, "TFD002")
+    whole = script.replace(".take(5).repeat(2)", ".repeat(2)")
+    assert _where(_findings({"demo.py": whole}, "TFD002")) == [("TFD002", "demo.py", 7)]

@@ -1184,7 +1184,24 @@ def _reads_a_few(pipeline: Pipeline) -> bool:
         return isinstance(parent, cst.Arg) and m.matches(sink.module.parent(parent), m.Call(func=m.Name("next")))
     last = pipeline.stages[-1]
     taken = literal(argument_value(last.node, "count", 0)) if last.op == "take" else None
-    return sink.role == "loop" and isinstance(taken, int) and not isinstance(taken, bool) and taken <= FEW_ELEMENTS
+    if sink.role == "loop" and isinstance(taken, int) and not isinstance(taken, bool) and taken <= FEW_ELEMENTS:
+        return True
+    return sink.is_training and _elements_at_most(pipeline) <= FEW_ELEMENTS
+
+
+def _elements_at_most(pipeline: Pipeline) -> float:
+    """How many elements ``pipeline`` yields at most, where it takes a literal few and repeats them a literal
+    number of times (``train_set.take(5).repeat(2)``: 10, fit on a fake target for a demo); infinite when it does
+    not say."""
+    most = float("inf")
+    for stage in pipeline.stages:
+        count = literal(argument_value(stage.node, "count", 0)) if stage.node.args else None
+        if stage.op == "take" and isinstance(count, int) and not isinstance(count, bool) and count >= 0:
+            most = min(most, count)
+        elif stage.op == "repeat":
+            most = most * count if isinstance(count, int) and not isinstance(count, bool) and count > 0 \
+                else float("inf")
+    return most
 
 
 def _updates_weights(body: cst.CSTNode) -> bool:
