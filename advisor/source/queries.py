@@ -128,18 +128,19 @@ KERAS_TRACED = {"keras.Model": ("train_step", "test_step", "predict_step", "call
 STEP_METHODS = frozenset({"train_step", "call"})  # of those, what a training step runs
 
 # What a call costs on the host, by the callee's canonical name (exact, or a prefix ending in ".").
+HOST_SYNC = "a device-to-host sync"
 COSTLY_NAMES = {
     "builtins.open": "file I/O", "builtins.print": "console output", "os.fsync": "file I/O",
     "json.dump": "file I/O", "pickle.dump": "file I/O", "numpy.save": "file I/O", "numpy.savez": "file I/O",
     "numpy.savetxt": "file I/O", "logging.": "logging", "requests.": "network I/O", "urllib.": "network I/O",
     "socket.": "network I/O", "shutil.": "file I/O", "matplotlib.": "plotting", "time.sleep": "sleeping",
-    "builtins.float": "a device-to-host sync (float())", "keras.ops.convert_to_numpy": "a device-to-host sync",
+    "builtins.float": f"{HOST_SYNC} (float())", "keras.ops.convert_to_numpy": HOST_SYNC,
     "tensorflow.summary.image": "image summaries", "tensorflow.summary.histogram": "histogram summaries",
     "keras.saving.save_model": "model saving", "keras.models.save_model": "model saving",
 }
 # Method calls whose receiver advisor cannot type, known by name alone.
 COSTLY_METHODS = {
-    "numpy": "a device-to-host sync (.numpy())", "item": "a device-to-host sync (.item())",
+    "numpy": f"{HOST_SYNC} (.numpy())", "item": f"{HOST_SYNC} (.item())",
     "get_weights": "copying weights to the host (get_weights)", "save": "model or checkpoint saving",
     "save_weights": "model or checkpoint saving", "savefig": "plotting", "write": "file I/O", "flush": "file I/O",
 }
@@ -3926,9 +3927,11 @@ class SourceQueries:
             parent = module.parent(parent)
         return self.index.function_of(parent) if parent is not None else None
 
-    def host_costs(self, function: FunctionInfo, every_call: bool = False) -> dict[str, cst.CSTNode]:
+    def host_costs(self, function: FunctionInfo, every_call: bool = False,
+                   device_waited: bool = False) -> dict[str, cst.CSTNode]:
         """What ``function``'s own calls cost on the host (I/O, printing, syncs, saving...), first call per kind;
-        ``every_call``: only what runs on every call of it (see :func:`_on_some_calls_only`)."""
+        ``every_call``: only what runs on every call of it (see :func:`_on_some_calls_only`); ``device_waited``:
+        the device is waited for before ``function`` runs, so reading a value there waits no longer."""
         found: dict[str, cst.CSTNode] = {}
         for site in self.calls_in(function):
             if every_call and _on_some_calls_only(function, site.node):
@@ -3937,7 +3940,7 @@ class SourceQueries:
                          if callee == name or (name.endswith(".") and callee.startswith(name))), None)
             if what is None and isinstance(site.node.func, cst.Attribute):
                 what = COSTLY_METHODS.get(site.node.func.attr.value)
-            if what is not None:
+            if what is not None and not (device_waited and what.startswith(HOST_SYNC)):
                 found.setdefault(what, site.node)
         return found
 
