@@ -4987,3 +4987,32 @@ def test_a_fit_on_a_few_taken_batches_is_a_demo_not_training_input():
     assert not _findings({"demo.py": script}, "TFD002")
     whole = script.replace(".take(5).repeat(2)", ".repeat(2)")
     assert _where(_findings({"demo.py": whole}, "TFD002")) == [("TFD002", "demo.py", 7)]
+
+
+def test_keras_calls_per_training_run_or_every_n_steps_or_of_the_repos_own_method_are_no_per_step_calls():
+    """A fresh model fitted per cross-validation fold (`fit(..., epochs=100)`, then one predict), predictions sampled
+    every 100 batches in a callback, a repo class's own `predict(text, encode=True)`, and predictions over a literal
+    list of whole datasets: none runs one small batch per step."""
+    script = """
+    import numpy as np
+    from tensorflow import keras
+
+    def build():
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(64), keras.layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse")
+        return model
+
+    class Viz(keras.callbacks.Callback):
+        def on_batch_end(self, batch, logs=None):
+            if batch % 100 == 0:
+                for image in samples:
+                    shown.append(self.model.predict(np.expand_dims(image, axis=0)))
+
+    for train_x, train_y, test_x in folds:
+        model = build()
+        model.fit(train_x, train_y, batch_size=256, epochs=100, callbacks=[Viz()])
+        y_pred = model.predict(np.array([test_x]))
+        for data in [train_x, train_x[:, ::-1]]:
+            scores = model.predict(data, batch_size=256)
+    """
+    assert not _findings({"folds.py": script}, "TFH007")

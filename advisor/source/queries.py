@@ -190,7 +190,16 @@ HAND_MADE_VARIABLES = frozenset({"tensorflow.get_variable", "tensorflow.Variable
 # Keras methods that run a whole dataset through a model, each call setting up an iterator, callbacks and a
 # progress bar first (measured in TensorFlow 2.21: 60-90 ms a call, against under 2 ms for the `*_on_batch` methods
 # on one sample of a small model; benchmarks/keras_call_overhead.py).
-KERAS_DATASET_METHODS = frozenset({"fit", "predict", "evaluate"})
+KERAS_DATASET_METHODS = {  # with the keywords each takes
+    "fit": frozenset({"x", "y", "batch_size", "epochs", "verbose", "callbacks", "validation_split", "validation_data",
+                      "shuffle", "class_weight", "sample_weight", "initial_epoch", "steps_per_epoch",
+                      "validation_steps", "validation_batch_size", "validation_freq", "max_queue_size", "workers",
+                      "use_multiprocessing"}),
+    "predict": frozenset({"x", "batch_size", "verbose", "steps", "callbacks", "max_queue_size", "workers",
+                          "use_multiprocessing"}),
+    "evaluate": frozenset({"x", "y", "batch_size", "verbose", "sample_weight", "steps", "callbacks", "max_queue_size",
+                           "workers", "use_multiprocessing", "return_dict"}),
+}
 KERAS_MODEL_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model"})
 LAMBDA_CALLBACKS = frozenset({"keras.callbacks.LambdaCallback"})
 _BATCH_OF_ONE = m.Subscript(slice=[m.SubscriptElement(m.Index(
@@ -3415,26 +3424,35 @@ class SourceQueries:
             data = argument_value(site.node, "x", 0)
             if method not in KERAS_DATASET_METHODS or data is None or not self._keras_model_receiver(site):
                 continue
+            keywords = {arg.keyword.value for arg in site.node.args if arg.keyword is not None}
+            epochs = literal(argument_value(site.node, "epochs"))
+            if not keywords <= KERAS_DATASET_METHODS[method] or isinstance(epochs, int) and epochs > 1:
+                continue  # a method of the repo's own model class (`predict(text, encode=True)`), a training run
+            if _every_n_steps(site):
+                continue  # (`if step % 1000 == 0:` samples a few predictions)
             per_step = self._per_iteration(site, data)
             if per_step is not None:
                 found.append(PerStepKerasCall(site, *per_step))
         return found
 
     def _keras_model_receiver(self, site: CallSite) -> bool:
-        """Whether ``site``'s receiver is a Keras model: bound to one's construction (or a builder returning it, or
-        ``load_model``), passed one, or an attribute its class assigns one (``self.model = self._build_model()``)."""
+        """Whether ``site``'s receiver is a Keras model whose ``site`` method is Keras' own: bound to a model's
+        construction (or a builder returning one, or ``load_model``), passed one, or an attribute its class assigns
+        one (``self.model = self._build_model()``); not a repo model class that defines the method itself."""
         receiver = site.node.func.value
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())):
-            assigned = self._bindings.get(("attr", _owner_class(site.function), receiver.attr.value), [])
-            return any(self._is_keras_model(call) for call in assigned)
-        if isinstance(receiver, cst.Name):
-            bound = self.bound_call(site.module, site.node, receiver.value)
-            if bound is not None:
-                return self._is_keras_model(bound)
-        return bool(self._constructions_of_receiver(site))
-
-    def _is_keras_model(self, call: CallSite) -> bool:
-        return bool(call.names & KERAS_MODEL_LOADERS) or bool(self._constructions_in_call(call, CALL_DEPTH))
+            made = self._bindings.get(("attr", _owner_class(site.function), receiver.attr.value), [])
+        elif isinstance(receiver, cst.Name) and (bound := self.bound_call(site.module, site.node, receiver.value)):
+            made = [bound]
+        else:
+            made = self._constructions_of_receiver(site)
+        if any(call.names & KERAS_MODEL_LOADERS for call in made):
+            return True
+        constructions = [c for call in made for c in self._constructions_in_call(call, CALL_DEPTH)]
+        method = site.node.func.attr.value
+        return bool(constructions) and not any(f.name == method for c in [*made, *constructions]
+                                               for cls_info in self._classes_named(c.names)
+                                               for f in self.index.methods_of(cls_info))
 
     def _per_iteration(self, site: CallSite, data: cst.BaseExpression
                        ) -> tuple[cst.For | cst.While, ModuleInfo, str] | None:
@@ -3442,6 +3460,10 @@ class SourceQueries:
         innermost loop around the call (or around a call of its function, a few calls deep), where a loop around
         it trains (an episode loop trains between the steps its inner loop takes)."""
         nest = _loop_nest(site.module, site.node)
+        receiver = site.node.func.value
+        made = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
+        if made is not None and any(_inside(site.module, made.node, loop) for loop in nest):
+            return None  # a new model each iteration: the loop iterates training runs, one call each
         reason = _one_sample(site.module, data, site.node) or next(
             (walked for loop in nest if (walked := self._walked_element(site.module, loop, data))), None)
         if reason is None:
@@ -3453,7 +3475,7 @@ class SourceQueries:
                 if any(self._during_training(call.module, loop) for loop in around):
                     return (nest[0], site.module, reason) if nest else (around[0], call.module, reason)
             calls = [caller for call in calls if call.function is not None
-                     for caller in self.callers_of(call.function)]
+                     for caller in self.callers_of(call.function) if not _every_n_steps(caller)]
             depth -= 1
         return None
 
@@ -3477,8 +3499,8 @@ class SourceQueries:
         """``data`` is a name the loop binds to each element of what it walks (``for state, action, reward in
         minibatch:``), where that is not a range of numbers: one sample or batch per iteration."""
         if not (isinstance(loop, cst.For) and isinstance(data, cst.Name)) or data.value not in _bound_names(
-                loop.target) or m.matches(loop.iter, m.Call(func=m.Name("range"))):
-            return None
+                loop.target) or m.matches(loop.iter, m.Call(func=m.Name("range")) | m.List() | m.Tuple()):
+            return None  # (`for data in [x, x_flipped]:` walks whole datasets the source lists)
         return f"`{data.value}`, an element of `{module.node_code(loop.iter)}`"
 
     def extra_session_runs(self, loop: TrainingLoop) -> list[cst.Call]:
@@ -4205,6 +4227,8 @@ class SourceQueries:
         in the loader's name or a string it is given."""
         sides: dict[int, int] = {}
         for site in self.index.calls:
+            if next(_branches_around(site.module, site.node), None) is not None:
+                continue  # loaded on some runs only (`if dataset == "mnist":`), not what the default run trains on
             words = [n.lower() for n in site.names] + [
                 a.value.raw_value.lower() for a in site.node.args if isinstance(a.value, cst.SimpleString)]
             for dataset, side in SMALL_IMAGE_DATASETS.items():
@@ -5525,6 +5549,19 @@ def _int32_variable(site: CallSite) -> bool:
     dtype = argument_value(site.node, "dtype")
     return isinstance(argument_value(site.node, "initial_value", 0), cst.Integer) and (
         dtype is None or site.module.qualified_names(dtype) == {"tensorflow.int32"})
+
+
+def _every_n_steps(site: CallSite) -> bool:
+    """Whether ``site`` runs under a step interval (``if batch % 100 == 0:``) in its function."""
+    return any(m.findall(branch.test, m.Modulo()) for branch, part in _branches_around(site.module, site.node)
+               if part is not branch.test)
+
+
+def _inside(module: ModuleInfo, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+    """Whether ``node`` is ``outer`` or inside it."""
+    while node is not None and node is not outer:
+        node = module.parent(node)
+    return node is outer
 
 
 def _loop_nest(module: ModuleInfo, node: cst.CSTNode) -> list[cst.For | cst.While]:
