@@ -3483,12 +3483,22 @@ class SourceQueries:
         """Whether ``loop`` runs while a model trains: its iterations train (an agent's episode loop, a replay loop
         fitting transitions), or a Keras callback's hook runs it (text sampled after every epoch); not a loop that
         only uses a trained model (generating text once training is done)."""
-        if any(self._trains(call) for call in m.findall(loop.body, m.Call())):
+        if any(self._reaches_training(call, CALL_DEPTH) for call in m.findall(loop.body, m.Call())):
             return True
         function = self.enclosing_function(module, loop)
         return function is not None and (function.class_key in self._callback_classes or any(
             site.names & LAMBDA_CALLBACKS and any(isinstance(arg.value, cst.Name) and arg.value.value == function.name
                                                   for arg in site.node.args) for site in self.index.calls))
+
+    def _reaches_training(self, call: cst.Call, depth: int) -> bool:
+        """Whether ``call`` trains (:meth:`_trains`) or calls, a few calls deep, a function that does (an agent's
+        ``replay`` whose ``_learn`` fits)."""
+        if self._trains(call):
+            return True
+        site = self._call_at.get(id(call))
+        return depth > 0 and site is not None and any(
+            self._reaches_training(inner.node, depth - 1) for callee in self.callees_of(site)
+            for inner in self.calls_in(callee))
 
     @cached_property
     def _callback_classes(self) -> set[str]:
