@@ -5016,3 +5016,32 @@ def test_keras_calls_per_training_run_or_every_n_steps_or_of_the_repos_own_metho
             scores = model.predict(data, batch_size=256)
     """
     assert not _findings({"folds.py": script}, "TFH007")
+
+
+@pytest.mark.parametrize("load, confidence", [
+    ("data = input_data.read_data_sets('MNIST_data')", Confidence.POSSIBLE),
+    ("if FLAGS.dataset == 'mnist':\n            data = input_data.read_data_sets('MNIST_data')", Confidence.LIKELY)])
+def test_mnist_loaded_always_caps_a_model_loaded_on_some_runs_does_not(load, confidence):
+    """A model whose inputs declare no size, in a module that loads MNIST: every run trains on 28-pixel digits when
+    the load is unconditional (Hands-On CV's LeNets); DCGAN-tensorflow loads MNIST only `if dataset == 'mnist'`, its
+    default run trains CelebA at 64 pixels (there MNIST's side only asks for a deeper network, as for CIFAR)."""
+    script = f"""
+    import tensorflow as tf
+    from tensorflow.examples.tutorials.mnist import input_data
+
+    def main():
+        {load}
+        images = tf.placeholder(tf.float32, [None] + IMAGE_DIMS)
+        x = images
+        for filters in (64, 128, 256, 512, 512, 256, 128, 64):
+            x = tf.layers.conv2d(x, filters, 5, padding="same")
+        loss = tf.reduce_mean(tf.layers.dense(tf.layers.flatten(x), 1))
+        optim = tf.train.AdamOptimizer(2e-4).minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(optim, feed_dict={{images: batches[step % 100]}})
+
+    main()
+    """
+    finding, = _findings({"model.py": script}, "TFC001")
+    assert finding.confidence is confidence

@@ -1461,11 +1461,14 @@ class ModelCompute:
     application: str | None  # the known architecture it builds (`keras.applications`, Hugging Face, Slim), if any
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
     partners: int = 0  # the other models counted with it: those its training steps train too (a GAN's two)
+    # The side is what every run trains on: declared by the inputs, or of a dataset the code loads unconditionally
+    # (not `if dataset == "mnist":`, one choice of several)
+    side_certain: bool = True
 
     @property
     def heavy(self) -> bool:
         small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
-        if small_images and self.image_side <= TINY_IMAGE_SIDE:
+        if small_images and self.side_certain and self.image_side <= TINY_IMAGE_SIDE:
             return False
         if self.application is not None:
             return self.image_side is None or self.application_gmacs >= HEAVY_APPLICATION_GMACS
@@ -1509,10 +1512,12 @@ class _LayerTally:
     dense: int = 0
     application: str | None = None
     image_side: int | None = None
+    side_certain: bool = True
     weight_variables: set[int] = field(default_factory=set)
 
     def compute(self, partners: int = 0) -> ModelCompute:
-        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners)
+        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners,
+                            self.side_certain)
 
 
 @dataclass(frozen=True)
@@ -4227,23 +4232,25 @@ class SourceQueries:
         none (a TensorFlow 1.x placeholder shaped by attributes, a model built on the data's shape); not for a known
         architecture, which a program loading MNIST somewhere may train on images of its own size."""
         if tally.image_side is None and tally.application is None:
-            tally.image_side = min((side for module in modules
-                                    if (side := self._dataset_image_sides.get(id(module))) is not None), default=None)
+            loaded = [found for module in modules if (found := self._dataset_image_sides.get(id(module))) is not None]
+            if loaded:
+                tally.image_side, tally.side_certain = min(loaded)
         return tally
 
     @cached_property
-    def _dataset_image_sides(self) -> dict[int, int]:
+    def _dataset_image_sides(self) -> dict[int, tuple[int, bool]]:
         """The smallest image side of the small-image datasets each module loads (by module id): the dataset named
-        in the loader's name or a string it is given."""
-        sides: dict[int, int] = {}
+        in the loader's name or a string it is given; with whether a load of it is unconditional (not under an
+        ``if``: one dataset of several the run may choose)."""
+        sides: dict[int, tuple[int, bool]] = {}
         for site in self.index.calls:
-            if next(_branches_around(site.module, site.node), None) is not None:
-                continue  # loaded on some runs only (`if dataset == "mnist":`), not what the default run trains on
             words = [n.lower() for n in site.names] + [
                 a.value.raw_value.lower() for a in site.node.args if isinstance(a.value, cst.SimpleString)]
             for dataset, side in SMALL_IMAGE_DATASETS.items():
                 if any(dataset in word for word in words):
-                    sides[id(site.module)] = min(side, sides.get(id(site.module), side))
+                    always = next(_branches_around(site.module, site.node), None) is None
+                    known_side, known_always = sides.get(id(site.module), (side, always))
+                    sides[id(site.module)] = (min(side, known_side), always or known_always)
         return sides
 
     def _model_building_calls(self, construction: CallSite, depth: int = BUILDER_DEPTH) -> list[CallSite]:
