@@ -1721,6 +1721,7 @@ class SourceQueries:
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[CallSite]] = {}  # by training step node
+        self._training_reached: dict[tuple[int, int], bool] = {}  # by (call node id, depth)
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -3491,23 +3492,29 @@ class SourceQueries:
         if any(self._reaches_training(call, CALL_DEPTH) for call in m.findall(loop.body, m.Call())):
             return True
         function = self.enclosing_function(module, loop)
-        return function is not None and (function.class_key in self._callback_classes or any(
-            site.names & LAMBDA_CALLBACKS and any(isinstance(arg.value, cst.Name) and arg.value.value == function.name
-                                                  for arg in site.node.args) for site in self.index.calls))
+        return function is not None and (function.class_key in self._callback_classes
+                                         or function.name in self._lambda_callback_hooks)
 
     def _reaches_training(self, call: cst.Call, depth: int) -> bool:
         """Whether ``call`` trains (:meth:`_trains`) or calls, a few calls deep, a function that does (an agent's
         ``replay`` whose ``_learn`` fits)."""
-        if self._trains(call):
-            return True
-        site = self._call_at.get(id(call))
-        return depth > 0 and site is not None and any(
-            self._reaches_training(inner.node, depth - 1) for callee in self.callees_of(site)
-            for inner in self.calls_in(callee))
+        key = (id(call), depth)
+        if key not in self._training_reached:
+            site = self._call_at.get(id(call))
+            self._training_reached[key] = self._trains(call) or depth > 0 and site is not None and any(
+                self._reaches_training(inner.node, depth - 1) for callee in self.callees_of(site)
+                for inner in self.calls_in(callee))
+        return self._training_reached[key]
 
     @cached_property
     def _callback_classes(self) -> set[str]:
         return {c.key for c in self.index.subclasses_of("keras.callbacks.Callback")}
+
+    @cached_property
+    def _lambda_callback_hooks(self) -> set[str]:
+        """The names of the functions handed to a ``LambdaCallback`` (``on_epoch_end=sample_text``)."""
+        return {arg.value.value for site in self.index.calls if site.names & LAMBDA_CALLBACKS
+                for arg in site.node.args if isinstance(arg.value, cst.Name)}
 
     @staticmethod
     def _walked_element(module: ModuleInfo, loop: cst.For | cst.While, data: cst.BaseExpression) -> str | None:
@@ -3897,8 +3904,7 @@ class SourceQueries:
         function = site.function
         if not (isinstance(value, cst.Name) and function is not None and value.value in function.params):
             return self._truth(site.module, value) is True
-        if not isinstance(value, cst.Name) or function is None or value.value not in function.params or \
-                not m.matches(_parameter_default(function, value.value), m.Name("True")) or \
+        if not m.matches(_parameter_default(function, value.value), m.Name("True")) or \
                 _assignments(function.node.body, m.Name(value.value)):
             return False
         return all(m.matches(_arguments_by_parameter(caller.node, _called_parameters(function)).get(
@@ -3926,7 +3932,7 @@ class SourceQueries:
         """Whether what ``site`` returns is called in the same iteration of the loop around it: called at once
         (``make_step()(x)``), or bound to a name the loop's body calls outside a loop of its own. Not where the
         iteration keeps it (``steps.append(make_step(...))``) or hands it to code that loops over it (one run over
-        the data per iteration: an evaluation per checkpoint), and always in a training loop."""
+        the data per iteration: an evaluation per checkpoint). In a training loop it is always in the iteration."""
         loop = site.module.enclosing_loop(site.node)
         if loop is None or any(t.node is loop for t in self.training_loops):
             return True
