@@ -193,6 +193,17 @@ class PythonInput(Rule):
                 batch = pairs.get_batch(16)
                 model.train_on_batch(batch["lr"], batch["hr"])
             """, line=15, note="Keras' `train_on_batch`, fed each step by a repo method that reads images"),
+        Example("""
+            import tensorflow as tf
+
+            dataset = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=8).batch(128).prefetch(1)
+            next_batch = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+            train_op = tf.compat.v1.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.compat.v1.Session() as sess:
+                for step in range(10000):
+                    images, labels = sess.run(next_batch)
+                    sess.run(train_op, feed_dict={x: images, y: labels})
+            """, line=9, note="TensorFlow 1.x: each batch fetched out of the graph's own pipeline, then fed back in"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -279,6 +290,8 @@ class PythonInput(Rule):
     def _feed_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches) -> Finding:
         module = loop.module
         made = ", ".join(dict.fromkeys(f"`{_brief(module.node_code(e))}`" for e in fed.made[:3]))
+        if fed.fetched:
+            return self._round_trip_finding(ctx, loop, fed, made)
         evidence = [Evidence.source(f"the loop makes each batch in Python ({made}) and feeds it through `feed_dict`")]
         if fed.work:
             evidence.append(Evidence.source("which reads or decodes on the host: " + ", ".join(_calls_named(fed.work))))
@@ -293,6 +306,18 @@ class PythonInput(Rule):
                    "(parallel `map`, then `.prefetch()`) prepares batches while the step runs.")
         verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
                                          Verdict(confidence, typical("prefetch"), tuple(evidence)))
+        return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
+
+    def _round_trip_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches, fetch: str) -> Finding:
+        module = loop.module
+        evidence = (Evidence.source(f"each batch is fetched out of the input pipeline ({fetch}) and fed back through "
+                                    "`feed_dict`"),)
+        message = (f"The training loop at {module.location(loop.node).display} runs the graph once to fetch each "
+                   "batch from its `tf.data` iterator into NumPy, then again to train on it, copying the batch into "
+                   "host memory and back every step. Build the model on the iterator's `get_next()` tensors instead: "
+                   "the batch then stays in TensorFlow, and a prefetch at the pipeline's end overlaps it with the step.")
+        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
+                                         Verdict(Confidence.LIKELY, typical("prefetch"), evidence))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
 
@@ -321,7 +346,7 @@ def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: 
     work_of = ctx.queries.reading_work if heavy_only else ctx.queries.python_work
     work = [w for maker in makers for w in work_of(MappedFunction(maker.node.body, maker.module, maker))]
     costs = {} if heavy_only else {what: node for maker in makers
-                                   for what, node in ctx.queries.host_costs(maker).items()}
+                                   for what, node in ctx.queries.host_costs(maker, every_call=True).items()}
     if costs or work:
         evidence.append(Evidence.source("which does " + ", ".join([*costs, *_calls_named(work)])))
     elif heavy_only:

@@ -5045,3 +5045,221 @@ def test_mnist_loaded_always_caps_a_model_loaded_on_some_runs_does_not(load, con
     """
     finding, = _findings({"model.py": script}, "TFC001")
     assert finding.confidence is confidence
+
+
+def test_a_generator_shuffling_once_per_epoch_slices_memory_per_batch():
+    # The permutation and the fancy-index copy run once per pass; each batch is a slice of arrays in memory.
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def batch_iter(x, y, batch_size=64):
+            indices = np.random.permutation(np.arange(len(x)))
+            x_shuffle, y_shuffle = x[indices], y[indices]
+            for i in range(len(x) // batch_size):
+                yield x_shuffle[i * batch_size:(i + 1) * batch_size], y_shuffle[i * batch_size:(i + 1) * batch_size]
+
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            for epoch in range(10):
+                for x_batch, y_batch in batch_iter(x_train, y_train):
+                    sess.run(train_op, feed_dict={inputs: x_batch, labels: y_batch})
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.POSSIBLE)]
+
+
+def test_a_generator_handed_a_keras_image_iterator_reads_images():
+    # `crop_generator` crops what the ImageDataGenerator iterator it is handed reads and augments.
+    findings = _findings({"train.py": """
+        import numpy as np
+        from tensorflow import keras
+
+        def crop_generator(batches, size):
+            while True:
+                batch_x, batch_y = next(batches)
+                yield batch_x[:, :size, :size], batch_y
+
+        augment = keras.preprocessing.image.ImageDataGenerator(rotation_range=30, zoom_range=0.2)
+        train_iterator = augment.flow_from_dataframe(frame, directory="images", batch_size=32)
+        train_batches = crop_generator(train_iterator, 224)
+        model.fit_generator(generator=train_batches, steps_per_epoch=1000, epochs=10)
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
+
+
+def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
+    # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
+    findings = _findings({"train.py": """
+        from tensorflow import keras
+
+        def train(model, x, y, batch_size, epochs=10):
+            for epoch in range(epochs):
+                losses = []
+                for start in range(0, x.shape[0] - batch_size, batch_size):
+                    inputs = keras.utils.to_categorical(x[start:start + batch_size], num_classes=50)
+                    model.train_on_batch(inputs, y[start:start + batch_size])
+                    losses.append(model.evaluate(inputs, y[start:start + batch_size], batch_size=batch_size))
+                    model.predict(x, batch_size=batch_size)
+
+        model = keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(50)])
+        model.compile(optimizer="adam", loss="categorical_crossentropy")
+        train(model, features, targets, 64)
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "train.py", 9)]
+
+
+def test_keras_predict_in_a_method_given_one_sample_by_its_caller():
+    # `Brain.predict` runs the model's `predict`; `predict_one` hands it one state, once per environment step.
+    findings = _findings({"agent.py": """
+        import gym
+        import numpy as np
+        from tensorflow import keras
+
+        class Brain:
+            def __init__(self, state_size, actions):
+                self.state_size = state_size
+                self.model = keras.Sequential([keras.layers.Dense(64, activation="relu"), keras.layers.Dense(actions)])
+                self.model.compile(optimizer="adam", loss="mse")
+
+            def train(self, x, y):
+                self.model.train_on_batch(x, y)
+
+            def predict(self, states):
+                return self.model.predict(states)
+
+            def predict_one(self, state):
+                return self.predict(state.reshape(1, self.state_size)).flatten()
+
+        env = gym.make("CartPole-v1")
+        brain = Brain(4, 2)
+        for episode in range(1000):
+            state, done = env.reset(), False
+            while not done:
+                action = np.argmax(brain.predict_one(state))
+                state, reward, done, _ = env.step(action)
+                brain.train(state[None], np.array([[reward, reward]]))
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "agent.py", 15)]
+
+
+def test_keras_predict_on_noise_drawn_each_gan_step():
+    # The generator's `predict` on each step's noise, between the discriminator's and the combined model's updates;
+    # the images sampled every 50 epochs are not per step.
+    findings = _findings({"gan.py": """
+        import numpy as np
+        from tensorflow import keras
+
+        generator = keras.Sequential([keras.layers.Dense(256, activation="relu"), keras.layers.Dense(784)])
+        discriminator = keras.Sequential([keras.layers.Dense(256, activation="relu"), keras.layers.Dense(1)])
+        discriminator.compile(optimizer="adam", loss="binary_crossentropy")
+        combined = keras.Sequential([generator, discriminator])
+        combined.compile(optimizer="adam", loss="binary_crossentropy")
+
+        for epoch in range(10000):
+            picked = np.random.randint(0, images.shape[0], 32)
+            noise = np.random.normal(0, 1, (32, 100))
+            fakes = generator.predict(noise)
+            discriminator.train_on_batch(images[picked], np.ones((32, 1)))
+            discriminator.train_on_batch(fakes, np.zeros((32, 1)))
+            combined.train_on_batch(noise, np.ones((32, 1)))
+            if epoch % 50 == 0:
+                samples = np.random.normal(0, 1, (25, 100))
+                save(generator.predict(samples))
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "gan.py", 13)]
+
+
+def test_keras_predict_of_a_cloned_target_network_per_replayed_transition():
+    findings = _findings({"dqn.py": """
+        import random
+        import numpy as np
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(24, activation="relu"), tf.keras.layers.Dense(2)])
+        model.compile(loss="mse", optimizer="adam")
+        target = tf.keras.models.clone_model(model)
+
+        def replay(memory, batch_size):
+            for state, action, reward, next_state, done in random.sample(memory, batch_size):
+                goal = target.predict(state)
+                goal[0][action] = reward + 0.99 * np.max(target.predict(next_state)[0])
+                model.train_on_batch(state, goal)
+
+        for episode in range(1000):
+            replay(memory, 32)
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "dqn.py", 11), ("TFH007", "dqn.py", 12)]
+
+
+def test_a_plain_model_class_counts_only_the_network_it_builds():
+    # Constructing `Small` runs its `__init__`, not the base's other methods (which would build every subclass's
+    # network through `self.create_model()`): a 32-filter net stays below the mixed-precision threshold.
+    findings = _findings({"models.py": """
+        from keras.layers import Conv2D, Input
+        from keras.models import Model
+
+        class Base(object):
+            def __init__(self, name):
+                self.name = name
+                self.model = None
+
+            def create_model(self):
+                return Input(shape=(None, None, 3))
+
+            def fit(self, images, targets):
+                if self.model is None:
+                    self.create_model()
+                self.model.fit(images, targets, epochs=10)
+
+        class Large(Base):
+            def create_model(self):
+                x = init = super(Large, self).create_model()
+                for _ in range(12):
+                    x = Conv2D(256, (3, 3), padding="same")(x)
+                self.model = Model(init, Conv2D(3, (3, 3), padding="same")(x))
+                return self.model
+
+        class Small(Base):
+            def __init__(self):
+                super(Small, self).__init__("small")
+
+            def create_model(self):
+                init = super(Small, self).create_model()
+                x = Conv2D(32, (3, 3), padding="same")(init)
+                self.model = Model(init, Conv2D(3, (3, 3), padding="same")(x))
+                return self.model
+        """, "train.py": """
+        from keras.models import Model
+        import models
+
+        student = models.Small()
+        student.create_model()
+        joint = Model(student.model.input, student.model.output)
+        joint.compile(optimizer="adam", loss="mse")
+        joint.fit(images, targets, batch_size=128, epochs=50)
+        """, "train_large.py": """
+        import models
+
+        models.Large("large").fit(images, targets)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings if f.location.path.name == "train.py"] == [
+        ("train.py", Confidence.POSSIBLE)]
+
+
+def test_a_small_cnn_on_cifar_is_not_heavy():
+    # Four convolutions of 64+ filters on 32-pixel CIFAR images, 16 and 8 pixels after pooling: little to gain.
+    findings = _findings({"cifar.py": """
+        from tensorflow.keras import datasets, layers, models
+
+        (x_train, y_train), _ = datasets.cifar10.load_data()
+        model = models.Sequential()
+        model.add(layers.Conv2D(32, (3, 3), padding="same", input_shape=x_train.shape[1:], activation="relu"))
+        model.add(layers.MaxPooling2D())
+        for filters in (64, 64, 128, 128):
+            model.add(layers.Conv2D(filters, (3, 3), padding="same", activation="relu"))
+        model.add(layers.Flatten())
+        model.add(layers.Dense(10, activation="softmax"))
+        model.compile(optimizer="adam", loss="categorical_crossentropy")
+        model.fit(x_train, y_train, batch_size=64, epochs=50)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]

@@ -41,6 +41,8 @@ BATCH_METHODS = frozenset({"__next__", "__iter__", "__getitem__"})
 KERAS_FITS = frozenset({"fit", "fit_generator"})
 # Methods Keras (or TensorFlow, an Estimator's hooks, a thread's `start`) calls on a repo's objects whenever they are
 # used; not `train_step`, which runs only when code calls `fit` by name.
+# The base of a class that extends no library's: its methods run only where they are called.
+PLAIN_BASES = frozenset({"builtins.object", "object"})
 FRAMEWORK_CALLED_METHODS = frozenset({
     "call", "build", "get_config", "from_config", "compute_output_shape", "get_updates", "apply_gradients", "begin",
     "before_run", "after_run", "after_create_session", "end", "run"})
@@ -169,7 +171,10 @@ PYTHON_FUNCTION_OPS = frozenset({"tensorflow.py_function", "tensorflow.numpy_fun
 WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "socket.", "http.", "PIL.Image.open",
                     "cv2.imread", "cv2.VideoCapture", "imageio.", "skimage.io.", "numpy.load", "numpy.fromfile",
                     "h5py.", "tensorflow.io.gfile.", "tensorflow.io.read_file", "scipy.io.", "soundfile.",
-                    "librosa.load", "pandas.read_", "pickle.load", "json.load", "os.read", "boto3.")
+                    "librosa.load", "pandas.read_", "pickle.load", "json.load", "os.read", "boto3.",
+                    # Keras' image file reader (PIL underneath): `load_img(path, target_size=(224, 224))`
+                    "keras.preprocessing.image.load_img", "keras.utils.load_img", "keras.utils.image_utils.load_img",
+                    "tensorflow.keras.preprocessing.image.load_img", "tensorflow.keras.utils.load_img")
 # Python libraries that compute on arrays and images on the host.
 PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
 # Of those, draws that only pick which samples come next (a shuffled order, a random index): no work per element.
@@ -200,7 +205,8 @@ KERAS_DATASET_METHODS = {  # with the keywords each takes
     "evaluate": frozenset({"x", "y", "batch_size", "verbose", "sample_weight", "steps", "callbacks", "max_queue_size",
                            "workers", "use_multiprocessing", "return_dict"}),
 }
-KERAS_MODEL_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model"})
+# What returns a Keras model without building its layers in the repo: a saved one loaded, another one's clone.
+KERAS_MODEL_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model", "keras.models.clone_model"})
 LAMBDA_CALLBACKS = frozenset({"keras.callbacks.LambdaCallback"})
 _BATCH_OF_ONE = m.Subscript(slice=[m.SubscriptElement(m.Index(
     m.Name("None") | m.Attribute(attr=m.Name("newaxis")))), m.ZeroOrMore()])
@@ -383,6 +389,8 @@ class FedBatches:
     feed: cst.BaseExpression
     made: list[cst.BaseExpression]
     work: list[CallSite]
+    # The batch comes out of the graph's own input pipeline (`x, y = sess.run(next_batch)`) and is fed back in.
+    fetched: bool = False
 
 
 class InLoopBody(cst.CSTVisitor):
@@ -1118,6 +1126,16 @@ def _training_guard(function: FunctionInfo) -> str | None:
 _STOPS_TRAINING = m.Assign(targets=[m.AssignTarget(m.Attribute(attr=m.Name("stop_training")))], value=m.Name("True"))
 
 
+def _yielding_loop(function: FunctionInfo) -> cst.For | cst.While | None:
+    """The loop of a generator function that holds all its ``yield``s, outermost: the part that runs per item
+    (None for a function that yields outside a loop, or doesn't yield)."""
+    yields = {id(node) for node in m.findall(function.node.body, m.Yield())}
+    if not yields:
+        return None
+    return next((loop for loop in m.findall(function.node.body, m.For() | m.While())
+                 if yields <= {id(node) for node in m.findall(loop.body, m.Yield())}), None)
+
+
 def _on_some_calls_only(function: FunctionInfo, node: cst.CSTNode) -> bool:
     """Whether ``node`` in ``function``'s body runs on some of its calls only: in the body of an ``if`` that picks
     calls by a count (``if self.step % 10 == 0``), waits for one value (``if count == 140``), or stops the training
@@ -1414,7 +1432,7 @@ HEAVY_APPLICATION_GMACS = 0.05  # a MobileNetV2 on 96-pixel images, a MobileNet 
 # `tfds.load("fashion_mnist")`, `input_data.read_data_sets("MNIST_data")`, a repo's `load_mnist()`): their side in
 # pixels. Not CIFAR's 32: models trained on it are often deep or wide (DenseNets of 12-filter layers, GANs of
 # 256-filter ones), which a count of layers does not show.
-SMALL_IMAGE_DATASETS = {"mnist": 28}
+SMALL_IMAGE_DATASETS = {"mnist": 28, "cifar": 32}
 # Where a model declares the shape of its inputs: (batch,) height, width, channels.
 INPUT_DECLARATIONS = frozenset({"input", "inputlayer", "placeholder"})
 HEAVY_DENSE = 12
@@ -3135,9 +3153,13 @@ class SourceQueries:
         generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
         generators += self._overrides_called(site, generators)
         if makers or generators:
-            # A generator that passes on a Keras image iterator's batches reads and augments images all the same.
-            return makers + generators, any(self._is_keras_image_iterator(call) for maker in makers + generators
-                                            for call in self.calls_in(maker))
+            # A generator that passes on a Keras image iterator's batches reads and augments images all the same,
+            # whether it makes the iterator or is handed it (`crop_generator(train_iterator, size)`).
+            handed = [found for generator in generators if depth
+                      for found in self._iterated_arguments(site, generator, depth - 1)]
+            return makers + generators + [f for found, _ in handed for f in found], any(
+                self._is_keras_image_iterator(call) for maker in makers + generators
+                for call in self.calls_in(maker)) or any(keras_images for _, keras_images in handed)
         if depth == 0:
             return None
         for callee in self.callees_of(site):
@@ -3154,6 +3176,19 @@ class SourceQueries:
                     if found is not None:
                         return found
         return None
+
+    def _iterated_arguments(self, site: CallSite, generator: FunctionInfo,
+                            depth: int) -> Iterator[tuple[list[FunctionInfo], bool]]:
+        """What :meth:`batch_makers` says of the batch sources ``site`` hands ``generator`` for parameters it takes
+        items from (``next(batches)``, ``for x in batches``)."""
+        passed = _arguments_by_parameter(site.node, _all_parameter_names(generator.node))
+        iterated = {call.args[0].value.value for call in m.findall(generator.node.body, _NEXT_CALL)
+                    if isinstance(call.args[0].value, cst.Name)}
+        iterated |= {loop.iter.value for loop in m.findall(generator.node.body, m.For(iter=m.Name()))}
+        for parameter in iterated & passed.keys():
+            found = self.batch_makers(site.module, site.node, passed[parameter], depth)
+            if found is not None:
+                yield found
 
     def _overrides_called(self, site: CallSite, generators: list[FunctionInfo]) -> list[FunctionInfo]:
         """The receiver's own methods that inherited ``generators`` call through ``self``: bert4keras'
@@ -3384,7 +3419,22 @@ class SourceQueries:
                     c for site in calls for f in self.callees_of(site)
                     for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
                 return FedBatches(feed, made, work)
+        for run in loop.session_runs:
+            feed = argument_value(run, "feed_dict", 1)
+            fetches = [run_call for value in _fed_values(feed, bindings) if isinstance(value, cst.Name)
+                       for run_call in bindings.get(value.value, ()) if self._fetches_next_element(loop, run_call)]
+            if fetches:
+                return FedBatches(feed, fetches[:1], [], fetched=True)
         return None
+
+    def _fetches_next_element(self, loop: TrainingLoop, expression: cst.BaseExpression) -> bool:
+        """Whether ``expression`` is a graph run of an input pipeline's next element: ``sess.run(next_batch)`` where
+        ``next_batch = iterator.get_next()``."""
+        if not m.matches(expression, m.Call(func=m.Attribute(attr=m.Name("run")), args=[m.Arg(m.Name()),
+                                                                                         m.ZeroOrMore()])):
+            return False
+        bound = self.bound_call(loop.module, expression, expression.args[0].value.value)
+        return bound is not None and m.matches(bound.node.func, m.Attribute(attr=m.Name("get_next")))
 
     def acting_environment(self, site: CallSite) -> CallSite | None:
         """Where the programs that run ``site`` (a model's construction, a graph's update) make a reinforcement-
@@ -3470,8 +3520,10 @@ class SourceQueries:
         made = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
         if made is not None and any(_inside(site.module, made.node, loop) for loop in nest):
             return None  # a new model each iteration: the loop iterates training runs, one call each
-        reason = _one_sample(site.module, data, site.node) or next(
-            (walked for loop in nest if (walked := self._walked_element(site.module, loop, data))), None)
+        reason = self._one_sample_given(site, data) or next(
+            (walked for loop in nest if (walked := self._walked_element(site.module, loop, data)
+                                         or _one_batch_sliced(site.module, loop, data, site.node)
+                                         or self._drawn_each_iteration(site.module, loop, data))), None)
         if reason is None:
             return None
         calls, depth = [site], CALL_DEPTH
@@ -3484,6 +3536,19 @@ class SourceQueries:
                      for caller in self.callers_of(call.function) if not _every_n_steps(caller)]
             depth -= 1
         return None
+
+    def _one_sample_given(self, site: CallSite, data: cst.BaseExpression) -> str | None:
+        """Why ``data``, passed to ``site``, is one sample (:func:`_one_sample`): there, or, for a parameter of
+        the function around ``site``, where a caller passes it (``self.predict(s.reshape(1, n))`` for a
+        ``predict(self, s)`` that runs the model's)."""
+        reason = _one_sample(site.module, data, site.node)
+        function = site.function
+        if reason is not None or not isinstance(data, cst.Name) or function is None or \
+                data.value not in _called_parameters(function):
+            return reason
+        return next((reason for caller in self.callers_of(function)
+                     if (given := _arguments_by_parameter(caller.node, _called_parameters(function)).get(data.value))
+                     is not None and (reason := _one_sample(caller.module, given, caller.node))), None)
 
     def _during_training(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs while a model trains: its iterations train (an agent's episode loop, a replay loop
@@ -3524,6 +3589,16 @@ class SourceQueries:
                 loop.target) or m.matches(loop.iter, m.Call(func=m.Name("range")) | m.List() | m.Tuple()):
             return None  # (`for data in [x, x_flipped]:` walks whole datasets the source lists)
         return f"`{data.value}`, an element of `{module.node_code(loop.iter)}`"
+
+    def _drawn_each_iteration(self, module: ModuleInfo, loop: cst.For | cst.While,
+                              data: cst.BaseExpression) -> str | None:
+        """``data`` is a name the loop's body binds to a random draw (a GAN's batch of noise): new each iteration."""
+        if not isinstance(data, cst.Name):
+            return None
+        drawn = [value for value in _loop_bindings(loop.body).get(data.value, ()) if isinstance(value, cst.Call)
+                 and id(value) in self._call_at and any(n.startswith(HOST_RANDOM)
+                                                        for n in self._call_at[id(value)].names)]
+        return f"`{data.value}`, drawn each iteration (`{module.node_code(drawn[0].func)}`)" if drawn else None
 
     def extra_session_runs(self, loop: TrainingLoop) -> list[cst.Call]:
         """Graph runs a TensorFlow 1.x loop makes besides its training runs, once per iteration: ``loss.eval(feed)``
@@ -3835,8 +3910,13 @@ class SourceQueries:
                     and site.node.func.attr.value in WAITING_METHODS)]
 
     def python_work(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
-        """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work: I/O, or
-        array and image computation in NumPy, PIL or OpenCV (not draws of the order samples come in)."""
+        """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work for each item
+        it hands out: I/O, or array and image computation in NumPy, PIL or OpenCV (not draws of the order samples
+        come in). A generator's work before the loop that yields runs once per pass over the data (the indices
+        shuffled each epoch), not per item."""
+        loop = _yielding_loop(function.function) if function.function is not None else None
+        if loop is not None:
+            function = MappedFunction(loop, function.module, None)
         return [site for site in self.calls_run_by(function, depth) if not site.names <= ORDER_DRAWS
                 and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
 
@@ -3973,11 +4053,15 @@ class SourceQueries:
     def host_costs(self, function: FunctionInfo, every_call: bool = False,
                    device_waited: bool = False) -> dict[str, cst.CSTNode]:
         """What ``function``'s own calls cost on the host (I/O, printing, syncs, saving...), first call per kind;
-        ``every_call``: only what runs on every call of it (see :func:`_on_some_calls_only`); ``device_waited``:
-        the device is waited for before ``function`` runs, so reading a value there waits no longer."""
+        ``every_call``: only what runs on every call of it (see :func:`_on_some_calls_only`), or of a generator, on
+        every item it yields; ``device_waited``: the device is waited for before ``function`` runs, so reading a
+        value there waits no longer."""
         found: dict[str, cst.CSTNode] = {}
+        loop = _yielding_loop(function) if every_call else None
+        per_item = {id(call) for call in m.findall(loop, m.Call())} if loop is not None else None
         for site in self.calls_in(function):
-            if every_call and _on_some_calls_only(function, site.node):
+            if every_call and (_on_some_calls_only(function, site.node)
+                               or (per_item is not None and id(site.node) not in per_item)):
                 continue
             what = next((label for name, label in COSTLY_NAMES.items() for callee in site.names
                          if callee == name or (name.endswith(".") and callee.startswith(name))), None)
@@ -4459,9 +4543,11 @@ class SourceQueries:
                 if self._applies_again(call, callee, reapplied):
                     continue
                 arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
-                methods = [callee] if callee.name != "__init__" else [
-                    f for c in self._classes_named(frozenset({callee.class_key}))
-                    for f in self._methods_run_by_framework(c)]
+                # Constructing a framework's layer or model runs the methods the framework calls (`build`, `call`);
+                # constructing a plain Python class runs its `__init__` only.
+                methods = [callee] if callee.name != "__init__" or not self._extends_library_class(
+                    callee.class_key) else [f for c in self._classes_named(frozenset({callee.class_key}))
+                                            for f in self._methods_run_by_framework(c)]
                 # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
                 times = weight * (self._repeat_count(call, passed) if _repeated(call.module, call.node) and
                                   argument_value(call.node, "reuse") is None else 1)
@@ -4585,6 +4671,12 @@ class SourceQueries:
         StandardizedConv2D(Conv2D)``): an instance is one of those."""
         return [base for base in self._inherited_bases(names) if base.startswith("keras.layers.") and base.rsplit(
             ".", 1)[-1].lower() in CONVOLUTION_LAYERS | DENSE_LAYERS.keys()]
+
+    def _extends_library_class(self, class_key: str) -> bool:
+        """Whether a repo class extends, itself or through its repo bases, a class of a library (Keras' ``Layer``,
+        Sonnet's ``AbstractModule``), not only ``object``."""
+        return any(base not in PLAIN_BASES and not self._classes_named(frozenset({base}))
+                   for base in self._inherited_bases(frozenset({class_key})))
 
     def _inherited_bases(self, names: frozenset[str]) -> list[str]:
         """The bases of the repo classes ``names`` refers to, and of the repo classes those extend, in turn."""
@@ -5607,6 +5699,32 @@ def _one_sample(module: ModuleInfo, data: cst.BaseExpression, call: cst.Call) ->
     parent = module.parent(call)
     if m.matches(parent, m.Subscript(slice=[m.SubscriptElement(m.Index(m.Integer("0")))])) and parent.value is call:
         return f"one sample: only the first row of the result is read (`{module.node_code(parent)}`)"
+    return None
+
+
+def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.BaseExpression,
+                      call: cst.Call) -> str | None:
+    """Why ``data``, passed to ``call`` in ``loop``, is one batch: it is computed (in the loop's body) from a slice as
+    wide as the batch the call is given (``x[i:i + batch_size]`` with ``batch_size=batch_size``)."""
+    size = argument_value(call, "batch_size")
+    if size is None:
+        return None
+    width = module.node_code(size)
+    bindings = _loop_bindings(loop.body)
+    pending, seen = [data], set()
+    while pending:
+        expression = pending.pop()
+        for element in m.findall(expression, m.SubscriptElement(slice=m.Slice(upper=m.BinaryOperation()))):
+            lower, upper = element.slice.lower, element.slice.upper
+            spans = {f"{module.node_code(lower)} + {width}"} if lower is not None else set()
+            if m.matches(lower, m.BinaryOperation(operator=m.Multiply())):
+                spans.add(f"({module.node_code(lower.left)} + 1) * {width}")
+            if module.node_code(upper) in spans:
+                return f"one batch of `{width}` sliced each iteration (`{module.node_code(upper)}`)"
+        for name in m.findall(expression, m.Name()):
+            if name.value not in seen:
+                seen.add(name.value)
+                pending += bindings.get(name.value, [])
     return None
 
 
