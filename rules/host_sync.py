@@ -386,11 +386,14 @@ class HostSync(Rule):
                     if forward is None:
                         forward = [e for e in ctx.queries.host_calls_in(loop.module, loop.node.body) if e.in_forward]
                     yield self._finding(ctx, loop, sync, forward)
+        # One finding per function that copies (an actor's and a critic's target updates are two fixes), at its first
+        # copy.
         copies: dict[int, tuple[TrainingLoop, CallSite]] = {}
         for loop in [*ctx.queries.training_loops, *ctx.queries.keras_batch_loops, *ctx.queries.session_loops]:
-            site = next((s for s in ctx.queries.per_step_calls(loop) if m.matches(s.node, WEIGHT_COPY)), None)
-            if site is not None:
-                copies.setdefault(id(site.node), (loop, site))
+            for site in ctx.queries.per_step_calls(loop):
+                if m.matches(site.node, WEIGHT_COPY):
+                    copies.setdefault(id(site.function.node if site.function is not None else loop.node),
+                                      (loop, site))
         for loop, site in copies.values():
             yield self._weight_copy_finding(ctx, loop, site)
         for loop in ctx.queries.session_loops:

@@ -5263,3 +5263,37 @@ def test_a_small_cnn_on_cifar_is_not_heavy():
         model.fit(x_train, y_train, batch_size=64, epochs=50)
         """}, "TFC001")
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+
+
+def test_each_networks_target_update_through_numpy_is_its_own_finding():
+    # DDPG: the actor's and the critic's soft target updates copy weights through NumPy every step; two fixes.
+    networks = """
+        from tensorflow import keras
+
+        class {name}:
+            def __init__(self, tau):
+                self.tau = tau
+                self.model = keras.Sequential([keras.layers.Dense(300, activation="relu"), keras.layers.Dense(1)])
+                self.model.compile(optimizer="adam", loss="mse")
+                self.target_model = keras.models.clone_model(self.model)
+
+            def target_train(self):
+                weights = self.model.get_weights()
+                target_weights = self.target_model.get_weights()
+                for i in range(len(weights)):
+                    target_weights[i] = self.tau * weights[i] + (1 - self.tau) * target_weights[i]
+                self.target_model.set_weights(target_weights)
+        """
+    findings = _findings({"actor.py": networks.format(name="Actor"), "critic.py": networks.format(name="Critic"),
+                          "train.py": """
+        from actor import Actor
+        from critic import Critic
+
+        actor, critic = Actor(0.001), Critic(0.001)
+        for step in range(100000):
+            critic.model.train_on_batch(states, targets)
+            actor.model.train_on_batch(states, actions)
+            actor.target_train()
+            critic.target_train()
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "actor.py", 11), ("TFH004", "critic.py", 11)]
