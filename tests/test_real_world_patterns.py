@@ -5191,61 +5191,6 @@ def test_keras_predict_of_a_cloned_target_network_per_replayed_transition():
     assert _where(findings) == [("TFH007", "dqn.py", 11), ("TFH007", "dqn.py", 12)]
 
 
-def test_a_plain_model_class_counts_only_the_network_it_builds():
-    # Constructing `Small` runs its `__init__`, not the base's other methods (which would build every subclass's
-    # network through `self.create_model()`): a 32-filter net stays below the mixed-precision threshold.
-    findings = _findings({"models.py": """
-        from keras.layers import Conv2D, Input
-        from keras.models import Model
-
-        class Base(object):
-            def __init__(self, name):
-                self.name = name
-                self.model = None
-
-            def create_model(self):
-                return Input(shape=(None, None, 3))
-
-            def fit(self, images, targets):
-                if self.model is None:
-                    self.create_model()
-                self.model.fit(images, targets, epochs=10)
-
-        class Large(Base):
-            def create_model(self):
-                x = init = super(Large, self).create_model()
-                for _ in range(12):
-                    x = Conv2D(256, (3, 3), padding="same")(x)
-                self.model = Model(init, Conv2D(3, (3, 3), padding="same")(x))
-                return self.model
-
-        class Small(Base):
-            def __init__(self):
-                super(Small, self).__init__("small")
-
-            def create_model(self):
-                init = super(Small, self).create_model()
-                x = Conv2D(32, (3, 3), padding="same")(init)
-                self.model = Model(init, Conv2D(3, (3, 3), padding="same")(x))
-                return self.model
-        """, "train.py": """
-        from keras.models import Model
-        import models
-
-        student = models.Small()
-        student.create_model()
-        joint = Model(student.model.input, student.model.output)
-        joint.compile(optimizer="adam", loss="mse")
-        joint.fit(images, targets, batch_size=128, epochs=50)
-        """, "train_large.py": """
-        import models
-
-        models.Large("large").fit(images, targets)
-        """}, "TFC001")
-    assert [(f.location.path.as_posix(), f.confidence) for f in findings if f.location.path.name == "train.py"] == [
-        ("train.py", Confidence.POSSIBLE)]
-
-
 def test_a_small_cnn_on_cifar_is_not_heavy():
     # Four convolutions of 64+ filters on 32-pixel CIFAR images, 16 and 8 pixels after pooling: little to gain.
     findings = _findings({"cifar.py": """
@@ -5297,3 +5242,36 @@ def test_each_networks_target_update_through_numpy_is_its_own_finding():
             critic.target_train()
         """}, "TFH004")
     assert _where(findings) == [("TFH004", "actor.py", 11), ("TFH004", "critic.py", 11)]
+
+
+def test_a_sequence_taking_items_from_a_dataset_object_reads_its_images():
+    # The Sequence's batch is `self.dataset[j]` for each j: the dataset object's `__getitem__` reads the files.
+    findings = _findings({"train.py": """
+        import cv2
+        import numpy as np
+        from tensorflow import keras
+
+        class Dataset:
+            def __init__(self, paths):
+                self.paths = paths
+
+            def __getitem__(self, i):
+                image = cv2.cvtColor(cv2.imread(self.paths[i]), cv2.COLOR_BGR2RGB)
+                return image, cv2.imread(self.paths[i].replace("images", "masks"), 0)
+
+        class Loader(keras.utils.Sequence):
+            def __init__(self, dataset, batch_size=8):
+                self.dataset = dataset
+                self.batch_size = batch_size
+
+            def __getitem__(self, i):
+                data = [self.dataset[j] for j in range(i * self.batch_size, (i + 1) * self.batch_size)]
+                return tuple(np.stack(samples) for samples in zip(*data))
+
+            def __len__(self):
+                return 100
+
+        train_dataset = Dataset(train_paths)
+        model.fit(Loader(train_dataset), epochs=40)
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(26, Confidence.LIKELY)]

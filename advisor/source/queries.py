@@ -41,8 +41,6 @@ BATCH_METHODS = frozenset({"__next__", "__iter__", "__getitem__"})
 KERAS_FITS = frozenset({"fit", "fit_generator"})
 # Methods Keras (or TensorFlow, an Estimator's hooks, a thread's `start`) calls on a repo's objects whenever they are
 # used; not `train_step`, which runs only when code calls `fit` by name.
-# The base of a class that extends no library's: its methods run only where they are called.
-PLAIN_BASES = frozenset({"builtins.object", "object"})
 FRAMEWORK_CALLED_METHODS = frozenset({
     "call", "build", "get_config", "from_config", "compute_output_shape", "get_updates", "apply_gradients", "begin",
     "before_run", "after_run", "after_create_session", "end", "run"})
@@ -3913,12 +3911,28 @@ class SourceQueries:
         """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work for each item
         it hands out: I/O, or array and image computation in NumPy, PIL or OpenCV (not draws of the order samples
         come in). A generator's work before the loop that yields runs once per pass over the data (the indices
-        shuffled each epoch), not per item."""
-        loop = _yielding_loop(function.function) if function.function is not None else None
+        shuffled each epoch), not per item. Items taken from a repo object (``self.dataset[i]``) bring the work of
+        its class's ``__getitem__``."""
+        owner = function.function
+        loop = _yielding_loop(owner) if owner is not None else None
         if loop is not None:
             function = MappedFunction(loop, function.module, None)
-        return [site for site in self.calls_run_by(function, depth) if not site.names <= ORDER_DRAWS
+        sites = self.calls_run_by(function, depth)
+        if owner is not None and depth:
+            sites += [site for getitem in self._items_read(owner, function.body)
+                      for site in self.calls_run_by(MappedFunction(getitem.node.body, getitem.module, getitem),
+                                                    depth - 1)]
+        return [site for site in sites if not site.names <= ORDER_DRAWS
                 and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
+
+    def _items_read(self, method: FunctionInfo, body: cst.CSTNode) -> list[FunctionInfo]:
+        """The ``__getitem__`` methods of the repo classes whose objects ``body`` (of ``method``) takes items from
+        through an attribute of ``self`` (``self.dataset[i]``, the dataset the constructor was given)."""
+        attributes = {node.value.attr.value for node in m.findall(body, m.Subscript(
+            value=m.Attribute(value=m.Name("self"), attr=m.Name())))}
+        return [getitem for attribute in sorted(attributes)
+                for cls_info in self._attribute_classes(method.class_key, attribute, CALL_DEPTH)
+                for getitem in self._methods_of_class(cls_info, "__getitem__")]
 
     def background_producer(self, function: MappedFunction) -> CallSite | None:
         """Where a Python batch source hands the making of its batches to background workers and takes them from
@@ -4543,11 +4557,9 @@ class SourceQueries:
                 if self._applies_again(call, callee, reapplied):
                     continue
                 arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
-                # Constructing a framework's layer or model runs the methods the framework calls (`build`, `call`);
-                # constructing a plain Python class runs its `__init__` only.
-                methods = [callee] if callee.name != "__init__" or not self._extends_library_class(
-                    callee.class_key) else [f for c in self._classes_named(frozenset({callee.class_key}))
-                                            for f in self._methods_run_by_framework(c)]
+                methods = [callee] if callee.name != "__init__" else [
+                    f for c in self._classes_named(frozenset({callee.class_key}))
+                    for f in self._methods_run_by_framework(c)]
                 # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
                 times = weight * (self._repeat_count(call, passed) if _repeated(call.module, call.node) and
                                   argument_value(call.node, "reuse") is None else 1)
@@ -4671,12 +4683,6 @@ class SourceQueries:
         StandardizedConv2D(Conv2D)``): an instance is one of those."""
         return [base for base in self._inherited_bases(names) if base.startswith("keras.layers.") and base.rsplit(
             ".", 1)[-1].lower() in CONVOLUTION_LAYERS | DENSE_LAYERS.keys()]
-
-    def _extends_library_class(self, class_key: str) -> bool:
-        """Whether a repo class extends, itself or through its repo bases, a class of a library (Keras' ``Layer``,
-        Sonnet's ``AbstractModule``), not only ``object``."""
-        return any(base not in PLAIN_BASES and not self._classes_named(frozenset({base}))
-                   for base in self._inherited_bases(frozenset({class_key})))
 
     def _inherited_bases(self, names: frozenset[str]) -> list[str]:
         """The bases of the repo classes ``names`` refers to, and of the repo classes those extend, in turn."""
