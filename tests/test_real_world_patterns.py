@@ -5275,3 +5275,26 @@ def test_a_sequence_taking_items_from_a_dataset_object_reads_its_images():
         model.fit(Loader(train_dataset), epochs=40)
         """}, "TFD004")
     assert [(f.location.line, f.confidence) for f in findings] == [(26, Confidence.LIKELY)]
+
+
+def test_a_keras_image_iterator_handed_to_the_method_that_fits():
+    # The model class fits whatever iterator it is handed; the script hands it an ImageDataGenerator's.
+    findings = _findings({"models/vae.py": """
+        class VAE:
+            def __init__(self, model):
+                self.model = model
+
+            def train_with_generator(self, data_flow, epochs, steps):
+                self.model.fit_generator(data_flow, steps_per_epoch=steps, epochs=epochs)
+        """, "train.py": """
+        from tensorflow import keras
+        from models.vae import VAE
+
+        model = keras.Sequential([keras.layers.Conv2D(64, 3), keras.layers.Flatten(), keras.layers.Dense(200)])
+        model.compile(optimizer="adam", loss="mse")
+        data_gen = keras.preprocessing.image.ImageDataGenerator(rescale=1 / 255)
+        data_flow = data_gen.flow_from_directory("celeb", target_size=(128, 128), batch_size=32, class_mode="input")
+        VAE(model).train_with_generator(data_flow, epochs=200, steps=1000)
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("models/vae.py", 6, Confidence.LIKELY)]

@@ -3135,7 +3135,7 @@ class SourceQueries:
         if isinstance(expression, cst.Name):
             bound = self.bound_call(module, near, expression.value)
             if bound is None:
-                return None
+                return self._batch_makers_passed(module, near, expression.value, depth)
             position = _unpacked_position(self.index.assignment_of(bound.node), expression.value)
             expression = bound.node
         site = self._call_at.get(id(expression)) if isinstance(expression, cst.Call) else None
@@ -3173,6 +3173,21 @@ class SourceQueries:
                     found = self.batch_makers(callee.module, call, call, depth - 1)
                     if found is not None:
                         return found
+        return None
+
+    def _batch_makers_passed(self, module: ModuleInfo, near: cst.CSTNode, parameter: str,
+                             depth: int) -> tuple[list[FunctionInfo], bool] | None:
+        """What :meth:`batch_makers` says of what the callers of the function around ``near`` pass for its
+        ``parameter`` (``def train_with_generator(self, data_flow): self.model.fit_generator(data_flow)``, given a
+        Keras image iterator by the notebook that calls it)."""
+        function = self.enclosing_function(module, near)
+        if function is None or depth == 0 or parameter not in _called_parameters(function):
+            return None
+        for caller in self.callers_of(function):
+            passed = _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter)
+            found = self.batch_makers(caller.module, caller.node, passed, depth - 1) if passed is not None else None
+            if found is not None:
+                return found
         return None
 
     def _iterated_arguments(self, site: CallSite, generator: FunctionInfo,
