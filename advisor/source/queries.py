@@ -1428,8 +1428,8 @@ APPLICATION_SIDE = 224
 HEAVY_APPLICATION_GMACS = 0.05  # a MobileNetV2 on 96-pixel images, a MobileNet on 64-pixel ones
 # Datasets of small images, by a word in the loader's name or a string it is given (`keras.datasets.mnist`,
 # `tfds.load("fashion_mnist")`, `input_data.read_data_sets("MNIST_data")`, a repo's `load_mnist()`): their side in
-# pixels. Not CIFAR's 32: models trained on it are often deep or wide (DenseNets of 12-filter layers, GANs of
-# 256-filter ones), which a count of layers does not show.
+# pixels. CIFAR's 32 asks for a deep network (DEEP_CONVOLUTIONS), not nothing: a 4-layer 64-128-filter CNN gains
+# little, a ResNet or a GAN of many 256-filter layers still counts as heavy.
 SMALL_IMAGE_DATASETS = {"mnist": 28, "cifar": 32}
 # Where a model declares the shape of its inputs: (batch,) height, width, channels.
 INPUT_DECLARATIONS = frozenset({"input", "inputlayer", "placeholder"})
