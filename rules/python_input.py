@@ -229,7 +229,7 @@ class PythonInput(Rule):
             elif fed is not None and ctx.queries.environment_step(loop) is None:
                 # An agent feeds the transitions it just played (or samples its replay memory): no reader could
                 # make those ahead of the step.
-                yield self._feed_finding(ctx, loop, fed)
+                yield (self._round_trip_finding if fed.fetched else self._feed_finding)(ctx, loop, fed)
 
     def _generator_finding(self, ctx: RuleContext, source: Stage, pipelines: list[Pipeline]) -> Finding:
         sinks = ", ".join(dict.fromkeys(f"{p.sink.role} at {p.sink.module.location(p.sink.node).display}"
@@ -290,8 +290,6 @@ class PythonInput(Rule):
     def _feed_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches) -> Finding:
         module = loop.module
         made = ", ".join(dict.fromkeys(f"`{_brief(module.node_code(e))}`" for e in fed.made[:3]))
-        if fed.fetched:
-            return self._round_trip_finding(ctx, loop, fed, made)
         evidence = [Evidence.source(f"the loop makes each batch in Python ({made}) and feeds it through `feed_dict`")]
         if fed.work:
             evidence.append(Evidence.source("which reads or decodes on the host: " + ", ".join(_calls_named(fed.work))))
@@ -308,10 +306,11 @@ class PythonInput(Rule):
                                          Verdict(confidence, typical("prefetch"), tuple(evidence)))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
-    def _round_trip_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches, fetch: str) -> Finding:
+    def _round_trip_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches) -> Finding:
         module = loop.module
-        evidence = (Evidence.source(f"each batch is fetched out of the input pipeline ({fetch}) and fed back through "
-                                    "`feed_dict`"),)
+        fetch = _brief(module.node_code(fed.made[0]))
+        evidence = (Evidence.source(f"each batch is fetched out of the input pipeline (`{fetch}`) and fed back "
+                                    "through `feed_dict`"),)
         message = (f"The training loop at {module.location(loop.node).display} runs the graph once to fetch each "
                    "batch from its `tf.data` iterator into NumPy, then again to train on it, copying the batch into "
                    "host memory and back every step. Build the model on the iterator's `get_next()` tensors "

@@ -2331,6 +2331,12 @@ class SourceQueries:
     def callers_of(self, function: FunctionInfo) -> list[CallSite]:
         return self._callers.get(id(function.node), [])
 
+    def _passed_for(self, function: FunctionInfo, parameter: str) -> list[tuple[CallSite, cst.BaseExpression]]:
+        """What the calls of ``function`` that pass its ``parameter`` pass for it, with each call."""
+        return [(caller, argument) for caller in self.callers_of(function)
+                if (argument := _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter))
+                is not None]
+
     @cached_property
     def _methods_named(self) -> dict[str, list[FunctionInfo]]:
         methods: dict[str, list[FunctionInfo]] = {}
@@ -3183,18 +3189,14 @@ class SourceQueries:
         function = self.enclosing_function(module, near)
         if function is None or depth == 0 or parameter not in _called_parameters(function):
             return None
-        for caller in self.callers_of(function):
-            passed = _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter)
-            found = self.batch_makers(caller.module, caller.node, passed, depth - 1) if passed is not None else None
-            if found is not None:
-                return found
-        return None
+        return next((found for caller, passed in self._passed_for(function, parameter)
+                     if (found := self.batch_makers(caller.module, caller.node, passed, depth - 1)) is not None), None)
 
     def _iterated_arguments(self, site: CallSite, generator: FunctionInfo,
                             depth: int) -> Iterator[tuple[list[FunctionInfo], bool]]:
         """What :meth:`batch_makers` says of the batch sources ``site`` hands ``generator`` for parameters it takes
         items from (``next(batches)``, ``for x in batches``)."""
-        passed = _arguments_by_parameter(site.node, _all_parameter_names(generator.node))
+        passed = _arguments_by_parameter(site.node, _called_parameters(generator))
         iterated = {call.args[0].value.value for call in m.findall(generator.node.body, _NEXT_CALL)
                     if isinstance(call.args[0].value, cst.Name)}
         iterated |= {loop.iter.value for loop in m.findall(generator.node.body, m.For(iter=m.Name()))}
@@ -3559,9 +3561,8 @@ class SourceQueries:
         if reason is not None or not isinstance(data, cst.Name) or function is None or \
                 data.value not in _called_parameters(function):
             return reason
-        return next((reason for caller in self.callers_of(function)
-                     if (given := _arguments_by_parameter(caller.node, _called_parameters(function)).get(data.value))
-                     is not None and (reason := _one_sample(caller.module, given, caller.node))), None)
+        return next((reason for caller, given in self._passed_for(function, data.value)
+                     if (reason := _one_sample(caller.module, given, caller.node))), None)
 
     def _during_training(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs while a model trains: its iterations train (an agent's episode loop, a replay loop
@@ -4240,9 +4241,8 @@ class SourceQueries:
         """The model constructions behind what the callers of ``function`` pass for ``parameter``: a name bound to a
         builder's result (``resnet = get_resnet()``, then ``train(resnet, ...)``), followed through callers that
         pass on a parameter of their own."""
-        return [construction for caller in self.callers_of(function)
-                for construction in self._argument_constructions(caller, _arguments_by_parameter(
-                    caller.node, _called_parameters(function)).get(parameter), depth)]
+        return [construction for caller, argument in self._passed_for(function, parameter)
+                for construction in self._argument_constructions(caller, argument, depth)]
 
     def _argument_constructions(self, site: CallSite, argument: cst.BaseExpression | None,
                                 depth: int) -> list[CallSite]:
@@ -4749,8 +4749,7 @@ class SourceQueries:
             elif passed is not None and passed.function is scope:
                 given = []  # the call leaves it to its default
             else:
-                given = [(caller, argument, None) for caller in self.callers_of(scope) if (
-                    argument := _arguments_by_parameter(caller.node, _called_parameters(scope)).get(expression.value))]
+                given = [(caller, argument, None) for caller, argument in self._passed_for(scope, expression.value)]
             default = _parameter_default(scope, expression.value)
             if not given and default is not None:
                 return self._callables(module, scope, default, None, depth - 1)
