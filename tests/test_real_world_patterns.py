@@ -5298,3 +5298,21 @@ def test_a_keras_image_iterator_handed_to_the_method_that_fits():
         """}, "TFD004")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("models/vae.py", 6, Confidence.LIKELY)]
+
+
+def test_keras_evaluate_on_a_batch_sliced_by_index_times_size_written_without_spaces():
+    findings = _findings({"train.py": """
+        from tensorflow import keras
+
+        def train(model, x, y, batch_size, epochs=10):
+            for epoch in range(epochs):
+                for i in range(x.shape[0] // batch_size):
+                    model.train_on_batch(x[i*batch_size:(i+1)*batch_size], y[i*batch_size:(i+1)*batch_size])
+                    model.evaluate(x[i*batch_size:(i+1)*batch_size], y[i*batch_size:(i+1)*batch_size],
+                                   batch_size=batch_size)
+
+        model = keras.Sequential([keras.layers.Dense(64), keras.layers.Dense(50)])
+        model.compile(optimizer="adam", loss="mse")
+        train(model, features, targets, 64)
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "train.py", 7)]

@@ -5729,18 +5729,21 @@ def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.B
     size = argument_value(call, "batch_size")
     if size is None:
         return None
-    width = module.node_code(size)
+    def code(node: cst.CSTNode) -> str:  # as written, without spaces (`bi+batch_size` is `bi + batch_size`)
+        return "".join(module.node_code(node).split())
+
+    width = code(size)
     bindings = _loop_bindings(loop.body)
     pending, seen = [data], set()
     while pending:
         expression = pending.pop()
         for element in m.findall(expression, m.SubscriptElement(slice=m.Slice(upper=m.BinaryOperation()))):
             lower, upper = element.slice.lower, element.slice.upper
-            spans = {f"{module.node_code(lower)} + {width}"} if lower is not None else set()
+            spans = {f"{code(lower)}+{width}"} if lower is not None else set()
             if m.matches(lower, m.BinaryOperation(operator=m.Multiply())):
-                spans.add(f"({module.node_code(lower.left)} + 1) * {width}")
-            if module.node_code(upper) in spans:
-                return f"one batch of `{width}` sliced each iteration (`{module.node_code(upper)}`)"
+                spans.add(f"({code(lower.left)}+1)*{width}")
+            if code(upper) in spans:
+                return f"one batch of `{module.node_code(size)}` sliced each iteration (`{module.node_code(upper)}`)"
         for name in m.findall(expression, m.Name()):
             if name.value not in seen:
                 seen.add(name.value)
