@@ -5191,6 +5191,44 @@ def test_keras_predict_of_a_cloned_target_network_per_replayed_transition():
     assert _where(findings) == [("TFH007", "dqn.py", 11), ("TFH007", "dqn.py", 12)]
 
 
+def test_keras_predict_reduced_to_one_action_by_argmax():
+    # The state is made a batch of one by a helper the loop calls; `np.argmax` over the whole result (no axis) picks
+    # one action: one sample per environment step. Over a batch, an axis says each row's (the replay's targets).
+    findings = _findings({"dqn.py": """
+        import gym
+        import numpy as np
+        from tensorflow import keras
+
+        class DQN:
+            def __init__(self):
+                self.env = gym.make("CartPole-v1")
+                self.model = keras.Sequential([keras.layers.Dense(24, activation="relu"), keras.layers.Dense(2)])
+                self.model.compile(optimizer="adam", loss="mse")
+
+            def preprocess(self, state):
+                return np.reshape(state, [1, 4])
+
+            def choose_action(self, state, epsilon):
+                if np.random.random() <= epsilon:
+                    return self.env.action_space.sample()
+                return np.argmax(self.model.predict(state))
+
+            def train(self, episodes):
+                for episode in range(episodes):
+                    state, done = self.preprocess(self.env.reset()), False
+                    while not done:
+                        action = self.choose_action(state, 0.1)
+                        next_state, reward, done, _ = self.env.step(action)
+                        next_state = self.preprocess(next_state)
+                        best = np.argmax(self.model.predict(batch_of_states), axis=1)
+                        self.model.train_on_batch(state, np.array([[reward, reward]]))
+                        state = next_state
+
+        DQN().train(1000)
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "dqn.py", 17)]
+
+
 def test_a_small_cnn_on_cifar_is_not_heavy():
     # Four convolutions of 64+ filters on 32-pixel CIFAR images, 16 and 8 pixels after pooling: little to gain.
     findings = _findings({"cifar.py": """

@@ -220,6 +220,8 @@ _ONE_SAMPLE = (_BATCH_OF_ONE
                | m.Call(func=m.Attribute(attr=m.Name("array") | m.Name("asarray")),
                         args=[m.Arg(m.List(elements=[m.Element()])), m.ZeroOrMore()])
                | m.List(elements=[m.Element()]))
+# `np.argmax(result)` with no axis: one index over the whole result.
+_ARGMAX_OF_ARGUMENT = m.Call(func=m.Attribute(attr=m.Name("argmax")) | m.Name("argmax"), args=[m.Arg(keyword=None)])
 # What runs Python in the background: threads, processes and their pools (Keras' enqueuers are known by name).
 BACKGROUND_WORKERS = ("threading.Thread", "multiprocessing.Process", "multiprocessing.Pool", "multiprocessing.pool.",
                       "concurrent.futures.")
@@ -5712,13 +5714,18 @@ def _loop_nest(module: ModuleInfo, node: cst.CSTNode) -> list[cst.For | cst.Whil
 def _one_sample(module: ModuleInfo, data: cst.BaseExpression, call: cst.Call) -> str | None:
     """Why ``data``, passed to ``call``, is one sample made into a batch (``state[np.newaxis]``,
     ``np.expand_dims(x, 0)``, ``x.reshape(1, -1)``, ``np.array([x])``), or why the call's result is read as one
-    (``model.predict(x)[0]``); None when neither shows."""
+    (``model.predict(x)[0]``; ``np.argmax(model.predict(x))``, one index over the whole result: one action for one
+    state); None when neither shows."""
     code = module.node_code(data)
     if m.matches(data, _ONE_SAMPLE):
         return f"one sample made a batch (`{code}`)"
     parent = module.parent(call)
     if m.matches(parent, m.Subscript(slice=[m.SubscriptElement(m.Index(m.Integer("0")))])) and parent.value is call:
         return f"one sample: only the first row of the result is read (`{module.node_code(parent)}`)"
+    reduction = module.parent(parent)
+    if m.matches(parent, m.Arg(keyword=None)) and m.matches(reduction, _ARGMAX_OF_ARGUMENT) or m.matches(
+            parent, m.Attribute(attr=m.Name("argmax"))) and m.matches(reduction, m.Call(args=[])):
+        return f"one sample: the result is reduced to one index (`{module.node_code(reduction)}`)"
     return None
 
 
