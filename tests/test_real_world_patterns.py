@@ -5229,6 +5229,83 @@ def test_keras_predict_reduced_to_one_action_by_argmax():
     assert _where(findings) == [("TFH007", "dqn.py", 17)]
 
 
+def test_keras_fit_on_a_replay_minibatch_and_predict_through_a_brain_object_per_environment_step():
+    # Each environment step: `act` -> `predict_one` -> `predict` on one state (three calls from the loop), and
+    # `replay` fits the brain on a minibatch its memory draws (`random.sample`), through `Brain.train`'s parameters,
+    # with Keras 1's `nb_epoch`. `agent.brain.predict(states)` is the repo's own method, not Keras' (the finding is
+    # where the brain runs the model's).
+    findings = _findings({"dqn.py": """
+        import random
+        import gym
+        import numpy as np
+        from keras.models import Sequential
+        from keras.layers import Dense
+
+        class Brain:
+            def __init__(self, state_count, action_count):
+                self.state_count = state_count
+                self.model = Sequential([Dense(64, activation="relu"), Dense(action_count)])
+                self.model.compile(loss="mse", optimizer="rmsprop")
+
+            def train(self, x, y, epoch=1):
+                self.model.fit(x, y, batch_size=64, nb_epoch=epoch, verbose=0)
+
+            def predict(self, s):
+                return self.model.predict(s)
+
+            def predict_one(self, s):
+                return self.predict(s.reshape(1, self.state_count)).flatten()
+
+        class Memory:
+            def __init__(self):
+                self.samples = []
+
+            def sample(self, n):
+                return random.sample(self.samples, min(n, len(self.samples)))
+
+        class Agent:
+            def __init__(self, state_count, action_count):
+                self.brain = Brain(state_count, action_count)
+                self.memory = Memory()
+
+            def act(self, s):
+                return np.argmax(self.brain.predict_one(s))
+
+            def replay(self):
+                batch = self.memory.sample(64)
+                states = np.array([o[0] for o in batch])
+                q = agent.brain.predict(states)
+                x = np.zeros((len(batch), 4))
+                y = np.zeros((len(batch), 2))
+                for i, (s, a, r) in enumerate(batch):
+                    x[i] = s
+                    y[i] = q[i]
+                    y[i][a] = r
+                self.brain.train(x, y)
+
+        class RandomAgent:
+            def act(self, s):
+                return random.randint(0, 1)
+
+            def replay(self):
+                pass
+
+        def run(env, agent):
+            s, done = env.reset(), False
+            while not done:
+                a = agent.act(s)
+                s, r, done, _ = env.step(a)
+                agent.replay()
+
+        env = gym.make("CartPole-v1")
+        agent = Agent(4, 2)
+        run(env, RandomAgent())
+        while True:
+            run(env, agent)
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "dqn.py", 14), ("TFH007", "dqn.py", 17)]
+
+
 def test_a_small_cnn_on_cifar_is_not_heavy():
     # Four convolutions of 64+ filters on 32-pixel CIFAR images, 16 and 8 pixels after pooling: little to gain.
     findings = _findings({"cifar.py": """

@@ -197,7 +197,7 @@ KERAS_DATASET_METHODS = {  # with the keywords each takes
     "fit": frozenset({"x", "y", "batch_size", "epochs", "verbose", "callbacks", "validation_split", "validation_data",
                       "shuffle", "class_weight", "sample_weight", "initial_epoch", "steps_per_epoch",
                       "validation_steps", "validation_batch_size", "validation_freq", "max_queue_size", "workers",
-                      "use_multiprocessing"}),
+                      "use_multiprocessing", "nb_epoch"}),  # (Keras 1's name for epochs)
     "predict": frozenset({"x", "batch_size", "verbose", "steps", "callbacks", "max_queue_size", "workers",
                           "use_multiprocessing"}),
     "evaluate": frozenset({"x", "y", "batch_size", "verbose", "sample_weight", "steps", "callbacks", "max_queue_size",
@@ -779,6 +779,8 @@ def _assigned_in(block: cst.CSTNode | None) -> set[str]:
 NUMPY_CALL = m.Call(func=m.Attribute(attr=m.Name("numpy")), args=[])  # `t.numpy()`: reads a tensor's value
 # Random numbers drawn in Python: `np.random.choice`, `random.sample`.
 HOST_RANDOM = ("numpy.random.", "random.")
+# Draws of items from a collection or a range: what a replay memory's minibatch is sampled with.
+ITEM_DRAWS = ("random.sample", "random.choices", "numpy.random.choice", "numpy.random.randint")
 _VALUE_CONVERSION = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()])
 _LIST_GROWTH = m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend")))
 _PRINT = m.Call(func=m.Name("print"))
@@ -3498,7 +3500,7 @@ class SourceQueries:
             if method not in KERAS_DATASET_METHODS or data is None or not self._keras_model_receiver(site):
                 continue
             keywords = {arg.keyword.value for arg in site.node.args if arg.keyword is not None}
-            epochs = literal(argument_value(site.node, "epochs"))
+            epochs = literal(argument_value(site.node, "epochs") or argument_value(site.node, "nb_epoch"))
             if not keywords <= KERAS_DATASET_METHODS[method] or isinstance(epochs, int) and epochs > 1:
                 continue  # a method of the repo's own model class (`predict(text, encode=True)`), a training run
             if _every_n_steps(site):
@@ -3517,6 +3519,10 @@ class SourceQueries:
             made = self._bindings.get(("attr", _owner_class(site.function), receiver.attr.value), [])
         elif isinstance(receiver, cst.Name) and (bound := self.bound_call(site.module, site.node, receiver.value)):
             made = [bound]
+        elif m.matches(receiver, m.Attribute(value=m.Name(), attr=m.Name())):  # `agent.brain.predict(...)`
+            holder = self.bound_call(site.module, site.node, receiver.value.value)
+            made = [assigned for cls_info in self._classes_named(holder.names if holder else frozenset())
+                    for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])]
         else:
             made = self._constructions_of_receiver(site)
         if any(call.names & KERAS_MODEL_LOADERS for call in made):
@@ -3537,13 +3543,15 @@ class SourceQueries:
         made = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
         if made is not None and any(_inside(site.module, made.node, loop) for loop in nest):
             return None  # a new model each iteration: the loop iterates training runs, one call each
-        reason = self._one_sample_given(site, data) or next(
+        reason = self._one_sample_given(site, data) or self._minibatch_drawn_given(site, data) or next(
             (walked for loop in nest if (walked := self._walked_element(site.module, loop, data)
                                          or _one_batch_sliced(site.module, loop, data, site.node)
                                          or self._drawn_each_iteration(site.module, loop, data))), None)
         if reason is None:
             return None
-        calls, depth = [site], CALL_DEPTH
+        # the call, then its callers up to CALL_DEPTH calls away (an episode loop's `agent.act(s)` reaches a
+        # brain's `predict_one`, which runs `predict`)
+        calls, depth = [site], CALL_DEPTH + 1
         while calls and depth:
             for call in calls:
                 around = _loop_nest(call.module, call.node)
@@ -3565,6 +3573,43 @@ class SourceQueries:
             return reason
         return next((reason for caller, given in self._passed_for(function, data.value)
                      if (reason := _one_sample(caller.module, given, caller.node))), None)
+
+    def _minibatch_drawn_given(self, site: CallSite, data: cst.BaseExpression) -> str | None:
+        """Why ``data``, passed to ``site``, is one minibatch: it is computed, in the function around ``site`` or, for
+        its parameter, in the callers that pass it, from a few items drawn at random (:meth:`_minibatch_drawn`)."""
+        function = site.function
+        reason = self._minibatch_drawn(site.module, function, site.node, data)
+        if reason is not None or not isinstance(data, cst.Name) or function is None or \
+                data.value not in _called_parameters(function):
+            return reason
+        return next((reason for caller, given in self._passed_for(function, data.value)
+                     if (reason := self._minibatch_drawn(caller.module, caller.function, caller.node, given))), None)
+
+    def _minibatch_drawn(self, module: ModuleInfo, function: FunctionInfo | None, near: cst.CSTNode,
+                         data: cst.BaseExpression) -> str | None:
+        """Why ``data`` is a minibatch drawn at random: the names it is computed from, through the assignments of
+        the function around ``near`` (of the outermost loop around it at module level), lead to a draw of a few
+        items (``random.sample(memory, 32)``, ``np.random.choice``) or to a repo function that makes one (a replay
+        memory's ``sample(n)``): a DQN's replay batch, rows filled in from it (``x[i] = s``) or sized by it."""
+        nest = _loop_nest(module, near)
+        scope = function.node.body if function is not None else nest[-1].body if nest else None
+        if scope is None:
+            return None
+        bindings = _loop_bindings(scope)
+        pending, seen = [data], set()
+        while pending:
+            expression = pending.pop()
+            for call in m.findall(expression, m.Call()):
+                drawn = self._call_at.get(id(call))
+                if drawn is not None and (_draws_items(drawn) or any(
+                        _draws_items(inner) for callee in self.callees_of(drawn)
+                        for node in m.findall(callee.node.body, m.Call()) if (inner := self._call_at.get(id(node))))):
+                    return f"a minibatch drawn at random (`{module.node_code(call)}`)"
+            for name in m.findall(expression, m.Name()):
+                if name.value not in seen:
+                    seen.add(name.value)
+                    pending += bindings.get(name.value, [])
+        return None
 
     def _during_training(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs while a model trains: its iterations train (an agent's episode loop, a replay loop
@@ -5756,6 +5801,12 @@ def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.B
                 seen.add(name.value)
                 pending += bindings.get(name.value, [])
     return None
+
+
+def _draws_items(site: CallSite) -> bool:
+    """Whether ``site`` draws items at random from a collection or a range (``random.sample``,
+    ``np.random.choice``, ``np.random.randint`` indices)."""
+    return any(name.startswith(ITEM_DRAWS) for name in site.names)
 
 
 def _loop_bindings(body: cst.BaseSuite) -> dict[str, list[cst.BaseExpression]]:
