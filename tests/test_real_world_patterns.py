@@ -1302,7 +1302,7 @@ def test_the_reading_a_generator_does_through_a_callable_its_constructor_is_give
         model.compile(optimizer="adam", loss="mse")
         model.fit(Handler(["a", "b"]).get_dataset(), epochs=10)
         """}, "TFD004")
-    assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
     assert any("np.load" in e.message for e in findings[0].evidence)
 
 
@@ -2440,7 +2440,7 @@ def test_a_merged_summary_of_a_histogram_per_gradient_is_heavy_host_work():
 
         train(model_loss(), batch_iter(data))
         """}, "TFH006", show_all=True)
-    assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
 
 
 def test_an_inherited_generator_runs_the_subclass_method_it_calls_through_self():
@@ -4066,6 +4066,28 @@ def test_mixed_precision_behind_a_flag_off_by_default_is_the_change_to_make():
         ("train.py", 12, Confidence.LIKELY)]
     assert "under `FLAGS.automatic_mixed_precision` (train.py:10:8), which is False with the defaults" in \
         findings[0].evidence[0].message
+
+
+def test_the_nvidia_only_mixed_precision_environment_variable_turns_nothing_on():
+    # Stock TensorFlow ignores TF_ENABLE_AUTO_MIXED_PRECISION (only NVIDIA's builds read it): this YOLO trains in
+    # float32.
+    findings = _findings({"train.py": """
+        import os
+        from tensorflow import keras
+        from tensorflow.keras import layers
+
+        os.environ["TF_ENABLE_AUTO_MIXED_PRECISION"] = "1"
+
+        inputs = keras.Input((416, 416, 3))
+        x = inputs
+        for filters in (64, 128, 256, 512, 1024):
+            x = layers.Conv2D(filters, 3, padding="same", activation="relu")(x)
+            x = layers.MaxPooling2D()(x)
+        model = keras.Model(inputs, layers.Conv2D(255, 1)(x))
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(images, targets, batch_size=16, epochs=250)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
 
 
 def test_a_definition_made_again_later_in_a_notebook_is_not_the_one_trained():

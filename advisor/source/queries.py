@@ -86,10 +86,10 @@ MIXED_PRECISION_APIS = frozenset({
     "tensorflow.mixed_precision.enable_mixed_precision_graph_rewrite",
     "tensorflow.contrib.tpu.bfloat16_scope", "tensorflow.tpu.bfloat16_scope",
 })
-# Policy strings and 16-bit dtype names (`dtype="float16"`); the graph rewrite is also turned on by an environment
-# variable, or by `tf.config.optimizer.set_experimental_options({"auto_mixed_precision": True})`.
-MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "TF_ENABLE_AUTO_MIXED_PRECISION",
-                            "auto_mixed_precision"})
+# Policy strings and 16-bit dtype names (`dtype="float16"`); the graph rewrite is also turned on by
+# `tf.config.optimizer.set_experimental_options({"auto_mixed_precision": True})`. (Not by the environment variable
+# TF_ENABLE_AUTO_MIXED_PRECISION: only NVIDIA's own builds read it; stock TensorFlow ignores it.)
+MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "auto_mixed_precision"})
 # Calls that hand out their first argument's items unchanged: `iter(batches)`, a progress bar `tqdm(batches)`.
 ITERATOR_WRAPPERS = frozenset({"builtins.iter", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
                                "tqdm.tqdm_notebook"})
