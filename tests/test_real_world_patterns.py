@@ -5109,6 +5109,39 @@ def test_a_generator_handed_a_keras_image_iterator_reads_images():
     assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
 
 
+def test_a_generator_function_chosen_by_a_branch_and_called_through_its_name():
+    # Each model type binds `data_generator` to its module's generator; the one called reads and augments images.
+    findings = _findings({"yolo/data.py": """
+        import numpy as np
+        from PIL import Image
+
+        def yolo_batches(lines, batch_size):
+            while True:
+                images = [np.array(Image.open(line.split()[0]).resize((416, 416))) for line in lines[:batch_size]]
+                yield np.stack(images), np.zeros((batch_size, 13, 13, 255))
+
+        def tiny_yolo_batches(lines, batch_size):
+            while True:
+                images = [np.array(Image.open(line.split()[0]).resize((320, 320))) for line in lines[:batch_size]]
+                yield np.stack(images), np.zeros((batch_size, 10, 10, 255))
+        """, "train.py": """
+        from yolo.data import tiny_yolo_batches, yolo_batches
+
+        def main(model_type, model, lines):
+            if model_type == "yolo":
+                data_generator = yolo_batches
+            elif model_type == "tiny_yolo":
+                data_generator = tiny_yolo_batches
+            else:
+                raise ValueError(model_type)
+            model.fit_generator(data_generator(lines, 16), steps_per_epoch=len(lines) // 16, epochs=100)
+
+        main("yolo", model, open("train.txt").readlines())
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 10, Confidence.LIKELY)]
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

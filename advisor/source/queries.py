@@ -1738,6 +1738,7 @@ class SourceQueries:
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
         self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
         self._statement_orders: dict[int, dict[int, int]] = {}  # by module
+        self._aliases: dict[int, dict[str, set[str]]] = {}  # by function (or module) node: name -> what it is bound to
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[CallSite]] = {}  # by training step node
@@ -2142,7 +2143,7 @@ class SourceQueries:
             found = self._defined_last_before(site, _visible_from(site.function, found))
         if not found:
             found = self._base_methods(site) or self._wrapped_callees(site) or self._replica_functions(site) or \
-                self._closure_callees(site) or self._alternative_construction(site)
+                self._closure_callees(site) or self._alternative_construction(site) or self._aliased_callees(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
@@ -2223,6 +2224,23 @@ class SourceQueries:
         if not m.matches(site.node.func, m.Name("cls")) or function is None or not _is_classmethod(function):
             return []
         return self._methods_of_class(self.index.class_of(function), "__init__")
+
+    def _aliased_callees(self, site: CallSite) -> list[FunctionInfo]:
+        """The repo functions a call runs through a name the code around it binds to one (``data_generator =
+        yolo3_data_generator_wrapper``, in each branch that picks a model type): every function so bound."""
+        func = site.node.func
+        if not isinstance(func, cst.Name):
+            return []
+        scope = site.function.node if site.function is not None else site.module.tree
+        if id(scope) not in self._aliases:
+            aliases: dict[str, set[str]] = {}
+            for assign in m.findall(scope, m.Assign(targets=[m.AssignTarget(m.Name())],
+                                                    value=m.Name() | m.Attribute(value=m.Name()))):
+                if self.enclosing_function(site.module, assign) is site.function:
+                    aliases.setdefault(assign.targets[0].target.value, set()).update(
+                        site.module.names.resolve(assign.value))
+            self._aliases[id(scope)] = aliases
+        return [function for function, _ in self.index.callees(self._aliases[id(scope)].get(func.value, ()))]
 
     def _closure_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The function a call runs through a name bound to what a repo function returned, where that is a function
