@@ -312,10 +312,10 @@ class PythonInput(Rule):
         evidence = (Evidence.source(f"each batch is fetched out of the input pipeline (`{fetch}`) and fed back "
                                     "through `feed_dict`"),)
         message = (f"The training loop at {module.location(loop.node).display} runs the graph once to fetch each "
-                   "batch from its `tf.data` iterator into NumPy, then again to train on it, copying the batch into "
-                   "host memory and back every step. Build the model on the iterator's `get_next()` tensors "
-                   "instead: the batch then stays in TensorFlow, and a prefetch at the pipeline's end overlaps it "
-                   "with the step.")
+                   "batch from its input pipeline (a `tf.data` iterator, a queue) into NumPy, then again to train on "
+                   "it, copying the batch into host memory and back every step. Build the model on the pipeline's "
+                   "tensors instead (the iterator's `get_next()`, the queue's batch): the batch then stays in "
+                   "TensorFlow, and the pipeline prepares the next one while the step runs.")
         verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
                                          Verdict(Confidence.LIKELY, typical("prefetch"), evidence))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))

@@ -5142,6 +5142,46 @@ def test_a_generator_function_chosen_by_a_branch_and_called_through_its_name():
         ("train.py", 10, Confidence.LIKELY)]
 
 
+def test_a_queue_batch_fetched_to_numpy_and_fed_back_by_alternating_gan_updates():
+    # The queue's batch, made by a helper of another module, goes out to NumPy and back in through `feed_dict`; the
+    # discriminator and generator updates take turns in an `if` and its `else`: together, every step trains.
+    findings = _findings({"libs/data.py": """
+        import tensorflow as tf
+
+        def input_pipeline(files, batch_size):
+            reader = tf.WholeFileReader()
+            _, contents = reader.read(tf.train.string_input_producer(files))
+            image = tf.image.resize_images(tf.image.decode_jpeg(contents), [64, 64])
+            return tf.train.shuffle_batch([image], batch_size, capacity=1000, min_after_dequeue=100, num_threads=2)
+        """, "gan.py": """
+        import numpy as np
+        import tensorflow as tf
+        from libs.data import input_pipeline
+
+        def train(files, gan, batch_size=64):
+            batch = input_pipeline(files, batch_size)
+            opt_d = tf.train.AdamOptimizer(1e-4).minimize(gan["loss_d"])
+            opt_g = tf.train.AdamOptimizer(1e-4).minimize(gan["loss_g"])
+            sess = tf.Session()
+            coord = tf.train.Coordinator()
+            tf.train.start_queue_runners(sess=sess, coord=coord)
+            step = 0
+            while not coord.should_stop():
+                images = sess.run(batch) / 127.5 - 1.0
+                noise = np.random.uniform(-1.0, 1.0, [batch_size, 100])
+                step += 1
+                if step % 2 == 1:
+                    sess.run(opt_d, feed_dict={gan["x"]: images, gan["z"]: noise})
+                else:
+                    sess.run(opt_g, feed_dict={gan["z"]: noise})
+
+        train(tf.gfile.Glob("images/*.jpg"), build_gan())
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("gan.py", 18, Confidence.LIKELY)]
+    assert "fetch each batch from its input pipeline" in findings[0].message
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

@@ -779,6 +779,10 @@ def _assigned_in(block: cst.CSTNode | None) -> set[str]:
 NUMPY_CALL = m.Call(func=m.Attribute(attr=m.Name("numpy")), args=[])  # `t.numpy()`: reads a tensor's value
 # Random numbers drawn in Python: `np.random.choice`, `random.sample`.
 HOST_RANDOM = ("numpy.random.", "random.")
+# A queue-based pipeline's batch of tensors (TensorFlow 1.x).
+QUEUE_BATCHES = frozenset(f"tensorflow{v1}.train.{kind}{join}" for v1 in ("", ".compat.v1")
+                          for kind in ("batch", "shuffle_batch", "maybe_batch", "maybe_shuffle_batch")
+                          for join in ("", "_join"))
 # Draws of items from a collection or a range: what a replay memory's minibatch is sampled with.
 ITEM_DRAWS = ("random.sample", "random.choices", "numpy.random.choice", "numpy.random.randint")
 _VALUE_CONVERSION = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()])
@@ -1162,6 +1166,17 @@ def _branches_around(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode |
         if isinstance(parent, cst.If):
             yield parent, part
         part, parent = parent, module.parent(parent)
+
+
+def _split_by_one_test(module: ModuleInfo, nodes: Sequence[cst.CSTNode], scope: cst.CSTNode) -> bool:
+    """Whether some ``if`` within ``scope`` holds one of ``nodes`` in its body and another in its ``else``: one of
+    them runs whichever way the test goes."""
+    parts: dict[int, set[bool]] = {}
+    for node in nodes:
+        for branch, part in _branches_around(module, node, scope):
+            if part is not branch.test:
+                parts.setdefault(id(branch), set()).add(part is branch.body)
+    return any(len(sides) == 2 for sides in parts.values())
 
 
 # A flag that tells a training run from an evaluation (`if is_training:`), and the training split or mode a
@@ -3387,8 +3402,11 @@ class SourceQueries:
         loops = self._loops_calling(lambda site: self._runs_training_op(site.node))
         for loop, runs in loops:
             loop.session_runs.extend(runs)
-        # A loop that trains only every N iterations (`if episode % 10 == 0: sess.run(update)`) is no step loop.
-        return [loop for loop, runs in loops if not all(loop.throttles(run) for run in runs)]
+        # A loop that trains only every N iterations (`if episode % 10 == 0: sess.run(update)`) is no step loop;
+        # one that alternates its updates between an `if` and its `else` (`if step % 3 == 1:` the discriminator,
+        # else the generator) trains every step.
+        return [loop for loop, runs in loops
+                if not all(loop.throttles(run) for run in runs) or _split_by_one_test(loop.module, runs, loop.node)]
 
     @cached_property
     def keras_batch_loops(self) -> list[TrainingLoop]:
@@ -3397,7 +3415,8 @@ class SourceQueries:
         loops = self._loops_calling(lambda site: m.matches(site.node.func, m.Attribute(attr=m.Name("train_on_batch"))))
         for loop, calls in loops:
             loop.batch_trainings.extend(calls)
-        return [loop for loop, calls in loops if not all(loop.throttles(call) for call in calls)]
+        return [loop for loop, calls in loops
+                if not all(loop.throttles(call) for call in calls) or _split_by_one_test(loop.module, calls, loop.node)]
 
     def per_step_calls(self, loop: TrainingLoop) -> list[CallSite]:
         """The calls that run every iteration of ``loop``: in its body (not under a step interval), and in the repo
@@ -3442,10 +3461,17 @@ class SourceQueries:
 
     def fed_batches(self, loop: TrainingLoop) -> FedBatches | None:
         """How a TensorFlow 1.x loop (:attr:`session_loops`) feeds its training runs data made in Python: the
-        ``feed_dict`` of its first training run whose values include batches made in the loop's body (sliced from
-        arrays, or computed by calls), and the host work those calls do. None when it feeds only settings
+        ``feed_dict`` of its first training run that feeds a batch fetched out of the graph's own input pipeline
+        (:meth:`_fetches_input`), else of the first whose values include batches made in the loop's body (sliced
+        from arrays, or computed by calls), with the host work those calls do. None when it feeds only settings
         (``keep_prob: 0.5``) or nothing: the graph then reads its own input."""
         bindings = _loop_bindings(loop.node.body)
+        for run in loop.session_runs:
+            feed = argument_value(run, "feed_dict", 1)
+            fetches = [bound for value in _fed_values(feed, bindings) if isinstance(value, cst.Name)
+                       for bound in bindings.get(value.value, ()) if self._fetches_input(loop, bound)]
+            if fetches:
+                return FedBatches(feed, fetches[:1], [], fetched=True)
         for run in loop.session_runs:
             feed = argument_value(run, "feed_dict", 1)
             values = _fed_values(feed, bindings)
@@ -3456,22 +3482,17 @@ class SourceQueries:
                     c for site in calls for f in self.callees_of(site)
                     for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
                 return FedBatches(feed, made, work)
-        for run in loop.session_runs:
-            feed = argument_value(run, "feed_dict", 1)
-            fetches = [run_call for value in _fed_values(feed, bindings) if isinstance(value, cst.Name)
-                       for run_call in bindings.get(value.value, ()) if self._fetches_next_element(loop, run_call)]
-            if fetches:
-                return FedBatches(feed, fetches[:1], [], fetched=True)
         return None
 
-    def _fetches_next_element(self, loop: TrainingLoop, expression: cst.BaseExpression) -> bool:
-        """Whether ``expression`` is a graph run of an input pipeline's next element: ``sess.run(next_batch)`` where
-        ``next_batch = iterator.get_next()``."""
-        if not m.matches(expression, m.Call(func=m.Attribute(attr=m.Name("run")), args=[m.Arg(m.Name()),
-                                                                                         m.ZeroOrMore()])):
-            return False
-        bound = self.bound_call(loop.module, expression, expression.args[0].value.value)
-        return bound is not None and m.matches(bound.node.func, m.Attribute(attr=m.Name("get_next")))
+    def _fetches_input(self, loop: TrainingLoop, expression: cst.BaseExpression) -> bool:
+        """Whether ``expression`` runs the graph for its input pipeline's next batch: ``sess.run(next_batch)`` (or
+        ``sess.run(batch) / 255.0``) where ``next_batch = iterator.get_next()``, or ``batch`` is a queue's batch
+        (``tf.train.shuffle_batch``), made there or returned by a repo function that makes it."""
+        runs = m.findall(expression, m.Call(func=m.Attribute(attr=m.Name("run")), args=[m.Arg(m.Name()),
+                                                                                          m.ZeroOrMore()]))
+        return any((bound := self.bound_call(loop.module, run, run.args[0].value.value)) is not None and (
+            _is_input_batch(bound) or any(_is_input_batch(site) for function in self.callees_of(bound)
+                                          for site in self.calls_in(function))) for run in runs)
 
     def acting_environment(self, site: CallSite) -> CallSite | None:
         """Where the programs that run ``site`` (a model's construction, a graph's update) make a reinforcement-
@@ -5819,6 +5840,12 @@ def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.B
                 seen.add(name.value)
                 pending += bindings.get(name.value, [])
     return None
+
+
+def _is_input_batch(site: CallSite) -> bool:
+    """Whether ``site`` makes an input pipeline's next batch as tensors: an iterator's ``get_next()``, a queue's
+    batch (``tf.train.batch``, ``shuffle_batch`` and their ``_join`` forms)."""
+    return m.matches(site.node.func, m.Attribute(attr=m.Name("get_next"))) or bool(site.names & QUEUE_BATCHES)
 
 
 def _draws_items(site: CallSite) -> bool:
