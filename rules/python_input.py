@@ -240,8 +240,16 @@ class PythonInput(Rule):
         if work:
             evidence.append(Evidence.source("the generator computes in Python: " + ", ".join(dict.fromkeys(
                 f"`{w.module.node_code(w.node.func)}`" for w in work[:3]))))
+        else:
+            evidence.append(Evidence.source("the generator reads no file and does no array or image work per element "
+                                            "(plain Python only): it holds the steps back only if they are short"))
+        uses = {ctx.queries.evaluation_use(p) for p in pipelines}
+        if None not in uses:
+            evidence.append(Evidence.source(f"it feeds only {' and '.join(sorted(uses))}: not the input every "
+                                            "training step waits for"))
         # A generator that only hands out values already in memory costs little per element.
-        static = Verdict(Confidence.LIKELY if work else Confidence.POSSIBLE, typical("parallel_map"), tuple(evidence))
+        static = Verdict(Confidence.LIKELY if work and None in uses else Confidence.POSSIBLE, typical("parallel_map"),
+                         tuple(evidence))
         verdict = ctx.verdicts.python_source(source, static)
         message = ("`Dataset.from_generator` makes every element in Python, one at a time under the GIL: read the "
                    "data with tf.data instead (`from_tensor_slices` for arrays in memory, `TFRecordDataset` or "

@@ -1302,7 +1302,7 @@ def test_the_reading_a_generator_does_through_a_callable_its_constructor_is_give
         model.compile(optimizer="adam", loss="mse")
         model.fit(Handler(["a", "b"]).get_dataset(), epochs=10)
         """}, "TFD004")
-    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
     assert any("np.load" in e.message for e in findings[0].evidence)
 
 
@@ -2440,7 +2440,7 @@ def test_a_merged_summary_of_a_histogram_per_gradient_is_heavy_host_work():
 
         train(model_loss(), batch_iter(data))
         """}, "TFH006", show_all=True)
-    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
 
 
 def test_an_inherited_generator_runs_the_subclass_method_it_calls_through_self():
@@ -5180,6 +5180,53 @@ def test_a_queue_batch_fetched_to_numpy_and_fed_back_by_alternating_gan_updates(
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("gan.py", 18, Confidence.LIKELY)]
     assert "fetch each batch from its input pipeline" in findings[0].message
+
+
+def test_a_text_generator_opens_its_files_once_per_pass_and_the_evaluation_branch_feeds_no_training():
+    # `data_generator` opens each file once per pass and only splits its lines (plain Python per element: possible);
+    # `image_generator` loads an array per line (likely for training). The `else` of `if is_training:` builds the
+    # evaluation's pipeline, though the same function's result also feeds `estimator.train`.
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def data_generator(paths, vocab):
+            for path in paths:
+                with open(path) as f:
+                    for line in f:
+                        words, label = line.rstrip().split("|")
+                        yield [vocab.get(w, 0) for w in words.split()], int(label)
+
+        def image_generator(paths):
+            for path in paths:
+                with open(path) as f:
+                    for line in f:
+                        yield np.load(line.rstrip()), 0
+
+        def dataset(is_training, params):
+            if is_training:
+                ds = tf.data.Dataset.from_generator(lambda: data_generator(params["train"], params["vocab"]),
+                                                    output_types=(tf.int32, tf.int32))
+                ds = ds.shuffle(10000)
+            else:
+                ds = tf.data.Dataset.from_generator(lambda: image_generator(params["test"]),
+                                                    output_types=(tf.float32, tf.int32))
+            return ds.padded_batch(32).prefetch(1)
+
+        def images(params):
+            return tf.data.Dataset.from_generator(lambda: image_generator(params["train"]),
+                                                  output_types=(tf.float32, tf.int32)).batch(32)
+
+        estimator = tf.estimator.Estimator(model_fn=model_fn, params=params)
+        estimator.train(input_fn=lambda: dataset(is_training=True, params=params))
+        estimator.evaluate(input_fn=lambda: dataset(is_training=False, params=params))
+        estimator.train(input_fn=lambda: images(params))
+        """}, "TFD004")
+    found = sorted(findings, key=lambda f: f.location.line)
+    assert [(f.location.line, f.confidence) for f in found] == [
+        (19, Confidence.POSSIBLE), (23, Confidence.POSSIBLE), (28, Confidence.LIKELY)]
+    assert "plain Python only" in found[0].evidence[-1].message
+    assert "it feeds only evaluation" in found[1].evidence[-1].message
 
 
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():

@@ -1133,12 +1133,14 @@ _STOPS_TRAINING = m.Assign(targets=[m.AssignTarget(m.Attribute(attr=m.Name("stop
 
 
 def _yielding_loop(function: FunctionInfo) -> cst.For | cst.While | None:
-    """The loop of a generator function that holds all its ``yield``s, outermost: the part that runs per item
-    (None for a function that yields outside a loop, or doesn't yield)."""
+    """The loop of a generator function that holds all its ``yield``s, innermost: the part that runs per item
+    (``for line in f:`` in ``for path in paths: with open(path) as f:``, the file opened once per pass); None for a
+    function that yields outside a loop, or doesn't yield."""
     yields = {id(node) for node in m.findall(function.node.body, m.Yield())}
     if not yields:
         return None
-    return next((loop for loop in m.findall(function.node.body, m.For() | m.While())
+    # (the loops holding them all nest one in another: in the walk's order, the innermost comes last)
+    return next((loop for loop in reversed(m.findall(function.node.body, m.For() | m.While()))
                  if yields <= {id(node) for node in m.findall(loop.body, m.Yield())}), None)
 
 
@@ -2974,13 +2976,13 @@ class SourceQueries:
 
     def evaluation_use(self, pipeline: Pipeline) -> str | None:
         """"validation", "evaluation" or "prediction" where ``pipeline`` feeds evaluation code, not the input every
-        training step waits for: its consumer is (:attr:`Sink.evaluation_use`), it ends in the branch only an
-        evaluation takes (the ``else`` of ``if split == "train":`` in an input function serving both), or the
+        training step waits for: its consumer is (:attr:`Sink.evaluation_use`), it starts or ends in the branch only
+        an evaluation takes (the ``else`` of ``if split == "train":`` in an input function serving both), or the
         function that builds it is named like evaluation code and its iterator or loop trains nothing
         (``eval_data_input_fn`` handing the dataset to a helper that makes its iterator)."""
         use = pipeline.sink.evaluation_use
         last = pipeline.last_stage
-        if use is None and _in_evaluation_branch(last.module, last.node):
+        if use is None and any(_in_evaluation_branch(stage.module, stage.node) for stage in (pipeline.stages[0], last)):
             return "evaluation"
         if use is not None or pipeline.sink.role not in ("iter", "loop") or self.feeds_training(pipeline):
             return use
@@ -4013,9 +4015,14 @@ class SourceQueries:
         """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work for each item
         it hands out: I/O, or array and image computation in NumPy, PIL or OpenCV (not draws of the order samples
         come in). A generator's work before the loop that yields runs once per pass over the data (the indices
-        shuffled each epoch), not per item. Items taken from a repo object (``self.dataset[i]``) bring the work of
+        shuffled each epoch, a file opened), not per item, also where a lambda returns the generator. Items taken from a repo object (``self.dataset[i]``) bring the work of
         its class's ``__getitem__``."""
         owner = function.function
+        if owner is None and id(function.body) in self._call_at:  # `lambda: data_generator(paths)`: its items
+            made_by = self._functions_called(self._call_at[id(function.body)])
+            if len(made_by) == 1 and _yielding_loop(made_by[0]) is not None:
+                owner = made_by[0]
+                function = MappedFunction(owner.node.body, owner.module, owner)
         loop = _yielding_loop(owner) if owner is not None else None
         if loop is not None:
             function = MappedFunction(loop, function.module, None)
