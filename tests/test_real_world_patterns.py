@@ -1614,6 +1614,41 @@ def test_the_models_a_gan_trains_together_are_sized_together():
                for f in findings)
 
 
+def test_python_numbers_converted_in_a_forward_pass_are_no_host_reads():
+    # `float("-inf")` and `float(max_timescale)` (a parameter that defaults to a number) stay Python floats under
+    # tf.function: the eager inline step can just be compiled.
+    findings = _findings({"train.py": """
+        import math
+        import tensorflow as tf
+
+        def timing_signal(length, channels, min_timescale=1.0, max_timescale=1.0e4):
+            increment = math.log(float(max_timescale) / float(min_timescale)) / (channels // 2 - 1)
+            scales = tf.exp(tf.range(channels // 2, dtype=tf.float32) * -increment)
+            return tf.sin(tf.cast(tf.range(length), tf.float32)[:, None] * scales[None])
+
+        class Encoder(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(512)
+
+            def call(self, x, mask):
+                x = self.dense(x) + timing_signal(tf.shape(x)[1], 512)
+                scores = tf.matmul(x, x, transpose_b=True)
+                scores = tf.where(mask, scores, tf.fill(tf.shape(scores), float("-inf")))
+                return tf.reduce_mean(tf.nn.softmax(scores))
+
+        model = Encoder()
+        optimizer = tf.keras.optimizers.Adam()
+        for epoch in range(10):
+            for x, mask in dataset:
+                with tf.GradientTape() as tape:
+                    loss = model(x, mask)
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(24, Confidence.LIKELY)]
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass

@@ -611,6 +611,11 @@ class _TensorValues(cst.CSTVisitor):
         self.taped: set[str] = set()
         self.gradients: set[str] = set()
         self.parameters = frozenset(_all_parameter_names(function))
+        # parameters a number by default (`max_timescale=1.0e4`): Python numbers, as callers use them
+        self.number_parameters = frozenset(
+            param.name.value for param in (*function.params.posonly_params, *function.params.params,
+                                           *function.params.kwonly_params)
+            if m.matches(param.default, _NUMBER | m.UnaryOperation(operator=m.Minus(), expression=_NUMBER)))
         self.local: set[str] = set(self.parameters)
         self.reads: list[tuple[str, tuple[int, int]]] = []
         self._tapes = 0
@@ -818,8 +823,12 @@ class _SideEffects(cst.CSTVisitor):
         self._add(node, "fails: a graph tensor has no NumPy value while tracing", True, on_host=True)
 
     def value_conversion(self, node: cst.Call) -> None:
-        if self.module.qualified_names(node.func) & {f"builtins.{n}" for n in VALUE_CONVERSIONS} and not \
-                m.findall(node.args[0].value, m.Attribute(attr=m.Name("shape")) | _NUMBER):
+        # (a number, a shape, a string (`float("-inf")`), a parameter that defaults to a number: a Python value)
+        argument = node.args[0].value
+        if self.module.qualified_names(node.func) & {f"builtins.{n}" for n in VALUE_CONVERSIONS} and not (
+                m.findall(argument, m.Attribute(attr=m.Name("shape")) | _NUMBER)
+                or isinstance(argument, (cst.SimpleString, cst.ConcatenatedString))
+                or m.matches(argument, m.Name(value=m.MatchIfTrue(self.values.number_parameters.__contains__)))):
             self._add(node, "becomes a tensor cast, not a Python number, while tracing: code that needs the number "
                             "fails or computes something else", True, on_host=True)
 
