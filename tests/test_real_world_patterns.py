@@ -1649,6 +1649,29 @@ def test_python_numbers_converted_in_a_forward_pass_are_no_host_reads():
     assert [(f.location.line, f.confidence) for f in findings] == [(24, Confidence.LIKELY)]
 
 
+def test_a_branch_on_a_value_already_copied_to_the_host_waits_for_nothing_more():
+    # `.numpy()` waits for the device once; `num_pos == 0.` then compares two host floats.
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        optim = tf.keras.optimizers.Adam()
+        for epoch in range(10):
+            for x, labels in dataset:
+                with tf.GradientTape() as tape:
+                    logits = model(x, training=True)
+                    num_pos = tf.reduce_sum(labels).numpy()
+                    if num_pos == 0.:
+                        weight = 1.
+                    else:
+                        weight = 2.
+                    loss = tf.reduce_mean(tf.nn.weighted_cross_entropy_with_logits(labels, logits, weight))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optim.apply_gradients(zip(grads, model.trainable_variables))
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.LIKELY)]
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass

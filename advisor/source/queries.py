@@ -440,6 +440,10 @@ class _TensorNames(InLoopBody):
         self.taped -= self._opens_tape(original_node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if m.matches(node.value, _HOST_COPY):  # `num_pos = tf.reduce_sum(labels).numpy()`: a host value from here
+            for target in node.targets:
+                self.loop.tensors.difference_update(_bound_names(target.target))
+            return
         if not (self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value)):
             return
         for target in node.targets:
@@ -790,6 +794,9 @@ QUEUE_BATCHES = frozenset(f"tensorflow{v1}.train.{kind}{join}" for v1 in ("", ".
                           for join in ("", "_join"))
 # Draws of items from a collection or a range: what a replay memory's minibatch is sampled with.
 ITEM_DRAWS = ("random.sample", "random.choices", "numpy.random.choice", "numpy.random.randint")
+# What copies a tensor's value to the host, a Python or NumPy value from then on.
+_HOST_COPY = m.Call(func=m.Attribute(attr=m.Name("numpy") | m.Name("item") | m.Name("tolist"))) | m.Call(
+    func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)))
 _VALUE_CONVERSION = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()])
 _LIST_GROWTH = m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend")))
 _PRINT = m.Call(func=m.Name("print"))
