@@ -5287,6 +5287,50 @@ def test_a_text_generator_opens_its_files_once_per_pass_and_the_evaluation_branc
     assert "it feeds only evaluation" in found[1].evidence[-1].message
 
 
+def test_batches_drawn_from_a_pool_the_class_fills_in_background_threads():
+    # `start()` runs threads that augment samples into a pool; `get_batch` copies random entries out of it (after a
+    # warm-up wait): the batches are made while the steps run.
+    findings = _findings({"data.py": """
+        import random
+        import time
+        from threading import Thread
+        import numpy as np
+        import cv2
+
+        class PoolGenerator:
+            def __init__(self, paths, pool_size):
+                self.paths, self.pool, self.pool_size = paths, [], pool_size
+
+            def _run(self):
+                while True:
+                    image = cv2.imread(random.choice(self.paths))
+                    self.pool.append(cv2.resize(cv2.flip(image, 1), (208, 208)))
+
+            def start(self):
+                for _ in range(2):
+                    Thread(target=self._run, daemon=True).start()
+
+            def get_batch(self, n):
+                while len(self.pool) < 100:
+                    time.sleep(0.1)
+                batch = np.empty((n, 208, 208, 3), dtype=np.float32)
+                for i in range(n):
+                    batch[i] = self.pool[random.randrange(len(self.pool))]
+                return batch
+        """, "train.py": """
+        from data import PoolGenerator
+
+        generator = PoolGenerator(paths, pool_size=1000)
+        generator.start()
+        for iteration in range(300000):
+            x = generator.get_batch(32)
+            model.train_on_batch(x, targets(x))
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 7, Confidence.POSSIBLE)]
+    assert "background workers make the batches ahead of the steps" in findings[0].evidence[-1].message
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

@@ -4062,8 +4062,13 @@ class SourceQueries:
     def background_producer(self, function: MappedFunction) -> CallSite | None:
         """Where a Python batch source hands the making of its batches to background workers and takes them from
         a queue (``GeneratorEnqueuer(generator(), use_multiprocessing=True).start(workers=8)``, a
-        ``multiprocessing.Pool``, a ``threading.Thread``): the batches are made while the steps run."""
-        return next((site for site in self.calls_run_by(function) if any(
+        ``multiprocessing.Pool``, a ``threading.Thread``): the batches are made while the steps run. For a method,
+        also where its class starts them (``start()`` runs ``Thread(target=self._run)`` filling the pool
+        ``get_batch`` draws from)."""
+        owner = function.function
+        siblings = [site for method in self.index.methods_of(self.index.class_of(owner))
+                    for site in self.calls_in(method)] if owner is not None and owner.class_key is not None else []
+        return next((site for site in [*self.calls_run_by(function), *siblings] if any(
             name.rsplit(".", 1)[-1].endswith("Enqueuer") or name.startswith(BACKGROUND_WORKERS)
             for name in site.names)), None)
 
