@@ -5331,6 +5331,32 @@ def test_batches_drawn_from_a_pool_the_class_fills_in_background_threads():
     assert "background workers make the batches ahead of the steps" in findings[0].evidence[-1].message
 
 
+def test_a_gradient_accumulation_run_is_training_not_an_extra_read():
+    # Each step zeroes the accumulators, runs the accumulating update (reading the loss with it) a few times, then
+    # applies them: in the `else` of a save interval, or with the summaries in its body.
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        loss = build_loss(image_batch, label_batch)
+        optimizer = tf.train.MomentumOptimizer(2.5e-4, 0.9)
+        variables = tf.trainable_variables()
+        accumulators = [tf.Variable(tf.zeros_like(v.initialized_value()), trainable=False) for v in variables]
+        zero_op = [a.assign(tf.zeros_like(a)) for a in accumulators]
+        accum_grads_op = [a.assign_add(g / 10) for a, g in zip(accumulators, tf.gradients(loss, variables))]
+        train_op = optimizer.apply_gradients(zip(accumulators, variables))
+        sess = tf.Session()
+        for step in range(20000):
+            sess.run(zero_op, feed_dict={step_ph: step})
+            for i in range(10):
+                _, value = sess.run([accum_grads_op, loss], feed_dict={step_ph: step})
+            if step % 1000 == 0:
+                summary, _ = sess.run([summaries, train_op], feed_dict={step_ph: step})
+            else:
+                sess.run(train_op, feed_dict={step_ph: step})
+        """}, "TFH004")
+    assert findings == []
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

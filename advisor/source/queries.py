@@ -794,6 +794,8 @@ QUEUE_BATCHES = frozenset(f"tensorflow{v1}.train.{kind}{join}" for v1 in ("", ".
                           for join in ("", "_join"))
 # Draws of items from a collection or a range: what a replay memory's minibatch is sampled with.
 ITEM_DRAWS = ("random.sample", "random.choices", "numpy.random.choice", "numpy.random.randint")
+# Ops that add into a variable (a gradient accumulator's update).
+_ACCUMULATES = m.Call(func=m.Attribute(attr=m.Name("assign_add")))
 # What copies a tensor's value to the host, a Python or NumPy value from then on.
 _HOST_COPY = m.Call(func=m.Attribute(attr=m.Name("numpy") | m.Name("item") | m.Name("tolist"))) | m.Call(
     func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)))
@@ -3731,10 +3733,21 @@ class SourceQueries:
         visit_reading(loop.node.body, _CallsMatching(evaluation, found))
         # A run for its effect (`sess.run(reset_op)`, a gradient accumulation) or one that feeds nothing (a counter
         # read) is no second pass over the data: only a run whose value is read and that is fed inputs.
-        return [call for call in found if not self._runs_training_op(call) and (
+        return [call for call in found if not self._runs_training_op(call) and not self._runs_accumulation(call) and (
             not m.matches(call, session_run) or (argument_value(call, "feed_dict", 1) is not None
                                                  and not m.matches(loop.module.parent(call), m.Expr())))
                 and not self._fed_to_a_run(loop, call)]
+
+    def _runs_accumulation(self, run: cst.Call) -> bool:
+        """Whether ``run`` fetches ops that add into variables (``accum_grads_op = [a.assign_add(g) for ...]``): a
+        gradient accumulation's forward and backward pass, part of the training, whatever else it reads."""
+        fetches = argument_value(run, "fetches", 0) if run.args else None
+        site = self._call_at.get(id(run))
+        if fetches is None or site is None:
+            return False
+        names = {name.value for name in m.findall(fetches, m.Name())}
+        return any(m.findall(value, _ACCUMULATES) for name in names
+                   for _, _, value in self.assigned_values(site.module, site.function, cst.Name(name)))
 
     def _fed_to_a_run(self, loop: TrainingLoop, run: cst.Call) -> bool:
         """Whether what ``run`` returns is fed to a graph run of the code around it, later in the iteration or in
