@@ -5357,6 +5357,29 @@ def test_a_gradient_accumulation_run_is_training_not_an_extra_read():
     assert findings == []
 
 
+def test_the_else_of_a_step_interval_runs_on_most_steps():
+    # The discriminator's run (and its summary) every third step; the generator's, with its image summaries, on the
+    # other two: the second write is per step in all but name.
+    findings = _findings({"gan.py": """
+        import tensorflow as tf
+
+        opt_d = tf.train.AdamOptimizer(1e-4).minimize(loss_d)
+        opt_g = tf.train.AdamOptimizer(1e-4).minimize(loss_g)
+        tf.summary.image("fakes", generated)
+        summaries = tf.summary.merge_all()
+        writer = tf.summary.FileWriter("logs")
+        sess = tf.Session()
+        for step in range(100000):
+            if step % 3 == 0:
+                _, summary = sess.run([opt_d, summaries], feed_dict={z: noise(), lr: 1e-4})
+                writer.add_summary(summary, step)
+            else:
+                _, summary = sess.run([opt_g, summaries], feed_dict={z: noise(), lr: 1e-4})
+                writer.add_summary(summary, step)
+        """}, "TFH006")
+    assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY)]
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

@@ -333,10 +333,11 @@ class TrainingLoop:
 
     def throttles(self, statement: cst.CSTNode) -> bool:
         """Whether ``statement`` runs only on some steps: inside an ``if`` on a step interval (``if step % 100 ==
-        0:``), on the loop's counter, or on a value its own body sets (``if self.mean is None: self.mean = ...``,
+        0:``, not its ``else``), on the loop's counter, or on a value its own body sets (``if self.mean is None: self.mean = ...``,
         a first-step initialisation), or on a mark its body moves on (``if step - last_log >= 500: ...; last_log =
         step``), whose test reads no tensor of the step."""
-        return any(part is not branch.test and not self.reads_tensor(branch.test) and (
+        return any(part is not branch.test and not self.reads_tensor(branch.test) and not (
+            part is branch.orelse and m.matches(branch.test, _ON_INTERVAL)) and (
             m.findall(branch.test, _INTERVAL_TEST) or any(
                 n.value == self.counter or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
             or _initialises_once(branch) or _rearms_its_test(branch))
@@ -479,6 +480,9 @@ _ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Nam
                            | m.Attribute(value=_named_like("driver"), attr=m.Name("run")), args=[m.AtLeastN(n=1)])
 # `step % 100`, `np.mod(step, 100)`: a test on a step interval.
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
+# `step % 100 == 0`: true on one step in N, so its `else` runs on the others (most steps).
+_ON_INTERVAL = m.Comparison(left=m.BinaryOperation(operator=m.Modulo()),
+                            comparisons=[m.ComparisonTarget(operator=m.Equal())])
 # `if x is None:`, `if self.mean == 0:`, `if not self.ready:`: a test of one name or attribute against its unset value.
 _UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.ComparisonTarget(
     operator=m.Is() | m.Equal(), comparator=m.Name("None") | m.Integer("0") | m.Float("0.0") | m.Name("False"))]) \
