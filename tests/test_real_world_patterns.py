@@ -5599,6 +5599,27 @@ def test_keras_fit_on_a_replay_minibatch_and_predict_through_a_brain_object_per_
     assert _where(findings) == [("TFH007", "dqn.py", 14), ("TFH007", "dqn.py", 17)]
 
 
+def test_a_decoder_model_applied_in_the_outputs_is_part_of_the_model_not_its_start():
+    # The decoder is built between the encoder's layers and the model that applies it: the model trained holds both.
+    findings = _findings({"capsnet.py": """
+        import numpy as np
+        from tensorflow.keras import layers, models
+
+        x = layers.Input(shape=(224, 224, 3))
+        conv1 = layers.Conv2D(256, 9, activation="relu")(x)
+        conv2 = layers.Conv2D(256, 9, strides=2, activation="relu")(conv1)
+        features = layers.Flatten()(conv2)
+        decoder = models.Sequential(name="decoder")
+        decoder.add(layers.Dense(512, activation="relu", input_dim=1024))
+        decoder.add(layers.Dense(np.prod((224, 224, 3)), activation="sigmoid"))
+        model = models.Model(x, [layers.Dense(10)(features), decoder(layers.Dense(1024)(features))])
+        model.compile(optimizer="adam", loss=["mse", "mse"])
+        model.fit(images, [labels, images], epochs=50)
+        """}, "TFC001")
+    assert [f.location.line for f in findings] == [11]
+    assert "makes 2 convolution and 5 dense layers on 224-pixel images" in findings[0].evidence[-1].message
+
+
 def test_a_small_cnn_on_cifar_is_not_heavy():
     # Four convolutions of 64+ filters on 32-pixel CIFAR images, 16 and 8 pixels after pooling: little to gain.
     findings = _findings({"cifar.py": """

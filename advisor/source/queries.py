@@ -4532,8 +4532,11 @@ class SourceQueries:
         # return of a model, runs on the other path and builds on the same layers.
         returned = {id(r.value) for r in m.findall(construction.function.node.body, m.Return(value=m.Call()))} \
             if construction.function is not None else set()
-        before = max((order[id(c.node)] for c in others if order[id(c.node)] < here and id(c.node) not in returned),
-                     default=-1)
+        # A model this one applies (`decoder(masked)` in its outputs) is a part of it, built in its window.
+        applied = {call.func.value for call in m.findall(construction.node, m.Call(func=m.Name()))}
+        parts = {id(c.node) for c in others if _assigned_names(self.index.assignment_of(c.node)) & applied}
+        before = max((order[id(c.node)] for c in others if order[id(c.node)] < here and id(c.node) not in returned
+                      and id(c.node) not in parts), default=-1)
         after = min((order[id(c.node)] for c in others if order[id(c.node)] > here), default=len(order))
         if not construction.names & SEQUENTIAL:
             window = [c for c in scope if before < order[id(c.node)] <= here or id(c.node) in nested]
