@@ -5620,6 +5620,32 @@ def test_a_decoder_model_applied_in_the_outputs_is_part_of_the_model_not_its_sta
     assert "makes 2 convolution and 5 dense layers on 224-pixel images" in findings[0].evidence[-1].message
 
 
+def test_a_head_added_by_a_helper_to_the_base_model_its_caller_passes():
+    # `add_new_last_layer` builds on the InceptionV3 base its caller made and passed: the model fine-tuned is it.
+    findings = _findings({"fine_tune.py": """
+        from keras.applications.inception_v3 import InceptionV3
+        from keras.layers import Dense, GlobalAveragePooling2D
+        from keras.models import Model
+        from keras.preprocessing.image import ImageDataGenerator
+
+        def add_new_last_layer(base_model, classes):
+            x = GlobalAveragePooling2D()(base_model.output)
+            x = Dense(1024, activation="relu")(x)
+            return Model(input=base_model.input, output=Dense(classes, activation="softmax")(x))
+
+        def train(directory):
+            base_model = InceptionV3(weights="imagenet", include_top=False)
+            model = add_new_last_layer(base_model, 12)
+            model.compile(optimizer="rmsprop", loss="categorical_crossentropy")
+            batches = ImageDataGenerator(rotation_range=30).flow_from_directory(directory, target_size=(299, 299))
+            model.fit_generator(batches, steps_per_epoch=100, epochs=20)
+
+        if __name__ == "__main__":
+            train("train")
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.LIKELY)]
+
+
 def test_a_small_cnn_on_cifar_is_not_heavy():
     # Four convolutions of 64+ filters on 32-pixel CIFAR images, 16 and 8 pixels after pooling: little to gain.
     findings = _findings({"cifar.py": """

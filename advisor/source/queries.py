@@ -4579,11 +4579,21 @@ class SourceQueries:
         found: list[CallSite] = []
         for name in dict.fromkeys(cst.helpers.get_full_name_for_node(attribute.value).split(".")[0]
                                   for arg in flowing for attribute in m.findall(arg, built_on)):
-            bound = self.bound_call(construction.module, construction.node, name)
-            if bound is None or id(bound.node) in inside:
-                continue
-            found += self._model_building_calls(bound, depth - 1) if self._constructs_model(bound) else [bound]
+            for bound in self._models_named(construction, name):
+                if id(bound.node) not in inside:
+                    found += self._model_building_calls(bound, depth - 1) if self._constructs_model(bound) else [bound]
         return found
+
+    def _models_named(self, construction: CallSite, name: str) -> list[CallSite]:
+        """The calls that made the model ``name`` holds where ``construction`` builds on it: bound there, or, for a
+        parameter of the function around it, bound where its callers pass it (``add_new_last_layer(base_model,
+        classes)`` with ``base_model = InceptionV3(include_top=False)``)."""
+        bound = self.bound_call(construction.module, construction.node, name)
+        function = construction.function
+        if bound is not None or function is None or name not in _called_parameters(function):
+            return [bound] if bound is not None else []
+        return [made for caller, given in self._passed_for(function, name) if isinstance(given, cst.Name)
+                and (made := self.bound_call(caller.module, caller.node, given.value)) is not None]
 
     def _features_only(self, call: CallSite, window: list[CallSite]) -> bool:
         """A pretrained backbone bound to a name that the model's code (``window``: its calls) neither calls
