@@ -610,6 +610,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", metavar="OWNER/NAME", help="evaluate only these repos")
     parser.add_argument("--write-docs", nargs="?", const=DOCS, type=Path, metavar="FILE",
                         help=f"regenerate the accuracy page (default {DOCS.relative_to(REPO_ROOT)})")
+    parser.add_argument("--findings", type=Path, metavar="FILE",
+                        help="keep each repo's findings in FILE after the run; where FILE exists, score those instead "
+                             "of running advisor again (rescoring relabelled findings of the same code)")
     args = parser.parse_args(argv)
     try:
         manifest = load_manifest(args.manifest)
@@ -625,15 +628,22 @@ def main(argv: list[str] | None = None) -> int:
     except ManifestError as exc:
         print(f"real_world_accuracy: {exc}", file=sys.stderr)
         return EXIT_UNUSABLE
+    kept: dict[str, list[dict]] = json.loads(args.findings.read_text(encoding="utf-8")) \
+        if args.findings is not None and args.findings.exists() else {}
     findings: dict[str, list[dict]] = {}
     crashes: dict[str, str] = {}
     for repo in repos:
+        if repo.repo in kept:
+            findings[repo.repo] = kept[repo.repo]
+            continue
         print(f"analysing {repo.repo} ...", file=sys.stderr, flush=True)
         found, failure = run_advisor(checkouts[repo.repo])
         if failure is None:
             findings[repo.repo] = found
         else:
             crashes[repo.repo] = failure
+    if args.findings is not None:
+        args.findings.write_text(json.dumps({**kept, **findings}), encoding="utf-8")
     evaluation = evaluate(manifest, findings, rule_codes(), crashes)
     print_report(evaluation, manifest)
     if args.write_docs:

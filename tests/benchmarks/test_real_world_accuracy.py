@@ -132,6 +132,20 @@ def test_complete_labels_pass_and_write_the_accuracy_page(tmp_path, snapshot):
     assert "| 1 | debatable | TFD001 | negligible-work |" in text
 
 
+def test_kept_findings_are_rescored_without_running_advisor_again(tmp_path, snapshot, capsys):
+    mirror, commit = snapshot
+    kept = tmp_path / "findings.json"
+    manifest = write_manifest(tmp_path, commit, [label("train.py", 3, "TFD002", "right")])
+    assert run(tmp_path, manifest, mirror, "--findings", str(kept)) == accuracy.EXIT_FAILED  # two unlabelled
+    assert "analysing owner/name" in capsys.readouterr().err
+    found = json.loads(kept.read_text())[REPO]
+    relabelled = write_manifest(tmp_path, commit, [
+        label(f["path"], f["line"], f["code"], "right", cell=f.get("cell")) for f in found])
+
+    assert run(tmp_path, relabelled, mirror, "--findings", str(kept)) == accuracy.EXIT_OK
+    assert "analysing" not in capsys.readouterr().err
+
+
 def test_scoring_of_vanished_right_findings_changed_confidences_and_test_files():
     place = accuracy.Place(REPO, "train.py", None, 3, "TFD002")
     gone = accuracy.Place(REPO, "train.py", None, 9, "TFD002")
