@@ -5380,6 +5380,24 @@ def test_the_else_of_a_step_interval_runs_on_most_steps():
     assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY)]
 
 
+def test_a_repo_subclass_of_the_keras_image_generator_reads_and_augments_too():
+    findings = _findings({"utils.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+
+        class DroneDataGenerator(ImageDataGenerator):
+            def random_crop(self, image, size):
+                return image[:size[0], :size[1]]
+        """, "cnn.py": """
+        import utils
+
+        datagen = utils.DroneDataGenerator(rotation_range=0.2, rescale=1.0 / 255, width_shift_range=0.2)
+        batches = datagen.flow_from_directory("train", target_size=(320, 240), batch_size=32)
+        model.fit_generator(batches, epochs=100, steps_per_epoch=batches.samples // 32)
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("cnn.py", 5, Confidence.LIKELY)]
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

@@ -3281,7 +3281,8 @@ class SourceQueries:
                 for method in self.index.methods_of(cls_info) if method.name in called]
 
     def _is_keras_image_iterator(self, site: CallSite) -> bool:
-        """``ImageDataGenerator(...).flow(...)``, or ``datagen.flow_from_directory(...)`` on such a generator."""
+        """``ImageDataGenerator(...).flow(...)``, or ``datagen.flow_from_directory(...)`` on such a generator (or on
+        one of a repo class that extends it)."""
         if not (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in KERAS_IMAGE_ITERATORS):
             return False
         receiver = site.node.func.value
@@ -3290,7 +3291,9 @@ class SourceQueries:
             names = bound.names if bound is not None else frozenset()
         else:
             names = self._names_of(receiver) if isinstance(receiver, cst.Call) else frozenset()
-        return any(name.endswith("ImageDataGenerator") for name in names)
+        # (or the repo's subclass of it: `class DroneDataGenerator(ImageDataGenerator)`)
+        return any(name.endswith("ImageDataGenerator") for name in names) or any(
+            base.endswith("ImageDataGenerator") for cls_info in self._classes_named(names) for base in cls_info.bases)
 
     def _classes_named(self, names: frozenset[str]) -> list[ClassInfo]:
         """Repo classes a callee's names may refer to (``Net()``, ``models.Net()``), by suffix as for functions."""
