@@ -5398,6 +5398,57 @@ def test_a_repo_subclass_of_the_keras_image_generator_reads_and_augments_too():
         ("cnn.py", 5, Confidence.LIKELY)]
 
 
+def test_a_model_class_picked_from_a_table_by_name_is_trained():
+    # `models[name](...)` constructs one of the table's classes; its `train()` is what the script runs. (The
+    # notebook only loads one to attack it.)
+    sources = {"networks/lenet.py": """
+        from tensorflow import keras
+
+        class LeNet:
+            def __init__(self, epochs=200):
+                self.epochs = epochs
+                self.model = keras.Sequential([keras.layers.Conv2D(6, 5), keras.layers.Flatten(),
+                                               keras.layers.Dense(10)])
+
+            def train(self):
+                augment = keras.preprocessing.image.ImageDataGenerator(horizontal_flip=True, width_shift_range=0.1)
+                self.model.compile(optimizer="sgd", loss="categorical_crossentropy")
+                self.model.fit_generator(augment.flow(x_train, y_train, batch_size=128), epochs=self.epochs)
+        """, "networks/resnet.py": """
+        from tensorflow import keras
+
+        class ResNet:
+            def __init__(self, epochs=200):
+                self.epochs = epochs
+                self.model = keras.applications.ResNet50(weights=None, input_shape=(32, 32, 3), classes=10)
+
+            def train(self):
+                augment = keras.preprocessing.image.ImageDataGenerator(horizontal_flip=True, width_shift_range=0.1)
+                self.model.compile(optimizer="sgd", loss="categorical_crossentropy")
+                self.model.fit_generator(augment.flow(x_train, y_train, batch_size=128), epochs=self.epochs)
+        """, "train.py": """
+        import argparse
+        from networks.lenet import LeNet
+        from networks.resnet import ResNet
+
+        if __name__ == "__main__":
+            models = {"lenet": LeNet, "resnet": ResNet}
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--model", choices=models.keys(), required=True)
+            args = parser.parse_args()
+            model = models[args.model](epochs=10)
+            model.train()
+        """, "attack.py": """
+        from networks.resnet import ResNet
+
+        model = ResNet()
+        print(model.model.predict(images))
+        """}
+    findings = _findings(sources, "TFD004")
+    assert sorted((f.location.path.as_posix(), f.location.line, f.confidence) for f in findings) == [
+        ("networks/lenet.py", 12, Confidence.LIKELY), ("networks/resnet.py", 11, Confidence.LIKELY)]
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

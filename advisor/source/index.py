@@ -84,6 +84,9 @@ class _DefinitionCollector(CollectorVisitor):
         self.functions: list[FunctionInfo] = []
         self.scopes: list[cst.CSTNode] = []  # enclosing classes and functions, innermost last
         self._names = module.names.resolve
+        # Tables of callables by key (`models = {"lenet": LeNet, "resnet": ResNet}`), by scope and name: a call
+        # through one (`models[name](...)`) calls one of its values.
+        self._tables: dict[tuple[int, str], frozenset[str]] = {}
 
     def _key(self, name: str) -> str:
         return self.module.function_key([scope.name.value for scope in self.scopes], name)
@@ -119,12 +122,20 @@ class _DefinitionCollector(CollectorVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if isinstance(node.value, cst.Call):
             self.facts.assignments[id(node.value)] = node
+        elif isinstance(node.value, cst.Dict) and len(node.targets) == 1 and isinstance(node.targets[0].target,
+                                                                                         cst.Name):
+            values = [element.value for element in node.value.elements if isinstance(element, cst.DictElement)]
+            if values and all(isinstance(value, (cst.Name, cst.Attribute)) for value in values):
+                key = (id(self.scopes[-1]) if self.scopes else 0, node.targets[0].target.value)
+                self._tables[key] = frozenset().union(*(self._names(value) for value in values))
 
     def visit_Call(self, node: cst.Call) -> None:
         class_key = self.classes[-1].key if self.classes else None  # `self.step(...)` is that class's method
         scopes = [scope.name.value for scope in self.scopes]  # a closure of that name hides the module's
-        self.facts.calls.append(CallSite(node, self._names(node.func, class_key, scopes), self.module,
-                                         self.functions[-1] if self.functions else None))
+        names = self._names(node.func, class_key, scopes)
+        if m.matches(node.func, m.Subscript(value=m.Name())):
+            names = self._tables.get((id(self.scopes[-1]) if self.scopes else 0, node.func.value.value), names)
+        self.facts.calls.append(CallSite(node, names, self.module, self.functions[-1] if self.functions else None))
 
 
 # Imports naming a root module through one package name, at least this often: the name the repo's root package is
