@@ -5449,6 +5449,39 @@ def test_a_model_class_picked_from_a_table_by_name_is_trained():
         ("networks/lenet.py", 12, Confidence.LIKELY), ("networks/resnet.py", 11, Confidence.LIKELY)]
 
 
+def test_a_generator_walking_a_lazy_chain_it_made_before_its_loop_reads_per_item():
+    # `pairs` is made once per pass, but lazily: each image is loaded as the loop takes it.
+    findings = _findings({"reader.py": """
+        import random
+        import numpy as np
+        from keras.preprocessing.image import img_to_array, load_img
+
+        class SegmentationGenerator:
+            def get_processed_pairs(self, img_fnames, mask_fnames):
+                images = (img_to_array(load_img(f)) for f in img_fnames)
+                masks = (img_to_array(load_img(f, grayscale=True)) for f in mask_fnames)
+                return zip(images, masks)
+
+            def flow_from_list(self, img_fnames, mask_fnames, batch_size):
+                while True:
+                    pairs = self.get_processed_pairs(img_fnames, mask_fnames)
+                    i, img_batch = 0, np.zeros((batch_size, 500, 500, 3))
+                    for img, mask in pairs:
+                        img_batch[i] = img
+                        i += 1
+                        if i == batch_size:
+                            i = 0
+                            yield img_batch, mask
+        """, "train.py": """
+        from reader import SegmentationGenerator
+
+        batches = SegmentationGenerator().flow_from_list(images, masks, 8)
+        model.fit_generator(batches, steps_per_epoch=1000, epochs=20)
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 4, Confidence.LIKELY)]
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

@@ -4060,9 +4060,16 @@ class SourceQueries:
                 owner = made_by[0]
                 function = MappedFunction(owner.node.body, owner.module, owner)
         loop = _yielding_loop(owner) if owner is not None else None
+        sites = []
         if loop is not None:
             function = MappedFunction(loop, function.module, None)
-        sites = self.calls_run_by(function, depth)
+            # What the loop walks may make its items lazily, when walked (`for img, mask in pairs:` over
+            # `pairs = self.get_processed_pairs(...)`, a chain of generators that load each image)
+            if isinstance(loop, cst.For):
+                bindings = _loop_bindings(owner.node.body)
+                sites += [site for name in m.findall(loop.iter, m.Name()) for value in bindings.get(name.value, ())
+                          for site in self.calls_run_by(MappedFunction(value, function.module, None), depth)]
+        sites += self.calls_run_by(function, depth)
         if owner is not None and depth:
             sites += [site for getitem in self._items_read(owner, function.body)
                       for site in self.calls_run_by(MappedFunction(getitem.node.body, getitem.module, getitem),
