@@ -333,9 +333,9 @@ class TrainingLoop:
 
     def throttles(self, statement: cst.CSTNode) -> bool:
         """Whether ``statement`` runs only on some steps: inside an ``if`` on a step interval (``if step % 100 ==
-        0:``, not its ``else``), on the loop's counter, or on a value its own body sets (``if self.mean is None: self.mean = ...``,
-        a first-step initialisation), or on a mark its body moves on (``if step - last_log >= 500: ...; last_log =
-        step``), whose test reads no tensor of the step."""
+        0:``, not its ``else``), on the loop's counter, or on a value its own body sets (``if self.mean is None:
+        self.mean = ...``, a first-step initialisation), or on a mark its body moves on (``if step - last_log >=
+        500: ...; last_log = step``), whose test reads no tensor of the step."""
         return any(part is not branch.test and not self.reads_tensor(branch.test) and not (
             part is branch.orelse and m.matches(branch.test, _ON_INTERVAL)) and (
             m.findall(branch.test, _INTERVAL_TEST) or any(
@@ -4051,8 +4051,9 @@ class SourceQueries:
         """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work for each item
         it hands out: I/O, or array and image computation in NumPy, PIL or OpenCV (not draws of the order samples
         come in). A generator's work before the loop that yields runs once per pass over the data (the indices
-        shuffled each epoch, a file opened), not per item, also where a lambda returns the generator. Items taken from a repo object (``self.dataset[i]``) bring the work of
-        its class's ``__getitem__``."""
+        shuffled each epoch, a file opened), not per item, also where a lambda returns the generator; but what
+        that loop walks may make its items as it walks. Items taken from a repo object (``self.dataset[i]``) bring
+        the work of its class's ``__getitem__``."""
         owner = function.function
         if owner is None and id(function.body) in self._call_at:  # `lambda: data_generator(paths)`: its items
             made_by = self._functions_called(self._call_at[id(function.body)])
