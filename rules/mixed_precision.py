@@ -325,6 +325,11 @@ class MixedPrecision(Rule):
         if tpu is not None:
             evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
                                             f"({tpu.module.location(tpu.node).display})"))
+        placement = ctx.queries.cpu_placement(site) if hardware is None else None
+        if placement is not None:
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(f"placed on the CPU (`{site.module.node_code(placement)}`), which has no "
+                                            "16-bit units to gain from"))
         if environment is not None:
             # Reinforcement learning: updates are small batches between environment steps the host runs in Python.
             confidence = Confidence.POSSIBLE

@@ -5748,6 +5748,33 @@ def test_a_head_added_by_a_helper_to_the_base_model_its_caller_passes():
     assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.LIKELY)]
 
 
+def test_a_model_built_and_trained_under_a_cpu_device_gains_nothing_from_16_bits():
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        def build(x, y):
+            for units in (1024, 1024, 1024, 1024):
+                x = tf.layers.dense(x, units, activation=tf.nn.relu)
+            loss = tf.losses.mean_squared_error(y, tf.layers.dense(x, 10))
+            return tf.train.RMSPropOptimizer(1e-4).minimize(loss)
+        """, "main.py": """
+        import tensorflow as tf
+        from model import build
+
+        def main():
+            with tf.device("/cpu:0"):
+                train_op = build(tf.placeholder(tf.float32, [None, 100]), tf.placeholder(tf.float32, [None, 10]))
+                with tf.Session() as sess:
+                    for step in range(100000):
+                        sess.run(train_op, feed_dict=next_batch())
+
+        if __name__ == "__main__":
+            main()
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("model.py", Confidence.POSSIBLE)]
+    assert "placed on the CPU (`tf.device(\"/cpu:0\")`)" in findings[0].evidence[-1].message
+
+
 def test_a_small_cnn_on_cifar_is_not_heavy():
     # Four convolutions of 64+ filters on 32-pixel CIFAR images, 16 and 8 pixels after pooling: little to gain.
     findings = _findings({"cifar.py": """

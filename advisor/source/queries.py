@@ -798,6 +798,9 @@ QUEUE_BATCHES = frozenset(f"tensorflow{v1}.train.{kind}{join}" for v1 in ("", ".
                           for join in ("", "_join"))
 # Draws of items from a collection or a range: what a replay memory's minibatch is sampled with.
 ITEM_DRAWS = ("random.sample", "random.choices", "numpy.random.choice", "numpy.random.randint")
+# `tf.device("/cpu:0")`, `g.device("/CPU:0")`: what runs under it runs on the CPU.
+_CPU_DEVICE = m.Call(func=m.Attribute(attr=m.Name("device")) | m.Name("device"), args=[m.Arg(
+    value=m.SimpleString(value=m.MatchIfTrue(lambda text: "cpu" in text.lower()))), m.ZeroOrMore()])
 # Ops that add into a variable (a gradient accumulator's update).
 _ACCUMULATES = m.Call(func=m.Attribute(attr=m.Name("assign_add")))
 # What copies a tensor's value to the host, a Python or NumPy value from then on.
@@ -3520,6 +3523,21 @@ class SourceQueries:
         return any((bound := self.bound_call(loop.module, run, run.args[0].value.value)) is not None and (
             _is_input_batch(bound) or any(_is_input_batch(site) for function in self.callees_of(bound)
                                           for site in self.calls_in(function))) for run in runs)
+
+    def cpu_placement(self, site: CallSite, depth: int = CALL_DEPTH) -> cst.Call | None:
+        """The ``with tf.device("/cpu:0"):`` (or a graph's ``g.device(...)``) that places ``site`` on the CPU: around
+        it, or around every call of its function the repo shows (``main()`` building and training the whole model
+        under it)."""
+        node = site.module.parent(site.node)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+            if isinstance(node, cst.With):
+                placing = next((item.item for item in node.items if m.matches(item.item, _CPU_DEVICE)), None)
+                if placing is not None:
+                    return placing
+            node = site.module.parent(node)
+        callers = self.callers_of(site.function) if site.function is not None and depth else []
+        placed = [self.cpu_placement(caller, depth - 1) for caller in callers]
+        return placed[0] if placed and all(placed) else None
 
     def acting_environment(self, site: CallSite) -> CallSite | None:
         """Where the programs that run ``site`` (a model's construction, a graph's update) make a reinforcement-
