@@ -10,6 +10,9 @@ from advisor.codemods.batch_call import DATASET_ARGUMENTS, ON_BATCH, CallOnBatch
 from advisor.rule import (Applicability, Confidence, Evidence, Example, Finding, FixAvailability, PerStepKerasCall,
                           Rule, RuleContext, Verdict, argument_value, typical)
 
+# TensorFlow 2.0 made Keras' fit/predict/evaluate build a data adapter and an iterator per call: the set-up the
+# one-batch methods skip. TensorFlow 1.x's Keras (and Keras 2.2 on it) loops over the arrays directly.
+DATA_ADAPTERS_SINCE = (2, 0)
 # The arguments each one-batch method takes besides those it has no use for (DATASET_ARGUMENTS): a call passing
 # others (callbacks, validation data) has no one-batch form.
 ON_BATCH_ARGUMENTS = {"predict": {"x"}, "fit": {"x", "y", "sample_weight", "class_weight"}}
@@ -25,7 +28,8 @@ class KerasCallPerStep(Rule):
         "on that iteration's data (an agent acting on one state, a replay loop fitting one transition at a time), "
         "that set-up is the whole cost: measured in TensorFlow 2.21, 60-90 ms a call against about 1 ms for "
         "`predict_on_batch` or `train_on_batch` on one sample of a small model. The one-batch methods, or calling "
-        "the model, run just the batch."
+        "the model, run just the batch. TensorFlow 1.x's Keras has no such set-up (it loops over the arrays): code "
+        "that runs there gets the finding at possible."
     )
     fix = ("Call `predict_on_batch(x)` for `predict(x)` and `train_on_batch(x, y)` for `fit(x, y)` (or call the "
            "model, `model(x, training=False)`, where a tensor will do).")
@@ -164,11 +168,22 @@ class KerasCallPerStep(Rule):
         site = call.site
         method = site.node.func.attr.value
         loop = call.loop_module.location(call.loop).display
-        message = (f"`{method}` runs once per iteration of the loop at {loop}, on that iteration's data: each call "
-                   "sets up an iterator, callbacks and a progress bar before it runs one small batch. "
+        evidence = [Evidence.source(f"its input is {call.data}")]
+        tf1 = ctx.queries.tf1_call([site.module])
+        pin = ctx.index.tensorflow_pin(site.module)
+        on_tf1 = tf1 is not None or pin is not None and pin.predates(DATA_ADAPTERS_SINCE)
+        if on_tf1:
+            why = f"`{tf1.module.node_code(tf1.node.func)}` ({tf1.module.location(tf1.node).display}) exists only " \
+                "in TensorFlow 1.x" if tf1 is not None else f"the repo declares {pin.describe()}"
+            evidence.append(Evidence.source(
+                f"this code runs on TensorFlow 1.x ({why}), whose Keras loops over the arrays without the data "
+                "adapter and iterator TensorFlow 2 sets up on every call: the one-batch method saves far less there"))
+        set_up = "" if on_tf1 else " each call sets up an iterator, callbacks and a progress bar before it runs one " \
+            "small batch."
+        message = (f"`{method}` runs once per iteration of the loop at {loop}, on that iteration's data:{set_up} "
                    f"`{ON_BATCH[method]}` runs just the batch.")
         verdict = ctx.verdicts.few_steps([(call.loop_module, call.loop)], Verdict(
-            Confidence.LIKELY, typical("keras_call"), (Evidence.source(f"its input is {call.data}"),)))
+            Confidence.POSSIBLE if on_tf1 else Confidence.LIKELY, typical("keras_call"), tuple(evidence)))
         fixable = _has_batch_form(site.module.parent(site.node), site.node, method)
         return self.finding(site.module, site.node.func.attr, message, verdict,
                             reach=ctx.queries.reach(site.module, site.node),

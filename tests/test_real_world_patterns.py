@@ -5775,6 +5775,34 @@ def test_a_model_built_and_trained_under_a_cpu_device_gains_nothing_from_16_bits
     assert "placed on the CPU (`tf.device(\"/cpu:0\")`)" in findings[0].evidence[-1].message
 
 
+def test_keras_predict_per_step_on_tensorflow_1_saves_little():
+    # TensorFlow 1.x's Keras runs `predict` without TensorFlow 2's per-call data adapter: possible, saying why. The
+    # same code with a TensorFlow 2 pin stays likely.
+    script = """
+        import random
+        import numpy as np
+        import tensorflow as tf
+        from keras.models import Sequential
+        from keras.layers import Dense
+
+        model = Sequential([Dense(64, activation="relu", input_dim=4), Dense(2)])
+        model.compile(loss="mse", optimizer="adam")
+        memory = []
+        for t in range(100000):
+            action = np.argmax(model.predict(state.reshape(1, 4)))
+            state, reward, done, _ = env.step(action)
+            model.train_on_batch(state.reshape(1, 4), np.array([[reward, reward]]))
+        """
+    tf1 = _findings({"qlearn.py": script + "config = tf.ConfigProto()\n"}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in tf1] == [(11, Confidence.POSSIBLE)]
+    assert "runs on TensorFlow 1.x (`tf.ConfigProto` (qlearn.py:14:10)" in tf1[0].evidence[-1].message
+    assert "sets up an iterator" not in tf1[0].message
+    pinned = _findings({"qlearn.py": script, "requirements.txt": "tensorflow==1.15\n"}, "TFH007")
+    assert [f.confidence for f in pinned] == [Confidence.POSSIBLE]
+    tf2 = _findings({"qlearn.py": script, "requirements.txt": "tensorflow>=2.4\n"}, "TFH007")
+    assert [f.confidence for f in tf2] == [Confidence.LIKELY]
+
+
 def test_a_small_cnn_on_cifar_is_not_heavy():
     # Four convolutions of 64+ filters on 32-pixel CIFAR images, 16 and 8 pixels after pooling: little to gain.
     findings = _findings({"cifar.py": """
