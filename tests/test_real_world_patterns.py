@@ -5775,6 +5775,35 @@ def test_a_model_built_and_trained_under_a_cpu_device_gains_nothing_from_16_bits
     assert "placed on the CPU (`tf.device(\"/cpu:0\")`)" in findings[0].evidence[-1].message
 
 
+def test_a_dataset_made_up_at_random_is_no_replay_minibatch():
+    # `get_x_y` draws which of its 1000 rows are positive: a whole synthetic dataset, fitted and evaluated once per
+    # bisection step on a new model; nothing is drawn from a memory.
+    findings = _findings({"receptive_field.py": """
+        import numpy as np
+        from tensorflow import keras
+
+        def get_x_y(steps, size=1000):
+            positive = np.random.choice(size, size=size // 2, replace=False)
+            x, y = np.zeros((size, steps, 1)), np.zeros((size, 1))
+            x[positive, 0], y[positive, 0] = 1.0, 1.0
+            return x, y
+
+        def learned(steps):
+            model = keras.Sequential([keras.layers.Conv1D(32, 3, dilation_rate=4), keras.layers.Flatten(),
+                                      keras.layers.Dense(1)])
+            model.compile(optimizer="adam", loss="mse")
+            x, y = get_x_y(steps)
+            model.fit(x, y, epochs=2, verbose=0)
+            return model.evaluate(x, y, verbose=0) < 0.1
+
+        bounds = [1, 1000]
+        while bounds[1] - bounds[0] > 1:
+            middle = sum(bounds) // 2
+            bounds = [bounds[0], middle] if learned(middle) else [middle, bounds[1]]
+        """}, "TFH007")
+    assert findings == []
+
+
 def test_keras_predict_per_step_on_tensorflow_1_saves_little():
     # TensorFlow 1.x's Keras runs `predict` without TensorFlow 2's per-call data adapter: possible, saying why. The
     # same code with a TensorFlow 2 pin stays likely.

@@ -3673,8 +3673,9 @@ class SourceQueries:
                          data: cst.BaseExpression) -> str | None:
         """Why ``data`` is a minibatch drawn at random: the names it is computed from, through the assignments of
         the function around ``near`` (of the outermost loop around it at module level), lead to a draw of a few
-        items (``random.sample(memory, 32)``, ``np.random.choice``) or to a repo function that makes one (a replay
-        memory's ``sample(n)``): a DQN's replay batch, rows filled in from it (``x[i] = s``) or sized by it."""
+        items (``random.sample(memory, 32)``, ``np.random.choice``) or to a repo function that draws from what its
+        object holds (a replay memory's ``sample(n)``): a DQN's replay batch, rows filled in from it (``x[i] = s``)
+        or sized by it. (A function that makes up a whole dataset at random draws from no held collection.)"""
         nest = _loop_nest(module, near)
         scope = function.node.body if function is not None else nest[-1].body if nest else None
         if scope is None:
@@ -3686,7 +3687,7 @@ class SourceQueries:
             for call in m.findall(expression, m.Call()):
                 drawn = self._call_at.get(id(call))
                 if drawn is not None and (_draws_items(drawn) or any(
-                        _draws_items(inner) for callee in self.callees_of(drawn)
+                        _draws_held_items(inner) for callee in self.callees_of(drawn)
                         for node in m.findall(callee.node.body, m.Call()) if (inner := self._call_at.get(id(node))))):
                     return f"a minibatch drawn at random (`{module.node_code(call)}`)"
             for name in m.findall(expression, m.Name()):
@@ -5927,6 +5928,14 @@ def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.B
                 seen.add(name.value)
                 pending += bindings.get(name.value, [])
     return None
+
+
+def _draws_held_items(site: CallSite) -> bool:
+    """Whether ``site`` draws items from what its object holds (``random.sample(self.samples, n)``,
+    ``np.random.choice(len(self.buffer), n)``): a replay memory's minibatch, not a dataset made up at random."""
+    population = site.node.args[0].value if site.node.args else None
+    return _draws_items(site) and population is not None and bool(
+        m.findall(population, m.Attribute(value=m.Name("self"))))
 
 
 def _is_input_batch(site: CallSite) -> bool:
