@@ -3680,20 +3680,13 @@ class SourceQueries:
         scope = function.node.body if function is not None else nest[-1].body if nest else None
         if scope is None:
             return None
-        bindings = _loop_bindings(scope)
-        pending, seen = [data], set()
-        while pending:
-            expression = pending.pop()
+        for expression in _computed_from(data, _loop_bindings(scope)):
             for call in m.findall(expression, m.Call()):
                 drawn = self._call_at.get(id(call))
                 if drawn is not None and (_draws_items(drawn) or any(
                         _draws_held_items(inner) for callee in self.callees_of(drawn)
                         for node in m.findall(callee.node.body, m.Call()) if (inner := self._call_at.get(id(node))))):
                     return f"a minibatch drawn at random (`{module.node_code(call)}`)"
-            for name in m.findall(expression, m.Name()):
-                if name.value not in seen:
-                    seen.add(name.value)
-                    pending += bindings.get(name.value, [])
         return None
 
     def _during_training(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
@@ -5912,10 +5905,7 @@ def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.B
         return "".join(module.node_code(node).split())
 
     width = code(size)
-    bindings = _loop_bindings(loop.body)
-    pending, seen = [data], set()
-    while pending:
-        expression = pending.pop()
+    for expression in _computed_from(data, _loop_bindings(loop.body)):
         for element in m.findall(expression, m.SubscriptElement(slice=m.Slice(upper=m.BinaryOperation()))):
             lower, upper = element.slice.lower, element.slice.upper
             spans = {f"{code(lower)}+{width}"} if lower is not None else set()
@@ -5923,11 +5913,21 @@ def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.B
                 spans.add(f"({code(lower.left)}+1)*{width}")
             if code(upper) in spans:
                 return f"one batch of `{module.node_code(size)}` sliced each iteration (`{module.node_code(upper)}`)"
-        for name in m.findall(expression, m.Name()):
+    return None
+
+
+def _computed_from(expression: cst.BaseExpression, bindings: dict[str, list[cst.BaseExpression]]
+                   ) -> Iterator[cst.BaseExpression]:
+    """``expression``, then the expressions the names it reads are bound to in ``bindings``, and theirs in turn
+    (each name followed once): what a value is computed from."""
+    pending, seen = [expression], set()
+    while pending:
+        current = pending.pop()
+        yield current
+        for name in m.findall(current, m.Name()):
             if name.value not in seen:
                 seen.add(name.value)
                 pending += bindings.get(name.value, [])
-    return None
 
 
 def _draws_held_items(site: CallSite) -> bool:
