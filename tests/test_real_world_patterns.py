@@ -5775,6 +5775,32 @@ def test_a_model_built_and_trained_under_a_cpu_device_gains_nothing_from_16_bits
     assert "placed on the CPU (`tf.device(\"/cpu:0\")`)" in findings[0].evidence[-1].message
 
 
+def test_a_cpu_scope_holding_the_variables_of_gpu_towers_is_no_cpu_training():
+    # monodepth: the whole graph under `tf.device('/cpu:0')`, each tower under `tf.device('/gpu:%d' % i)`.
+    findings = _findings({"main.py": """
+        import tensorflow as tf
+
+        def train(images, gpus):
+            with tf.Graph().as_default(), tf.device("/cpu:0"):
+                optimizer = tf.train.AdamOptimizer(1e-4)
+                grads = []
+                for i in range(gpus):
+                    with tf.device("/gpu:%d" % i):
+                        x = images[i]
+                        for filters in (64, 128, 256, 512):
+                            x = tf.layers.conv2d(x, filters, 3, activation=tf.nn.relu)
+                        grads.append(optimizer.compute_gradients(tf.reduce_mean(x)))
+                train_op = optimizer.apply_gradients(grads[0])
+                with tf.Session() as sess:
+                    for step in range(100000):
+                        sess.run(train_op)
+
+        if __name__ == "__main__":
+            train(tf.split(tf.placeholder(tf.float32, [8, 256, 512, 3]), 2), 2)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [Confidence.LIKELY]
+
+
 def test_a_dataset_made_up_at_random_is_no_replay_minibatch():
     # `get_x_y` draws which of its 1000 rows are positive: a whole synthetic dataset, fitted and evaluated once per
     # bisection step on a new model; nothing is drawn from a memory.

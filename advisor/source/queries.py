@@ -801,6 +801,8 @@ ITEM_DRAWS = ("random.sample", "random.choices", "numpy.random.choice", "numpy.r
 # `tf.device("/cpu:0")`, `g.device("/CPU:0")`: what runs under it runs on the CPU.
 _CPU_DEVICE = m.Call(func=m.Attribute(attr=m.Name("device")) | m.Name("device"), args=[m.Arg(
     value=m.SimpleString(value=m.MatchIfTrue(lambda text: "cpu" in text.lower()))), m.ZeroOrMore()])
+_GPU_DEVICE = m.Call(func=m.Attribute(attr=m.Name("device")) | m.Name("device"), args=[m.Arg(
+    value=m.MatchIfTrue(lambda value: "gpu" in cst.Module([]).code_for_node(value).lower())), m.ZeroOrMore()])
 # Ops that add into a variable (a gradient accumulator's update).
 _ACCUMULATES = m.Call(func=m.Attribute(attr=m.Name("assign_add")))
 # What copies a tensor's value to the host, a Python or NumPy value from then on.
@@ -3538,6 +3540,11 @@ class SourceQueries:
         callers = self.callers_of(site.function) if site.function is not None and depth else []
         placed = [self.cpu_placement(caller, depth - 1) for caller in callers]
         return placed[0] if placed and all(placed) else None
+
+    def places_on_gpu(self, module: ModuleInfo) -> bool:
+        """Whether ``module`` places code on a GPU (``with tf.device("/gpu:%d" % i):``, a tower per GPU under a
+        CPU scope that only holds the variables)."""
+        return bool(m.findall(module.tree, _GPU_DEVICE))
 
     def acting_environment(self, site: CallSite) -> CallSite | None:
         """Where the programs that run ``site`` (a model's construction, a graph's update) make a reinforcement-
