@@ -326,7 +326,7 @@ class MixedPrecision(Rule):
             evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
                                             f"({tpu.module.location(tpu.node).display})"))
         placement = ctx.queries.cpu_placement(site) if hardware is None else None
-        if placement is not None and not any(ctx.queries.places_on_gpu(module) for module in ctx.index.modules):
+        if placement is not None:
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source(f"placed on the CPU (`{site.module.node_code(placement)}`), which has no "
                                             "16-bit units to gain from"))

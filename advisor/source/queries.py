@@ -3529,22 +3529,24 @@ class SourceQueries:
     def cpu_placement(self, site: CallSite, depth: int = CALL_DEPTH) -> cst.Call | None:
         """The ``with tf.device("/cpu:0"):`` (or a graph's ``g.device(...)``) that places ``site`` on the CPU: around
         it, or around every call of its function the repo shows (``main()`` building and training the whole model
-        under it)."""
+        under it); None where the repo places code on a GPU too (towers under a CPU scope holding the variables)."""
         node = site.module.parent(site.node)
         while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
             if isinstance(node, cst.With):
                 placing = next((item.item for item in node.items if m.matches(item.item, _CPU_DEVICE)), None)
                 if placing is not None:
-                    return placing
+                    return None if self._places_on_gpu else placing
             node = site.module.parent(node)
         callers = self.callers_of(site.function) if site.function is not None and depth else []
         placed = [self.cpu_placement(caller, depth - 1) for caller in callers]
-        return placed[0] if placed and all(placed) else None
+        return placed[0] if placed and all(placed) and not self._places_on_gpu else None
 
-    def places_on_gpu(self, module: ModuleInfo) -> bool:
-        """Whether ``module`` places code on a GPU (``with tf.device("/gpu:%d" % i):``, a tower per GPU under a
-        CPU scope that only holds the variables)."""
-        return bool(m.findall(module.tree, _GPU_DEVICE))
+    @cached_property
+    def _places_on_gpu(self) -> bool:
+        """Whether the repo places code on a GPU (``with tf.device("/gpu:%d" % i):``): a CPU scope around its
+        training then only holds the variables of GPU towers (monodepth)."""
+        # (the text test first: most modules name no GPU and are not walked)
+        return any(m.findall(module.tree, _GPU_DEVICE) for module in self.index.modules if "gpu" in module.code.lower())
 
     def acting_environment(self, site: CallSite) -> CallSite | None:
         """Where the programs that run ``site`` (a model's construction, a graph's update) make a reinforcement-
@@ -3634,7 +3636,8 @@ class SourceQueries:
         made = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
         if made is not None and any(_inside(site.module, made.node, loop) for loop in nest):
             return None  # a new model each iteration: the loop iterates training runs, one call each
-        reason = self._one_sample_given(site, data) or self._minibatch_drawn_given(site, data) or next(
+        reason = self._given(site, data, lambda at, value: _one_sample(at.module, value, at.node)) or self._given(
+            site, data, lambda at, value: self._minibatch_drawn(at.module, at.function, at.node, value)) or next(
             (walked for loop in nest if (walked := self._walked_element(site.module, loop, data)
                                          or _one_batch_sliced(site.module, loop, data, site.node)
                                          or self._drawn_each_iteration(site.module, loop, data))), None)
@@ -3653,28 +3656,19 @@ class SourceQueries:
             depth -= 1
         return None
 
-    def _one_sample_given(self, site: CallSite, data: cst.BaseExpression) -> str | None:
-        """Why ``data``, passed to ``site``, is one sample (:func:`_one_sample`): there, or, for a parameter of
-        the function around ``site``, where a caller passes it (``self.predict(s.reshape(1, n))`` for a
-        ``predict(self, s)`` that runs the model's)."""
-        reason = _one_sample(site.module, data, site.node)
+    def _given(self, site: CallSite, data: cst.BaseExpression,
+               reason_at: Callable[[CallSite, cst.BaseExpression], str | None]) -> str | None:
+        """Why ``data``, passed to ``site``, is one iteration's sample or minibatch (``reason_at`` tells where it
+        is written): there, or, for a parameter of the function around ``site``, where a caller passes it
+        (``self.predict(s.reshape(1, n))`` for a ``predict(self, s)`` that runs the model's; ``self.brain.train(x,
+        y)`` with ``x`` filled from a replay sample)."""
+        reason = reason_at(site, data)
         function = site.function
         if reason is not None or not isinstance(data, cst.Name) or function is None or \
                 data.value not in _called_parameters(function):
             return reason
         return next((reason for caller, given in self._passed_for(function, data.value)
-                     if (reason := _one_sample(caller.module, given, caller.node))), None)
-
-    def _minibatch_drawn_given(self, site: CallSite, data: cst.BaseExpression) -> str | None:
-        """Why ``data``, passed to ``site``, is one minibatch: it is computed, in the function around ``site`` or, for
-        its parameter, in the callers that pass it, from a few items drawn at random (:meth:`_minibatch_drawn`)."""
-        function = site.function
-        reason = self._minibatch_drawn(site.module, function, site.node, data)
-        if reason is not None or not isinstance(data, cst.Name) or function is None or \
-                data.value not in _called_parameters(function):
-            return reason
-        return next((reason for caller, given in self._passed_for(function, data.value)
-                     if (reason := self._minibatch_drawn(caller.module, caller.function, caller.node, given))), None)
+                     if (reason := reason_at(caller, given))), None)
 
     def _minibatch_drawn(self, module: ModuleInfo, function: FunctionInfo | None, near: cst.CSTNode,
                          data: cst.BaseExpression) -> str | None:
