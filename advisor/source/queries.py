@@ -2636,7 +2636,7 @@ class SourceQueries:
             evaluation = self._evaluation_call(site)
             for callee in self.callees_of(site) + self._functions_passed(site):
                 add(caller, callee, evaluation)
-                if callee.name == "__init__":
+                if callee.name == "__init__" and callee.class_key is not None:
                     for method in methods_by_class[callee.class_key]:
                         add(caller, method, evaluation, instantiated=True)
             for cls_info in self._classes_named(site.names):

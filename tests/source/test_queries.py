@@ -1600,3 +1600,21 @@ def test_a_folder_that_asserts_tensorflow_2_is_no_tensorflow_1_program(index_of)
     assert queries.tf1_call([colorbot]) is None  # imported by the program that asserts TensorFlow 2
     # A program of its own beside it (a TensorFlow 1.x eager demo), and a same-named module elsewhere, are not.
     assert queries.tf1_call([demo]) is not None and queries.tf1_call([legacy]) is not None
+
+
+def test_an_init_defined_in_a_function_and_passed_to_type_is_no_method_of_a_class(index_of):
+    index = index_of(code="""
+        def remapped(source, names):
+            def __init__(self, source, names):
+                self._names = names
+
+            def _setup(self, inputs):
+                return inputs
+
+            cls = type("Remapped", (object,), {"__init__": __init__, "_setup": _setup})
+            return cls(source, names)
+
+        remapped(None, ["image"])
+        """)
+    queries = SourceQueries(index)
+    assert queries.reach(module(index), function(index, "_setup").node) is not None
