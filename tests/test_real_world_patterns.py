@@ -5719,7 +5719,36 @@ def test_a_decoder_model_applied_in_the_outputs_is_part_of_the_model_not_its_sta
         model.fit(images, [labels, images], epochs=50)
         """}, "TFC001")
     assert [f.location.line for f in findings] == [11]
-    assert "makes 2 convolution and 5 dense layers on 224-pixel images" in findings[0].evidence[-1].message
+    assert "makes 2 convolution and 3 dense layers on 224-pixel images" in findings[0].evidence[-1].message
+
+
+def test_an_autoencoder_of_an_encoder_and_a_decoder_model_counts_their_layers_once():
+    # `Model(inputs, decoder(encoder(inputs)))`: both parts are built in the window before it and applied in it;
+    # counted twice, three stride-2 convolutions each way on 32-pixel CIFAR looked heavy.
+    findings = _findings({"colorize.py": """
+        from tensorflow.keras.datasets import cifar10
+        from tensorflow.keras.layers import Conv2D, Conv2DTranspose, Dense, Flatten, Input, Reshape
+        from tensorflow.keras.models import Model
+
+        (x_train, _), _ = cifar10.load_data()
+        inputs = Input(shape=(32, 32, 1))
+        x = inputs
+        for filters in [64, 128, 256]:
+            x = Conv2D(filters=filters, kernel_size=3, strides=2, padding="same")(x)
+        latent = Dense(256)(Flatten()(x))
+        encoder = Model(inputs, latent)
+        latent_inputs = Input(shape=(256,))
+        x = Reshape((4, 4, 256))(Dense(4 * 4 * 256)(latent_inputs))
+        for filters in [256, 128, 64]:
+            x = Conv2DTranspose(filters=filters, kernel_size=3, strides=2, padding="same")(x)
+        outputs = Conv2DTranspose(filters=3, kernel_size=3, padding="same")(x)
+        decoder = Model(latent_inputs, outputs)
+        autoencoder = Model(inputs, decoder(encoder(inputs)))
+        autoencoder.compile(loss="mse", optimizer="adam")
+        autoencoder.fit(x_train_gray, x_train, epochs=30, batch_size=32)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(18, Confidence.POSSIBLE)]
+    assert "makes 6 convolution and 2 dense layers on 32-pixel images" in findings[0].evidence[-1].message
 
 
 def test_a_head_added_by_a_helper_to_the_base_model_its_caller_passes():

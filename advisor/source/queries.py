@@ -4564,8 +4564,10 @@ class SourceQueries:
         after = min((order[id(c.node)] for c in others if order[id(c.node)] > here), default=len(order))
         if not construction.names & SEQUENTIAL:
             window = [c for c in scope if before < order[id(c.node)] <= here or id(c.node) in nested]
+            # A part's layers count where the model applies it (`_count_layers`), not a second time here.
+            in_parts = {id(built.node) for c in others if id(c.node) in parts for built in self._built_by(c)}
             calls = [c for c in scope if id(c.node) in nested or (
-                before < order[id(c.node)] <= here and id(c.node) not in in_others
+                before < order[id(c.node)] <= here and id(c.node) not in in_others | in_parts
                 and not self._features_only(c, window))]
             return calls + self._models_built_on(construction, calls, depth)
         adds = [c for c in scope if here < order[id(c.node)] < after and m.matches(
