@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 import libcst.matchers as m
@@ -30,10 +30,10 @@ GRAPH_HEAVY_SUMMARIES = frozenset({"image", "audio", PER_TENSOR_HISTOGRAMS})
 class _Writes(InLoopBody):
     """Summary writes and writer flushes in per-step code, one per statement."""
 
-    def __init__(self, loop: TrainingLoop, heavy_graph_summaries: bool) -> None:
+    def __init__(self, loop: TrainingLoop, heavy_written: Callable[[cst.Call], bool]) -> None:
         super().__init__()
         self.loop = loop
-        self.heavy_graph_summaries = heavy_graph_summaries  # the graph's summaries hold images
+        self.heavy_written = heavy_written  # whether what a TensorFlow 1.x write writes holds images
         self.statement: cst.CSTNode | None = None
         self.found: list[tuple[cst.Call, cst.CSTNode, str, bool]] = []  # (call, statement, what it does, heavy)
 
@@ -51,7 +51,7 @@ class _Writes(InLoopBody):
         elif m.matches(node.func, _ADD_SUMMARY) and node.args:
             # TensorFlow 1.x: the session computed the summary in the step's run, the writer serializes it.
             what = f"computes summaries in its run and writes them (`{self.loop.module.node_code(node.func)}`)"
-            heavy = self.heavy_graph_summaries
+            heavy = self.heavy_written(node)
         else:
             return
         if not any(found[1] is self.statement for found in self.found):
@@ -174,7 +174,8 @@ class PerStepSummary(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for loop in [*ctx.queries.training_loops, *ctx.queries.session_loops]:
-            writes = _Writes(loop, bool(ctx.queries.summary_kinds(loop.module) & GRAPH_HEAVY_SUMMARIES))
+            writes = _Writes(loop, lambda write, loop=loop: bool(GRAPH_HEAVY_SUMMARIES & (
+                ctx.queries.written_summary_kinds(loop, write) or ctx.queries.summary_kinds(loop.module))))
             visit_reading(loop.node.body, writes)
             for call, statement, what, heavy in writes.found:
                 if not loop.throttles(statement):

@@ -6012,3 +6012,34 @@ def test_keras_evaluate_on_a_batch_sliced_by_index_times_size_written_without_sp
         train(model, features, targets, 64)
         """}, "TFH007")
     assert _where(findings) == [("TFH007", "train.py", 7)]
+
+
+def test_a_tf1_summary_written_every_step_is_as_heavy_as_the_summaries_merged_into_it():
+    # pix2pix: the discriminator's summary merges a histogram of its [batch, 1] output and two losses, the
+    # generator's an image too; `merge_all()` holds whatever the module makes (the image).
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        class Pix2Pix:
+            def build_model(self):
+                self.d_sum = tf.summary.histogram("d", self.D)
+                self.fake_sum = tf.summary.image("fake_B", self.fake_B)
+                self.d_loss_sum = tf.summary.scalar("d_loss", self.d_loss)
+                self.g_loss_sum = tf.summary.scalar("g_loss", self.g_loss)
+
+            def train(self, batches):
+                d_optim = tf.train.AdamOptimizer(2e-4).minimize(self.d_loss)
+                g_optim = tf.train.AdamOptimizer(2e-4).minimize(self.g_loss)
+                self.g_sum = tf.summary.merge([self.fake_sum, self.g_loss_sum])
+                self.d_sum = tf.summary.merge([self.d_sum, self.d_loss_sum])
+                everything = tf.summary.merge_all()
+                for counter, batch in enumerate(batches):
+                    _, summary_str = self.sess.run([d_optim, self.d_sum], feed_dict={self.data: batch})
+                    self.writer.add_summary(summary_str, counter)
+                    _, summary_str = self.sess.run([g_optim, self.g_sum], feed_dict={self.data: batch})
+                    self.writer.add_summary(summary_str, counter)
+                    summary_str = self.sess.run(everything, feed_dict={self.data: batch})
+                    self.writer.add_summary(summary_str, counter)
+        """}, "TFH006", show_all=True)
+    assert sorted((f.location.line, f.confidence) for f in findings) == [
+        (18, Confidence.POSSIBLE), (20, Confidence.LIKELY), (22, Confidence.LIKELY)]

@@ -183,6 +183,10 @@ PER_TENSOR_HISTOGRAMS = "histogram per tensor"
 # Summary ops, TensorFlow 1.x's names too (`tf.summary.image`, `tf.image_summary`).
 SUMMARY_OP_PREFIXES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.image_summary",
                        "tensorflow.histogram_summary", "tensorflow.audio_summary", "tensorflow.scalar_summary")
+SUMMARY_KINDS = frozenset({"scalar", "image", "histogram", "audio", "text", "tensor"})
+# TensorFlow 1.x's summary of the summaries it is given (`merge_all` takes the graph's, which the source may not show).
+SUMMARY_MERGES = frozenset({"tensorflow.summary.merge", "tensorflow.compat.v1.summary.merge",
+                            "tensorflow.merge_summary"})
 # Of those, the ones that work on images and signals (NumPy alone may only slice or stack a batch held in memory).
 HOST_IMAGE_PREFIXES = ("PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
 WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_file", "get_object"})
@@ -3801,6 +3805,40 @@ class SourceQueries:
                    and self._not_below(loop.module, run, read)]
         return binding[-1] if binding and not loop.throttles(binding[-1]) else None
 
+    def written_summary_kinds(self, loop: TrainingLoop, write: cst.Call) -> set[str] | None:
+        """The kinds of summary a TensorFlow 1.x loop writes with ``write`` (``writer.add_summary(summary_str,
+        step)``) where the source tells: the summary op its training run fetched into that name, a
+        ``tf.summary.scalar/image/...`` or a ``tf.summary.merge([...])`` of those. None where it does not tell
+        (``merge_all()`` holds whatever the graph has: see :meth:`summary_kinds`)."""
+        written = write.args[0].value if write.args else None
+        run = self.training_run_binding(loop, write, written.value) if isinstance(written, cst.Name) else None
+        fetched = _fetched_into(self.index.assignment_of(run), run, written.value) if run is not None else None
+        if fetched is None:
+            return None
+        return self._summary_op_kinds(loop.module, self.enclosing_function(loop.module, run), fetched, frozenset())
+
+    def _summary_op_kinds(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                          seen: frozenset[int]) -> set[str] | None:
+        """What a summary op is made of, followed through the names (and ``self.`` attributes) holding it; ``seen``:
+        the assignments on the way (``self.d_sum = tf.summary.merge([self.d_sum, ...])`` merges its earlier
+        value)."""
+        if isinstance(expression, (cst.Name, cst.Attribute)):
+            values = [v for v in self.assigned_values(module, scope, expression) if id(v[2]) not in seen]
+            found = [self._summary_op_kinds(*value, seen | {id(value[2])}) for value in values]
+            return set().union(*found) if found and None not in found else None
+        if not isinstance(expression, cst.Call):
+            return None
+        names = module.qualified_names(expression.func)
+        if names & SUMMARY_MERGES:
+            merged = expression.args[0].value if expression.args else None
+            found = [self._summary_op_kinds(module, scope, element.value, seen)
+                     for element in getattr(merged, "elements", ())]
+            return set().union(*found) if found and None not in found else None
+        kinds = {n.rsplit(".", 1)[-1].removesuffix("_summary") for n in names if n.startswith(SUMMARY_OP_PREFIXES)}
+        if not kinds or not kinds <= SUMMARY_KINDS:
+            return None
+        return {PER_TENSOR_HISTOGRAMS if k == "histogram" and _repeated(module, expression) else k for k in kinds}
+
     def summary_kinds(self, module: ModuleInfo) -> set[str]:
         """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``..., :data:`PER_TENSOR_HISTOGRAMS`)
         ``module`` or a repo module it imports makes: what a TensorFlow 1.x merged summary fetched there may hold."""
@@ -6070,6 +6108,22 @@ def _assigned_names(assignment: cst.Assign | None) -> set[str]:
         found |= {part.value if isinstance(part, cst.Name) else part.attr.value
                   for part in parts if isinstance(part, (cst.Name, cst.Attribute))}
     return found
+
+
+def _fetched_into(assignment: cst.Assign | None, run: cst.Call, name: str) -> cst.BaseExpression | None:
+    """The fetch of ``run`` that ``assignment`` binds to ``name``, by position (``_, summary = sess.run([train_op,
+    merged])``: ``merged``)."""
+    fetches = run.args[0].value if run.args else None
+    if assignment is None or len(assignment.targets) != 1 or fetches is None:
+        return None
+    target = assignment.targets[0].target
+    if isinstance(target, cst.Name):
+        return fetches if target.value == name else None
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(fetches, (cst.List, cst.Tuple)) \
+            and len(target.elements) == len(fetches.elements):
+        return next((fetch.value for bound, fetch in zip(target.elements, fetches.elements)
+                     if m.matches(bound.value, m.Name(name))), None)
+    return None
 
 
 def _returns_parsed(function: FunctionInfo) -> bool:
