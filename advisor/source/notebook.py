@@ -76,11 +76,14 @@ class Cell:
     def module_lines(self) -> list[str]:
         """The cell's lines as the module holds them: magics replaced, each line ended."""
         lines = []
+        first = _first_written(self.lines)
         for number, line in enumerate(self.lines):
             if number in self.placeholders:
                 # The lines a magic continues onto (with a backslash) stay blank.
                 continued = number - 1 in self.placeholders and self.lines[number - 1].rstrip("\r\n").endswith("\\")
-                line = line[len(line.rstrip("\r\n")):] if continued else _placeholder(line)
+                # IPython takes the indentation off a cell's first line (` %%time`): a magic there is top level.
+                line = line[len(line.rstrip("\r\n")):] if continued else _placeholder(
+                    line.lstrip(" \t") if number == first else line)
             lines.append(line if line.endswith(("\n", "\r")) else line + "\n")
         return lines
 
@@ -158,7 +161,7 @@ class Notebook:
                 left_out.append(f"cell {number} ({cell_language})")
                 continue
             lines = source_lines(source)
-            magic = _CELL_MAGIC.match(lines[0]) if lines else None
+            magic = _CELL_MAGIC.match(lines[_first_written(lines)].lstrip(" \t")) if source.strip() else None
             if magic and magic.group("name") not in PYTHON_CELL_MAGICS:
                 left_out.append(f"cell {number} (%%{magic.group('name')})")
                 continue
@@ -430,6 +433,11 @@ def _magic_lines(lines: list[str]) -> frozenset[int]:
         if len(quote) == 1 and not continued and not line.rstrip("\r\n").endswith("\\"):
             quote = ""  # an unterminated one-line string ends with its line (a syntax error Python reports)
     return frozenset(found)
+
+
+def _first_written(lines: list[str]) -> int:
+    """The index of a cell's first line that is not blank (IPython drops the blank lines before it), or 0."""
+    return next((number for number, line in enumerate(lines) if line.strip()), 0)
 
 
 def _placeholder(line: str) -> str:

@@ -26,6 +26,8 @@ MAGIC_CELLS = [
     "total = (a\n         % b)\ntext = '''\n%not a magic\n'''",
     "if ready:\n    value = x[\n        1]\n!echo done",
     "%%time\nmodel.fit(ds)",
+    " %%time\nmodel.fit(ds)",  # IPython takes the first line's indentation off
+    "\n\n%%time\nmodel.fit(ds)",  # and the blank lines before it
     "s = 'it''s'  # %comment\nprint(s)",
 ]
 
@@ -39,8 +41,9 @@ def test_magic_lines_are_those_ipython_transforms(source: str):
     assert len(code) == len(original)  # every position maps back 1:1
     ast_of_cell = compile(cell.code, "<cell>", "exec", flags=0x400)  # PyCF_ONLY_AST: the module parses
     assert ast_of_cell is not None
-    if original[0].startswith("%%"):  # a cell magic: IPython hands the whole cell to it; advisor keeps the body
-        assert cell.placeholders == {0}
+    first = next(number for number, line in enumerate(original) if line.strip())
+    if original[first].lstrip().startswith("%%"):  # a cell magic: IPython hands the cell to it; advisor keeps the body
+        assert cell.placeholders == {first}
         return
     ipython = TransformerManager().transform_cell(source).splitlines()
     kept = difflib.SequenceMatcher(None, original, ipython, autojunk=False).get_matching_blocks()
