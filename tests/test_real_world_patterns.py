@@ -6043,3 +6043,74 @@ def test_a_tf1_summary_written_every_step_is_as_heavy_as_the_summaries_merged_in
         """}, "TFH006", show_all=True)
     assert sorted((f.location.line, f.confidence) for f in findings) == [
         (18, Confidence.POSSIBLE), (20, Confidence.LIKELY), (22, Confidence.LIKELY)]
+
+
+def test_a_method_a_base_class_calls_on_self_runs_the_subclass_override_with_what_it_is_given():
+    # im2latex: the base class's `train` calls `self._run_epoch(train_set)`, which the model class overrides;
+    # there `minibatches(train_set, n)` only groups items: the images are read by the DataGenerator `main` made.
+    findings = _findings({
+        "data.py": """
+            from PIL import Image
+
+            class DataGenerator:
+                def __init__(self, paths):
+                    self._paths = paths
+
+                def __iter__(self):
+                    for path in self._paths:
+                        yield self._load(path)
+
+                def _load(self, path):
+                    return Image.open(path).convert("L")
+            """,
+        "utils.py": """
+            def minibatches(data, size):
+                batch = []
+                for item in data:
+                    if len(batch) == size:
+                        yield batch
+                        batch = []
+                    batch.append(item)
+                if batch:
+                    yield batch
+            """,
+        "base.py": """
+            class BaseModel:
+                def train(self, train_set):
+                    for epoch in range(10):
+                        self._run_epoch(train_set)
+
+                @staticmethod
+                def _run_epoch(train_set):
+                    raise NotImplementedError
+            """,
+        "model.py": """
+            import tensorflow as tf
+            from base import BaseModel
+            from utils import minibatches
+
+            class Img2Seq(BaseModel):
+                def build(self):
+                    self.img = tf.placeholder(tf.float32, [None, 64, 64, 1])
+                    self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+
+                def _run_epoch(self, train_set):
+                    for batch in minibatches(train_set, 20):
+                        self.sess.run(self.train_op, feed_dict={self.img: batch})
+            """,
+        "train.py": """
+            from data import DataGenerator
+            from model import Img2Seq
+
+            def main():
+                train_set = DataGenerator(["a.png", "b.png"])
+                model = Img2Seq()
+                model.build()
+                model.train(train_set)
+
+            if __name__ == "__main__":
+                main()
+            """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("model.py", 11, Confidence.LIKELY)]
+    assert "Image.open" in findings[0].evidence[-1].message

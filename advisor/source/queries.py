@@ -2192,6 +2192,8 @@ class SourceQueries:
         if not found:
             found = self._base_methods(site) or self._wrapped_callees(site) or self._replica_functions(site) or \
                 self._closure_callees(site) or self._alternative_construction(site) or self._aliased_callees(site)
+        else:
+            found = found + self._overrides(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
@@ -2256,6 +2258,35 @@ class SourceQueries:
         else:
             return []
         return self._functions_wrapped(wrappings)
+
+    def _overrides(self, site: CallSite) -> list[FunctionInfo]:
+        """For ``self.method(...)`` in a method, the overrides of ``method`` in the repo classes deriving from that
+        method's class: on a subclass's object, the base class's ``train`` runs the subclass's ``_run_epoch``."""
+        function = site.function
+        if function is None or function.class_key is None or not m.matches(
+                site.node.func, m.Attribute(value=m.Name("self"), attr=m.Name())):
+            return []
+        return [method for cls_info in self._subclasses.get(function.class_key, ())
+                for method in self.index.methods_of(cls_info) if method.name == site.node.func.attr.value]
+
+    @cached_property
+    def _subclasses(self) -> dict[str, list[ClassInfo]]:
+        """Each repo class's repo subclasses, direct or not, by key."""
+        direct: dict[str, list[ClassInfo]] = {}
+        for cls_info in self.index.classes:
+            for base in self._classes_named(cls_info.bases):
+                direct.setdefault(base.key, []).append(cls_info)
+        found: dict[str, list[ClassInfo]] = {}
+        for key in direct:
+            seen: dict[str, ClassInfo] = {}
+            stack = list(direct[key])
+            while stack:
+                cls_info = stack.pop()
+                if cls_info.key not in seen and cls_info.key != key:
+                    seen[cls_info.key] = cls_info
+                    stack += direct.get(cls_info.key, [])
+            found[key] = list(seen.values())
+        return found
 
     def _base_methods(self, site: CallSite) -> list[FunctionInfo]:
         """``super().__init__(model, ...)`` in a method: that method of the class's repo bases."""
