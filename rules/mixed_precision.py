@@ -325,6 +325,12 @@ class MixedPrecision(Rule):
         if tpu is not None:
             evidence.append(Evidence.source(f"trains on a TPU: `{tpu.module.node_code(tpu.node.func)}` "
                                             f"({tpu.module.location(tpu.node).display})"))
+        if compute.frozen is not None:
+            # Only its forward pass would run in 16 bits, and steps that train a head alone are often input-bound.
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(f"its `{compute.application}` is frozen (`{compute.frozen}`) and trained "
+                                            "no further: only the layers on top learn, so 16 bits would speed up its "
+                                            "forward pass alone, and such steps often wait for their input"))
         placement = ctx.queries.cpu_placement(site) if hardware is None else None
         if placement is not None:
             confidence = Confidence.POSSIBLE

@@ -6114,3 +6114,35 @@ def test_a_method_a_base_class_calls_on_self_runs_the_subclass_override_with_wha
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("model.py", 11, Confidence.LIKELY)]
     assert "Image.open" in findings[0].evidence[-1].message
+
+
+def test_a_known_architecture_frozen_for_the_whole_training_is_only_possible_one_fine_tuned_later_likely():
+    # Transfer-learning tutorials: feature extraction trains a head on a frozen EfficientNet (16 bits would speed up
+    # its forward pass alone); the next model unfreezes its base's top layers to fine-tune them.
+    findings = _findings({"transfer.py": """
+        import tensorflow as tf
+
+        base_model = tf.keras.applications.EfficientNetB0(include_top=False)
+        base_model.trainable = False
+        inputs = tf.keras.layers.Input(shape=(224, 224, 3))
+        x = tf.keras.layers.GlobalAveragePooling2D()(base_model(inputs, training=False))
+        model_0 = tf.keras.Model(inputs, tf.keras.layers.Dense(10, activation="softmax")(x))
+        model_0.compile(loss="categorical_crossentropy", optimizer="adam")
+        model_0.fit(train_data, epochs=5)
+
+        base_model = tf.keras.applications.EfficientNetB0(include_top=False)
+        base_model.trainable = False
+        inputs = tf.keras.layers.Input(shape=(224, 224, 3))
+        x = tf.keras.layers.GlobalAveragePooling2D()(base_model(inputs, training=False))
+        model_2 = tf.keras.Model(inputs, tf.keras.layers.Dense(10, activation="softmax")(x))
+        model_2.compile(loss="categorical_crossentropy", optimizer="adam")
+        model_2.fit(train_data, epochs=5)
+        base_model.trainable = True
+        for layer in base_model.layers[:-10]:
+            layer.trainable = False
+        model_2.compile(loss="categorical_crossentropy", optimizer=tf.keras.optimizers.Adam(1e-4))
+        model_2.fit(train_data, epochs=10, initial_epoch=5)
+        """}, "TFC001")
+    findings = sorted(findings, key=lambda f: f.location.line)
+    assert [(f.location.line, f.confidence) for f in findings] == [(7, Confidence.POSSIBLE), (15, Confidence.LIKELY)]
+    assert "is frozen (`base_model.trainable = False`)" in findings[0].evidence[-1].message

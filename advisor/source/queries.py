@@ -1532,6 +1532,9 @@ class ModelCompute:
     # The side is what every run trains on: declared by the inputs, or of a dataset the code loads unconditionally
     # (not `if dataset == "mnist":`, one choice of several)
     side_certain: bool = True
+    # The statement that freezes the known architecture for the whole training (`base.trainable = False`, never
+    # undone before the name is bound again): only the layers on top of it learn.
+    frozen: str | None = None
 
     @property
     def heavy(self) -> bool:
@@ -1582,10 +1585,11 @@ class _LayerTally:
     image_side: int | None = None
     side_certain: bool = True
     weight_variables: set[int] = field(default_factory=set)
+    frozen: str | None = None
 
     def compute(self, partners: int = 0) -> ModelCompute:
         return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners,
-                            self.side_certain)
+                            self.side_certain, self.frozen)
 
 
 @dataclass(frozen=True)
@@ -4524,6 +4528,37 @@ class SourceQueries:
             self._count_layers(self._built_by(model), 1, LAYER_DEPTH, tally, set())
         return self._with_dataset_images(tally, [model.module for model in models.values()]).compute(len(models) - 1)
 
+    def _frozen_for_good(self, backbone: CallSite) -> str | None:
+        """The statement freezing the model ``backbone`` makes (``base = EfficientNetB0(...)``): ``base.trainable =
+        False``, or ``layer.trainable = False`` over all of ``base.layers``, where nothing sets it trainable again
+        (``base.trainable = True`` to fine-tune, or over some of its layers) before the name is bound again."""
+        assignment = self.index.assignment_of(backbone.node)
+        if assignment is None or len(assignment.targets) != 1 or not isinstance(assignment.targets[0].target,
+                                                                                 cst.Name):
+            return None
+        name, module = assignment.targets[0].target.value, backbone.module
+        scope = backbone.function.node if backbone.function is not None else module.tree
+        start = module.location(backbone.node).line
+        end = min((line for bound in m.findall(scope, m.Assign(targets=[m.AssignTarget(target=m.Name(name))]))
+                   if (line := module.location(bound).line) > start), default=None)
+        # `for layer in base.layers[:-20]:` (some of them) binds `layer` to the model's layers
+        layer_loops = {id(setting): loop for loop in m.findall(scope, m.For(target=m.Name()))
+                       if m.findall(loop.iter, m.Name(name)) for setting in m.findall(loop.body, m.Assign())}
+        frozen = None
+        for setting in m.findall(scope, m.Assign(targets=[m.AssignTarget(target=m.Attribute(attr=m.Name(
+                "trainable")))], value=m.Name("True") | m.Name("False"))):
+            line = module.location(setting).line
+            owner = setting.targets[0].target.value
+            loop = layer_loops.get(id(setting))
+            if not start < line < (end or line + 1) or not (m.matches(owner, m.Name(name)) or (
+                    loop is not None and m.matches(owner, m.Name(loop.target.value)))):
+                continue
+            if setting.value.value == "True":
+                return None
+            if loop is None or m.matches(loop.iter, m.Attribute(value=m.Name(name), attr=m.Name("layers"))):
+                frozen = frozen or module.node_code(setting).strip()
+        return frozen
+
     def _models_given(self, construction: CallSite) -> list[CallSite]:
         """The models a model class is constructed with (``GAN(discriminator=discriminator, generator=generator)``,
         each name bound to a model's construction or a library architecture): the class's steps run them."""
@@ -4739,6 +4774,7 @@ class SourceQueries:
                 continue
             if _library_architecture(names) or _chosen_application(call) or self._library_network(call):
                 tally.application = tally.application or call.module.node_code(call.node.func)
+                tally.frozen = tally.frozen or self._frozen_for_good(call)
                 # `MobileNet(input_shape=...)`, or `input_tensor=Input(shape=...)`
                 given = argument_value(call.node, "input_tensor")
                 side = self._image_side(call.module, given, declares_input=True) if isinstance(given, cst.Call) \
