@@ -6146,3 +6146,52 @@ def test_a_known_architecture_frozen_for_the_whole_training_is_only_possible_one
     findings = sorted(findings, key=lambda f: f.location.line)
     assert [(f.location.line, f.confidence) for f in findings] == [(7, Confidence.POSSIBLE), (15, Confidence.LIKELY)]
     assert "is frozen (`base_model.trainable = False`)" in findings[0].evidence[-1].message
+
+
+def test_a_batch_loader_that_loads_a_file_of_many_batches_once_in_a_while_slices_memory_per_step():
+    # chatbot-rnn: `next_batch` hands out the next of the batches it holds and loads the next preprocessed file
+    # only when they are used up; reading a file every step (the second loader) is the per-step cost.
+    loader = """
+        import numpy as np
+        import tensorflow as tf
+        from PIL import Image
+
+        class TextLoader:
+            def __init__(self, files):
+                self.files, self.pointer, self.num_batches, self.file_index = files, 0, 0, -1
+
+            def _load(self, index):
+                data = np.load(self.files[index])
+                self.x_batches, self.y_batches = np.split(data["x"], 100), np.split(data["y"], 100)
+                self.num_batches, self.pointer, self.file_index = 100, 0, index
+
+            def next_batch(self):
+                if self.file_index < 0:
+                    self._load(0)
+                if self.pointer >= self.num_batches:
+                    self._load((self.file_index + 1) % len(self.files))
+                x, y = self.x_batches[self.pointer], self.y_batches[self.pointer]
+                self.pointer += 1
+                return x, y
+
+        class ImageLoader:
+            def __init__(self, paths):
+                self.paths, self.pointer = paths, 0
+
+            def next_batch(self):
+                images = [np.asarray(Image.open(p)) for p in self.paths[self.pointer:self.pointer + 32]]
+                self.pointer += 32
+                return np.stack(images), np.zeros(32)
+
+        loader = {}(["a.npz", "b.npz"])
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                x, y = loader.next_batch()
+                sess.run(train_op, feed_dict={{inputs: x, targets: y}})
+        """
+    text = _findings({"train.py": loader.format("TextLoader")}, "TFD004")
+    images = _findings({"train.py": loader.format("ImageLoader")}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in text] == [(37, Confidence.POSSIBLE)]
+    assert "slices or draws data already in memory" in text[0].evidence[-1].message
+    assert [(f.location.line, f.confidence) for f in images] == [(37, Confidence.LIKELY)]

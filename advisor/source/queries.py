@@ -1201,6 +1201,18 @@ def _branches_around(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode |
         part, parent = parent, module.parent(parent)
 
 
+def _now_and_then(function: FunctionInfo, node: cst.CSTNode) -> bool:
+    """Whether ``node`` runs only on the calls of a method advancing a cursor (``self.pointer += 1``) that find
+    what it holds used up or not loaded yet: ``if self.pointer >= self.num_batches: self._load_next_file()``
+    (a batch maker that loads a file of many batches once in a while)."""
+    if function.class_key is None or not m.findall(function.node.body, m.AugAssign(
+            target=m.Attribute(value=m.Name("self")))):
+        return False
+    return any(part is branch.body and m.matches(branch.test, m.Comparison())
+               and m.findall(branch.test, m.Attribute(value=m.Name("self")))
+               for branch, part in _branches_around(function.module, node, function.node))
+
+
 def _split_by_one_test(module: ModuleInfo, nodes: Sequence[cst.CSTNode], scope: cst.CSTNode) -> bool:
     """Whether some ``if`` within ``scope`` holds one of ``nodes`` in its body and another in its ``else``: one of
     them runs whichever way the test goes."""
@@ -4089,10 +4101,12 @@ class SourceQueries:
         """The method ``method`` of the repo class ``construction`` makes an instance of."""
         return self.index.functions_named(*(f"{n}.{method}" for n in construction.names))
 
-    def calls_run_by(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
+    def calls_run_by(self, function: MappedFunction, depth: int = CALL_DEPTH,
+                     every_call: bool = False) -> list[CallSite]:
         """The calls a mapped function makes per element, following the repo functions it calls (``depth`` deep),
         but not into the branches the arguments it is called with skip (``preprocess(image, is_training=False)``
-        runs no training augmentation; the mapped function itself takes its parameters' defaults)."""
+        runs no training augmentation; the mapped function itself takes its parameters' defaults). ``every_call``:
+        nor into what a cursor-advancing method does once in a while only (:func:`_now_and_then`)."""
         if function.function is not None:
             found, pending = [], [(function.function, None)]
         else:
@@ -4105,7 +4119,8 @@ class SourceQueries:
             for callee, site in pending:
                 skipped, _ = self._branches_skipped(callee, site)
                 for call in self.calls_in(callee):
-                    if id(call.node) in skipped or id(call.node) in seen:
+                    if id(call.node) in skipped or id(call.node) in seen or (
+                            every_call and _now_and_then(callee, call.node)):
                         continue
                     seen.add(id(call.node))
                     found.append(call)
@@ -4156,7 +4171,7 @@ class SourceQueries:
                 bindings = _loop_bindings(owner.node.body)
                 sites += [site for name in m.findall(loop.iter, m.Name()) for value in bindings.get(name.value, ())
                           for site in self.calls_run_by(MappedFunction(value, function.module, None), depth)]
-        sites += self.calls_run_by(function, depth)
+        sites += self.calls_run_by(function, depth, every_call=True)
         if owner is not None and depth:
             sites += [site for getitem in self._items_read(owner, function.body)
                       for site in self.calls_run_by(MappedFunction(getitem.node.body, getitem.module, getitem),
