@@ -6195,3 +6195,37 @@ def test_a_batch_loader_that_loads_a_file_of_many_batches_once_in_a_while_slices
     assert [(f.location.line, f.confidence) for f in text] == [(37, Confidence.POSSIBLE)]
     assert "slices or draws data already in memory" in text[0].evidence[-1].message
     assert [(f.location.line, f.confidence) for f in images] == [(37, Confidence.LIKELY)]
+
+
+def test_a_merged_summary_holds_the_per_variable_histograms_a_subclass_module_makes_through_a_helper():
+    # image_captioning: the base class's loop writes `merge_all()` every step; the model module deriving from it
+    # makes a histogram of every trainable variable, through a helper called for each.
+    findings = _findings({
+        "base_model.py": """
+            import tensorflow as tf
+
+            class BaseModel:
+                def train(self, sess, batches):
+                    writer = tf.summary.FileWriter("logs")
+                    for batch in batches:
+                        _, summary = sess.run([self.opt_op, self.summary], feed_dict={self.images: batch})
+                        writer.add_summary(summary)
+            """,
+        "model.py": """
+            import tensorflow as tf
+            from base_model import BaseModel
+
+            class CaptionGenerator(BaseModel):
+                def build(self):
+                    self.opt_op = tf.train.AdamOptimizer(1e-4).minimize(self.total_loss)
+                    for var in tf.trainable_variables():
+                        self.variable_summary(var)
+                    tf.summary.scalar("total_loss", self.total_loss)
+                    self.summary = tf.summary.merge_all()
+
+                def variable_summary(self, var):
+                    tf.summary.scalar("mean", tf.reduce_mean(var))
+                    tf.summary.histogram("histogram", var)
+            """}, "TFH006", show_all=True)
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("base_model.py", 8, Confidence.LIKELY)]

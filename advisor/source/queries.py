@@ -3888,9 +3888,10 @@ class SourceQueries:
 
     def summary_kinds(self, module: ModuleInfo) -> set[str]:
         """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``..., :data:`PER_TENSOR_HISTOGRAMS`)
-        ``module`` or a repo module it imports makes: what a TensorFlow 1.x merged summary fetched there may hold."""
+        ``module``, a repo module it imports or one importing it (a model class deriving from the base class whose
+        loop runs the graph) makes: what a TensorFlow 1.x merged summary fetched there may hold."""
         near = [module] + [other for name in [*module.names.aliases.values(), *module.names.star_imports]
-                           for other in self.index.modules_imported_by(name)]
+                           for other in self.index.modules_imported_by(name)] + self._importers.get(id(module), [])
         kinds = self._summary_kinds
         return set().union(*(kinds.get(id(other), ()) for other in near))
 
@@ -3902,10 +3903,23 @@ class SourceQueries:
             for name in site.names:
                 if name.startswith(SUMMARY_OP_PREFIXES):
                     kind = name.rsplit(".", 1)[-1].removesuffix("_summary")
-                    # One histogram per variable or gradient (`for g, v in grads_and_vars:`): whole weight tensors.
-                    if kind == "histogram" and _repeated(site.module, site.node):
+                    # One histogram per variable or gradient (`for g, v in grads_and_vars:`, or a helper called
+                    # there for each): whole weight tensors.
+                    if kind == "histogram" and (_repeated(site.module, site.node) or site.function is not None and any(
+                            _repeated(caller.module, caller.node) for caller in self.callers_of(site.function))):
                         kind = PER_TENSOR_HISTOGRAMS
                     found.setdefault(id(site.module), set()).add(kind)
+        return found
+
+    @cached_property
+    def _importers(self) -> dict[int, list[ModuleInfo]]:
+        """The repo modules importing each module, by module id."""
+        found: dict[int, list[ModuleInfo]] = {}
+        for module in self.index.modules:
+            for name in [*module.names.aliases.values(), *module.names.star_imports]:
+                for imported in self.index.modules_imported_by(name):
+                    if imported is not module:
+                        found.setdefault(id(imported), []).append(module)
         return found
 
     def _runs_training_op(self, call: cst.Call) -> bool:
