@@ -18,6 +18,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from ..model import Location
 from .names import ModuleNames
 from .notebook import Notebook
+from .python2 import as_python3
 from .visitors import parents
 
 # Calls that wrap a dataset without adding a stage of the input pipeline.
@@ -65,6 +66,17 @@ class ModuleInfo:
             # From text, not bytes: a coding cookie in a cell says nothing about the notebook's encoding.
             tree = cst.parse_module(notebook.code)
         except cst.ParserSyntaxError:
+            # A Python 2 notebook's cells, read as Python 3: their lines stay where they are, so findings map back
+            # to them; fixes don't (columns moved).
+            python3 = as_python3(notebook.code)
+            try:
+                tree = cst.parse_module(python3) if python3 is not None else None
+            except cst.ParserSyntaxError:
+                tree = None
+            if tree is not None:
+                notes.append(f"{where}: Python 2, read as Python 3 (its print, except and raise statements "
+                             "rewritten; no fixes offered)")
+                return cls.of(path, absolute, tree, python3.encode(tree.encoding), notebook, python2=data), notes
             # The error's position is not always where the error is: find the cells that do not parse alone.
             for cell in notebook.cells:
                 try:

@@ -175,6 +175,22 @@ def test_bad_notebooks_get_one_warning_line_and_the_rest_is_analysed(tmp_path: P
     assert where == {("good.ipynb", 3, 4), ("broken.ipynb", 4, 1)}  # the cells after the broken one still count
 
 
+def test_a_python_2_notebook_is_read_as_python_3_with_its_findings_where_its_cells_have_them(tmp_path: Path):
+    # Old tutorials' notebooks: `print "..."` statements in the training loop's cell.
+    document = notebook([new_code_cell("import tensorflow as tf"), new_markdown_cell("## train"), new_code_cell(
+        "train_op = tf.train.AdamOptimizer(1e-3).minimize(cost)\n"
+        "with tf.Session() as sess:\n"
+        "    for i in range(1000):\n"
+        "        sess.run(train_op, feed_dict={x: batch_xs[i], y: batch_ys[i]})\n"
+        "        avg_cost = sess.run(cost, feed_dict={x: batch_xs[i], y: batch_ys[i]})\n"
+        "        print \"step %d cost %.3f\" % (i, avg_cost)")])
+    write_notebook(tmp_path / "repo" / "old.ipynb", document)
+    report = analyze_json(tmp_path / "repo", "--select", "TFH004", "--min-confidence", "possible")
+    assert report["warnings"] == ["old.ipynb: Python 2, read as Python 3 (its print, except and raise statements "
+                                  "rewritten; no fixes offered)"]
+    assert [(f["cell"], f["line"], f["fix"]) for f in report["findings"]] == [(3, 5, None)]
+
+
 def test_check_takes_notebooks(repo: Path):
     result = advisor("check", "training.ipynb", "--select", "TFD002", cwd=repo)
     assert result.returncode == 1
