@@ -6229,3 +6229,33 @@ def test_a_merged_summary_holds_the_per_variable_histograms_a_subclass_module_ma
             """}, "TFH006", show_all=True)
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("base_model.py", 8, Confidence.LIKELY)]
+
+
+def test_an_optimizer_class_held_in_an_attribute_by_update_rule_builds_a_graph_training():
+    # show-attend-and-tell: the solver keeps the optimizer's class by its update rule and makes it when it builds
+    # the training op.
+    # (`from utils import *`: a name the star import may bring, as far as the source tells)
+    findings = _findings({"utils.py": "import numpy as np\n", "solver.py": """
+        import tensorflow as tf
+        from utils import *
+
+        class CaptioningSolver:
+            def __init__(self, model, update_rule="adam", learning_rate=0.001):
+                self.model, self.learning_rate = model, learning_rate
+                if update_rule == "adam":
+                    self.optimizer = tf.train.AdamOptimizer
+                elif update_rule == "momentum":
+                    self.optimizer = tf.train.MomentumOptimizer
+
+            def train(self, features, captions):
+                loss = self.model.build_model()
+                with tf.variable_scope(tf.get_variable_scope(), reuse=False):
+                    optimizer = self.optimizer(learning_rate=self.learning_rate)
+                    grads = tf.gradients(loss, tf.trainable_variables())
+                    grads_and_vars = list(zip(grads, tf.trainable_variables()))
+                    train_op = optimizer.apply_gradients(grads_and_vars=grads_and_vars)
+                with tf.Session() as sess:
+                    for i in range(100000):
+                        sess.run(train_op, feed_dict={self.model.features: features[i]})
+        """}, "TFC001")
+    assert [f.location.line for f in findings] == [18]

@@ -1960,10 +1960,12 @@ class SourceQueries:
     def _makes_tensorflow_object(self, site: CallSite) -> bool:
         """A call of TensorFlow or Keras API, or of a repo class extending it (BERT's ``AdamWeightDecayOptimizer(
         tf.train.Optimizer)``), or of a local name for one (``optimizer = tf.train.AdamOptimizer``, then
-        ``d_optimizer = optimizer(self.d_lr)``)."""
+        ``d_optimizer = optimizer(self.d_lr)``, or of an attribute the class sets to one: ``self.optimizer =
+        tf.train.AdamOptimizer`` by its update rule, then ``self.optimizer(learning_rate=lr)``)."""
         names = site.names
-        assigned = self.assigned_values(site.module, site.function, site.node.func) if isinstance(
-            site.node.func, cst.Name) and site.function is not None else []
+        assigned = self.assigned_values(site.module, site.function, site.node.func) if m.matches(
+            site.node.func, m.Name() | m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None \
+            else []
         if assigned:  # a name the function assigns is its own, whatever an import calls it
             if not all(isinstance(value, (cst.Name, cst.Attribute)) for _, _, value in assigned):
                 return False  # one of its values is a call, a lambda...: unknown
