@@ -6259,3 +6259,50 @@ def test_an_optimizer_class_held_in_an_attribute_by_update_rule_builds_a_graph_t
                         sess.run(train_op, feed_dict={self.model.features: features[i]})
         """}, "TFC001")
     assert [f.location.line for f in findings] == [18]
+
+
+def test_a_method_called_on_a_parameter_runs_that_of_the_class_the_callers_pass():
+    # bilm-tf: `train(options, data, n_gpus)` takes the dataset object the script made; two classes of the repo
+    # have an `iter_batches`, and `data`'s class tells which one makes the batches.
+    findings = _findings({
+        "data.py": """
+            import numpy as np
+
+            class LMDataset:
+                def __init__(self, pattern):
+                    self.pattern = pattern
+
+                def iter_batches(self, batch_size):
+                    while True:
+                        yield np.zeros((batch_size, 20), dtype=np.int32)
+
+            class ShardedDataset:
+                def __init__(self, pattern):
+                    self.pattern = pattern
+
+                def iter_batches(self, batch_size):
+                    with open(self.pattern) as shard:
+                        for line in shard:
+                            yield np.array([[ord(c) for c in line.split()[0]]] * batch_size)
+            """,
+        "training.py": """
+            import tensorflow as tf
+
+            def train(options, data, n_gpus):
+                train_op = tf.train.AdagradOptimizer(0.2).minimize(options.loss)
+                with tf.Session() as sess:
+                    data_gen = data.iter_batches(64 * n_gpus)
+                    for batch_no, batch in enumerate(data_gen, start=1):
+                        sess.run(train_op, feed_dict={options.token_ids: batch})
+            """,
+        "train_elmo.py": """
+            from data import ShardedDataset
+            from training import train
+
+            def main(options):
+                data = ShardedDataset("corpus/*")
+                train(options, data, 1)
+            """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("training.py", 7, Confidence.LIKELY)]
+    assert "data.py:15" in findings[0].evidence[0].message

@@ -2395,10 +2395,35 @@ class SourceQueries:
         receiver = site.node.func.value
         if isinstance(receiver, cst.Name):
             bound = self.bound_call(site.module, site.node, receiver.value)
+            if bound is None and site.function is not None and receiver.value in _called_parameters(site.function):
+                return self._classes_given(site.function, receiver.value)
             return self._classes_named(bound.names) or self._classes_made_by(bound) if bound is not None else []
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
             return self._attribute_classes(_owner_class(site.function), receiver.attr.value, CALL_DEPTH)
         return []
+
+    def _classes_given(self, function: FunctionInfo, parameter: str) -> list[ClassInfo]:
+        """The repo classes of the objects the calls naming ``function`` pass for its ``parameter``, made there
+        (``data = BidirectionalLMDataset(...)``, then ``train(options, data)``). Callers by name only: this is asked
+        while the callees of every call are being found."""
+        found: dict[str, ClassInfo] = {}
+        for caller in self._callers_by_name.get(id(function.node), ()):
+            given = _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter)
+            made = self._call_at.get(id(given)) if isinstance(given, cst.Call) else self.bound_call(
+                caller.module, caller.node, given.value) if isinstance(given, cst.Name) else None
+            if made is not None:
+                found.update((c.key, c) for c in self._classes_named(made.names))
+        return list(found.values())
+
+    @cached_property
+    def _callers_by_name(self) -> dict[int, list[CallSite]]:
+        """The calls naming each repo function, by its node's id (imports and qualified names alone)."""
+        callers: dict[int, list[CallSite]] = {}
+        for site in self.index.calls:
+            for callee in self.index.nearest(site.module, site.names, [f for f, _ in self.index.callees(site.names)],
+                                             lambda f: f.module):
+                callers.setdefault(id(callee.node), []).append(site)
+        return callers
 
     def _classes_made_by(self, site: CallSite) -> list[ClassInfo]:
         """The repo classes whose alternative constructor ``site`` calls: a classmethod that returns ``cls(...)``
