@@ -2203,8 +2203,7 @@ class SourceQueries:
         runs (``strategy.run(step_fn, args=(x,))``); else, on an object of unknown type, the one repo method of that
         name, if unique, or with no method of that name, the functions the repo's classes wrap under it
         (``self.train_step = tf.function(self._train_step)``)."""
-        found = self.index.nearest(site.module, site.names, [f for f, _ in self.index.callees(site.names)],
-                                   lambda f: f.module)
+        found = self._callees_by_name(site)
         if isinstance(site.node.func, cst.Name):
             found = self._defined_last_before(site, _visible_from(site.function, found))
         if not found:
@@ -2221,6 +2220,11 @@ class SourceQueries:
             return typed
         methods = self._methods_named.get(name, [])
         return methods if len(methods) == 1 else [] if methods else self._wrapped_attributes.get(name, [])
+
+    def _callees_by_name(self, site: CallSite) -> list[FunctionInfo]:
+        """The repo functions ``site``'s names refer to, by imports and qualified names alone."""
+        return self.index.nearest(site.module, site.names, [f for f, _ in self.index.callees(site.names)],
+                                  lambda f: f.module)
 
     def _defined_last_before(self, site: CallSite, functions: list[FunctionInfo]) -> list[FunctionInfo]:
         """Of the module's definitions a call's name may run, the one made last before the statement that holds the
@@ -2420,8 +2424,7 @@ class SourceQueries:
         """The calls naming each repo function, by its node's id (imports and qualified names alone)."""
         callers: dict[int, list[CallSite]] = {}
         for site in self.index.calls:
-            for callee in self.index.nearest(site.module, site.names, [f for f, _ in self.index.callees(site.names)],
-                                             lambda f: f.module):
+            for callee in self._callees_by_name(site):
                 callers.setdefault(id(callee.node), []).append(site)
         return callers
 
@@ -3902,16 +3905,16 @@ class SourceQueries:
             return set().union(*found) if found and None not in found else None
         if not isinstance(expression, cst.Call):
             return None
-        names = module.qualified_names(expression.func)
-        if names & SUMMARY_MERGES:
+        site = self._call_at.get(id(expression))
+        if site is None:
+            return None
+        if site.names & SUMMARY_MERGES:
             merged = expression.args[0].value if expression.args else None
             found = [self._summary_op_kinds(module, scope, element.value, seen)
                      for element in getattr(merged, "elements", ())]
             return set().union(*found) if found and None not in found else None
-        kinds = {n.rsplit(".", 1)[-1].removesuffix("_summary") for n in names if n.startswith(SUMMARY_OP_PREFIXES)}
-        if not kinds or not kinds <= SUMMARY_KINDS:
-            return None
-        return {PER_TENSOR_HISTOGRAMS if k == "histogram" and _repeated(module, expression) else k for k in kinds}
+        kinds = self._summary_kinds_made(site)
+        return kinds if kinds and {k for k in kinds if k != PER_TENSOR_HISTOGRAMS} <= SUMMARY_KINDS else None
 
     def summary_kinds(self, module: ModuleInfo) -> set[str]:
         """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``..., :data:`PER_TENSOR_HISTOGRAMS`)
@@ -3927,16 +3930,21 @@ class SourceQueries:
         """The kinds of summary each module makes, by module id: one pass over the calls, whatever asks."""
         found: dict[int, set[str]] = {}
         for site in self.index.calls:
-            for name in site.names:
-                if name.startswith(SUMMARY_OP_PREFIXES):
-                    kind = name.rsplit(".", 1)[-1].removesuffix("_summary")
-                    # One histogram per variable or gradient (`for g, v in grads_and_vars:`, or a helper called
-                    # there for each): whole weight tensors.
-                    if kind == "histogram" and (_repeated(site.module, site.node) or site.function is not None and any(
-                            _repeated(caller.module, caller.node) for caller in self.callers_of(site.function))):
-                        kind = PER_TENSOR_HISTOGRAMS
-                    found.setdefault(id(site.module), set()).add(kind)
+            kinds = self._summary_kinds_made(site)
+            if kinds:
+                found.setdefault(id(site.module), set()).update(kinds)
         return found
+
+    def _summary_kinds_made(self, site: CallSite) -> set[str]:
+        """The kinds of summary a call of a summary op makes (``histogram`` of ``tf.summary.histogram``), a
+        histogram made per variable or gradient (`for g, v in grads_and_vars:`, or by a helper called there for
+        each) as :data:`PER_TENSOR_HISTOGRAMS`: whole weight tensors."""
+        kinds = {name.rsplit(".", 1)[-1].removesuffix("_summary") for name in site.names
+                 if name.startswith(SUMMARY_OP_PREFIXES)}
+        if "histogram" in kinds and (_repeated(site.module, site.node) or site.function is not None and any(
+                _repeated(caller.module, caller.node) for caller in self.callers_of(site.function))):
+            kinds = kinds - {"histogram"} | {PER_TENSOR_HISTOGRAMS}
+        return kinds
 
     @cached_property
     def _importers(self) -> dict[int, list[ModuleInfo]]:
@@ -4606,7 +4614,7 @@ class SourceQueries:
             line = module.location(setting).line
             owner = setting.targets[0].target.value
             loop = layer_loops.get(id(setting))
-            if not start < line < (end or line + 1) or not (m.matches(owner, m.Name(name)) or (
+            if not (start < line and (end is None or line < end)) or not (m.matches(owner, m.Name(name)) or (
                     loop is not None and m.matches(owner, m.Name(loop.target.value)))):
                 continue
             if setting.value.value == "True":
