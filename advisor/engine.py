@@ -105,7 +105,7 @@ def run_rules(index: SourceIndex, settings: Settings,
             if reason is not None:
                 hidden[reason] += 1
                 continue
-            if finding.fix is not None and modules[loc.path].python2 is None:
+            if finding.fix is not None and modules[loc.path].as_read is None:
                 try:
                     finding.patch = render_fix(modules[loc.path], finding.fix, loc.line)
                 except FixRefused as refused:

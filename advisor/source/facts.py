@@ -18,7 +18,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from ..model import Location
 from .names import ModuleNames
 from .notebook import Notebook
-from .python2 import as_python3
+from .python2 import libcst_reading
 from .visitors import parents
 
 # Calls that wrap a dataset without adding a stage of the input pipeline.
@@ -38,19 +38,20 @@ class ModuleInfo:
     encoding: str = "utf-8"
     newline: str = "\n"
     notebook: Notebook | None = field(default=None, repr=False)  # the notebook whose code cells this module is
-    # A Python 2 file as read, when the code is its Python 3 reading (python2.py): no fix may rewrite that file.
-    python2: bytes | None = field(default=None, repr=False)
+    # The file as read, when the code is a reading of it libcst parses (python2.py: Python 2 statements, tabs in the
+    # indentation): no fix may rewrite that file.
+    as_read: bytes | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, path: Path, absolute: Path, tree: cst.Module, data: bytes,
-           notebook: Notebook | None = None, python2: bytes | None = None) -> "ModuleInfo":
+           notebook: Notebook | None = None, as_read: bytes | None = None) -> "ModuleInfo":
         """Wrap a tree freshly parsed from ``data`` (the wrapper may share it: nobody else holds it).
 
         libcst reproduces its input exactly, so the text is the decoded input: no code generation needed.
         """
         return cls(path, absolute, data.decode(tree.encoding), MetadataWrapper(tree, unsafe_skip_copy=True),
                    ModuleNames.of(tree, *module_and_package(path)), tree.encoding, tree.default_newline, notebook,
-                   python2)
+                   as_read)
 
     @classmethod
     def of_notebook(cls, path: Path, absolute: Path, data: bytes) -> tuple["ModuleInfo", list[str]]:
@@ -66,17 +67,16 @@ class ModuleInfo:
             # From text, not bytes: a coding cookie in a cell says nothing about the notebook's encoding.
             tree = cst.parse_module(notebook.code)
         except cst.ParserSyntaxError:
-            # A Python 2 notebook's cells, read as Python 3: their lines stay where they are, so findings map back
-            # to them; fixes don't (columns moved).
-            python3 = as_python3(notebook.code)
+            # An old notebook's cells, read as libcst parses them (Python 2 statements, tabs in the indentation):
+            # their lines stay where they are, so findings map back to them; fixes don't (columns moved).
+            reading = libcst_reading(notebook.code)
             try:
-                tree = cst.parse_module(python3) if python3 is not None else None
+                tree = cst.parse_module(reading[0]) if reading is not None else None
             except cst.ParserSyntaxError:
                 tree = None
             if tree is not None:
-                notes.append(f"{where}: Python 2, read as Python 3 (its print, except and raise statements "
-                             "rewritten; no fixes offered)")
-                return cls.of(path, absolute, tree, python3.encode(tree.encoding), notebook, python2=data), notes
+                notes.append(f"{where}: {reading[1]}")
+                return cls.of(path, absolute, tree, reading[0].encode(tree.encoding), notebook, as_read=data), notes
             # The error's position is not always where the error is: find the cells that do not parse alone.
             for cell in notebook.cells:
                 try:
@@ -91,8 +91,8 @@ class ModuleInfo:
     def file_bytes(self) -> bytes:
         """The file as read: the module's text, or the notebook's JSON. Encoded from the text, which is the tree's
         code exactly (libcst's ``Module.bytes`` would generate it again from the tree, a pass over every node)."""
-        if self.python2 is not None:
-            return self.python2
+        if self.as_read is not None:
+            return self.as_read
         return self.notebook.text.encode("utf-8") if self.notebook is not None else self.code.encode(self.encoding)
 
     def frame_offset(self, file_name: str) -> int | None:

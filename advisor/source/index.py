@@ -26,7 +26,7 @@ from . import pipelines as pl
 from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipeline, Stage, module_and_package
 from .names import import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
-from .python2 import as_python3
+from .python2 import libcst_reading
 from .requirements import TensorflowPin, declaration_files, tensorflow_pins
 from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
@@ -283,11 +283,11 @@ class SourceIndex:
         try:
             tree = cst.parse_module(source.data)
         except cst.ParserSyntaxError as exc:
-            python3 = _python2_read_as_python3(source.data)
-            if python3 is not None:
-                self.warnings.append(f"{name}: Python 2, read as Python 3 (its print, except and raise statements "
-                                     f"rewritten; no fixes offered)")
-                return ModuleInfo.of(source.path, source.absolute, *python3, python2=source.data)
+            reading = _libcst_reading(source.data)
+            if reading is not None:
+                tree, text, changes = reading
+                self.warnings.append(f"{name}: {changes}")
+                return ModuleInfo.of(source.path, source.absolute, tree, text, as_read=source.data)
             # CPython's own message when it has one: libcst places some errors (mixed tabs and spaces) on line 1.
             line, message = (python_error.lineno, python_error.msg) if python_error else (exc.raw_line, exc.message)
             self.warnings.append(f"{name}:{line}: skipped, syntax error: {message}")
@@ -515,21 +515,22 @@ class SourceIndex:
         return codes == ALL_CODES or any(code.startswith(c) for c in codes)
 
 
-def _python2_read_as_python3(data: bytes) -> tuple[cst.Module, bytes] | None:
-    """The tree and text of a Python 2 file read as Python 3 (:func:`as_python3`), when that parses and nests no
-    deeper than :data:`MAX_NESTING`."""
+def _libcst_reading(data: bytes) -> tuple[cst.Module, bytes, str] | None:
+    """The tree and text of an old script's reading (:func:`libcst_reading`: Python 2 statements, tabs in the
+    indentation), with what it changed, when that parses and nests no deeper than :data:`MAX_NESTING`."""
     try:
-        text = as_python3(data.decode("utf-8"))
+        reading = libcst_reading(data.decode("utf-8"))
     except UnicodeDecodeError:
         return None
-    if text is None:
+    if reading is None:
         return None
+    text, changes = reading
     converted = text.encode("utf-8")
     error, nesting = _python_syntax(converted)
     if error is not None or nesting > MAX_NESTING:
         return None
     try:
-        return cst.parse_module(converted), converted
+        return cst.parse_module(converted), converted, changes
     except cst.ParserSyntaxError:
         return None
 

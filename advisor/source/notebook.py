@@ -2,8 +2,8 @@
 
 A notebook becomes one module: its code cells in order, joined, as its kernel runs them (a name one cell defines is
 used in the next). Whatever IPython would not run as Python keeps its lines, so every position maps back 1:1: line
-magics and shell escapes (``%time f()``, ``!pip install x``, ``files = !ls``) become comments (``pass`` inside a
-block); a ``%%time``-like cell magic line becomes a comment and its body is analysed; cells in another language and
+magics, shell escapes and help requests (``%time f()``, ``!pip install x``, ``files = !ls``, ``model.fit?``) become
+comments (``pass`` inside a block); a ``%%time``-like cell magic line becomes a comment and its body is analysed; cells in another language and
 cell magics whose body is not Python (``%%bash``, ``%%writefile``) are left out, and :attr:`Notebook.left_out` says
 so.
 
@@ -42,6 +42,8 @@ IPYTHON_INPUT = re.compile(r"<ipython-input-\d+-(?P<digest>[0-9a-f]{12})>")
 _LINE = re.compile(r".*?(?:\r\n|\r|\n)|.+", re.DOTALL)  # Python's line ends: not str.splitlines' \f, \x1c, \u2028...
 _MAGIC_ASSIGNMENT = re.compile(r"[ \t]*[A-Za-z_][\w.\[\], ]*=(?!=)[ \t]*[%!]")
 _CELL_MAGIC = re.compile(r"%%(?P<name>\w*)")
+# IPython's help syntax, a line of its own: `datagen.flow?`, `??model.fit` (no Python line ends or starts with `?`).
+_HELP_REQUEST = re.compile(r"[ \t]*(?:\?{1,2}[\w.*\[\]]+|[\w.*\[\]]+\?{1,2})[ \t]*(?:#.*)?[\r\n]*")
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _SEPARATOR = re.compile(r',[ \t]*(?=")')  # between two members written on one line
 _DECODER = json.JSONDecoder()
@@ -394,15 +396,17 @@ def _cell_language(metadata: object) -> str | None:
 
 
 def _magic_lines(lines: list[str]) -> frozenset[int]:
-    """The lines IPython runs as magics or shell commands: at the start of a logical line (not inside brackets, a
-    string or a backslash continuation), starting with ``%`` or ``!`` or assigning one (``x = !ls``); a magic
-    continued with a backslash takes the next line with it."""
+    """The lines IPython runs as magics, shell commands or help requests: at the start of a logical line (not
+    inside brackets, a string or a backslash continuation), starting with ``%`` or ``!`` or assigning one
+    (``x = !ls``), or a name asked about (``model.fit?``); a magic continued with a backslash takes the next line
+    with it."""
     found: set[int] = set()
     depth, quote, continued, in_magic = 0, "", False, False
     for number, line in enumerate(lines):
         starts = depth == 0 and not quote and not continued
         continued = False
-        if in_magic or (starts and (line.lstrip().startswith(("%", "!")) or _MAGIC_ASSIGNMENT.match(line))):
+        if in_magic or (starts and (line.lstrip().startswith(("%", "!")) or _MAGIC_ASSIGNMENT.match(line)
+                                    or _HELP_REQUEST.fullmatch(line))):
             found.add(number)
             in_magic = line.rstrip("\r\n").endswith("\\")
             continue

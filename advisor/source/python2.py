@@ -5,16 +5,35 @@ so without this their training scripts would be skipped whole. Only the statemen
 rewritten, each on its own lines (line numbers stay those of the file): ``print x, y`` -> ``print(x, y)`` (a
 ``>>stream,`` target dropped), ``except E, e:`` -> ``except E as e:``, ``raise E, "text"`` -> ``raise E("text")``.
 What else Python 2 allows (backticks, ``<>``, ``exec`` statements) still fails the parse, and the file is skipped.
+
+The same era's indentation mixes tabs and spaces (``" \tfor i in ..."``), which CPython reads (a tab to the next
+multiple of 8 columns) and libcst's tokenizer misreads: such indentation is expanded first, as CPython counts it.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 
 # Tokens after which a new statement starts (`if ready: print x` starts one after the colon).
 _STATEMENT_BREAKS = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT})
 _NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL})
+_INDENTATION_WITH_TAB = re.compile(r"^[ \t]*\t[ \t]*", re.MULTILINE)
+
+
+def libcst_reading(text: str) -> tuple[str, str] | None:
+    """The reading of an old script to parse where libcst fails on ``text``, and what it changed: tabs in the
+    indentation expanded as CPython counts them, Python 2 statements rewritten (:func:`as_python3`); None when
+    neither applies. Lines keep their numbers."""
+    expanded = _INDENTATION_WITH_TAB.sub(lambda tabbed: tabbed.group().expandtabs(8), text)
+    tabs = ", tabs in its indentation expanded" if expanded != text else ""
+    python3 = as_python3(expanded)
+    if python3 is not None:
+        return python3, f"Python 2, read as Python 3 (its print, except and raise statements rewritten{tabs}; " \
+            "no fixes offered)"
+    return (expanded, "tabs and spaces mixed in its indentation, read with the tabs expanded as Python counts them "
+            "(no fixes offered)") if tabs else None
 
 
 def as_python3(text: str) -> str | None:

@@ -29,6 +29,8 @@ MAGIC_CELLS = [
     " %%time\nmodel.fit(ds)",  # IPython takes the first line's indentation off
     "\n\n%%time\nmodel.fit(ds)",  # and the blank lines before it
     "s = 'it''s'  # %comment\nprint(s)",
+    "# the docstring of a method:\ndatagen.flow_from_directory?\nx = 1",  # help requests
+    "??model.fit\nif ready:\n    layers[0].call??\n    y = 2",
 ]
 
 
