@@ -6306,3 +6306,105 @@ def test_a_method_called_on_a_parameter_runs_that_of_the_class_the_callers_pass(
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("training.py", 7, Confidence.LIKELY)]
     assert "data.py:15" in findings[0].evidence[0].message
+
+
+def test_a_session_loop_feeding_the_entries_of_a_dict_its_data_layer_made():
+    """Faster R-CNN's TensorFlow trainers: `blobs = data_layer.forward()` reads and resizes images into a dict each
+    iteration, and the feed takes its entries (`blobs['data']`) through a dict bound the line before."""
+    findings = _findings({"train.py": """
+        import cv2
+        import numpy as np
+        import tensorflow as tf
+
+        class DataLayer:
+            def __init__(self, paths):
+                self.paths = paths
+            def forward(self):
+                image = cv2.resize(cv2.imread(np.random.choice(self.paths)), (600, 600))
+                return {"data": image[None], "im_info": np.array([[600, 600, 1.0]])}
+
+        def train(paths, max_iters):
+            images = tf.placeholder(tf.float32, (1, None, None, 3))
+            info = tf.placeholder(tf.float32, (1, 3))
+            loss = tf.reduce_mean(tf.layers.conv2d(images, 512, 3)) + tf.reduce_sum(info)
+            train_op = tf.train.MomentumOptimizer(1e-3, 0.9).minimize(loss)
+            data_layer = DataLayer(paths)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                for step in range(max_iters):
+                    blobs = data_layer.forward()
+                    feed_dict = {images: blobs["data"], info: blobs["im_info"], keep_prob: 0.5}
+                    sess.run([loss, train_op], feed_dict=feed_dict)
+
+        if __name__ == "__main__":
+            train(["a.jpg"], 70000)
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(23, Confidence.LIKELY)]
+
+
+def test_a_dataset_handed_to_fit_as_a_numpy_iterator_feeds_training():
+    """`model.fit(x=dataset.repeat().as_numpy_iterator())`: the dataset's maps run for every training batch all the
+    same, whatever loops preview a few of its elements before."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def char_to_index(char):
+            return vocabulary.get(char.numpy().decode("utf-8"), 0)
+
+        chars = tf.data.TextLineDataset(["wiki.txt"]).unbatch()
+        indexed = chars.map(lambda c: tf.py_function(func=char_to_index, inp=[c], Tout=tf.int32))
+        for index in indexed.take(20):
+            print(index.numpy())
+        batches = indexed.batch(201, drop_remainder=True).batch(64).prefetch(10)
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(96, 256), tf.keras.layers.LSTM(1024),
+                                     tf.keras.layers.Dense(96)])
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(x=batches.repeat().as_numpy_iterator(), epochs=40, steps_per_epoch=1000)
+        """}, "TFD003")
+    assert [(f.location.line, f.confidence, f.reach) for f in findings] == [
+        (7, Confidence.LIKELY, Reach.TRAINING)]
+
+
+def test_a_gan_helper_that_predicts_on_fresh_noise_each_step():
+    """The GAN tutorials' shape: `generate_fake_samples` draws latent points through `generate_latent_points` and
+    runs the generator's `predict` on them, once per batch of the training loop; the samples plotted once per epoch
+    are no per-step call."""
+    findings = _findings({"gan.py": """
+        from numpy import ones, zeros
+        from numpy.random import randn, randint
+        from keras.models import Sequential
+        from keras.layers import Conv2D, Conv2DTranspose, Dense, Flatten, Reshape
+
+        def define_generator(latent_dim):
+            return Sequential([Dense(128 * 8 * 8, input_dim=latent_dim), Reshape((8, 8, 128)),
+                               Conv2DTranspose(128, 4, strides=2, padding="same"), Conv2D(3, 8, padding="same")])
+
+        def generate_latent_points(latent_dim, n_samples):
+            x_input = randn(latent_dim * n_samples)
+            x_input = x_input.reshape(n_samples, latent_dim)
+            return x_input
+
+        def generate_fake_samples(generator, latent_dim, n_samples):
+            x_input = generate_latent_points(latent_dim, n_samples)
+            X = generator.predict(x_input)
+            return X, zeros((n_samples, 1))
+
+        def summarize_performance(epoch, g_model, latent_dim):
+            points = generate_latent_points(latent_dim, 100)
+            save_plot(g_model.predict(points), epoch)
+
+        def train(g_model, d_model, gan_model, dataset, latent_dim, n_epochs=100, n_batch=128):
+            for i in range(n_epochs):
+                for j in range(dataset.shape[0] // n_batch):
+                    ix = randint(0, dataset.shape[0], n_batch // 2)
+                    d_model.train_on_batch(dataset[ix], ones((n_batch // 2, 1)))
+                    X_fake, y_fake = generate_fake_samples(g_model, latent_dim, n_batch // 2)
+                    d_model.train_on_batch(X_fake, y_fake)
+                    gan_model.train_on_batch(generate_latent_points(latent_dim, n_batch), ones((n_batch, 1)))
+                summarize_performance(i, g_model, latent_dim)
+
+        generator = define_generator(100)
+        train(generator, discriminator, gan, load_real_samples(), 100)
+        """}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.LIKELY)]
+    assert "drawn each call (`generate_latent_points`)" in findings[0].evidence[0].message

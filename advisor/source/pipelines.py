@@ -330,6 +330,9 @@ class PipelineCollector(CollectorVisitor):
             self._add_sink(validation, node, "validation")
 
     def _add_sink(self, expr: cst.BaseExpression, node: cst.CSTNode, role: str) -> None:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+                expr.func.attr.value == "as_numpy_iterator":  # the dataset's elements, handed over as NumPy arrays
+            expr = expr.func.value
         value = self.value_of(expr)
         if value is None:
             return

@@ -3721,7 +3721,8 @@ class SourceQueries:
             site, data, lambda at, value: self._minibatch_drawn(at.module, at.function, at.node, value)) or next(
             (walked for loop in nest if (walked := self._walked_element(site.module, loop, data)
                                          or _one_batch_sliced(site.module, loop, data, site.node)
-                                         or self._drawn_each_iteration(site.module, loop, data))), None)
+                                         or self._drawn_anew(site.module, loop.body, data, "iteration"))), None) or (
+            self._drawn_anew(site.module, site.function.node.body, data, "call") if site.function else None)
         if reason is None:
             return None
         # the call, then its callers up to CALL_DEPTH calls away (an episode loop's `agent.act(s)` reaches a
@@ -3730,6 +3731,8 @@ class SourceQueries:
         while calls and depth:
             for call in calls:
                 around = _loop_nest(call.module, call.node)
+                if around and self._steps_in_inner_loops(call.module, around[0]):
+                    continue  # once per epoch of a loop whose inner loop takes the steps (a GAN's samples)
                 if any(self._during_training(call.module, loop) for loop in around):
                     return (nest[0], site.module, reason) if nest else (around[0], call.module, reason)
             calls = [caller for call in calls if call.function is not None
@@ -3811,15 +3814,34 @@ class SourceQueries:
             return None  # (`for data in [x, x_flipped]:` walks whole datasets the source lists)
         return f"`{data.value}`, an element of `{module.node_code(loop.iter)}`"
 
-    def _drawn_each_iteration(self, module: ModuleInfo, loop: cst.For | cst.While,
-                              data: cst.BaseExpression) -> str | None:
-        """``data`` is a name the loop's body binds to a random draw (a GAN's batch of noise): new each iteration."""
+    def _drawn_anew(self, module: ModuleInfo, body: cst.BaseSuite, data: cst.BaseExpression,
+                    each: str) -> str | None:
+        """``data`` is a name ``body`` (a loop's, or a function's that the loop calls) binds to a random draw, or
+        to what a repo function returns one (a GAN's batch of noise, `generate_latent_points(100, n)`): new on each
+        ``each`` (iteration, call)."""
         if not isinstance(data, cst.Name):
             return None
-        drawn = [value for value in _loop_bindings(loop.body).get(data.value, ()) if isinstance(value, cst.Call)
-                 and id(value) in self._call_at and any(n.startswith(HOST_RANDOM)
-                                                        for n in self._call_at[id(value)].names)]
-        return f"`{data.value}`, drawn each iteration (`{module.node_code(drawn[0].func)}`)" if drawn else None
+        for value in _loop_bindings(body).get(data.value, ()):
+            site = self._call_at.get(id(value)) if isinstance(value, cst.Call) else None
+            if site is not None and (_draws_at_random(site) or any(
+                    self._returns_a_draw(callee) for callee in self.callees_of(site))):
+                return f"`{data.value}`, drawn each {each} (`{module.node_code(value.func)}`)"
+        return None
+
+    def _returns_a_draw(self, function: FunctionInfo) -> bool:
+        """Whether ``function`` returns a value computed from a random draw it makes (``x = randn(n * d)``, then
+        ``return x.reshape(n, d)``)."""
+        bindings = _loop_bindings(function.node.body)
+        return any(_draws_at_random(site) for returned in m.findall(function.node.body, m.Return())
+                   if returned.value is not None for expression in _computed_from(returned.value, bindings)
+                   for call in m.findall(expression, m.Call()) if (site := self._call_at.get(id(call))))
+
+    def _steps_in_inner_loops(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
+        """Whether ``loop`` trains only in loops nested in it (an epoch loop around the loop over batches): what its
+        own body calls runs once per many steps."""
+        inner = m.findall(loop.body, m.For() | m.While())
+        training = [call for call in m.findall(loop.body, m.Call()) if self._reaches_training(call, CALL_DEPTH)]
+        return bool(training) and all(any(_inside(module, call, nested) for nested in inner) for call in training)
 
     def extra_session_runs(self, loop: TrainingLoop) -> list[cst.Call]:
         """Graph runs a TensorFlow 1.x loop makes besides its training runs, once per iteration: ``loss.eval(feed)``
@@ -6102,6 +6124,11 @@ def _computed_from(expression: cst.BaseExpression, bindings: dict[str, list[cst.
                 pending += bindings.get(name.value, [])
 
 
+def _draws_at_random(site: CallSite) -> bool:
+    """Whether ``site`` draws at random on the host (NumPy's or Python's ``random``)."""
+    return any(name.startswith(HOST_RANDOM) for name in site.names)
+
+
 def _draws_held_items(site: CallSite) -> bool:
     """Whether ``site`` draws items from what its object holds (``random.sample(self.samples, n)``,
     ``np.random.choice(len(self.buffer), n)``): a replay memory's minibatch, not a dataset made up at random."""
@@ -6149,10 +6176,13 @@ def _fed_values(feed: cst.BaseExpression | None, bindings: dict[str, list[cst.Ba
 def _made_in_loop(value: cst.BaseExpression, bindings: dict[str, list[cst.BaseExpression]],
                   depth: int = 3) -> list[cst.BaseExpression]:
     """The expressions that make a fed value in each iteration: a slice of an array (``X[i:j]``), or a name the loop
-    binds (to a call, a slice, a comprehension, followed through the names those read); nothing for settings (a
-    constant, a flag, a name the loop does not bind)."""
+    binds (to a call, a slice, a comprehension, followed through the names those read), or an entry of one
+    (``blobs["data"]`` of ``blobs = data_layer.forward()``); nothing for settings (a constant, a flag, a name the
+    loop does not bind)."""
     if _makes_batch(value):
         return [value]
+    if isinstance(value, cst.Subscript):
+        return _made_in_loop(value.value, bindings, depth)
     if not isinstance(value, cst.Name) or value.value not in bindings or depth == 0:
         return []
     made = []
