@@ -6408,3 +6408,150 @@ def test_a_gan_helper_that_predicts_on_fresh_noise_each_step():
         """}, "TFH007")
     assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.LIKELY)]
     assert "drawn each call (`generate_latent_points`)" in findings[0].evidence[0].message
+
+
+def test_batches_sliced_from_an_encoded_text_need_no_pipeline_to_be_likely():
+    """The char-RNN tutorials' `get_batches`: windows sliced from one encoded array, the targets a shifted copy in
+    `np.zeros_like`; nothing read or computed per sample. A generator that fills its zeros sample by sample does
+    work in Python."""
+    model = """
+        import numpy as np
+        import tensorflow as tf
+
+        inputs = tf.placeholder(tf.int32, (100, 100))
+        targets = tf.placeholder(tf.int32, (100, 100))
+        cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(512) for _ in range(2)])
+        outputs, state = tf.nn.dynamic_rnn(cell, tf.one_hot(inputs, 83), dtype=tf.float32)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=targets, logits=tf.layers.dense(outputs, 83)))
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            for e in range(20):
+                for x, y in get_batches(encoded, 100, 100):
+                    sess.run([loss, train_op], feed_dict={inputs: x, targets: y})
+        """
+    sliced = """
+        def get_batches(arr, n_seqs, n_steps):
+            arr = arr[:len(arr) // (n_seqs * n_steps) * n_seqs * n_steps].reshape((n_seqs, -1))
+            for n in range(0, arr.shape[1], n_steps):
+                x = arr[:, n:n + n_steps]
+                y = np.zeros_like(x)
+                y[:, :-1], y[:, -1] = x[:, 1:], x[:, 0]
+                yield x, y
+        """
+    filled = """
+        def get_batches(text, n_seqs, n_steps):
+            for start in range(0, len(text), n_seqs * n_steps):
+                x = np.zeros((n_seqs, n_steps), dtype=np.int32)
+                for row in range(n_seqs):
+                    for step in range(n_steps):
+                        x[row, step] = vocab[text[start + row * n_steps + step]]
+                yield x[:, :-1], x[:, 1:]
+        """
+    for makers, confidence in ((sliced, Confidence.POSSIBLE), (filled, Confidence.LIKELY)):
+        findings = _findings({"train.py": textwrap.dedent(makers) + textwrap.dedent(model)}, "TFD004")
+        assert [f.confidence for f in findings] == [confidence]
+
+
+def test_ctr_models_multiply_narrow_per_head_weights_and_split_activations():
+    """Click-through-rate notebooks (AutoInt, xDeepFM) write their interaction layers with `tf.matmul`: on
+    per-head weights kept in lists (`W_Q.append(tf.Variable(...shape=(k, d)))`, `W_Q[i]`) 6 wide, and on slices of
+    split activations (`x0_cols[i]`). Neither is a wide dense layer: the model is too small to be sure of a gain."""
+    findings = _findings({"ctr.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import Concatenate, Dense, Embedding, Input
+        from tensorflow.keras.models import Model
+
+        def auto_interacting(embed_map, d=6, n_attention_head=2):
+            k = embed_map.shape[-1]
+            heads, W_Q, W_K, W_V = [], [], [], []
+            for i in range(n_attention_head):
+                W_Q.append(tf.Variable(tf.random.truncated_normal(shape=(k, d))))
+                W_K.append(tf.Variable(tf.random.truncated_normal(shape=(k, d))))
+                W_V.append(tf.Variable(tf.random.truncated_normal(shape=(k, d))))
+            for i in range(n_attention_head):
+                embed_q = tf.matmul(embed_map, W_Q[i])
+                embed_k = tf.matmul(embed_map, W_K[i])
+                embed_v = tf.matmul(embed_map, W_V[i])
+                energy = tf.matmul(embed_q, tf.transpose(embed_k, [0, 2, 1]))
+                heads.append(tf.matmul(tf.nn.softmax(energy), embed_v))
+            return Concatenate(axis=-1)(heads)
+
+        def compressed_interaction(x0, xl, k):
+            x0_cols, xl_cols = tf.split(x0, k, axis=-1), tf.split(xl, k, axis=-1)
+            return Concatenate(axis=-1)([tf.matmul(xl_cols[i], x0_cols[i], transpose_b=True) for i in range(k)])
+
+        inputs = [Input([1]) for _ in range(39)]
+        embeds = Concatenate(axis=1)([Embedding(1000, 8)(x) for x in inputs])
+        xl = embeds
+        for _ in range(3):
+            xl = auto_interacting(xl)
+        crossed = compressed_interaction(embeds, embeds, 8)
+        output = Dense(1, activation="sigmoid")(Concatenate()([tf.keras.layers.Flatten()(xl),
+                                                               tf.keras.layers.Flatten()(crossed)]))
+        model = Model(inputs, output)
+        model.compile(optimizer="adam", loss="binary_crossentropy")
+        model.fit(train_x, train_y, epochs=5, batch_size=256)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+
+
+@pytest.mark.parametrize("feeding, line", [
+    ("""
+     def image_mask_generator(image_generator, mask_generator):
+         train_generator = zip(image_generator, mask_generator)
+         for (img, mask) in train_generator:
+             yield (img, mask)
+
+     model.fit(image_mask_generator(images, masks), steps_per_epoch=100, epochs=50)
+     """, 21),
+    ("""
+     model.fit_generator(zip(images, masks), steps_per_epoch=100, epochs=50)
+     """, 16),
+], ids=["a generator over the zipped iterators", "the zipped iterators"])
+def test_segmentation_trained_on_two_augmenting_iterators_zipped(feeding: str, line: int):
+    """U-Net tutorials augment images and masks alike with two `ImageDataGenerator`s on one seed and zip their
+    iterators, directly or in a generator that yields the pairs: each batch is augmented in Python."""
+    model = textwrap.dedent("""
+        from tensorflow.keras.layers import Conv2D, Input
+        from tensorflow.keras.models import Model
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        arguments = dict(rotation_range=90, width_shift_range=0.3, shear_range=0.5, zoom_range=0.3,
+                         horizontal_flip=True, fill_mode="reflect")
+        images = ImageDataGenerator(**arguments).flow(X_train, batch_size=16, seed=42)
+        masks = ImageDataGenerator(**arguments).flow(y_train, batch_size=16, seed=42)
+        inputs = Input((256, 256, 1))
+        x = inputs
+        for filters in (64, 128, 256, 512, 1024):
+            x = Conv2D(filters, 3, padding="same", activation="relu")(x)
+        model = Model(inputs, Conv2D(1, 1, activation="sigmoid")(x))
+        model.compile(optimizer="adam", loss="binary_crossentropy")
+        """)
+    findings = _findings({"train.py": model + textwrap.dedent(feeding)}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(line, Confidence.LIKELY)]
+
+
+def test_a_feature_extractor_predicting_the_batch_a_loop_index_picks():
+    """SRGAN tutorials cut the data into a list of batches first, then pick one per iteration by index
+    (`hr_imgs = train_hr_batches[b]`) and run the VGG feature extractor's `predict` on it, next to the
+    `train_on_batch` of the combined model."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        from tqdm import tqdm
+        from tensorflow.keras.applications import VGG19
+        from tensorflow.keras.models import Model
+
+        vgg = VGG19(weights="imagenet", include_top=False, input_shape=(128, 128, 3))
+        vgg = Model(vgg.inputs, vgg.layers[10].output)
+        train_hr_batches = [hr_train[i:i + 1] for i in range(len(hr_train))]
+        train_lr_batches = [lr_train[i:i + 1] for i in range(len(lr_train))]
+        for e in range(5):
+            for b in tqdm(range(len(train_hr_batches))):
+                lr_imgs = train_lr_batches[b]
+                hr_imgs = train_hr_batches[b]
+                image_features = vgg.predict(hr_imgs)
+                gan_model.train_on_batch([lr_imgs, hr_imgs], [np.ones((1, 1)), image_features])
+        """}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY)]
+    assert "the item `train_hr_batches[b]` of each iteration" in findings[0].evidence[0].message

@@ -178,6 +178,9 @@ PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "libr
 # Of those, draws that only pick which samples come next (a shuffled order, a random index): no work per element.
 ORDER_DRAWS = frozenset({"numpy.random.shuffle", "numpy.random.permutation", "numpy.random.randint",
                          "numpy.random.choice", "numpy.random.seed"})
+# Arrays of one value: a memset of the batch's size, work only where a Python loop then fills them in.
+CONSTANT_ARRAYS = frozenset(f"numpy.{kind}{like}" for kind in ("zeros", "ones", "empty", "full")
+                            for like in ("", "_like"))
 # The summary kind of histograms made in a loop, one per variable or gradient.
 PER_TENSOR_HISTOGRAMS = "histogram per tensor"
 # Summary ops, TensorFlow 1.x's names too (`tf.summary.image`, `tf.image_summary`).
@@ -3296,6 +3299,9 @@ class SourceQueries:
             return None
         if site.names & ITERATOR_WRAPPERS and site.node.args and depth:  # `iter(train_generator)`: its batches
             return self.batch_makers(site.module, site.node, site.node.args[0].value, depth - 1)
+        if "builtins.zip" in site.names and depth:  # `zip(image_generator, mask_generator)`: both make each batch
+            return next((found for arg in site.node.args if not arg.star and (
+                found := self.batch_makers(site.module, site.node, arg.value, depth - 1)) is not None), None)
         if self._is_keras_image_iterator(site):
             return [], True
         classes = self.index.nearest(site.module, site.names, self._classes_named(site.names), lambda c: c.module)
@@ -3344,9 +3350,17 @@ class SourceQueries:
         """What :meth:`batch_makers` says of the batch sources ``site`` hands ``generator`` for parameters it takes
         items from (``next(batches)``, ``for x in batches``)."""
         passed = _arguments_by_parameter(site.node, _called_parameters(generator))
-        iterated = {call.args[0].value.value for call in m.findall(generator.node.body, _NEXT_CALL)
-                    if isinstance(call.args[0].value, cst.Name)}
-        iterated |= {loop.iter.value for loop in m.findall(generator.node.body, m.For(iter=m.Name()))}
+        sources = [call.args[0].value for call in m.findall(generator.node.body, _NEXT_CALL)]
+        sources += [loop.iter for loop in m.findall(generator.node.body, m.For())]
+        bindings = _loop_bindings(generator.node.body)
+        iterated: set[str] = set()
+        for source in sources:  # through `zip(images, masks)`, written in place or bound to a name first
+            zipped = list(bindings.get(source.value, ())) if isinstance(source, cst.Name) else []
+            for expression in [source, *zipped]:
+                if m.matches(expression, m.Call(func=m.Name("zip"))):
+                    iterated |= {arg.value.value for arg in expression.args if isinstance(arg.value, cst.Name)}
+                elif isinstance(expression, cst.Name):
+                    iterated.add(expression.value)
         for parameter in iterated & passed.keys():
             found = self.batch_makers(site.module, site.node, passed[parameter], depth)
             if found is not None:
@@ -3808,9 +3822,16 @@ class SourceQueries:
     @staticmethod
     def _walked_element(module: ModuleInfo, loop: cst.For | cst.While, data: cst.BaseExpression) -> str | None:
         """``data`` is a name the loop binds to each element of what it walks (``for state, action, reward in
-        minibatch:``), where that is not a range of numbers: one sample or batch per iteration."""
-        if not (isinstance(loop, cst.For) and isinstance(data, cst.Name)) or data.value not in _bound_names(
-                loop.target) or m.matches(loop.iter, m.Call(func=m.Name("range")) | m.List() | m.Tuple()):
+        minibatch:``), where that is not a range of numbers, or to the item its index picks (``hr_imgs =
+        hr_batches[b]`` in ``for b in range(len(hr_batches)):``): one sample or batch per iteration."""
+        if not (isinstance(loop, cst.For) and isinstance(data, cst.Name)):
+            return None
+        targets = set(_bound_names(loop.target))
+        for item in _loop_bindings(loop.body).get(data.value, ()):
+            if m.matches(item, m.Subscript(value=m.Name(), slice=[m.SubscriptElement(m.Index(m.Name(
+                    value=m.MatchIfTrue(targets.__contains__))))])):
+                return f"`{data.value}`, the item `{module.node_code(item)}` of each iteration"
+        if data.value not in targets or m.matches(loop.iter, m.Call(func=m.Name("range")) | m.List() | m.Tuple()):
             return None  # (`for data in [x, x_flipped]:` walks whole datasets the source lists)
         return f"`{data.value}`, an element of `{module.node_code(loop.iter)}`"
 
@@ -4247,7 +4268,10 @@ class SourceQueries:
             sites += [site for getitem in self._items_read(owner, function.body)
                       for site in self.calls_run_by(MappedFunction(getitem.node.body, getitem.module, getitem),
                                                     depth - 1)]
+        per_item = function.body.body if isinstance(function.body, (cst.For, cst.While)) else function.body
+        filled = bool(m.findall(per_item, m.For() | m.While()))  # (`x = np.zeros(...)`, then a loop over samples)
         return [site for site in sites if not site.names <= ORDER_DRAWS
+                and (filled or not site.names <= CONSTANT_ARRAYS)
                 and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
 
     def _items_read(self, method: FunctionInfo, body: cst.CSTNode) -> list[FunctionInfo]:
@@ -5225,6 +5249,13 @@ class SourceQueries:
         if m.matches(weight, m.Subscript(slice=[m.SubscriptElement(m.Index(m.Integer()))])):
             # `self.output_projection[0]`, where `self.output_projection = (w, b)`
             item, weight = int(weight.slice[0].slice.value.value), weight.value
+        elif m.matches(weight, m.Subscript(value=m.Name())):
+            # `W_Q[i]` of a list the code fills with one variable per head (`W_Q.append(tf.Variable(...))`)
+            scope = layer.function.node if layer.function is not None else layer.module.tree
+            weight = next((appended.args[0].value for appended in m.findall(scope, m.Call(func=m.Attribute(
+                value=m.Name(weight.value.value), attr=m.Name("append")))) if appended.args), None)
+            return (layer.module, layer.function, weight) if isinstance(weight, cst.Call) and \
+                layer.module.qualified_names(weight.func) & (VARIABLE_FACTORIES | VARIABLES) else None
         bound = self.assigned_value(layer.module, layer.function, weight) if weight is not None else None
         if bound is not None and item is not None:
             elements = getattr(bound[2], "elements", ())
@@ -5243,6 +5274,8 @@ class SourceQueries:
         for _ in range(WIDTH_DEPTH):
             if isinstance(weight, cst.Call) and module.qualified_names(weight.func) & RESHAPING_OPS and weight.args:
                 weight = weight.args[0].value
+            elif isinstance(weight, cst.Subscript):  # `x0_cols[i]` of `x0_cols = tf.split(x0, k, axis=-1)`
+                weight = weight.value
             elif isinstance(weight, cst.Name) and (bound := self.assigned_value(module, scope, weight)) is not None:
                 module, scope, weight = bound
             else:
