@@ -306,10 +306,11 @@ class PythonInput(Rule):
             evidence.append(Evidence.source("it slices or draws data already in memory: each step waits only for "
                                             "that and the copy"))
             confidence = Confidence.POSSIBLE
-        message = (f"The training loop at {module.location(loop.node).display} makes each batch in Python and feeds "
-                   "it through `feed_dict`: the session starts the step only once the batch is made and copied in, "
-                   "with no overlap. A `tf.data` pipeline whose iterator's `get_next()` is the model's input "
-                   "(parallel `map`, then `.prefetch()`) prepares batches while the step runs.")
+        description = loop.description
+        message = (f"{description[0].upper()}{description[1:]} feeds batches made in Python through `feed_dict`: "
+                   "the session starts the step only once the batch is made and copied in, with no overlap. A "
+                   "`tf.data` pipeline whose iterator's `get_next()` is the model's input (parallel `map`, then "
+                   "`.prefetch()`) prepares batches while the step runs.")
         verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
                                          Verdict(confidence, typical("prefetch"), tuple(evidence)))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))

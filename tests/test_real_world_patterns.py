@@ -6555,3 +6555,77 @@ def test_a_feature_extractor_predicting_the_batch_a_loop_index_picks():
         """}, "TFH007")
     assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY)]
     assert "the item `train_hr_batches[b]` of each iteration" in findings[0].evidence[0].message
+
+
+def test_a_segmentation_models_unet_on_an_imagenet_backbone_is_compute_heavy():
+    """`segmentation_models` builds a whole encoder-decoder on a ResNet or EfficientNet backbone: one call, a
+    network as heavy as the backbone at the tiles' size."""
+    findings = _findings({"train.py": """
+        import segmentation_models as sm
+
+        preprocess_input = sm.get_preprocessing("resnet34")
+        model = sm.Unet("resnet34", encoder_weights="imagenet", classes=6, activation="softmax")
+        model.compile("adam", loss=sm.losses.categorical_focal_dice_loss, metrics=[sm.metrics.iou_score])
+        model.fit(preprocess_input(X_train), y_train, batch_size=16, epochs=25, validation_data=(X_val, y_val))
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(4, Confidence.LIKELY)]
+
+
+def test_a_step_method_feeding_the_blobs_its_caller_read_this_iteration():
+    """tf-faster-rcnn's shape: the trainer's loop reads `blobs = self.data_layer.forward()` (images read and
+    resized with OpenCV) and hands them to the network's `train_step(sess, blobs, train_op)`, which feeds
+    `blobs['data']` to the session."""
+    findings = _findings({"nets/network.py": """
+        import tensorflow as tf
+
+        class Network:
+            def create_architecture(self):
+                self._image = tf.placeholder(tf.float32, shape=[1, None, None, 3])
+                self._im_info = tf.placeholder(tf.float32, shape=[3])
+                net = self._image
+                for filters in (64, 128, 256, 512, 512):
+                    net = tf.layers.conv2d(net, filters, 3, padding="same", activation=tf.nn.relu)
+                self._loss = tf.reduce_mean(net) + tf.reduce_sum(self._im_info)
+                return self._loss
+
+            def train_step(self, sess, blobs, train_op):
+                feed_dict = {self._image: blobs["data"], self._im_info: blobs["im_info"]}
+                loss, _ = sess.run([self._loss, train_op], feed_dict=feed_dict)
+                return loss
+        """, "data_layer.py": """
+        import cv2
+        import numpy as np
+
+        class RoIDataLayer:
+            def __init__(self, roidb):
+                self._roidb = roidb
+            def forward(self):
+                entry = self._roidb[np.random.randint(len(self._roidb))]
+                image = cv2.resize(cv2.imread(entry["image"]), (1000, 600))
+                return {"data": image[None], "im_info": np.array([600, 1000, 1.0])}
+        """, "train_val.py": """
+        import tensorflow as tf
+        from data_layer import RoIDataLayer
+        from nets.network import Network
+
+        class SolverWrapper:
+            def __init__(self, network, roidb):
+                self.net = network
+                self.data_layer = RoIDataLayer(roidb)
+
+            def train_model(self, sess, max_iters):
+                loss = self.net.create_architecture()
+                train_op = tf.train.MomentumOptimizer(1e-3, 0.9).minimize(loss)
+                sess.run(tf.global_variables_initializer())
+                iter = 0
+                while iter < max_iters:
+                    blobs = self.data_layer.forward()
+                    self.net.train_step(sess, blobs, train_op)
+                    iter += 1
+
+        if __name__ == "__main__":
+            with tf.Session() as sess:
+                SolverWrapper(Network(), roidb).train_model(sess, 70000)
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("nets/network.py", Confidence.LIKELY)]
+    assert "cv2.imread" in findings[0].evidence[1].message

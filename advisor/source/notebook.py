@@ -3,9 +3,9 @@
 A notebook becomes one module: its code cells in order, joined, as its kernel runs them (a name one cell defines is
 used in the next). Whatever IPython would not run as Python keeps its lines, so every position maps back 1:1: line
 magics, shell escapes and help requests (``%time f()``, ``!pip install x``, ``files = !ls``, ``model.fit?``) become
-comments (``pass`` inside a block); a ``%%time``-like cell magic line becomes a comment and its body is analysed; cells in another language and
-cell magics whose body is not Python (``%%bash``, ``%%writefile``) are left out, and :attr:`Notebook.left_out` says
-so.
+comments (``pass`` inside a block); a ``%%time``-like cell magic line becomes a comment and its body is analysed;
+cells in another language and cell magics whose body is not Python (``%%bash``, ``%%writefile``) are left out, and
+:attr:`Notebook.left_out` says so.
 
 Cells are numbered from 1 among all of the notebook's cells, markdown included: the numbering VS Code shows and
 Ruff reports (``train.ipynb:cell 3:2:13``).

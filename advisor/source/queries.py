@@ -72,9 +72,11 @@ PREPROCESSING_PRESETS = ("Tokenizer", "Preprocessor", "ImageConverter", "AudioCo
 # its modules' ``*_arg_scope`` functions and ``resnet_utils`` only set up or help build one.
 SLIM_NETS = ("tensorflow.contrib.slim.nets.", "tensorflow.contrib.slim.python.slim.nets.", "tf_slim.nets.")
 # Whole networks other libraries build: the TensorFlow tutorials' pix2pix U-Net generator and PatchGAN
-# discriminator (`tensorflow_examples`, which CycleGAN's and pix2pix's tutorials train at 256 pixels).
+# discriminator (`tensorflow_examples`, which CycleGAN's and pix2pix's tutorials train at 256 pixels), and
+# segmentation_models' encoder-decoders on an ImageNet backbone (`sm.Unet("resnet34")`).
 LIBRARY_NETWORKS = frozenset({"tensorflow_examples.models.pix2pix.pix2pix.unet_generator",
-                              "tensorflow_examples.models.pix2pix.pix2pix.discriminator"})
+                              "tensorflow_examples.models.pix2pix.pix2pix.discriminator",
+                              *(f"segmentation_models.{network}" for network in ("Unet", "FPN", "Linknet", "PSPNet"))})
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
 MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.set_global_policy", "keras.mixed_precision.Policy", "keras.mixed_precision.DTypePolicy",
@@ -3602,7 +3604,8 @@ class SourceQueries:
         for run in loop.session_runs:
             feed = argument_value(run, "feed_dict", 1)
             values = _fed_values(feed, bindings)
-            made = [expression for value in values for expression in _made_in_loop(value, bindings)]
+            made = [expression for value in values for expression in _made_in_loop(value, bindings)] or \
+                self._made_by_the_calling_loop(loop, values)
             if made:
                 calls = [self._call_at[id(c)] for e in made for c in m.findall(e, m.Call()) if id(c) in self._call_at]
                 work = [site for site in calls if _reads_or_decodes(site)] + [
@@ -3610,6 +3613,26 @@ class SourceQueries:
                     for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
                 return FedBatches(feed, made, work)
         return None
+
+    def _made_by_the_calling_loop(self, loop: TrainingLoop, values: list[cst.BaseExpression]
+                                  ) -> list[cst.BaseExpression]:
+        """For a step function (``def train_step(self, sess, blobs, train_op)``), what the loop that calls it makes
+        each iteration and passes for the parameters fed (``blobs["data"]`` of ``blobs =
+        self.data_layer.forward()``): the expressions that make it."""
+        function = self.index.function_of(loop.node) if isinstance(loop.node, cst.FunctionDef) else None
+        if function is None or loop.loop is None:
+            return []
+        roots = set()
+        for value in values:
+            while isinstance(value, cst.Subscript):
+                value = value.value
+            if isinstance(value, cst.Name):
+                roots.add(value.value)
+        outer = _loop_bindings(loop.loop.body)
+        return [expression for parameter in sorted(roots & set(_called_parameters(function)))
+                for caller, passed in self._passed_for(function, parameter) if _inside(caller.module, caller.node,
+                                                                                         loop.loop)
+                for expression in _made_in_loop(passed, outer)]
 
     def _fetches_input(self, loop: TrainingLoop, expression: cst.BaseExpression) -> bool:
         """Whether ``expression`` runs the graph for its input pipeline's next batch: ``sess.run(next_batch)`` (or
