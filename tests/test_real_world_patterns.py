@@ -6629,3 +6629,38 @@ def test_a_step_method_feeding_the_blobs_its_caller_read_this_iteration():
         """}, "TFD004")
     assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("nets/network.py", Confidence.LIKELY)]
     assert "cv2.imread" in findings[0].evidence[1].message
+
+
+def test_an_agent_predicting_one_state_then_taking_the_argmax_of_the_bound_result():
+    """Keras DQN notebooks: `q = model.predict(s_t)`, then `action_index = np.argmax(q)` on the next line, at
+    every frame the agent does not explore (`t % FRAME_PER_ACTION == 0` with an interval of 1 is every frame),
+    while the same loop trains on replayed minibatches."""
+    findings = _findings({"dino.py": """
+        import random
+        import numpy as np
+        from keras.layers import Conv2D, Dense, Flatten
+        from keras.models import Sequential
+
+        FRAME_PER_ACTION = 1
+        model = Sequential([Conv2D(32, 8, strides=4, input_shape=(80, 80, 4)), Flatten(), Dense(2)])
+        model.compile(loss="mse", optimizer="adam")
+        s_t = np.zeros((1, 80, 80, 4))
+        memory = []
+        t = 0
+        while True:
+            if t % FRAME_PER_ACTION == 0 and random.random() <= epsilon:
+                action_index = random.randrange(2)
+            elif t % FRAME_PER_ACTION == 0:
+                q = model.predict(s_t)
+                action_index = np.argmax(q)
+            x_t1, r_t, terminal = game.get_state(action_index)
+            s_t1 = np.append(x_t1.reshape(1, 80, 80, 1), s_t[:, :, :, :3], axis=3)
+            memory.append((s_t, action_index, r_t, s_t1, terminal))
+            minibatch = random.sample(memory, min(len(memory), 32))
+            inputs = np.concatenate([m[0] for m in minibatch])
+            model.train_on_batch(inputs, np.zeros((len(minibatch), 2)))
+            s_t = s_t1
+            t += 1
+        """}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.LIKELY)]
+    assert "`np.argmax(q)`" in findings[0].evidence[0].message

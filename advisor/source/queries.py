@@ -3714,7 +3714,7 @@ class SourceQueries:
             epochs = literal(argument_value(site.node, "epochs") or argument_value(site.node, "nb_epoch"))
             if not keywords <= KERAS_DATASET_METHODS[method] or isinstance(epochs, int) and epochs > 1:
                 continue  # a method of the repo's own model class (`predict(text, encode=True)`), a training run
-            if _every_n_steps(site):
+            if self._every_n_steps(site):
                 continue  # (`if step % 1000 == 0:` samples a few predictions)
             per_step = self._per_iteration(site, data)
             if per_step is not None:
@@ -3773,7 +3773,7 @@ class SourceQueries:
                 if any(self._during_training(call.module, loop) for loop in around):
                     return (nest[0], site.module, reason) if nest else (around[0], call.module, reason)
             calls = [caller for call in calls if call.function is not None
-                     for caller in self.callers_of(call.function) if not _every_n_steps(caller)]
+                     for caller in self.callers_of(call.function) if not self._every_n_steps(caller)]
             depth -= 1
         return None
 
@@ -3810,6 +3810,21 @@ class SourceQueries:
                         for node in m.findall(callee.node.body, m.Call()) if (inner := self._call_at.get(id(node))))):
                     return f"a minibatch drawn at random (`{module.node_code(call)}`)"
         return None
+
+    def _every_n_steps(self, site: CallSite) -> bool:
+        """Whether ``site`` runs under a step interval (``if batch % 100 == 0:``) in its function; not an interval
+        of 1 (``if t % FRAME_PER_ACTION == 0:`` with ``FRAME_PER_ACTION = 1``)."""
+        one = m.Integer("1")
+        for branch, part in _branches_around(site.module, site.node):
+            if part is branch.test:
+                continue
+            for operation in m.findall(branch.test, m.BinaryOperation(operator=m.Modulo())):
+                divisor = operation.right
+                constant = self.index.constant(site.module, divisor) if isinstance(
+                    divisor, (cst.Name, cst.Attribute)) else None
+                if not (m.matches(divisor, one) or constant is not None and m.matches(constant.value, one)):
+                    return True
+        return False
 
     def _during_training(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` runs while a model trains: its iterations train (an agent's episode loop, a replay loop
@@ -6103,12 +6118,6 @@ def _int32_variable(site: CallSite) -> bool:
         dtype is None or site.module.qualified_names(dtype) == {"tensorflow.int32"})
 
 
-def _every_n_steps(site: CallSite) -> bool:
-    """Whether ``site`` runs under a step interval (``if batch % 100 == 0:``) in its function."""
-    return any(m.findall(branch.test, m.Modulo()) for branch, part in _branches_around(site.module, site.node)
-               if part is not branch.test)
-
-
 def _inside(module: ModuleInfo, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
     """Whether ``node`` is ``outer`` or inside it."""
     while node is not None and node is not outer:
@@ -6141,6 +6150,15 @@ def _one_sample(module: ModuleInfo, data: cst.BaseExpression, call: cst.Call) ->
     if m.matches(parent, m.Arg(keyword=None)) and m.matches(reduction, _ARGMAX_OF_ARGUMENT) or m.matches(
             parent, m.Attribute(attr=m.Name("argmax"))) and m.matches(reduction, m.Call(args=[])):
         return f"one sample: the result is reduced to one index (`{module.node_code(reduction)}`)"
+    # `q = model.predict(s_t)`, then `action = np.argmax(q)` in the same block
+    bound = _value_bound_names(module, call)
+    block = module.parent(module.parent(parent)) if bound else None
+    if bound and isinstance(block, (cst.IndentedBlock, cst.Module)):
+        result = m.Name(value=m.MatchIfTrue(bound.__contains__))
+        for reduced in m.findall(block, _ARGMAX_OF_ARGUMENT):
+            if m.matches(reduced.args[0].value, result | m.Subscript(
+                    value=result, slice=[m.SubscriptElement(m.Index(m.Integer("0")))])):
+                return f"one sample: the result is reduced to one index (`{module.node_code(reduced)}`)"
     return None
 
 
