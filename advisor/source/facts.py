@@ -54,11 +54,13 @@ class ModuleInfo:
                    as_read)
 
     @classmethod
-    def of_notebook(cls, path: Path, absolute: Path, data: bytes) -> tuple["ModuleInfo", list[str]]:
+    def of_notebook(cls, path: Path, absolute: Path, data: bytes,
+                    python3_parses: bool = True) -> tuple["ModuleInfo", list[str]]:
         """The module of a notebook file's code cells, and what of it was left out (one line each, with ``path``):
         cells in other languages, and cells that do not parse (Jupyter runs each cell on its own, so the others
-        are still analysed). Raises :class:`NotebookError` for a file that is not a notebook advisor reads, and
-        ``ParserSyntaxError`` when the cells parse one by one but not together."""
+        are still analysed); ``python3_parses``: whether CPython reads its code. Raises :class:`NotebookError` for
+        a file that is not a notebook advisor reads, and ``ParserSyntaxError`` when the cells parse one by one but
+        not together."""
         notebook = Notebook.parse(data)
         where = path.as_posix()
         # The rest of the notebook is analysed: the note says so, or a reader takes the whole notebook for skipped.
@@ -69,7 +71,7 @@ class ModuleInfo:
         except cst.ParserSyntaxError:
             # An old notebook's cells, read as libcst parses them (Python 2 statements, tabs in the indentation):
             # their lines stay where they are, so findings map back to them; fixes don't (columns moved).
-            reading = libcst_reading(notebook.code)
+            reading = libcst_reading(notebook.code, python3_parses)
             try:
                 tree = cst.parse_module(reading[0]) if reading is not None else None
             except cst.ParserSyntaxError:

@@ -274,7 +274,8 @@ class SourceIndex:
             return None
         if is_notebook:
             try:
-                module, notes = ModuleInfo.of_notebook(source.path, source.absolute, source.data)
+                module, notes = ModuleInfo.of_notebook(source.path, source.absolute, source.data,
+                                                       python3_parses=python_error is None)
             except cst.ParserSyntaxError as exc:
                 self.warnings.append(f"{name}: skipped, its cells parse one by one but not together: {exc.message}")
                 return None
@@ -283,7 +284,7 @@ class SourceIndex:
         try:
             tree = cst.parse_module(source.data)
         except cst.ParserSyntaxError as exc:
-            reading = _libcst_reading(source.data)
+            reading = _libcst_reading(source.data, python_error is None)
             if reading is not None:
                 tree, text, changes = reading
                 self.warnings.append(f"{name}: {changes}")
@@ -515,11 +516,11 @@ class SourceIndex:
         return codes == ALL_CODES or any(code.startswith(c) for c in codes)
 
 
-def _libcst_reading(data: bytes) -> tuple[cst.Module, bytes, str] | None:
+def _libcst_reading(data: bytes, python3_parses: bool) -> tuple[cst.Module, bytes, str] | None:
     """The tree and text of an old script's reading (:func:`libcst_reading`: Python 2 statements, tabs in the
     indentation), with what it changed, when that parses and nests no deeper than :data:`MAX_NESTING`."""
     try:
-        reading = libcst_reading(data.decode("utf-8"))
+        reading = libcst_reading(data.decode("utf-8"), python3_parses)
     except UnicodeDecodeError:
         return None
     if reading is None:

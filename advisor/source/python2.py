@@ -22,10 +22,11 @@ _NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL})
 _INDENTATION_WITH_TAB = re.compile(r"^[ \t]*\t[ \t]*", re.MULTILINE)
 
 
-def libcst_reading(text: str) -> tuple[str, str] | None:
+def libcst_reading(text: str, python3_parses: bool) -> tuple[str, str] | None:
     """The reading of an old script to parse where libcst fails on ``text``, and what it changed: tabs in the
-    indentation expanded as CPython counts them, Python 2 statements rewritten (:func:`as_python3`); None when
-    neither applies. Lines keep their numbers."""
+    indentation expanded as Python counts them, Python 2 statements rewritten (:func:`as_python3`); None when
+    neither applies. Lines keep their numbers. Tabs alone are expanded only where CPython (``python3_parses``)
+    reads the file: mixing them inconsistently is an error Python 3 reports, which Python 2 did not."""
     expanded = _INDENTATION_WITH_TAB.sub(lambda tabbed: tabbed.group().expandtabs(8), text)
     tabs = ", tabs in its indentation expanded" if expanded != text else ""
     python3 = as_python3(expanded)
@@ -33,7 +34,7 @@ def libcst_reading(text: str) -> tuple[str, str] | None:
         return python3, f"Python 2, read as Python 3 (its print, except and raise statements rewritten{tabs}; " \
             "no fixes offered)"
     return (expanded, "tabs and spaces mixed in its indentation, read with the tabs expanded as Python counts them "
-            "(no fixes offered)") if tabs else None
+            "(no fixes offered)") if tabs and python3_parses else None
 
 
 def as_python3(text: str) -> str | None:

@@ -56,7 +56,7 @@ def test_indentation_mixing_tabs_and_spaces_is_read_as_cpython_counts_it():
     compile(script, "<script>", "exec")
     with pytest.raises(cst.ParserSyntaxError):
         cst.parse_module(script)
-    text, changes = libcst_reading(script)
+    text, changes = libcst_reading(script, python3_parses=True)
     assert text.splitlines() == [line.expandtabs(8) for line in script.splitlines()]
     assert "tabs" in changes and "no fixes offered" in changes
     loop = cst.parse_module(text).body[0].body.body[1]
@@ -64,10 +64,19 @@ def test_indentation_mixing_tabs_and_spaces_is_read_as_cpython_counts_it():
 
 
 def test_a_python_2_script_with_tabs_is_read_with_both_changes():
-    text, changes = libcst_reading("for step in xrange(3):\n\tprint step\n")
+    text, changes = libcst_reading("for step in xrange(3):\n\tprint step\n", python3_parses=False)
     assert text == "for step in xrange(3):\n        print(step)\n"
     assert changes.startswith("Python 2, read as Python 3") and "tabs in its indentation expanded" in changes
 
 
 def test_python_3_indented_with_spaces_has_no_other_reading():
-    assert libcst_reading("def f():\n    return 1\n") is None
+    assert libcst_reading("def f():\n    return 1\n", python3_parses=True) is None
+
+
+def test_tabs_python_3_rejects_are_not_read_otherwise():
+    """Python 3 refuses indentation whose meaning depends on the tab size (TabError): the file does not run, and
+    is not read as if it did."""
+    script = "def f():\n\tx = 1\n        return x\n"
+    with pytest.raises(TabError):
+        compile(script, "<script>", "exec")
+    assert libcst_reading(script, python3_parses=False) is None
