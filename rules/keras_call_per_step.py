@@ -171,13 +171,21 @@ class KerasCallPerStep(Rule):
         evidence = [Evidence.source(f"its input is {call.data}")]
         tf1 = ctx.queries.tf1_call([site.module])
         pin = ctx.index.tensorflow_pin(site.module)
-        on_tf1 = tf1 is not None or pin is not None and pin.predates(DATA_ADAPTERS_SINCE)
+        legacy = ctx.queries.legacy_keras_call(site.module)
+        on_tf1 = tf1 is not None or pin is not None and pin.predates(DATA_ADAPTERS_SINCE) or legacy is not None
         if on_tf1:
-            why = f"`{tf1.module.node_code(tf1.node.func)}` ({tf1.module.location(tf1.node).display}) exists only " \
-                "in TensorFlow 1.x" if tf1 is not None else f"the repo declares {pin.describe()}"
+            if tf1 is not None:
+                why = f"TensorFlow 1.x: `{tf1.module.node_code(tf1.node.func)}` " \
+                    f"({tf1.module.location(tf1.node).display}) exists only there"
+            elif legacy is not None:
+                spelled, keyword = legacy
+                why = f"multi-backend Keras 2.3 or older: `{spelled.module.node_code(spelled.node.func)}" \
+                    f"({keyword}=...)` ({spelled.module.location(spelled.node).display}) is Keras 1's spelling"
+            else:
+                why = f"TensorFlow 1.x: the repo declares {pin.describe()}"
             evidence.append(Evidence.source(
-                f"this code runs on TensorFlow 1.x ({why}), whose Keras loops over the arrays without the data "
-                "adapter and iterator TensorFlow 2 sets up on every call: the one-batch method saves far less there"))
+                f"this code runs on {why}; its Keras loops over the arrays without the data adapter and iterator "
+                "TensorFlow 2 sets up on every call: the one-batch method saves far less there"))
         set_up = "" if on_tf1 else " each call sets up an iterator, callbacks and a progress bar before it runs one " \
             "small batch."
         message = (f"`{method}` runs once per iteration of the loop at {loop}, on that iteration's data:{set_up} "

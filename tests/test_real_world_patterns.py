@@ -5879,7 +5879,7 @@ def test_keras_predict_per_step_on_tensorflow_1_saves_little():
         """
     tf1 = _findings({"qlearn.py": script + "config = tf.ConfigProto()\n"}, "TFH007")
     assert [(f.location.line, f.confidence) for f in tf1] == [(11, Confidence.POSSIBLE)]
-    assert "runs on TensorFlow 1.x (`tf.ConfigProto` (qlearn.py:14:10)" in tf1[0].evidence[-1].message
+    assert "runs on TensorFlow 1.x: `tf.ConfigProto` (qlearn.py:14:10) exists only there" in tf1[0].evidence[-1].message
     assert "sets up an iterator" not in tf1[0].message
     pinned = _findings({"qlearn.py": script, "requirements.txt": "tensorflow==1.15\n"}, "TFH007")
     assert [f.confidence for f in pinned] == [Confidence.POSSIBLE]
@@ -6664,3 +6664,55 @@ def test_an_agent_predicting_one_state_then_taking_the_argmax_of_the_bound_resul
         """}, "TFH007")
     assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.LIKELY)]
     assert "`np.argmax(q)`" in findings[0].evidence[0].message
+
+
+@pytest.mark.parametrize("call, confidence", [("create_model()", Confidence.POSSIBLE),
+                                              ("create_model(trainable=True)", Confidence.LIKELY)])
+def test_a_backbone_frozen_through_a_flag_its_builder_defaults_to_false(call: str, confidence: Confidence):
+    """Localization examples freeze the backbone with `layer.trainable = trainable`, a builder parameter that
+    defaults to False: frozen for the training where no call passes True."""
+    findings = _findings({"train.py": f"""
+        from tensorflow.keras.applications.mobilenet_v2 import MobileNetV2
+        from tensorflow.keras.layers import Conv2D, Reshape
+        from tensorflow.keras.models import Model
+
+        def create_model(trainable=False):
+            model = MobileNetV2(input_shape=(224, 224, 3), include_top=False, alpha=1.0)
+            for layer in model.layers:
+                layer.trainable = trainable
+            x = Conv2D(4, kernel_size=3, name="coords")(model.layers[-1].output)
+            return Model(inputs=model.input, outputs=Reshape((4,))(x))
+
+        model = {call}
+        model.compile(loss="mean_squared_error", optimizer="adam")
+        model.fit(train_images, train_boxes, epochs=200, batch_size=32)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(10, confidence)]
+
+
+def test_a_gan_written_for_multi_backend_keras_predicts_without_data_adapters():
+    """A Keras 1-era DCGAN (`Dense(input_dim=100, output_dim=1024)`, accepted up to Keras 2.3 only) runs where
+    `predict` slices arrays without TensorFlow 2's per-call set-up: the per-batch `predict` saves little."""
+    findings = _findings({"dcgan.py": """
+        import numpy as np
+        from keras.layers import Activation, Dense
+        from keras.models import Sequential
+
+        def generator_model():
+            model = Sequential()
+            model.add(Dense(input_dim=100, output_dim=1024))
+            model.add(Activation("tanh"))
+            model.add(Dense(784))
+            return model
+
+        g = generator_model()
+        g.compile(loss="binary_crossentropy", optimizer="SGD")
+        for epoch in range(100):
+            for index in range(X_train.shape[0] // 128):
+                noise = np.random.uniform(-1, 1, size=(128, 100))
+                generated_images = g.predict(noise, verbose=0)
+                d_loss = d.train_on_batch(np.concatenate((X_train[index * 128:(index + 1) * 128], generated_images)),
+                                          [1] * 128 + [0] * 128)
+        """}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.POSSIBLE)]
+    assert "`Dense(output_dim=...)` (dcgan.py:7:15) is Keras 1's spelling" in findings[0].evidence[1].message

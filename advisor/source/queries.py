@@ -162,6 +162,10 @@ METADATA_OPS = frozenset(f"tensorflow.{op}" for op in (
     "io.decode_raw"))
 METADATA_METHODS = frozenset({"set_shape", "get_shape", "as_list", "merge_with", "with_rank", "with_rank_at_least"})
 PARTIAL = frozenset({"functools.partial"})
+# Keras 1's argument names, which Keras 2 renamed and accepted with a warning up to 2.3 (tf.keras never did).
+KERAS_1_ARGUMENTS = frozenset({"output_dim", "nb_epoch", "nb_filter", "nb_row", "nb_col", "border_mode", "subsample",
+                               "init", "W_regularizer", "b_regularizer", "dim_ordering", "samples_per_epoch",
+                               "nb_val_samples", "nb_worker"})
 # What trains on a TPU, by the end of its name (tf.distribute, tf.contrib.tpu, tf.estimator.tpu, compat.v1).
 TPU_TRAINING_SUFFIXES = (".TPUStrategy", ".TPUEstimator", ".keras_to_tpu_model")
 # Python run from the graph, by the callee's canonical name (the op types a capture shows them as: advisor.linking).
@@ -2913,6 +2917,24 @@ class SourceQueries:
         return next((site for mod in modules for site in self._tf1_calls.get(id(mod), ())
                      if self.reach(site.module, site.node) is not Reach.OTHER), None)
 
+    def legacy_keras_call(self, module: ModuleInfo) -> tuple[CallSite, str] | None:
+        """A call of multi-backend Keras (``keras``, not ``tensorflow.keras``) in ``module`` with a Keras 1 argument
+        (``Dense(output_dim=1024)``, ``fit(..., nb_epoch=10)``), which only Keras 2.3 and older still accept, and
+        that argument: the code runs there, whose loops slice arrays without TensorFlow 2's data adapters."""
+        return self._legacy_keras_calls.get(id(module))
+
+    @cached_property
+    def _legacy_keras_calls(self) -> dict[int, tuple[CallSite, str]]:
+        """Each module's first call of multi-backend Keras with a Keras 1 argument (:meth:`legacy_keras_call`)."""
+        found: dict[int, tuple[CallSite, str]] = {}
+        for site in self.index.calls:
+            if any(n.startswith("keras.") for n in site.names):
+                keyword = next((arg.keyword.value for arg in site.node.args if arg.keyword is not None
+                                and arg.keyword.value in KERAS_1_ARGUMENTS), None)
+                if keyword is not None:
+                    found.setdefault(id(site.module), (site, keyword))
+        return found
+
     def calls_tf1_api(self, module: ModuleInfo) -> bool:
         """Whether ``module`` calls TensorFlow 1.x-only API through ``tensorflow`` itself, not ``tf.compat.v1``:
         fixes spell TensorFlow 1.x's names there, ``tf.compat.v1``'s elsewhere."""
@@ -4694,18 +4716,34 @@ class SourceQueries:
                        if m.findall(loop.iter, m.Name(name)) for setting in m.findall(loop.body, m.Assign())}
         frozen = None
         for setting in m.findall(scope, m.Assign(targets=[m.AssignTarget(target=m.Attribute(attr=m.Name(
-                "trainable")))], value=m.Name("True") | m.Name("False"))):
+                "trainable")))], value=m.Name())):
             line = module.location(setting).line
             owner = setting.targets[0].target.value
             loop = layer_loops.get(id(setting))
-            if not (start < line and (end is None or line < end)) or not (m.matches(owner, m.Name(name)) or (
+            value = self._flag_value(backbone.function, setting.value.value)
+            bound_here = start < line and (end is None or line < end)
+            if value is None or not bound_here or not (m.matches(owner, m.Name(name)) or (
                     loop is not None and m.matches(owner, m.Name(loop.target.value)))):
                 continue
-            if setting.value.value == "True":
+            if value:
                 return None
             if loop is None or m.matches(loop.iter, m.Attribute(value=m.Name(name), attr=m.Name("layers"))):
                 frozen = frozen or module.node_code(setting).strip()
         return frozen
+
+    def _flag_value(self, function: FunctionInfo | None, name: str) -> bool | None:
+        """What ``True``, ``False``, or a parameter of ``function`` that every call leaves at its literal default or
+        passes the same literal (``def create_model(trainable=False)`` called as ``create_model()``) stands for;
+        None when the source does not say."""
+        if name in ("True", "False"):
+            return name == "True"
+        parameter = next((p for p in function.node.params.params if p.name.value == name), None) \
+            if function is not None else None
+        if parameter is None or not m.matches(parameter.default, m.Name("True") | m.Name("False")):
+            return None
+        default = parameter.default.value == "True"
+        passed = {literal(value) for _, value in self._passed_for(function, name)}
+        return default if passed <= {default} else None
 
     def _models_given(self, construction: CallSite) -> list[CallSite]:
         """The models a model class is constructed with (``GAN(discriminator=discriminator, generator=generator)``,
