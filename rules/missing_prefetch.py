@@ -14,6 +14,9 @@ WORK_OPS = frozenset({"map", "interleave", "flat_map", "filter", "map_with_legac
 IN_MEMORY_SOURCES = frozenset({"from_tensor_slices", "from_tensors", "range", "zip", "counter"})
 # Stages after a prefetch that only count or repeat elements: nothing to overlap.
 COUNTING_OPS = frozenset({"take", "skip", "repeat", "enumerate", "shard"})
+# Stages that only regroup elements a prefetch made ahead (shuffle a buffer, pad and stack a batch): a copy per
+# batch, little to overlap next to the work before the prefetch.
+ASSEMBLING_OPS = COUNTING_OPS | {"shuffle", "batch", "padded_batch", "unbatch", "rebatch"}
 # Keras' directory readers end the dataset they return with `prefetch(AUTOTUNE)` (Keras 2.6 and later, and 3).
 PREFETCHING_SOURCES = frozenset({"image_dataset_from_directory", "text_dataset_from_directory",
                                  "audio_dataset_from_directory"})
@@ -202,6 +205,10 @@ class MissingPrefetch(Rule):
         else:
             static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
                              "TensorFlow may inject a prefetch at run time; a profile would tell")
+        if earlier and static.confidence is Confidence.LIKELY and _assembles_only(pipeline.stages, earlier[-1]):
+            static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
+                "only shuffling and batching run after it: the work before the prefetch already runs ahead of the "
+                "step")), static.note)
         use = ctx.queries.evaluation_use(pipeline)
         if use is not None and static.confidence is Confidence.LIKELY:
             static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
@@ -237,6 +244,12 @@ def _overlapped(stages: list[Stage]) -> bool:
         return True
     prefetches = [i for i, s in enumerate(stages) if s.op == "prefetch" or s.op in PREFETCHING_SOURCES]
     return bool(prefetches) and all(s.op in COUNTING_OPS for s in stages[prefetches[-1] + 1:])
+
+
+def _assembles_only(stages: list[Stage], prefetch: Stage) -> bool:
+    """Whether the stages after ``prefetch`` only regroup what it made ahead (:data:`ASSEMBLING_OPS`)."""
+    after = stages[[id(s.node) for s in stages].index(id(prefetch.node)) + 1:]
+    return all(s.op in ASSEMBLING_OPS for s in after)
 
 
 def _negligible(stages: list[Stage]) -> bool:

@@ -188,6 +188,14 @@ class SerialMap(Rule):
             evidence.append(Evidence.source(
                 f"it maps whole batches, one call per step, and the `.prefetch()` after it "
                 f"({prefetch.module.location(prefetch.anchor).line_label}) makes them while the steps run"))
+        ahead = _prefetch_after(stage, pipelines) if prefetch is None and stage.op == "map" and not stateful \
+            and mapped is not None and ctx.queries.does_light_work(mapped) else None
+        if ahead is not None:
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(
+                f"its function only splits, looks up and slices what each element holds, and the `.prefetch()` "
+                f"after it ({ahead.module.location(ahead.anchor).line_label}) runs it ahead of the steps: one "
+                "thread likely keeps up"))
         cache = _cache_after(stage, pipelines)
         if cache is not None:
             confidence = Confidence.POSSIBLE
@@ -221,14 +229,23 @@ class SerialMap(Rule):
 
 def _cache_after(stage: Stage, pipelines: list[Pipeline]) -> Stage | None:
     """The ``.cache()`` that follows ``stage`` in every pipeline it is part of, if there is one."""
-    return _after(stage, pipelines, lambda before, after: next((s for s in after if s.op == "cache"), None))
+    return _after(stage, pipelines, lambda before, after: _first(after, "cache"))
+
+
+def _prefetch_after(stage: Stage, pipelines: list[Pipeline]) -> Stage | None:
+    """The ``.prefetch()`` that follows ``stage`` in every pipeline it is part of."""
+    return _after(stage, pipelines, lambda before, after: _first(after, "prefetch"))
 
 
 def _prefetch_after_batching(stage: Stage, pipelines: list[Pipeline]) -> Stage | None:
     """The ``.prefetch()`` that follows ``stage`` where ``stage`` maps whole batches (a ``.batch()`` comes before
     it), in every pipeline it is part of: one call per step, made ahead of the step by the prefetch."""
-    return _after(stage, pipelines, lambda before, after: next((s for s in after if s.op == "prefetch"), None)
+    return _after(stage, pipelines, lambda before, after: _first(after, "prefetch")
                   if any(s.op in BATCHING_OPS for s in before) else None)
+
+
+def _first(stages: list[Stage], op: str) -> Stage | None:
+    return next((s for s in stages if s.op == op), None)
 
 
 def _after(stage: Stage, pipelines: list[Pipeline],

@@ -6716,3 +6716,84 @@ def test_a_gan_written_for_multi_backend_keras_predicts_without_data_adapters():
         """}, "TFH007")
     assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.POSSIBLE)]
     assert "`Dense(output_dim=...)` (dcgan.py:7:15) is Keras 1's spelling" in findings[0].evidence[1].message
+
+
+def test_tf1_text_maps_running_ahead_of_the_steps_are_only_possible():
+    """TF1 sequence-to-sequence trainers map sentences to ids one element at a time (`string_split`, a vocabulary
+    table's `lookup`, slicing, `concat`), each map followed by a `.prefetch()`: one thread keeps up with a step
+    that runs an LSTM. A serial map that decodes images is the step's bottleneck all the same."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def text_input(source_file, vocab):
+            dataset = tf.data.TextLineDataset(source_file)
+            dataset = dataset.map(lambda src: tf.string_split([src]).values).prefetch(1000)
+            dataset = dataset.map(lambda src: tf.cast(vocab.lookup(src[:50]), tf.int32)).prefetch(1000)
+            dataset = dataset.map(lambda src: (src, tf.size(src))).prefetch(1000)
+            return dataset.shuffle(100).repeat().padded_batch(128, padded_shapes=([None], []))
+
+        def image_input(files):
+            dataset = tf.data.TFRecordDataset(files)
+            dataset = dataset.map(lambda r: tf.image.decode_jpeg(tf.parse_single_example(r, FEATURES)["image"]))
+            return dataset.prefetch(1000).batch(128)
+
+        sentences, lengths = text_input("train.en", vocab).make_one_shot_iterator().get_next()
+        images = image_input(["train.tfrecord"]).make_one_shot_iterator().get_next()
+        loss = tf.reduce_mean(tf.layers.dense(tf.one_hot(sentences, 1000), 512)) + tf.reduce_mean(
+            tf.layers.conv2d(tf.cast(images, tf.float32), 64, 3))
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(train_op)
+        """}, "TFD002")
+    assert sorted((f.location.line, f.confidence) for f in findings) == [
+        (5, Confidence.POSSIBLE), (6, Confidence.POSSIBLE), (7, Confidence.POSSIBLE), (12, Confidence.LIKELY)]
+
+
+def test_reading_the_global_step_a_helper_returns_is_no_second_pass():
+    """`i = global_step.eval(sess)` each iteration reads a variable (the step counter `create_train_op` returns
+    with the training op), not a forward pass; `loss.eval(feed_dict=...)` is one."""
+    script = """
+        import tensorflow as tf
+
+        def create_train_op(loss, learning_rate):
+            global_step = tf.train.get_or_create_global_step()
+            train_op = tf.train.AdamOptimizer(learning_rate).minimize(loss, global_step)
+            return global_step, train_op
+
+        images = tf.placeholder(tf.float32, (None, 784))
+        loss = tf.reduce_mean(tf.layers.dense(images, 1024))
+        global_step, train_op = create_train_op(loss, 1e-3)
+        sess = tf.Session()
+        for _ in range(10000):
+            batch = next_batch()
+            i = global_step.eval(sess)
+            sess.run(train_op, feed_dict={images: batch})
+        """
+    assert not _findings({"train.py": script}, "TFH004")
+    extra = script.replace("i = global_step.eval(sess)", "i = loss.eval(session=sess, feed_dict={images: batch})")
+    assert [f.location.line for f in _findings({"train.py": extra}, "TFH004")] == [14]
+
+
+@pytest.mark.parametrize("after, confidence", [
+    (".shuffle(100).repeat().padded_batch(128, padded_shapes=[None])", Confidence.POSSIBLE),
+    (".map(lambda ids: tf.image.resize(tf.reshape(tf.cast(ids, tf.float32), [8, 8, 1]), [224, 224])).batch(128)",
+     Confidence.LIKELY),
+], ids=["shuffle and batch after the prefetch", "a map after the prefetch"])
+def test_a_tf1_pipeline_prefetched_before_its_batching(after: str, confidence: Confidence):
+    """TF1 trainers prefetch after their maps and then shuffle and pad batches: the work already runs ahead of the
+    step, and only the batch's copy does not. A map after the prefetch is work that does not overlap."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        dataset = tf.data.TextLineDataset("train.txt")
+        dataset = dataset.map(lambda line: tf.string_to_number(tf.string_split([line]).values)).prefetch(1000)
+        dataset = dataset{after}
+        batch = dataset.make_one_shot_iterator().get_next()
+        loss = tf.reduce_mean(tf.layers.dense(tf.cast(batch, tf.float32), 512))
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(train_op)
+        """}, "TFD001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(5, confidence)]

@@ -161,6 +161,16 @@ METADATA_OPS = frozenset(f"tensorflow.{op}" for op in (
     "shape", "expand_dims", "squeeze", "convert_to_tensor", "TensorShape", "dtypes.cast", "decode_raw",
     "io.decode_raw"))
 METADATA_METHODS = frozenset({"set_shape", "get_shape", "as_list", "merge_with", "with_rank", "with_rank_at_least"})
+# Ops that split, look up, slice, join and compare what an element already holds: microseconds per element of text
+# or ids, next to decoding, resizing or augmenting an image. With METADATA_OPS, a map's "light" work.
+LIGHT_OPS = METADATA_OPS | frozenset(f"tensorflow.{op}" for op in (
+    "string_split", "strings.split", "strings.to_number", "strings.length", "strings.substr", "size", "reverse",
+    "concat", "stack", "unstack", "slice", "strided_slice", "gather", "tile", "pad", "split", "one_hot", "range",
+    "where", "transpose", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
+    "logical_or", "logical_not", "add", "subtract", "multiply", "divide", "minimum", "maximum", "clip_by_value",
+    "sparse.to_dense", "sparse_tensor_to_dense"))
+# Methods of lookup tables and sparse results with the same cost (`vocab_table.lookup(tokens)`).
+LIGHT_METHODS = METADATA_METHODS | frozenset({"lookup"})
 PARTIAL = frozenset({"functools.partial"})
 # Keras 1's argument names, which Keras 2 renamed and accepted with a warning up to 2.3 (tf.keras never did).
 KERAS_1_ARGUMENTS = frozenset({"output_dim", "nb_epoch", "nb_filter", "nb_row", "nb_col", "border_mode", "subsample",
@@ -1514,6 +1524,8 @@ WEIGHT_OPERANDS = {"tensorflow.matmul": ("b", 1), "tensorflow.linalg.matmul": ("
                    "tensorflow.nn.conv3d": ("filter", 1), "tensorflow.nn.atrous_conv2d": ("filters", 1)}
 VARIABLE_FACTORIES = frozenset({"tensorflow.get_variable"})  # shape is the second argument
 VARIABLES = frozenset({"tensorflow.Variable"})  # shape is its initial value's first argument
+GLOBAL_STEPS = frozenset(f"tensorflow{v1}.train.{made}global_step" for v1 in ("", ".compat.v1")
+                         for made in ("get_or_create_", "get_", "create_"))
 # Token embeddings: what a text CNN convolves.
 EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.compat.v1.nn.embedding_lookup"})
 EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
@@ -3936,11 +3948,28 @@ class SourceQueries:
         found: list[cst.Call] = []
         visit_reading(loop.node.body, _CallsMatching(evaluation, found))
         # A run for its effect (`sess.run(reset_op)`, a gradient accumulation) or one that feeds nothing (a counter
-        # read) is no second pass over the data: only a run whose value is read and that is fed inputs.
+        # read), or a variable's value read (`global_step.eval(sess)`), is no second pass over the data: only a run
+        # whose value is read and that is fed inputs.
         return [call for call in found if not self._runs_training_op(call) and not self._runs_accumulation(call) and (
             not m.matches(call, session_run) or (argument_value(call, "feed_dict", 1) is not None
                                                  and not m.matches(loop.module.parent(call), m.Expr())))
+                and not (m.matches(call, m.Call(func=m.Attribute(attr=m.Name("eval"))))
+                         and self._is_variable(loop.module, call, call.func.value, CALL_DEPTH))
                 and not self._fed_to_a_run(loop, call)]
+
+    def _is_variable(self, module: ModuleInfo, near: cst.CSTNode, expression: cst.BaseExpression,
+                     depth: int) -> bool:
+        """Whether ``expression`` (read where ``near`` is) names a variable (``tf.Variable``, ``tf.get_variable``,
+        the global step), bound there or returned by the repo function it was bound from (``global_step, train_op =
+        create_train_op(...)``)."""
+        bound = self.bound_call(module, near, expression.value) if isinstance(expression, cst.Name) else None
+        if bound is None:
+            return False
+        if bound.names & (VARIABLES | VARIABLE_FACTORIES | GLOBAL_STEPS):
+            return True
+        return depth > 0 and any(returned is not None and self._is_variable(returned[0], returned[2], returned[2],
+                                                                            depth - 1)
+                                 for returned in self._returned_by(bound.node, expression))
 
     def _runs_accumulation(self, run: cst.Call) -> bool:
         """Whether ``run`` fetches ops that add into variables (``accum_grads_op = [a.assign_add(g) for ...]``): a
@@ -4370,6 +4399,16 @@ class SourceQueries:
             site.names & METADATA_OPS or (site.names and all(n.startswith("builtins.") for n in site.names))
             or self.index.functions_named(*site.names)  # a repo function: its own calls are in `calls`
             or (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in METADATA_METHODS)
+            for site in calls)
+
+    def does_light_work(self, function: MappedFunction) -> bool:
+        """Whether the mapped function's TensorFlow ops only split, look up, slice, join or restate what an element
+        holds (:data:`LIGHT_OPS`, ``vocab.lookup(tokens)``): text tokenized into ids, no decoding or image work."""
+        calls = self.calls_run_by(function)
+        return bool(calls) and all(
+            site.names & LIGHT_OPS or (site.names and all(n.startswith("builtins.") for n in site.names))
+            or self.index.functions_named(*site.names)  # a repo function: its own calls are in `calls`
+            or (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in LIGHT_METHODS)
             for site in calls)
 
     def stateful_calls(self, function: MappedFunction) -> list[CallSite]:
