@@ -6667,6 +6667,7 @@ def test_an_agent_predicting_one_state_then_taking_the_argmax_of_the_bound_resul
 
 
 @pytest.mark.parametrize("call, confidence", [("create_model()", Confidence.POSSIBLE),
+                                              ("create_model(trainable=TRAINABLE)", Confidence.POSSIBLE),
                                               ("create_model(trainable=True)", Confidence.LIKELY)])
 def test_a_backbone_frozen_through_a_flag_its_builder_defaults_to_false(call: str, confidence: Confidence):
     """Localization examples freeze the backbone with `layer.trainable = trainable`, a builder parameter that
@@ -6676,6 +6677,7 @@ def test_a_backbone_frozen_through_a_flag_its_builder_defaults_to_false(call: st
         from tensorflow.keras.layers import Conv2D, Reshape
         from tensorflow.keras.models import Model
 
+        TRAINABLE = False
         def create_model(trainable=False):
             model = MobileNetV2(input_shape=(224, 224, 3), include_top=False, alpha=1.0)
             for layer in model.layers:
@@ -6687,7 +6689,7 @@ def test_a_backbone_frozen_through_a_flag_its_builder_defaults_to_false(call: st
         model.compile(loss="mean_squared_error", optimizer="adam")
         model.fit(train_images, train_boxes, epochs=200, batch_size=32)
         """}, "TFC001")
-    assert [(f.location.line, f.confidence) for f in findings] == [(10, confidence)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, confidence)]
 
 
 def test_a_gan_written_for_multi_backend_keras_predicts_without_data_adapters():

@@ -4772,8 +4772,8 @@ class SourceQueries:
 
     def _flag_value(self, function: FunctionInfo | None, name: str) -> bool | None:
         """What ``True``, ``False``, or a parameter of ``function`` that every call leaves at its literal default or
-        passes the same literal (``def create_model(trainable=False)`` called as ``create_model()``) stands for;
-        None when the source does not say."""
+        passes the same literal or module constant (``def create_model(trainable=False)`` called as
+        ``create_model()``) stands for; None when the source does not say."""
         if name in ("True", "False"):
             return name == "True"
         parameter = next((p for p in function.node.params.params if p.name.value == name), None) \
@@ -4781,7 +4781,9 @@ class SourceQueries:
         if parameter is None or not m.matches(parameter.default, m.Name("True") | m.Name("False")):
             return None
         default = parameter.default.value == "True"
-        passed = {literal(value) for _, value in self._passed_for(function, name)}
+        passed = {literal(constant.value if isinstance(value, (cst.Name, cst.Attribute)) and (
+            constant := self.index.constant(caller.module, value)) is not None else value)
+            for caller, value in self._passed_for(function, name)}  # (`create_model(trainable=TRAINABLE)`)
         return default if passed <= {default} else None
 
     def _models_given(self, construction: CallSite) -> list[CallSite]:
