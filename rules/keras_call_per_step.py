@@ -172,8 +172,9 @@ class KerasCallPerStep(Rule):
         tf1 = ctx.queries.tf1_call([site.module])
         pin = ctx.index.tensorflow_pin(site.module)
         legacy = ctx.queries.legacy_keras_call(site.module)
-        on_tf1 = tf1 is not None or pin is not None and pin.predates(DATA_ADAPTERS_SINCE) or legacy is not None
-        if on_tf1:
+        without_adapters = tf1 is not None or legacy is not None or pin is not None and pin.predates(
+            DATA_ADAPTERS_SINCE)
+        if without_adapters:
             if tf1 is not None:
                 why = f"TensorFlow 1.x: `{tf1.module.node_code(tf1.node.func)}` " \
                     f"({tf1.module.location(tf1.node).display}) exists only there"
@@ -186,12 +187,12 @@ class KerasCallPerStep(Rule):
             evidence.append(Evidence.source(
                 f"this code runs on {why}; its Keras loops over the arrays without the data adapter and iterator "
                 "TensorFlow 2 sets up on every call: the one-batch method saves far less there"))
-        set_up = "" if on_tf1 else " each call sets up an iterator, callbacks and a progress bar before it runs one " \
-            "small batch."
+        set_up = "" if without_adapters else " each call sets up an iterator, callbacks and a progress bar before it " \
+            "runs one small batch."
         message = (f"`{method}` runs once per iteration of the loop at {loop}, on that iteration's data:{set_up} "
                    f"`{ON_BATCH[method]}` runs just the batch.")
         verdict = ctx.verdicts.few_steps([(call.loop_module, call.loop)], Verdict(
-            Confidence.POSSIBLE if on_tf1 else Confidence.LIKELY, typical("keras_call"), tuple(evidence)))
+            Confidence.POSSIBLE if without_adapters else Confidence.LIKELY, typical("keras_call"), tuple(evidence)))
         fixable = _has_batch_form(site.module.parent(site.node), site.node, method)
         return self.finding(site.module, site.node.func.attr, message, verdict,
                             reach=ctx.queries.reach(site.module, site.node),
