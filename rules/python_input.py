@@ -226,7 +226,8 @@ class PythonInput(Rule):
             fed = ctx.queries.fed_batches(loop) if batches is None else None
             if batches is not None:
                 yield self._iterator_finding(ctx, loop, *batches)
-            elif fed is not None and ctx.queries.environment_step(loop) is None:
+            elif fed is not None and ctx.queries.environment_step(loop) is None and \
+                    ctx.queries.environment_around(loop) is None:
                 # An agent feeds the transitions it just played (or samples its replay memory): no reader could
                 # make those ahead of the step.
                 yield (self._round_trip_finding if fed.fetched else self._feed_finding)(ctx, loop, fed)

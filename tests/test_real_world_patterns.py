@@ -6799,3 +6799,47 @@ def test_a_tf1_pipeline_prefetched_before_its_batching(after: str, confidence: C
                 sess.run(train_op)
         """}, "TFD001")
     assert [(f.location.line, f.confidence) for f in findings] == [(5, confidence)]
+
+
+@pytest.mark.parametrize("trainer", ["""
+    for episode in range(3000):
+        s = env.reset()
+        for t in range(200):
+            a = actor.choose_action(s)
+            s_, r, done, info = env.step(a)
+            actor.learn(s, a, r, s_)
+            s = s_
+    """, """
+    o = env.reset()
+    for t in range(100000):
+        a = get_action(o)
+        o2, r, d, _ = env.step(a)
+        replay_buffer.store(o, a, r, o2, d)
+        o = o2
+        if t % 50 == 0:
+            for j in range(50):
+                batch = replay_buffer.sample_batch(100)
+                sess.run(train_op, feed_dict={state: batch["obs1"], reward: batch["rews"]})
+    """], ids=["a step method fed what the agent just played", "updates sampled from a replay memory"])
+def test_an_agent_feeding_the_transitions_it_plays_is_no_input_pipeline(trainer: str):
+    """Reinforcement learning feeds its updates the transitions the environment just returned, or a replay
+    memory's sample of them: no reader could make those ahead of the step, in the step method the episode loop
+    calls or in an update loop inside the loop that plays."""
+    findings = _findings({"agent.py": textwrap.dedent("""
+        import numpy as np
+        import tensorflow as tf
+
+        state = tf.placeholder(tf.float32, [None, 4])
+        reward = tf.placeholder(tf.float32, [None])
+        loss = tf.reduce_mean(tf.layers.dense(state, 64)) * tf.reduce_mean(reward)
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        sess = tf.Session()
+
+        class Actor:
+            def learn(self, s, a, r, s_):
+                s = s[np.newaxis, :]
+                sess.run(train_op, feed_dict={state: s, reward: np.array([r])})
+
+        actor = Actor()
+        """) + textwrap.dedent(trainer)}, "TFD004", show_all=True)
+    assert not findings

@@ -3729,7 +3729,26 @@ class SourceQueries:
         """Where a training loop steps a Python environment every iteration (reinforcement learning), in its body or
         in the repo functions it calls: ``env.step(action)``, a driver's ``collect_driver.run(time_step)`` (on an
         object named like one). The environment takes Python values from the policy: the host waits every step."""
-        return next((site for site in self.calls_run_by(MappedFunction(loop.node.body, loop.module, None))
+        return self._environment_step_in(loop.node.body, loop.module)
+
+    def environment_around(self, loop: TrainingLoop) -> CallSite | None:
+        """Where a loop around a training loop steps a Python environment (:meth:`environment_step`): the loop that
+        calls a step function (``agent.learn(s, a, r, s_)`` after ``env.step(a)``), or the loops around one
+        (``for t in range(steps): env.step(a)``, then ``for j in range(update_every):`` the updates): its batches
+        are the transitions just played, or a replay memory's sample of them."""
+        if isinstance(loop.node, cst.FunctionDef):
+            outer, module = loop.loop, loop.loop_module
+        else:
+            outer, module = loop.module.enclosing_loop(loop.node), loop.module
+        while outer is not None:
+            found = self._environment_step_in(outer.body, module)
+            if found is not None:
+                return found
+            outer = module.enclosing_loop(outer)
+        return None
+
+    def _environment_step_in(self, body: cst.BaseSuite, module: ModuleInfo) -> CallSite | None:
+        return next((site for site in self.calls_run_by(MappedFunction(body, module, None))
                      if m.matches(site.node, _ENVIRONMENT_STEP)), None)
 
     @cached_property
