@@ -4413,21 +4413,21 @@ class SourceQueries:
     def only_restates(self, function: MappedFunction) -> bool:
         """Whether the mapped function's TensorFlow ops only restate shapes and types or make constants
         (:data:`METADATA_OPS`): per element it does next to nothing."""
-        calls = self.calls_run_by(function)
-        return bool(calls) and all(
-            site.names & METADATA_OPS or (site.names and all(n.startswith("builtins.") for n in site.names))
-            or self.index.functions_named(*site.names)  # a repo function: its own calls are in `calls`
-            or (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in METADATA_METHODS)
-            for site in calls)
+        return self._calls_only(function, METADATA_OPS, METADATA_METHODS)
 
     def does_light_work(self, function: MappedFunction) -> bool:
         """Whether the mapped function's TensorFlow ops only split, look up, slice, join or restate what an element
         holds (:data:`LIGHT_OPS`, ``vocab.lookup(tokens)``): text tokenized into ids, no decoding or image work."""
+        return self._calls_only(function, LIGHT_OPS, LIGHT_METHODS)
+
+    def _calls_only(self, function: MappedFunction, ops: frozenset[str], methods: frozenset[str]) -> bool:
+        """Whether every call the mapped function makes per element is one of ``ops`` or ``methods``, a builtin, or
+        a repo function (whose own calls are checked with the rest)."""
         calls = self.calls_run_by(function)
         return bool(calls) and all(
-            site.names & LIGHT_OPS or (site.names and all(n.startswith("builtins.") for n in site.names))
-            or self.index.functions_named(*site.names)  # a repo function: its own calls are in `calls`
-            or (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in LIGHT_METHODS)
+            site.names & ops or (site.names and all(n.startswith("builtins.") for n in site.names))
+            or self.index.functions_named(*site.names)
+            or (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in methods)
             for site in calls)
 
     def stateful_calls(self, function: MappedFunction) -> list[CallSite]:
