@@ -205,7 +205,7 @@ class MissingPrefetch(Rule):
         else:
             static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
                              "TensorFlow may inject a prefetch at run time; a profile would tell")
-        if earlier and static.confidence is Confidence.LIKELY and _assembles_only(pipeline.stages, earlier[-1]):
+        if static.confidence is Confidence.LIKELY and _only_after_prefetch(pipeline.working_stages, ASSEMBLING_OPS):
             static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
                 "only shuffling and batching run after it: the work before the prefetch already runs ahead of the "
                 "step")), static.note)
@@ -242,14 +242,13 @@ def _overlapped(stages: list[Stage]) -> bool:
     if runs_in_parallel(last) or (last.op == "apply" and any(
             transformation in last.module.node_code(last.node) for transformation in OVERLAPPING_APPLIED)):
         return True
+    return _only_after_prefetch(stages, COUNTING_OPS)
+
+
+def _only_after_prefetch(stages: list[Stage], ops: frozenset[str]) -> bool:
+    """Whether a prefetch (or a source that ends with one) is followed only by stages among ``ops``."""
     prefetches = [i for i, s in enumerate(stages) if s.op == "prefetch" or s.op in PREFETCHING_SOURCES]
-    return bool(prefetches) and all(s.op in COUNTING_OPS for s in stages[prefetches[-1] + 1:])
-
-
-def _assembles_only(stages: list[Stage], prefetch: Stage) -> bool:
-    """Whether the stages after ``prefetch`` only regroup what it made ahead (:data:`ASSEMBLING_OPS`)."""
-    after = stages[[id(s.node) for s in stages].index(id(prefetch.node)) + 1:]
-    return all(s.op in ASSEMBLING_OPS for s in after)
+    return bool(prefetches) and all(s.op in ops for s in stages[prefetches[-1] + 1:])
 
 
 def _negligible(stages: list[Stage]) -> bool:
