@@ -6508,7 +6508,16 @@ def test_ctr_models_multiply_narrow_per_head_weights_and_split_activations():
     ("""
      model.fit_generator(zip(images, masks), steps_per_epoch=100, epochs=50)
      """, 16),
-], ids=["a generator over the zipped iterators", "the zipped iterators"])
+    ("""
+     from itertools import izip
+     pairs = izip(images, masks)
+     for epoch in xrange(40):
+         for step in xrange(100):
+             img, mask = next(pairs)
+             model.train_on_batch(img, mask)
+     """, 20),
+], ids=["a generator over the zipped iterators", "the zipped iterators",
+        "Python 2's izip of the iterators, one batch taken per step"])
 def test_segmentation_trained_on_two_augmenting_iterators_zipped(feeding: str, line: int):
     """U-Net tutorials augment images and masks alike with two `ImageDataGenerator`s on one seed and zip their
     iterators, directly or in a generator that yields the pairs: each batch is augmented in Python."""

@@ -31,6 +31,9 @@ _PREFIX_ALIASES = (
 _EXACT_ALIASES = {
     "tensorflow.keras": "keras",
     "tf_keras": "keras",
+    # Python 2's lazy builtins, and their compatibility spellings, are Python 3's.
+    "itertools.izip": "builtins.zip", "itertools.imap": "builtins.map", "itertools.ifilter": "builtins.filter",
+    "six.moves.zip": "builtins.zip", "six.moves.map": "builtins.map", "six.moves.filter": "builtins.filter",
 }
 
 
