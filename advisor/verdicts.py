@@ -92,6 +92,20 @@ class Verdicts:
             return None
         return HARDWARE_DEVICE.get(self.profile.hardware.type.upper())
 
+    def accelerator_for(self, module: ModuleInfo, node: cst.CSTNode) -> tuple[str, Evidence] | None:
+        """The accelerator ("gpu", "tpu") the code at ``node`` trains on, with the fact that says so: the configured
+        target or the capture's hardware (a CPU there means none), else the program's own request for one (a GPU's
+        memory growth, a TPU strategy); None when nothing says it runs on one."""
+        device = self.target_device
+        if device is not None:
+            said = "the configured target device" if self.configured_device else "the capture's hardware"
+            return (device, Evidence.source(f"{said} is a {device.upper()}")) if device in ("gpu", "tpu") else None
+        request = self.queries.accelerator_for(module, node)
+        if request is None:
+            return None
+        return request.device, Evidence.source(
+            f"the program asks for a {request.device.upper()} at {request.location.display}")
+
     @property
     def input_share(self) -> float | None:
         """The share of step time spent waiting for input (0..1), from the capture."""

@@ -13,7 +13,9 @@ from advisor.rule import (Confidence, Evidence, Example, Finding, IntegerLiteral
 # Batches this small leave a GPU's or TPU's matrix units mostly idle: each step's fixed costs (launching kernels,
 # the host's loop, input) are paid for a handful of samples.
 SMALL_BATCH_MAX = 4
-ACCELERATORS = ("gpu", "tpu")
+# Where the Keras image iterators take their batch size by position: `datagen.flow(x, y, batch_size)`; the
+# others, after a directory's options, by keyword.
+BATCH_POSITION = {"flow": 2}
 
 
 class SmallBatch(Rule):
@@ -25,7 +27,8 @@ class SmallBatch(Rule):
         "four samples most of them idle, and the step's fixed costs (kernel launches, the host's Python, fetching "
         "the batch) dominate. Unless memory forces it, a larger batch (with the learning rate scaled to it) trains "
         "more samples per second; when memory does force it, mixed precision or gradient accumulation recovers "
-        "some of the loss. Reported only for accelerator training: set `target-device` or give a GPU/TPU capture."
+        "some of the loss. Reported only for accelerator training: a `target-device` of `gpu` or `tpu`, a GPU/TPU capture, or a "
+        "program that asks for one (a GPU's memory growth or options, a placement on `/gpu:0`, a TPU strategy)."
     )
     speedup_model = ("the typical range of larger batches on an accelerator; the capture's device idle time is not "
                      "yet read for it.")
@@ -35,6 +38,13 @@ class SmallBatch(Rule):
             ds = tf.data.Dataset.range(100).batch(2)
             model.fit(ds)
             """, note="no accelerator known: a CPU run does not care"),
+        Example("""
+            import os
+            import tensorflow as tf
+            os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
+            ds = tf.data.Dataset.range(100).batch(2)
+            model.fit(ds)
+            """, note="the program hides every GPU: it trains on the CPU"),
     )
     invalid = (
         Example("""
@@ -43,37 +53,49 @@ class SmallBatch(Rule):
             ds = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(100).batch(BATCH)
             model.fit(ds, epochs=10)
             """, line=2, settings={"target_device": "gpu"}, note="training on a GPU (`target-device = 'gpu'`)"),
+        Example("""
+            import tensorflow as tf
+            for gpu in tf.config.experimental.list_physical_devices("GPU"):
+                tf.config.experimental.set_memory_growth(gpu, True)
+            model.fit(images, labels, batch_size=1, epochs=10)
+            """, line=4, note="the program grows a GPU's memory: it is meant to train on one"),
+        Example("""
+            import os
+            from keras.preprocessing.image import ImageDataGenerator
+            os.environ["CUDA_VISIBLE_DEVICES"] = "0"
+            train_flow = ImageDataGenerator(rotation_range=30).flow(images, masks, batch_size=1)
+            validation_flow = ImageDataGenerator().flow(val_images, val_masks, batch_size=1)
+            model.fit_generator(train_flow, steps_per_epoch=1000, validation_data=validation_flow)
+            """, line=4, note="an augmenting Keras iterator of one image per batch, for a GPU the program picks; its "
+                               "validation iterator is not what training waits for"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        if ctx.target_device not in ACCELERATORS:
+        if ctx.target_device == "cpu":
             return
+        batches = [(stage.module, stage.node, argument_value(stage.node, "batch_size", 0))
+                   for pipeline in ctx.index.pipelines() if ctx.queries.feeds_training(pipeline)
+                   for stage in pipeline.stages if stage.op == "batch"]
+        batches += [(site.module, site.node, argument_value(site.node, "batch_size")) for site in ctx.index.calls
+                    if m.matches(site.node.func, m.Attribute(attr=m.Name("fit")))]
+        batches += [(site.module, site.node, argument_value(site.node, "batch_size", BATCH_POSITION.get(
+            site.node.func.attr.value))) for site in ctx.queries.training_image_iterators]
         reported: set[int] = set()
-        for pipeline in ctx.index.pipelines():
-            if not ctx.queries.feeds_training(pipeline):
+        for module, site, value in batches:
+            size = ctx.queries.integer_literal(module, value)
+            if size is None or not 0 < size.value <= SMALL_BATCH_MAX or id(size.literal) in reported:
                 continue
-            for stage in pipeline.stages:
-                if stage.op == "batch":
-                    size = ctx.queries.integer_literal(stage.module, argument_value(stage.node, "batch_size", 0))
-                    if size is not None and self._small(size) and id(size.literal) not in reported:
-                        reported.add(id(size.literal))
-                        yield self._finding(ctx, size, stage.module, stage.node)
-        for site in ctx.index.calls:
-            if m.matches(site.node.func, m.Attribute(attr=m.Name("fit"))):
-                size = ctx.queries.integer_literal(site.module, argument_value(site.node, "batch_size"))
-                if size is not None and self._small(size) and id(size.literal) not in reported:
-                    reported.add(id(size.literal))
-                    yield self._finding(ctx, size, site.module, site.node)
+            accelerator = ctx.verdicts.accelerator_for(module, site)
+            if accelerator is not None:
+                reported.add(id(size.literal))
+                yield self._finding(ctx, size, module, site, *accelerator)
 
-    @staticmethod
-    def _small(size: IntegerLiteral) -> bool:
-        return 0 < size.value <= SMALL_BATCH_MAX
-
-    def _finding(self, ctx: RuleContext, size: IntegerLiteral, module: ModuleInfo, site: cst.Call) -> Finding:
+    def _finding(self, ctx: RuleContext, size: IntegerLiteral, module: ModuleInfo, site: cst.Call, device: str,
+                 accelerator: Evidence) -> Finding:
         written = f"`{size.constant} = {size.value}`" if size.constant else f"{size.value}"
-        message = (f"The training batch is {written} samples on a {ctx.target_device.upper()}: most of its matrix "
-                   "units idle and each step's fixed costs dominate. Use a larger batch (scaling the learning rate "
-                   "with it) unless memory forbids it.")
+        message = (f"The training batch is {written} samples on a {device.upper()}: most of its matrix units idle "
+                   "and each step's fixed costs dominate. Use a larger batch (scaling the learning rate with it) "
+                   "unless memory forbids it.")
         verdict = Verdict(Confidence.LIKELY, typical("small_batch"), (Evidence.source(
-            f"batch size {size.value} at {module.location(site).display}"),))
+            f"batch size {size.value} at {module.location(site).display}"), accelerator))
         return self.finding(size.module, size.literal, message, verdict, reach=ctx.queries.reach(module, site))

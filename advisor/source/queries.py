@@ -110,6 +110,23 @@ APP_RUNNERS = frozenset({"tensorflow.app.run", "tensorflow.compat.v1.app.run"})
 EAGER_EXECUTION = frozenset({"tensorflow.enable_eager_execution", "tensorflow.contrib.eager.enable_eager_execution"})
 # TF1 graphs (TPU ones above all) compute in 16 bits by casting their inputs: `tf.cast(images, tf.bfloat16)`.
 SIXTEEN_BIT_DTYPES = frozenset({"tensorflow.bfloat16", "tensorflow.float16"})
+# What only a program meant for an accelerator asks for: GPU options and memory growth, a check for a GPU, the
+# strategies that spread training over several GPUs or over a TPU's cores.
+ACCELERATOR_APIS = {
+    "tensorflow.config.experimental.set_memory_growth": "gpu", "tensorflow.GPUOptions": "gpu",
+    "tensorflow.test.is_gpu_available": "gpu", "tensorflow.distribute.MirroredStrategy": "gpu",
+    "tensorflow.contrib.distribute.MirroredStrategy": "gpu", "keras.utils.multi_gpu_model": "gpu",
+    "tensorflow.distribute.TPUStrategy": "tpu", "tensorflow.distribute.experimental.TPUStrategy": "tpu",
+    "tensorflow.distribute.cluster_resolver.TPUClusterResolver": "tpu",
+    "tensorflow.contrib.cluster_resolver.TPUClusterResolver": "tpu",
+    "tensorflow.tpu.experimental.initialize_tpu_system": "tpu",
+}
+# Calls that name a device: placing ops on `"/gpu:0"` or listing the `"GPU"`s asks for one (hiding them with
+# `set_visible_devices([], "GPU")` does not, and is not among them).
+DEVICE_NAMING_APIS = frozenset({"tensorflow.device", "tensorflow.config.list_physical_devices",
+                                "tensorflow.config.experimental.list_physical_devices",
+                                "tensorflow.config.list_logical_devices",
+                                "tensorflow.config.experimental.list_logical_devices"})
 # Keywords only Keras' Model.compile takes: they tell `model.compile(...)` from `re.compile(...)`.
 COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
                               "steps_per_execution", "jit_compile", "auto_scale_loss"})
@@ -1007,9 +1024,9 @@ class _SideEffects(cst.CSTVisitor):
             self.values.depends_on_tensor(a.value) for a in iterated.args)
 
 
-class _SixteenBitMentions(cst.CSTVisitor):
-    """A module's policy strings (``"mixed_float16"``) and 16-bit dtypes (``tf.bfloat16``, ``"float16"``), each with
-    the key of the code around it: its innermost function's, or the module's top level."""
+class _KeyedFinds(cst.CSTVisitor):
+    """What a visitor finds in a module, each with the key of the code around it: its innermost function's, or the
+    module's top level."""
 
     def __init__(self, module: ModuleInfo) -> None:
         super().__init__()
@@ -1026,12 +1043,32 @@ class _SixteenBitMentions(cst.CSTVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._functions.pop()
 
+
+class _SixteenBitMentions(_KeyedFinds):
+    """A module's policy strings (``"mixed_float16"``) and 16-bit dtypes (``tf.bfloat16``, ``"float16"``)."""
+
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         if node.value.strip("\"'") in MIXED_POLICIES:
             self.found.append((node, self._key()))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value in ("float16", "bfloat16") and self.module.names.resolve(node) & SIXTEEN_BIT_DTYPES:
+            self.found.append((node, self._key()))
+
+
+class _GpuSettings(_KeyedFinds):
+    """A module's GPU settings: a session's ``gpu_options`` (``config.gpu_options.allow_growth = True``) and
+    ``os.environ["CUDA_VISIBLE_DEVICES"] = "0"`` (not ``"-1"`` or ``""``, which hide every GPU)."""
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "gpu_options":
+            self.found.append((node, self._key()))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        hidden = isinstance(node.value, cst.SimpleString) and node.value.evaluated_value in ("-1", "")
+        if not hidden and any(m.matches(t.target, m.Subscript(slice=[m.SubscriptElement(m.Index(
+                m.SimpleString()))])) and literal(t.target.slice[0].slice.value) == "CUDA_VISIBLE_DEVICES"
+                for t in node.targets):
             self.found.append((node, self._key()))
 
 
@@ -1633,6 +1670,14 @@ class SkippedBranch:
     test: str
     location: Location
     value: bool
+
+
+@dataclass(frozen=True)
+class AcceleratorRequest:
+    """Where a program asks for an accelerator (``device``: "gpu" or "tpu"): it is meant to train on one."""
+
+    device: str
+    location: Location
 
 
 @dataclass(frozen=True)
@@ -3416,6 +3461,25 @@ class SourceQueries:
         return [method for cls_info in self._classes_named(bound.names) if cls_info.key not in owners
                 for method in self.index.methods_of(cls_info) if method.name in called]
 
+    @cached_property
+    def training_image_iterators(self) -> list[CallSite]:
+        """The Keras image iterators a training run makes to train on (``datagen.flow(x, y, batch_size=32)``): in
+        code it reaches, and neither named, bound or passed as evaluation data (``val_generator = ...``,
+        ``validation_data=datagen.flow(...)``) nor made in a branch only an evaluation takes."""
+        found = []
+        for site in self.index.calls:
+            if not self._is_keras_image_iterator(site) or self.reach(site.module, site.node) is not Reach.TRAINING:
+                continue
+            assignment = self.index.assignment_of(site.node)
+            parent = site.module.parent(site.node)
+            names = [t.target.value for t in assignment.targets if isinstance(t.target, cst.Name)] \
+                if assignment is not None else [parent.keyword.value] if isinstance(parent, cst.Arg) and \
+                parent.keyword is not None else []
+            if not _in_evaluation_branch(site.module, site.node) and not any(
+                    NOT_TRAINING_NAME.search(name) or name.lower() == "dev" for name in names):
+                found.append(site)
+        return found
+
     def _is_keras_image_iterator(self, site: CallSite) -> bool:
         """``ImageDataGenerator(...).flow(...)``, or ``datagen.flow_from_directory(...)`` on such a generator (or on
         one of a repo class that extends it)."""
@@ -4598,6 +4662,41 @@ class SourceQueries:
                 visit_reading(module.tree, mentions)
                 found += [(module, node, key) for node, key in mentions.found]
         return found
+
+    @cached_property
+    def accelerator_requests(self) -> list[tuple[AcceleratorRequest, int | tuple]]:
+        """Where the repo asks for a GPU or TPU (:data:`ACCELERATOR_APIS`, a device named to :data:`DEVICE_NAMING_APIS`,
+        a session's ``gpu_options``, ``CUDA_VISIBLE_DEVICES`` set to some GPU), with the key of the code around it."""
+        found = []
+        for site in self.index.calls_to(*ACCELERATOR_APIS):
+            device = next(ACCELERATOR_APIS[n] for n in site.names if n in ACCELERATOR_APIS)
+            found.append((AcceleratorRequest(device, site.module.location(site.node)), self._caller_key(site)))
+        for site in self.index.calls_to(*DEVICE_NAMING_APIS):
+            named = [site.module.node_code(a.value).lower() for a in site.node.args
+                     if isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))]
+            device = next((d for d in ("gpu", "tpu") if any(d in text for text in named)), None)
+            if device is not None:
+                found.append((AcceleratorRequest(device, site.module.location(site.node)), self._caller_key(site)))
+        # The text test first: most modules configure no GPU and are not walked.
+        for module in self.index.modules:
+            if "gpu_options" in module.code or "CUDA_VISIBLE_DEVICES" in module.code:
+                settings = _GpuSettings(module)
+                visit_reading(module.tree, settings)
+                found += [(AcceleratorRequest("gpu", module.location(node)), key) for node, key in settings.found]
+        return found
+
+    def accelerator_for(self, module: ModuleInfo, node: cst.CSTNode) -> AcceleratorRequest | None:
+        """Where a program that runs ``node`` asks for a GPU or TPU (:attr:`accelerator_requests`), None when none
+        does. When some way into ``node`` starts elsewhere (a function no code is seen to call), any request of the
+        repo counts."""
+        requests = self.accelerator_requests
+        if not requests:
+            return None
+        function = self.enclosing_function(module, node)
+        run = self._run_of(id(function.node) if function is not None else ("module", id(module)))
+        ours = [request for request, key in requests if run is None or key in run]
+        # the module's own request first: the one a reader of ``node`` finds
+        return min(ours, key=lambda request: request.location.path != module.path, default=None)
 
     def mixed_precision_set_for(self, site: CallSite) -> PrecisionSetting:
         """Whether the programs that run ``site`` (a model's construction, a graph's update) may turn mixed
