@@ -8,6 +8,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.rule import (CallSite, Confidence, Evidence, Example, FedBatches, Finding, FunctionInfo, MappedFunction,
+                          ModuleInfo,
                           Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, typical)
 
 
@@ -303,6 +304,9 @@ class PythonInput(Rule):
         if fed.work:
             evidence.append(Evidence.source("which reads or decodes on the host: " + ", ".join(_calls_named(fed.work))))
             confidence = Confidence.LIKELY
+        elif fed.sample_loops:
+            evidence.append(_sample_loops_evidence(fed.sample_loops))
+            confidence = Confidence.LIKELY
         else:
             evidence.append(Evidence.source("it slices or draws data already in memory: each step waits only for "
                                             "that and the copy"))
@@ -337,6 +341,13 @@ def _brief(code: str, limit: int = 60) -> str:
     return flat if len(flat) <= limit else flat[:limit - 3] + "..."
 
 
+def _loop_header(module: ModuleInfo, loop: cst.For | cst.While) -> str:
+    """``for i in range(batch_size)`` or ``while len(batch) < size``, cut short."""
+    header = f"for {module.node_code(loop.target)} in {module.node_code(loop.iter)}" if isinstance(loop, cst.For) \
+        else f"while {module.node_code(loop.test)}"
+    return _brief(header)
+
+
 def _calls_named(calls: list[CallSite], limit: int = 3) -> list[str]:
     """The first calls, one per place (`Image.open(p).convert` and `Image.open` are one), with where they are."""
     by_place = {call.module.location(call.node).display: call for call in calls}
@@ -357,12 +368,22 @@ def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: 
     work = [w for maker in makers for w in work_of(MappedFunction(maker.node.body, maker.module, maker))]
     costs = {} if heavy_only else {what: node for maker in makers
                                    for what, node in ctx.queries.host_costs(maker, every_call=True).items()}
+    loops = [(maker, loop) for maker in makers if (loop := ctx.queries.sample_loop(maker)) is not None]
     if costs or work:
         evidence.append(Evidence.source("which does " + ", ".join([*costs, *_calls_named(work)])))
+    elif loops:
+        evidence.append(_sample_loops_evidence(loops))
     elif heavy_only:
         evidence.append(Evidence.source("it reads no files and decodes no images: NumPy on data in memory may keep up "
                                         "with the step"))
-    return evidence, bool(costs or work)
+    return evidence, bool(costs or work or loops)
+
+
+def _sample_loops_evidence(loops: list[tuple[FunctionInfo, cst.For | cst.While]]) -> Evidence:
+    """Where the batch makers make their samples one at a time in Python loops (:meth:`sample_loop`)."""
+    named = ", ".join(f"`{_loop_header(maker.module, loop)}` in `{maker.name}` ({maker.module.location(loop).display})"
+                      for maker, loop in loops[:2])
+    return Evidence.source(f"which makes its samples one at a time in a Python loop: {named}")
 
 
 def _parallel_workers(training: CallSite) -> cst.Arg | None:

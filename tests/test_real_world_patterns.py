@@ -6852,3 +6852,62 @@ def test_an_agent_feeding_the_transitions_it_plays_is_no_input_pipeline(trainer:
         actor = Actor()
         """) + textwrap.dedent(trainer)}, "TFD004", show_all=True)
     assert not findings
+
+
+@pytest.mark.parametrize("maker, feeding", [
+    ("""
+     def generate_batch(words, batch_size, window):
+         batch, labels = [], []
+         while len(batch) < batch_size:
+             center = np.random.randint(window, len(words) - window)
+             for offset in random.sample(range(1, window + 1), 2):
+                 batch.append(words[center])
+                 labels.append(words[center + offset])
+         return np.array(batch[:batch_size]), np.array(labels[:batch_size])[:, None]
+     """, """
+     for step in range(100000):
+         x, y = generate_batch(words, 128, 2)
+         sess.run(train_op, feed_dict={inputs: x, targets: y})
+     """),
+    ("""
+     def get_batches(words, batch_size, window):
+         for start in range(0, len(words), batch_size):
+             batch = words[start:start + batch_size]
+             x, y = [], []
+             for i in range(len(batch)):
+                 targets = get_targets(batch, i, window)
+                 y.extend(targets)
+                 x.extend([batch[i]] * len(targets))
+             yield x, y
+     """, """
+     for epoch in range(10):
+         for x, y in get_batches(words, 1000, 5):
+             sess.run(train_op, feed_dict={inputs: x, targets: np.array(y)[:, None]})
+     """),
+], ids=["a function called per step", "a generator the loop walks"])
+def test_skip_gram_batches_made_pair_by_pair_in_python(maker: str, feeding: str):
+    """word2vec tutorials make each batch of (center, context) pairs in a Python loop over its samples, with a
+    random draw per sample, while the step is one embedding lookup: the loop, not the data, is the cost."""
+    graph = textwrap.dedent("""
+        import random
+
+        import numpy as np
+        import tensorflow.compat.v1 as tf
+
+        def get_targets(words, index, window):
+            span = random.randint(1, window)
+            return words[max(index - span, 0):index] + words[index + 1:index + span + 1]
+
+        words = open("text8").read().split()
+        inputs = tf.placeholder(tf.int32, [None])
+        targets = tf.placeholder(tf.int32, [None, 1])
+        embedding = tf.Variable(tf.random_uniform((50000, 200), -1, 1))
+        weights = tf.Variable(tf.truncated_normal((50000, 200)))
+        loss = tf.reduce_mean(tf.nn.sampled_softmax_loss(weights, tf.zeros(50000), targets,
+                                                         tf.nn.embedding_lookup(embedding, inputs), 100, 50000))
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        sess = tf.Session()
+        """) + textwrap.dedent(maker) + textwrap.dedent(feeding)
+    findings = _findings({"word2vec.py": graph}, "TFD004")
+    assert [f.confidence for f in findings] == [Confidence.LIKELY]
+    assert "one at a time in a Python loop" in findings[0].evidence[-1].message

@@ -432,6 +432,9 @@ class FedBatches:
     work: list[CallSite]
     # The batch comes out of the graph's own input pipeline (`x, y = sess.run(next_batch)`) and is fed back in.
     fetched: bool = False
+    # Loops of the repo functions that make the batch, each making its samples one at a time in Python
+    # (:func:`_sample_loop`): with the function they are in.
+    sample_loops: list[tuple[FunctionInfo, cst.For | cst.While]] = field(default_factory=list)
 
 
 class InLoopBody(cst.CSTVisitor):
@@ -3706,10 +3709,11 @@ class SourceQueries:
                 self._made_by_the_calling_loop(loop, values)
             if made:
                 calls = [self._call_at[id(c)] for e in made for c in m.findall(e, m.Call()) if id(c) in self._call_at]
+                makers = [f for site in calls for f in self.callees_of(site)]
                 work = [site for site in calls if _reads_or_decodes(site)] + [
-                    c for site in calls for f in self.callees_of(site)
-                    for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
-                return FedBatches(feed, made, work)
+                    c for f in makers for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
+                return FedBatches(feed, made, work, sample_loops=[
+                    (f, loop) for f in makers if (loop := self.sample_loop(f)) is not None])
         return None
 
     def _made_by_the_calling_loop(self, loop: TrainingLoop, values: list[cst.BaseExpression]
@@ -4467,6 +4471,18 @@ class SourceQueries:
         return next((site for site in [*self.calls_run_by(function), *siblings] if any(
             name.rsplit(".", 1)[-1].endswith("Enqueuer") or name.startswith(BACKGROUND_WORKERS)
             for name in site.names)), None)
+
+    @staticmethod
+    def sample_loop(function: FunctionInfo) -> cst.For | cst.While | None:
+        """The loop of a function that makes batches in which their samples are made one at a time in Python: a
+        ``while``, or a ``for`` over a ``range`` of a computed length (``for i in range(batch_size // num_skips):``),
+        calling something each iteration (a random draw, a helper that picks a pair). Not a generator's loop that
+        yields: that one runs once per batch. None when there is none."""
+        yielding = _yielding_loop(function)
+        return next((loop for loop in m.findall(function.node.body, m.For() | m.While())
+                     if loop is not yielding and m.findall(loop.body, m.Call()) and (
+                         isinstance(loop, cst.While) or m.matches(loop.iter, m.Call(func=m.Name("range"))) and not all(
+                             isinstance(arg.value, cst.Integer) for arg in loop.iter.args))), None)
 
     def reading_work(self, function: MappedFunction) -> list[CallSite]:
         """The part of :meth:`python_work` that reads files or decodes and transforms images and signals: work that
