@@ -6911,3 +6911,42 @@ def test_skip_gram_batches_made_pair_by_pair_in_python(maker: str, feeding: str)
     findings = _findings({"word2vec.py": graph}, "TFD004")
     assert [f.confidence for f in findings] == [Confidence.LIKELY]
     assert "one at a time in a Python loop" in findings[0].evidence[-1].message
+
+
+def test_the_model_a_run_with_the_default_flags_builds_of_two_branches():
+    """Training scripts that offer two architectures bind the model in an `if`/`else` on a flag: the finding
+    belongs to the one the default builds (here a wide ResNet, behind a flag normalized with `str(...).lower()`),
+    not to the binding written last."""
+    findings = _findings({
+        "train.py": """
+            import argparse
+
+            from keras.layers import Conv2D, Dense, Flatten, Input
+            from keras.models import Model
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--model", type=str, default="wrn")
+            args = parser.parse_args()
+            model_type = str(args.model).lower()
+
+            def wide_resnet():
+                inputs = Input((224, 224, 3))
+                x = inputs
+                for filters in (64, 128, 256):
+                    for _ in range(4):
+                        x = Conv2D(filters, 3, padding="same", activation="relu")(x)
+                return Model(inputs, Dense(10, activation="softmax")(Flatten()(x)))
+
+            def small_net():
+                inputs = Input((224, 224, 3))
+                x = Conv2D(12, 3, activation="relu")(inputs)
+                return Model(inputs, Dense(10, activation="softmax")(Flatten()(x)))
+
+            if model_type == "wrn":
+                model = wide_resnet()
+            else:
+                model = small_net()
+            model.compile(loss="categorical_crossentropy", optimizer="sgd")
+            model.fit(x_train, y_train, batch_size=128, epochs=200)
+            """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.LIKELY)]

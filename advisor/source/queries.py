@@ -2852,6 +2852,14 @@ class SourceQueries:
             return _UNKNOWN if left is _UNKNOWN or right is _UNKNOWN else right
         if isinstance(value, cst.Comparison):
             return self._compared(module, value, depth)
+        if m.matches(value, m.Call(func=m.Name("str"), args=[m.Arg(keyword=None)])):
+            known = self._value(module, value.args[0].value, depth)
+            return _UNKNOWN if known is _UNKNOWN else str(known)
+        if m.matches(value, m.Call(func=m.Attribute(attr=m.Name("lower") | m.Name("upper") | m.Name("strip")),
+                                   args=[])):
+            # a flag normalized before it is compared: `str(args.model).lower() == "wrn"`
+            known = self._value(module, value.func.value, depth)
+            return getattr(known, value.func.attr.value)() if isinstance(known, str) else _UNKNOWN
         bound = self.flag_default(module, value) if depth else None
         if bound is None and depth and isinstance(value, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, value)
@@ -5787,7 +5795,7 @@ class SourceQueries:
             return self._constructions_of_attribute(training, receiver)
         if not isinstance(receiver, cst.Name):
             return []
-        bound = self.bound_call(training.module, training.node, receiver.value)
+        bound = self.bound_call(training.module, training.node, receiver.value, by_default=True)
         function = training.function
         if bound is None and function is not None and receiver.value in function.params and not _assignments(
                 function.node.body, m.Name(receiver.value)):
@@ -5908,13 +5916,20 @@ class SourceQueries:
                 skipped |= rest if truth else body
         return skipped, undecided - skipped
 
-    def bound_call(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> CallSite | None:
+    def bound_call(self, module: ModuleInfo, near: cst.CSTNode, name: str, by_default: bool = False
+                   ) -> CallSite | None:
         """The call whose result ``name`` holds where ``near`` is: the last ``name = call(...)`` before it in the
         same function (or module level), else a module-level ``name = call(...)`` (a global the function reads).
-        For a call ``near`` binding ``name`` itself (``model = freeze(model)``), the binding its arguments read."""
+        For a call ``near`` binding ``name`` itself (``model = freeze(model)``), the binding its arguments read.
+        ``by_default``: of several bindings before it, the last one a run with the defaults the source sets makes
+        (``model = densenet(...)`` in the ``else`` of ``if model_type == "wrn":``, with ``"wrn"`` the default, is
+        not); branches are read with the call graph, so not while it is built."""
         scope = self.enclosing_function(module, near)
         candidates = self._bindings.get((id(module), id(scope.node) if scope else None, name), ())
         local = [site for site in candidates if self._not_below(module, site.node, near) and site.node is not near]
+        if by_default and len(local) > 1:
+            local = [site for site in local if self.skipped_by_default(
+                module, module.location(site.node).line, depth=0) is None] or local
         if local:
             return self._last(local)
         outer = scope.outer if scope is not None else None
