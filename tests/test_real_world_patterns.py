@@ -6950,3 +6950,56 @@ def test_the_model_a_run_with_the_default_flags_builds_of_two_branches():
             model.fit(x_train, y_train, batch_size=128, epochs=200)
             """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.LIKELY)]
+
+
+def test_a_training_function_that_builds_its_model_through_a_global_alias():
+    """`model_fn = HAN_model_1` at the top of a worker script, `model, saver = model_fn(sess)` in its `train()`: the
+    alias leads the training function to the model's update, so its loop is training code, not code no training
+    run reaches."""
+    findings = _findings({
+        "model.py": """
+            import tensorflow.compat.v1 as tf
+
+            class Classifier:
+                def __init__(self, vocab_size, classes):
+                    self.inputs = tf.placeholder(tf.int32, [None, None])
+                    self.labels = tf.placeholder(tf.int32, [None])
+                    embedded = tf.reduce_mean(tf.nn.embedding_lookup(tf.Variable(tf.zeros([vocab_size, 256])),
+                                                                     self.inputs), 1)
+                    logits = tf.layers.dense(tf.layers.dense(embedded, 512), classes)
+                    self.loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                        labels=self.labels, logits=logits))
+                    self.train_op = tf.train.AdamOptimizer().minimize(self.loss)
+            """,
+        "worker.py": """
+            import pickle
+
+            import numpy as np
+            import tensorflow.compat.v1 as tf
+
+            from model import Classifier
+
+            def build_classifier(session):
+                model = Classifier(50000, 5)
+                session.run(tf.global_variables_initializer())
+                return model
+
+            model_fn = build_classifier
+
+            def batches(path, size):
+                with open(path, "rb") as f:
+                    documents = pickle.load(f)
+                for start in range(0, len(documents), size):
+                    yield np.array([d["tokens"] for d in documents[start:start + size]]), \\
+                        np.array([d["label"] for d in documents[start:start + size]])
+
+            def train():
+                with tf.Session() as sess:
+                    model = model_fn(sess)
+                    for x, y in batches("train.pickle", 30):
+                        sess.run(model.train_op, {model.inputs: x, model.labels: y})
+
+            if __name__ == "__main__":
+                train()
+            """}, "TFD004", show_all=True)
+    assert [(f.location.path.as_posix(), f.reach) for f in findings] == [("worker.py", Reach.TRAINING)]

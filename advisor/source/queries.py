@@ -2397,20 +2397,29 @@ class SourceQueries:
 
     def _aliased_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The repo functions a call runs through a name the code around it binds to one (``data_generator =
-        yolo3_data_generator_wrapper``, in each branch that picks a model type): every function so bound."""
+        yolo3_data_generator_wrapper``, in each branch that picks a model type), or, where that code binds none,
+        the module's top level (``model_fn = HAN_model_1``, a global the function calls): every function so
+        bound."""
         func = site.node.func
         if not isinstance(func, cst.Name):
             return []
-        scope = site.function.node if site.function is not None else site.module.tree
+        bound = self._aliases_in(site.module, site.function).get(func.value, set())
+        if not bound and site.function is not None:
+            bound = self._aliases_in(site.module, None).get(func.value, set())
+        return [function for function, _ in self.index.callees(bound)]
+
+    def _aliases_in(self, module: ModuleInfo, function: FunctionInfo | None) -> dict[str, set[str]]:
+        """The names the body of ``function`` (None: the module's top level) binds to another name or attribute,
+        with what those resolve to."""
+        scope = function.node if function is not None else module.tree
         if id(scope) not in self._aliases:
             aliases: dict[str, set[str]] = {}
             for assign in m.findall(scope, m.Assign(targets=[m.AssignTarget(m.Name())],
                                                     value=m.Name() | m.Attribute(value=m.Name()))):
-                if self.enclosing_function(site.module, assign) is site.function:
-                    aliases.setdefault(assign.targets[0].target.value, set()).update(
-                        site.module.names.resolve(assign.value))
+                if self.enclosing_function(module, assign) is function:
+                    aliases.setdefault(assign.targets[0].target.value, set()).update(module.names.resolve(assign.value))
             self._aliases[id(scope)] = aliases
-        return [function for function, _ in self.index.callees(self._aliases[id(scope)].get(func.value, ()))]
+        return self._aliases[id(scope)]
 
     def _closure_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The function a call runs through a name bound to what a repo function returned, where that is a function
