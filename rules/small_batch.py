@@ -27,8 +27,9 @@ class SmallBatch(Rule):
         "four samples most of them idle, and the step's fixed costs (kernel launches, the host's Python, fetching "
         "the batch) dominate. Unless memory forces it, a larger batch (with the learning rate scaled to it) trains "
         "more samples per second; when memory does force it, mixed precision or gradient accumulation recovers "
-        "some of the loss. Reported only for accelerator training: a `target-device` of `gpu` or `tpu`, a GPU/TPU capture, or a "
-        "program that asks for one (a GPU's memory growth or options, a placement on `/gpu:0`, a TPU strategy)."
+        "some of the loss. Reported only for accelerator training: a `target-device` of `gpu` or `tpu`, a GPU or "
+        "TPU capture, or a program that asks for one (a GPU's memory growth or options, a placement on `/gpu:0`, a "
+        "TPU strategy)."
     )
     speedup_model = ("the typical range of larger batches on an accelerator; the capture's device idle time is not "
                      "yet read for it.")
