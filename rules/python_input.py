@@ -368,7 +368,10 @@ def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: 
     work = [w for maker in makers for w in work_of(MappedFunction(maker.node.body, maker.module, maker))]
     costs = {} if heavy_only else {what: node for maker in makers
                                    for what, node in ctx.queries.host_costs(maker, every_call=True).items()}
-    loops = [(maker, loop) for maker in makers if (loop := ctx.queries.sample_loop(maker)) is not None]
+    # A Python loop over the samples delays a step that waits for its batch; where Keras makes the batches ahead in
+    # a thread (``heavy_only``), only work that outlasts the step counts
+    loops = [] if heavy_only else [(maker, loop) for maker in makers
+                                   if (loop := ctx.queries.sample_loop(maker)) is not None]
     if costs or work:
         evidence.append(Evidence.source("which does " + ", ".join([*costs, *_calls_named(work)])))
     elif loops:

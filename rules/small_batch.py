@@ -46,6 +46,11 @@ class SmallBatch(Rule):
             ds = tf.data.Dataset.range(100).batch(2)
             model.fit(ds)
             """, note="the program hides every GPU: it trains on the CPU"),
+        Example("""
+            import tensorflow as tf
+            print("GPU is", "available" if tf.config.list_physical_devices("GPU") else "NOT AVAILABLE")
+            model.fit(images, labels, batch_size=2)
+            """, note="a notebook that only says whether a GPU is there asks for none"),
     )
     invalid = (
         Example("""
@@ -75,7 +80,8 @@ class SmallBatch(Rule):
         if ctx.target_device == "cpu":
             return
         batches = [(stage.module, stage.node, argument_value(stage.node, "batch_size", 0))
-                   for pipeline in ctx.index.pipelines() if ctx.queries.feeds_training(pipeline)
+                   for pipeline in ctx.index.pipelines()
+                   if ctx.queries.feeds_training(pipeline) and ctx.queries.evaluation_use(pipeline) is None
                    for stage in pipeline.stages if stage.op == "batch"]
         batches += [(site.module, site.node, argument_value(site.node, "batch_size")) for site in ctx.index.calls
                     if m.matches(site.node.func, m.Attribute(attr=m.Name("fit")))]

@@ -121,12 +121,8 @@ ACCELERATOR_APIS = {
     "tensorflow.contrib.cluster_resolver.TPUClusterResolver": "tpu",
     "tensorflow.tpu.experimental.initialize_tpu_system": "tpu",
 }
-# Calls that name a device: placing ops on `"/gpu:0"` or listing the `"GPU"`s asks for one (hiding them with
-# `set_visible_devices([], "GPU")` does not, and is not among them).
-DEVICE_NAMING_APIS = frozenset({"tensorflow.device", "tensorflow.config.list_physical_devices",
-                                "tensorflow.config.experimental.list_physical_devices",
-                                "tensorflow.config.list_logical_devices",
-                                "tensorflow.config.experimental.list_logical_devices"})
+# Placing ops on `"/gpu:0"` asks for a GPU. (Listing the GPUs does not: notebooks print whether one is there.)
+DEVICE_PLACEMENT = "tensorflow.device"
 # Keywords only Keras' Model.compile takes: they tell `model.compile(...)` from `re.compile(...)`.
 COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
                               "steps_per_execution", "jit_compile", "auto_scale_loss"})
@@ -3726,7 +3722,7 @@ class SourceQueries:
                 self._made_by_the_calling_loop(loop, values)
             if made:
                 calls = [self._call_at[id(c)] for e in made for c in m.findall(e, m.Call()) if id(c) in self._call_at]
-                makers = [f for site in calls for f in self.callees_of(site)]
+                makers = list({id(f.node): f for site in calls for f in self.callees_of(site)}.values())
                 work = [site for site in calls if _reads_or_decodes(site)] + [
                     c for f in makers for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
                 return FedBatches(feed, made, work, sample_loops=[
@@ -4698,13 +4694,13 @@ class SourceQueries:
 
     @cached_property
     def accelerator_requests(self) -> list[tuple[AcceleratorRequest, int | tuple]]:
-        """Where the repo asks for a GPU or TPU (:data:`ACCELERATOR_APIS`, a device named to :data:`DEVICE_NAMING_APIS`,
-        a session's ``gpu_options``, ``CUDA_VISIBLE_DEVICES`` set to some GPU), with the key of the code around it."""
+        """Where the repo asks for a GPU or TPU (:data:`ACCELERATOR_APIS`, ops placed on one, a session's
+        ``gpu_options``, ``CUDA_VISIBLE_DEVICES`` set to some GPU), with the key of the code around it."""
         found = []
         for site in self.index.calls_to(*ACCELERATOR_APIS):
             device = next(ACCELERATOR_APIS[n] for n in site.names if n in ACCELERATOR_APIS)
             found.append((AcceleratorRequest(device, site.module.location(site.node)), self._caller_key(site)))
-        for site in self.index.calls_to(*DEVICE_NAMING_APIS):
+        for site in self.index.calls_to(DEVICE_PLACEMENT):
             named = [site.module.node_code(a.value).lower() for a in site.node.args
                      if isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))]
             device = next((d for d in ("gpu", "tpu") if any(d in text for text in named)), None)
