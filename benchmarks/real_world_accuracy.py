@@ -263,7 +263,6 @@ def is_test_path(path: str) -> bool:
 # --- scoring -----------------------------------------------------------------------------------------------
 
 
-CONFIDENCES = ("confirmed", "likely", "possible")
 SHOWN = ("confirmed", "likely")  # advisor's default min-confidence is likely
 
 
@@ -337,7 +336,14 @@ def evaluate(manifest: Manifest, findings: dict[str, list[dict]], rule_codes: li
     advisor failed on, with what it printed."""
     scores = {code: RuleScore() for code in rule_codes}
     result = Evaluation(scores, per_repo={repo: Counter() for repo in findings}, crashes=dict(crashes or {}))
-    reported: dict[Place, dict] = {finding_place(repo, f): f for repo, found in findings.items() for f in found}
+    reported: dict[Place, dict] = {}
+    for repo, found in findings.items():
+        for finding in found:
+            # One label per place: of two findings on one line (`ds.map(parse).map(augment)`), the surest is scored.
+            place = finding_place(repo, finding)
+            if place not in reported or CONFIDENCES.index(finding["confidence"]) < CONFIDENCES.index(
+                    reported[place]["confidence"]):
+                reported[place] = finding
     for place, finding in reported.items():
         label = manifest.labels.get(place)
         levels = [result.by_confidence[finding["confidence"]]]
