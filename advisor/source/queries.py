@@ -110,18 +110,18 @@ APP_RUNNERS = frozenset({"tensorflow.app.run", "tensorflow.compat.v1.app.run"})
 EAGER_EXECUTION = frozenset({"tensorflow.enable_eager_execution", "tensorflow.contrib.eager.enable_eager_execution"})
 # TF1 graphs (TPU ones above all) compute in 16 bits by casting their inputs: `tf.cast(images, tf.bfloat16)`.
 SIXTEEN_BIT_DTYPES = frozenset({"tensorflow.bfloat16", "tensorflow.float16"})
-# What only a program meant for an accelerator asks for: GPU options and memory growth, a check for a GPU, the
-# strategies that spread training over several GPUs or over a TPU's cores.
+# What only a program meant for an accelerator asks for: GPU options and memory growth, Keras' copies of a model on
+# several GPUs, a TPU's strategy. (Not `MirroredStrategy`: it runs on whatever devices there are, the CPU too, and
+# guides show it on toy models; nor a check whether a GPU is there, which notebooks print.)
 ACCELERATOR_APIS = {
     "tensorflow.config.experimental.set_memory_growth": "gpu", "tensorflow.GPUOptions": "gpu",
-    "tensorflow.test.is_gpu_available": "gpu", "tensorflow.distribute.MirroredStrategy": "gpu",
-    "tensorflow.contrib.distribute.MirroredStrategy": "gpu", "keras.utils.multi_gpu_model": "gpu",
+    "keras.utils.multi_gpu_model": "gpu",
     "tensorflow.distribute.TPUStrategy": "tpu", "tensorflow.distribute.experimental.TPUStrategy": "tpu",
     "tensorflow.distribute.cluster_resolver.TPUClusterResolver": "tpu",
     "tensorflow.contrib.cluster_resolver.TPUClusterResolver": "tpu",
     "tensorflow.tpu.experimental.initialize_tpu_system": "tpu",
 }
-# Placing ops on `"/gpu:0"` asks for a GPU. (Listing the GPUs does not: notebooks print whether one is there.)
+# Placing ops on `"/gpu:0"` asks for a GPU.
 DEVICE_PLACEMENT = "tensorflow.device"
 # Keywords only Keras' Model.compile takes: they tell `model.compile(...)` from `re.compile(...)`.
 COMPILE_KEYWORDS = frozenset({"optimizer", "loss", "metrics", "loss_weights", "weighted_metrics", "run_eagerly",
