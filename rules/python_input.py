@@ -8,8 +8,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.rule import (CallSite, Confidence, Evidence, Example, FedBatches, Finding, FunctionInfo, MappedFunction,
-                          ModuleInfo,
-                          Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, typical)
+                          ModuleInfo, Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, typical)
 
 
 class PythonInput(Rule):

@@ -429,7 +429,7 @@ class FedBatches:
     # The batch comes out of the graph's own input pipeline (`x, y = sess.run(next_batch)`) and is fed back in.
     fetched: bool = False
     # Loops of the repo functions that make the batch, each making its samples one at a time in Python
-    # (:func:`_sample_loop`): with the function they are in.
+    # (:meth:`SourceQueries.sample_loop`): with the function they are in.
     sample_loops: list[tuple[FunctionInfo, cst.For | cst.While]] = field(default_factory=list)
 
 
@@ -1302,10 +1302,16 @@ def _true_when_training(test: cst.BaseExpression) -> bool | None:
     names = [v.evaluated_value if isinstance(v, cst.SimpleString) else v.attr.value if isinstance(v, cst.Attribute)
              else None for v in values]
     kinds = {None if not isinstance(n, str) else "train" if TRAINING_SPLIT.match(n) else
-             "evaluation" if NOT_TRAINING_NAME.search(n) or n.lower() == "dev" else None for n in names}
+             "evaluation" if _names_evaluation(n) else None for n in names}
     if len(kinds) != 1 or None in kinds:
         return None
     return (kinds == {"train"}) == isinstance(target.operator, (cst.Equal, cst.In))
+
+
+def _names_evaluation(name: str) -> bool:
+    """Whether ``name`` (a split, a variable, a keyword) names evaluation data: ``val_generator``, ``"test"``,
+    ``validation_data``, ``dev``."""
+    return bool(NOT_TRAINING_NAME.search(name)) or name.lower() == "dev"
 
 
 def _in_evaluation_branch(module: ModuleInfo, node: cst.CSTNode) -> bool:
@@ -3488,11 +3494,13 @@ class SourceQueries:
                 continue
             assignment = self.index.assignment_of(site.node)
             parent = site.module.parent(site.node)
-            names = [t.target.value for t in assignment.targets if isinstance(t.target, cst.Name)] \
-                if assignment is not None else [parent.keyword.value] if isinstance(parent, cst.Arg) and \
-                parent.keyword is not None else []
-            if not _in_evaluation_branch(site.module, site.node) and not any(
-                    NOT_TRAINING_NAME.search(name) or name.lower() == "dev" for name in names):
+            if assignment is not None:
+                names = [t.target.value for t in assignment.targets if isinstance(t.target, cst.Name)]
+            elif isinstance(parent, cst.Arg) and parent.keyword is not None:
+                names = [parent.keyword.value]
+            else:
+                names = []
+            if not _in_evaluation_branch(site.module, site.node) and not any(map(_names_evaluation, names)):
                 found.append(site)
         return found
 
