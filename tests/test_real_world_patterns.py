@@ -2675,6 +2675,43 @@ def test_a_session_loop_that_fetches_a_list_it_gathered_before_trains():
     assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY)]
 
 
+def test_fetches_concatenated_and_rebuilt_in_each_branch_are_read_where_the_run_is():
+    """Faster R-CNN ports' shape: `fetch_list = [losses..., train_op] + extra`, then rebuilt in an `if DEBUG:`
+    without the training op and in its `else:` with it. The run under `else:` trains (its loop feeds Python
+    batches and writes the summary it fetched, every step); the debugging run does not."""
+    findings = _findings({"train.py": """
+        import cv2
+        import tensorflow as tf
+
+        DEBUG = False
+        images = tf.placeholder(tf.float32, (None, 600, 600, 3))
+        scores = tf.layers.conv2d(images, 64, 3)
+        loss = tf.reduce_mean(scores)
+        train_op = tf.train.MomentumOptimizer(1e-3, 0.9).minimize(loss)
+        summary_op = tf.summary.merge_all()
+
+        def minibatch(path):
+            return [cv2.resize(cv2.imread(path), (600, 600))]
+
+        def train(sess, writer, paths):
+            for step, path in enumerate(paths):
+                blob = minibatch(path)
+                fetch_list = [loss, summary_op, train_op] + [scores]
+                if DEBUG:
+                    fetch_list = [loss, summary_op] + [scores]
+                    loss_value, summary, _ = sess.run(fetches=fetch_list, feed_dict={images: blob})
+                else:
+                    fetch_list = [loss, summary_op, train_op] + [scores]
+                    loss_value, summary, _, _ = sess.run(fetches=fetch_list, feed_dict={images: blob})
+                writer.add_summary(summary, step)
+
+        if __name__ == "__main__":
+            with tf.Session() as sess:
+                train(sess, tf.summary.FileWriter("logs"), ["a.jpg"])
+        """}, "TFD004", "TFH006")
+    assert _where(findings) == [("TFD004", "train.py", 23), ("TFH006", "train.py", 24)]
+
+
 def test_a_python_2_training_script_is_read_and_offered_no_fix():
     """A TensorFlow 1.x script from 2017 in Python 2: print statements, `except E, e`. It is read as Python 3 and
     its findings reported, but no fix rewrites a file advisor read through that rewrite."""

@@ -4214,9 +4214,27 @@ class SourceQueries:
             return True
         # `fetches = [train_op, loss]` (or a dict of them), then `sess.run(fetches, feed)`.
         site = self._call_at.get(id(call))
+        # `fetch_list = [loss, train_op] + extra_fetches` too: a concatenation of such collections.
         return site is not None and isinstance(fetches, (cst.Name, cst.Attribute)) and any(
-            isinstance(value, (cst.List, cst.Tuple, cst.Dict)) and _names_one_of(value, self._training_op_names)
-            for _, _, value in self.assigned_values(site.module, site.function, fetches))
+            _names_one_of(collection, self._training_op_names)
+            for value in self._values_reaching(site.module, site.function, fetches, call)
+            for collection in _concatenated_collections(value))
+
+    def _values_reaching(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
+                         near: cst.CSTNode) -> list[cst.BaseExpression]:
+        """What ``expression`` holds at ``near``: the last value assigned to it above ``near`` in a block that holds
+        ``near`` (``fetch_list`` rebuilt in each branch of an ``if``: the branch's own), else every value assigned to
+        it (:meth:`assigned_values`)."""
+        values = [value for _, _, value in self.assigned_values(module, scope, expression)]
+        around = set()
+        node = module.parent(near)
+        while node is not None:
+            around.add(id(node))
+            node = module.parent(node)
+        line = module.location(near).line
+        reaching = [value for value in values if module.location(value).line <= line
+                    and id(module.parent(module.parent(module.parent(value)))) in around]
+        return reaching[-1:] or values
 
     @cached_property
     def _training_op_names(self) -> frozenset[str]:
@@ -6568,6 +6586,16 @@ def _loop_element(loop: cst.For | cst.CompFor) -> str | None:
             loop.target, m.Tuple(elements=[m.DoNotCare(), m.Element(value=m.Name())])):
         return loop.target.elements[1].value.value
     return None
+
+
+def _concatenated_collections(expression: cst.BaseExpression) -> Iterator[cst.List | cst.Tuple | cst.Dict]:
+    """The literal lists, tuples and dicts ``expression`` is, or concatenates with ``+``: ``[loss, train_op] +
+    extra``."""
+    if isinstance(expression, (cst.List, cst.Tuple, cst.Dict)):
+        yield expression
+    elif isinstance(expression, cst.BinaryOperation) and isinstance(expression.operator, cst.Add):
+        yield from _concatenated_collections(expression.left)
+        yield from _concatenated_collections(expression.right)
 
 
 def _names_one_of(expression: cst.BaseExpression, names: frozenset[str]) -> bool:
