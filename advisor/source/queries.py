@@ -36,8 +36,9 @@ TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` (1.x and 2.0-2.3 spel
 GRAPH_TRAIN_OPS = frozenset({"tensorflow.contrib.slim.learning.create_train_op",
                              "tensorflow.contrib.training.create_train_op", "tensorflow.contrib.layers.optimize_loss"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
-# The methods of a Python batch source that make each batch: an iterator's, a `keras.utils.Sequence`'s.
-BATCH_METHODS = frozenset({"__next__", "__iter__", "__getitem__"})
+# The methods of a Python batch source that make each batch: an iterator's (Python 2's `next` too), a
+# `keras.utils.Sequence`'s, a subclass of Keras' image `Iterator`'s.
+BATCH_METHODS = frozenset({"__next__", "__iter__", "next", "__getitem__", "_get_batches_of_transformed_samples"})
 KERAS_FITS = frozenset({"fit", "fit_generator"})
 # Methods Keras (or TensorFlow, an Estimator's hooks, a thread's `start`) calls on a repo's objects whenever they are
 # used; not `train_step`, which runs only when code calls `fit` by name.
@@ -3490,7 +3491,8 @@ class SourceQueries:
         ``validation_data=datagen.flow(...)``) nor made in a branch only an evaluation takes."""
         found = []
         for site in self.index.calls:
-            if not self._is_keras_image_iterator(site) or self.reach(site.module, site.node) is not Reach.TRAINING:
+            if not (self._is_keras_image_iterator(site) or self._makes_keras_iterator(site)) or self.reach(
+                    site.module, site.node) is not Reach.TRAINING:
                 continue
             assignment = self.index.assignment_of(site.node)
             parent = site.module.parent(site.node)
@@ -3518,6 +3520,19 @@ class SourceQueries:
         # (or the repo's subclass of it: `class DroneDataGenerator(ImageDataGenerator)`)
         return any(name.endswith("ImageDataGenerator") for name in names) or any(
             base.endswith("ImageDataGenerator") for cls_info in self._classes_named(names) for base in cls_info.bases)
+
+    def _makes_keras_iterator(self, site: CallSite) -> bool:
+        """A call of a repo function that returns an instance of the repo's own subclass of Keras' image
+        ``Iterator``: ``datagen.flow_from_imageset(loader, batch_size=1)``."""
+        return any(self._extends_keras_iterator(cls_info) for callee in self.callees_of(site)
+                   for returned in m.findall(callee.node.body, m.Return(value=m.Call()))
+                   for cls_info in self._classes_named(self._names_of(returned.value)))
+
+    def _extends_keras_iterator(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> bool:
+        """Whether a repo class extends Keras' image ``Iterator`` (or its directory and array iterators)."""
+        return any(base.startswith("keras.") and base.endswith("Iterator") for base in cls_info.bases) or \
+            depth > 0 and any(self._extends_keras_iterator(base, depth - 1)
+                              for base in self._classes_named(cls_info.bases))
 
     def _classes_named(self, names: frozenset[str]) -> list[ClassInfo]:
         """Repo classes a callee's names may refer to (``Net()``, ``models.Net()``), by suffix as for functions."""
