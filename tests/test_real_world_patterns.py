@@ -6447,6 +6447,32 @@ def test_a_gan_helper_that_predicts_on_fresh_noise_each_step():
     assert "drawn each call (`generate_latent_points`)" in findings[0].evidence[0].message
 
 
+def test_a_gan_loop_that_predicts_on_noise_drawn_inline():
+    """The same, with the noise drawn in the call's argument (`generator.predict(np.random.uniform(...))`), between
+    the discriminator's and the adversarial model's `train_on_batch` of each iteration."""
+    findings = _findings({"gan.py": """
+        import numpy as np
+        from keras.models import Sequential
+        from keras.layers import Conv2D, Conv2DTranspose, Dense, Flatten, Reshape
+
+        generator = Sequential([Dense(7 * 7 * 64, input_dim=100), Reshape((7, 7, 64)),
+                                Conv2DTranspose(1, 5, strides=4, padding="same")])
+        discriminator = Sequential([Conv2D(64, 5, input_shape=(28, 28, 1)), Flatten(), Dense(1)])
+        adversarial = Sequential([generator, discriminator])
+
+        def train(data, iterations, batch=128):
+            for i in range(iterations):
+                real = data[np.random.choice(data.shape[0], batch, replace=False)]
+                fake = generator.predict(np.random.uniform(-1.0, 1.0, size=[batch, 100]))
+                discriminator.train_on_batch(np.concatenate((real, fake)), np.ones([2 * batch, 1]))
+                adversarial.train_on_batch(np.random.uniform(-1.0, 1.0, size=[batch, 100]), np.ones([batch, 1]))
+
+        train(np.load("drawings.npy"), 3000)
+        """}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
+    assert "drawn each iteration (`np.random.uniform`)" in findings[0].evidence[0].message
+
+
 def test_batches_sliced_from_an_encoded_text_need_no_pipeline_to_be_likely():
     """The char-RNN tutorials' `get_batches`: windows sliced from one encoded array, the targets a shifted copy in
     `np.zeros_like`; nothing read or computed per sample. A generator that fills its zeros sample by sample does

@@ -4034,14 +4034,19 @@ class SourceQueries:
                     each: str) -> str | None:
         """``data`` is a name ``body`` (a loop's, or a function's that the loop calls) binds to a random draw, or
         to what a repo function returns one (a GAN's batch of noise, `generate_latent_points(100, n)`): new on each
-        ``each`` (iteration, call)."""
-        if not isinstance(data, cst.Name):
+        ``each`` (iteration, call); or such a draw itself, passed inline (``predict(np.random.uniform(-1, 1, (n,
+        100)))``)."""
+        if isinstance(data, cst.Call):
+            values, drawn = [data], "drawn"
+        elif isinstance(data, cst.Name):
+            values, drawn = _loop_bindings(body).get(data.value, ()), f"`{data.value}`, drawn"
+        else:
             return None
-        for value in _loop_bindings(body).get(data.value, ()):
+        for value in values:
             site = self._call_at.get(id(value)) if isinstance(value, cst.Call) else None
             if site is not None and (_draws_at_random(site) or any(
                     self._returns_a_draw(callee) for callee in self.callees_of(site))):
-                return f"`{data.value}`, drawn each {each} (`{module.node_code(value.func)}`)"
+                return f"{drawn} each {each} (`{module.node_code(value.func)}`)"
         return None
 
     def _returns_a_draw(self, function: FunctionInfo) -> bool:
