@@ -1,4 +1,5 @@
-"""The TensorFlow a repo declares it runs on: requirement files, ``setup.py``, ``pyproject.toml``, conda environments.
+"""The TensorFlow a repo declares it runs on: requirement files, ``setup.py``, ``pyproject.toml``, conda environments,
+Dockerfiles.
 
 A fix is only as safe as the TensorFlow it runs on: ``tf.data.AUTOTUNE`` and Keras' ``set_global_policy`` exist
 from 2.4, ``tf.numpy_function`` from 1.14. A repo that pins ``tensorflow-gpu==1.12.0`` runs none of them. What a
@@ -6,7 +7,8 @@ declaration allows is read here; which API needs what is the rules' and codemods
 
 A declaration covers the modules in its folder and below; the nearest folder that declares TensorFlow wins (a
 sub-project with its own ``requirements.txt``). Of several declarations in one folder (``requirements.txt`` and
-``requirements-gpu.txt``) the most permissive counts, and one without an upper bound leaves the version open.
+``requirements-gpu.txt``) the most permissive counts, and one without an upper bound leaves the version open. A
+Dockerfile in a ``docker/`` folder declares for the folder above it: it builds the image the project runs in.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ..files import read_regular_file
 TENSORFLOW_DISTRIBUTIONS = frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-macos",
                                       "tensorflow-intel", "intel-tensorflow"})
 MAX_DECLARATION_BYTES = 1024 * 1024
+DOCKER_FOLDER = "docker"  # (a Dockerfile in it builds the image the folder above runs in)
 ANY_MINOR = 999  # `<3`, `==2.*`: whatever minor release comes
 # ``tensorflow = "^2.10.1"`` (Poetry), ``tensorflow=1.15`` (conda); the name, then what constrains it.
 _POETRY_CARET = re.compile(r"^\^\s*(\d+)((?:\.\d+)*)$")
@@ -34,6 +37,14 @@ _CONDA_LINE = re.compile(r"^\s*-\s*(?:conda-forge::)?(?P<name>[A-Za-z0-9_.-]+)\s
 # A requirement written as a string in setup.py or pyproject.toml: `"tensorflow-gpu>=1.15,<2.0"`.
 _QUOTED_REQUIREMENT = re.compile(r"""["'](?P<text>(?:tensorflow|intel-tensorflow)[A-Za-z0-9_-]*\s*[<>=~!][^"']*)["']""")
 _TOML_ENTRY = re.compile(r"""^\s*["']?(?P<name>tensorflow[A-Za-z0-9_-]*)["']?\s*=\s*["'](?P<spec>[^"']+)["']""")
+# In a Dockerfile: the TensorFlow image it starts from (`FROM tensorflow/tensorflow:1.12.0-gpu-py3`, `latest-gpu`),
+# a wheel it installs (`.../tensorflow_gpu-1.0.0-cp35-cp35m-linux_x86_64.whl`), and what `pip`/`conda install` name,
+# quoted (`'tensorflow < 2'`, `'tensorflow=1.0*'`) or not (`tensorflow-gpu==1.2`, `tensorflow`).
+_DOCKER_IMAGE = re.compile(r"^FROM\s+(?:--\S+\s+)?(?:[\w.:-]+/)?tensorflow/tensorflow:(?P<tag>\S+)", re.IGNORECASE)
+_DOCKER_IMAGE_VERSION = re.compile(r"^(\d+\.\d+(?:\.\d+)?)(?:$|-)")
+_WHEEL = re.compile(r"/(?P<name>tensorflow(?:_gpu|_cpu)?)-(?P<version>\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-\S*\.whl")
+_QUOTED = re.compile(r"""["']([^"']*)["']""")
+_CONDA_PIN = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)=(?P<version>[0-9][0-9.*]*)$")
 
 
 @dataclass(frozen=True)
@@ -53,9 +64,16 @@ class TensorflowPin:
 
 
 def is_declaration(name: str) -> bool:
-    """Whether a file named ``name`` declares dependencies."""
-    return (name.startswith("requirements") and name.endswith(".txt")) or name in (
+    """Whether a file named ``name`` declares dependencies (``req.txt`` and ``REQUIREMENTS.txt`` too)."""
+    return (name.lower().startswith("req") and name.endswith(".txt")) or _is_dockerfile(name) or name in (
         "setup.py", "setup.cfg", "pyproject.toml", "Pipfile", "environment.yml", "environment.yaml")
+
+
+def _is_dockerfile(name: str) -> bool:
+    """``Dockerfile``, ``Dockerfile.gpu``, ``Dockerfile-gpu``, ``train.Dockerfile`` (any case)."""
+    lowered = name.lower()
+    return lowered == "dockerfile" or lowered.startswith(("dockerfile.", "dockerfile-")) or \
+        lowered.endswith(".dockerfile")
 
 
 def declaration_files(root: Path, sources: Iterable[Path]) -> dict[Path, bytes]:
@@ -65,13 +83,14 @@ def declaration_files(root: Path, sources: Iterable[Path]) -> dict[Path, bytes]:
     for source in sources:
         folders.update(source.parents)
     found: dict[Path, bytes] = {}
-    for folder in sorted(folders):
+    for folder in sorted(folders | {folder / DOCKER_FOLDER for folder in folders}):
         try:
             entries = sorted(os.scandir(root / folder), key=lambda e: e.name)
         except OSError:
             continue
         for entry in entries:
-            if is_declaration(entry.name) and entry.is_file(follow_symlinks=False):
+            if (_is_dockerfile(entry.name) if folder.name == DOCKER_FOLDER else is_declaration(entry.name)) and \
+                    entry.is_file(follow_symlinks=False):
                 try:
                     found[folder / entry.name] = read_regular_file(Path(entry.path), MAX_DECLARATION_BYTES)
                 except OSError:
@@ -84,9 +103,10 @@ def tensorflow_pins(declarations: dict[Path, bytes]) -> dict[Path, TensorflowPin
     the version open."""
     by_folder: dict[Path, list[TensorflowPin | None]] = {}
     for path, data in declarations.items():
+        folder = path.parent.parent if path.parent.name == DOCKER_FOLDER and _is_dockerfile(path.name) else path.parent
         for requirement, specifier in _tensorflow_requirements(path.name, data.decode("utf-8", errors="replace")):
             newest = _newest_allowed(specifier)
-            by_folder.setdefault(path.parent, []).append(
+            by_folder.setdefault(folder, []).append(
                 TensorflowPin(newest, requirement, path) if newest is not None else None)
     return {folder: None if None in pins else max(pins, key=lambda p: p.newest)
             for folder, pins in by_folder.items()}
@@ -123,6 +143,9 @@ def _upper_bound(operator: str, written: str) -> tuple[int, int] | None:
 
 def _tensorflow_requirements(name: str, text: str) -> Iterable[tuple[str, SpecifierSet]]:
     """Each TensorFlow requirement the file declares, as written and as a specifier set."""
+    if _is_dockerfile(name):
+        yield from _dockerfile_requirements(text)
+        return
     for line in text.splitlines():
         line = line.split(" #", 1)[0].strip()
         if not line or line.startswith("#"):
@@ -133,9 +156,7 @@ def _tensorflow_requirements(name: str, text: str) -> Iterable[tuple[str, Specif
         elif name in ("environment.yml", "environment.yaml"):
             conda = _CONDA_LINE.match(line)
             if conda is not None:
-                version = conda["version"]  # conda's `=1.15` means any 1.15 release
-                candidates.append(f"{conda['name']}=={version}" if "*" in version or version.count(".") > 1
-                                  else f"{conda['name']}=={version}.*")
+                candidates.append(_conda_requirement(conda["name"], conda["version"]))
             elif line.startswith("- "):
                 candidates.append(line[2:].strip())  # a pip requirement listed under `pip:`
         else:
@@ -147,6 +168,41 @@ def _tensorflow_requirements(name: str, text: str) -> Iterable[tuple[str, Specif
             parsed = _parse(candidate)
             if parsed is not None:
                 yield parsed
+
+
+def _dockerfile_requirements(text: str) -> Iterable[tuple[str, SpecifierSet]]:
+    """The TensorFlow a Dockerfile's image starts from or installs (see ``_DOCKER_IMAGE``): a tag or version held in
+    a build argument (``tensorflow:${TF_VERSION}``, ``tensorflow-gpu==$VERSION``) declares nothing."""
+    for instruction in re.sub(r"\\\s*\n", " ", text).splitlines():
+        instruction = instruction.strip()
+        if not instruction or instruction.startswith("#"):
+            continue
+        candidates: list[str] = []
+        image = _DOCKER_IMAGE.match(instruction)
+        if image is not None:
+            tag = _DOCKER_IMAGE_VERSION.match(image["tag"])
+            if tag is not None:
+                candidates.append(f"tensorflow=={tag[1]}" if tag[1].count(".") == 2 else f"tensorflow=={tag[1]}.*")
+            elif image["tag"].startswith(("latest", "nightly")):
+                candidates.append("tensorflow")
+        candidates += [f"{wheel['name']}=={wheel['version']}" for wheel in _WHEEL.finditer(instruction)]
+        if re.search(r"\b(?:pip3?|conda)\s+install\b", instruction):
+            quoted = _QUOTED.findall(instruction)
+            words = quoted + _QUOTED.sub(" ", instruction).split()
+            for word in map(str.strip, words):
+                conda = _CONDA_PIN.match(word)
+                candidates.append(_conda_requirement(conda["name"], conda["version"]) if conda is not None else word)
+        for candidate in candidates:
+            parsed = _parse(candidate)
+            if parsed is not None:
+                yield parsed
+
+
+def _conda_requirement(name: str, version: str) -> str:
+    """Conda's ``name=1.15`` (any 1.15 release), ``name=1.0*`` and ``name=1.15.2`` as PEP 440 requirements."""
+    if version.endswith("*"):
+        return f"{name}=={version.rstrip('.*')}.*"
+    return f"{name}=={version}" if version.count(".") > 1 else f"{name}=={version}.*"
 
 
 def _poetry_specifier(spec: str) -> str:

@@ -27,6 +27,19 @@ from advisor.source.requirements import declaration_files, tensorflow_pins
     ("pyproject.toml", '[tool.poetry.dependencies]\ntensorflow = "~2.3"\n', (2, 3)),
     ("environment.yml", "dependencies:\n  - tensorflow=1.15\n", (1, 15)),
     ("environment.yml", "dependencies:\n  - pip:\n    - tensorflow-gpu==2.1.0\n", (2, 1)),
+    ("req.txt", "Keras==2.0.8\ntensorflow==1.3.0\n", (1, 3)),
+    ("Dockerfile", "FROM tensorflow/tensorflow:1.12.0-gpu-py3\n", (1, 12)),
+    ("Dockerfile", "FROM gcr.io/tensorflow/tensorflow:1.0.0\n", (1, 0)),
+    ("Dockerfile", "FROM tensorflow/tensorflow:latest-gpu\n", None),
+    ("Dockerfile", "FROM tensorflow/tensorflow:${TF_VERSION}${GPU_TAG}\n", "undeclared"),
+    ("Dockerfile", "#### FROM tensorflow/tensorflow:latest-gpu ####\n", "undeclared"),
+    ("Dockerfile.gpu", "ARG URL=https://storage.googleapis.com/tensorflow/linux/gpu/"
+                       "tensorflow_gpu-1.0.0-cp34-cp34m-linux_x86_64.whl\n", (1, 0)),
+    ("Dockerfile", "RUN apt-get update && \\\n    pip install 'tensorflow < 2' && \\\n    pip install gym\n", (1, 999)),
+    ("Dockerfile-gpu", "RUN conda install --quiet --yes 'tensorflow-gpu=1.0*'\n", (1, 0)),
+    ("Dockerfile", "RUN conda install -y ipython tensorflow-gpu=1.14.0 keras=2.3.1\n", (1, 14)),
+    ("Dockerfile", "RUN pip3 install numpy tensorflow pandas\n", None),
+    ("Dockerfile", "RUN pip install tensorflow-gpu==$TENSORFLOW_VERSION tensorflow-serving-api\n", "undeclared"),
 ])
 def test_each_declaration_gives_the_newest_tensorflow_it_allows(path, text, newest):
     pins = tensorflow_pins({Path(path): text.encode()})
@@ -44,6 +57,16 @@ def test_the_most_permissive_declaration_of_a_folder_counts_and_an_open_one_leav
     one_open = tensorflow_pins({Path("requirements.txt"): b"tensorflow==2.3.0\n",
                                 Path("requirements-dev.txt"): b"tensorflow\n"})
     assert one_open[Path(".")] is None
+
+
+def test_a_dockerfile_in_a_docker_folder_declares_for_the_folder_above(tmp_path):
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "Dockerfile").write_text("FROM tensorflow/tensorflow:1.15.5-gpu-py3\n")
+    (tmp_path / "docker" / "requirements.txt").write_text("tensorflow==2.12.0\n")  # the image's, not the repo's
+    (tmp_path / "train.py").write_text("import tensorflow as tf\n")
+    index = SourceIndex.read(tmp_path)
+    pin = index.tensorflow_pin(index.modules[0])
+    assert pin.newest == (1, 15) and pin.path == Path("docker/Dockerfile")
 
 
 def test_a_module_takes_the_pin_of_its_nearest_declaring_folder(tmp_path):
