@@ -7106,3 +7106,90 @@ def test_the_repos_own_keras_image_iterator_is_read_like_flow_from_directory():
         """}, "TFC003", "TFD004")
     assert [(f.code, f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("TFC003", "train.py", 11, Confidence.LIKELY), ("TFD004", "train.py", 11, Confidence.LIKELY)]
+
+
+def test_a_caffe_tensorflow_network_counts_the_layers_its_setup_chains():
+    """Caffe-TensorFlow's shape (DeepLab, PSPNet, Faster R-CNN ports): a base `Network` whose `__init__` runs the
+    subclass's own `setup`, which chains `@layer` methods (`self.feed('data').conv(3, 3, 64, 1, 1, name=...)`); the
+    decorator's wrapper passes the layer's input before the caller's arguments, so `64` is `c_o`, the filters. A
+    VGG16 trunk of ten such convolutions on 600-pixel images is compute-heavy."""
+    findings = _findings({"network.py": """
+        import tensorflow as tf
+
+        def layer(op):
+            def layer_decorated(self, *args, **kwargs):
+                name = kwargs.setdefault('name', op.__name__)
+                layer_input = self.terminals[0]
+                layer_output = op(self, layer_input, *args, **kwargs)
+                self.layers[name] = layer_output
+                self.feed(layer_output)
+                return self
+            return layer_decorated
+
+
+        class Network(object):
+            def __init__(self, inputs, trainable=True):
+                self.inputs = inputs
+                self.terminals = []
+                self.layers = dict(inputs)
+                self.trainable = trainable
+                self.setup()
+
+            def setup(self):
+                raise NotImplementedError('Must be implemented by the subclass.')
+
+            def feed(self, *args):
+                self.terminals = [self.layers[a] if isinstance(a, str) else a for a in args]
+                return self
+
+            def make_var(self, name, shape):
+                return tf.get_variable(name, shape, trainable=self.trainable)
+
+            @layer
+            def conv(self, input, k_h, k_w, c_o, s_h, s_w, name, relu=True, padding='SAME'):
+                c_i = input.get_shape()[-1]
+                convolve = lambda i, k: tf.nn.conv2d(i, k, [1, s_h, s_w, 1], padding=padding)
+                with tf.variable_scope(name) as scope:
+                    kernel = self.make_var('weights', shape=[k_h, k_w, c_i, c_o])
+                    output = convolve(input, kernel)
+                    if relu:
+                        output = tf.nn.relu(output, name=scope.name)
+                    return output
+
+            @layer
+            def max_pool(self, input, k_h, k_w, s_h, s_w, name, padding='SAME'):
+                return tf.nn.max_pool(input, [1, k_h, k_w, 1], [1, s_h, s_w, 1], padding=padding, name=name)
+        """, "model.py": """
+        from network import Network
+
+        class VGG16(Network):
+            def setup(self):
+                (self.feed('data')
+                     .conv(3, 3, 64, 1, 1, name='conv1_1')
+                     .conv(3, 3, 64, 1, 1, name='conv1_2')
+                     .max_pool(2, 2, 2, 2, name='pool1')
+                     .conv(3, 3, 128, 1, 1, name='conv2_1')
+                     .conv(3, 3, 128, 1, 1, name='conv2_2')
+                     .max_pool(2, 2, 2, 2, name='pool2')
+                     .conv(3, 3, 256, 1, 1, name='conv3_1')
+                     .conv(3, 3, 256, 1, 1, name='conv3_2')
+                     .conv(3, 3, 256, 1, 1, name='conv3_3')
+                     .max_pool(2, 2, 2, 2, name='pool3')
+                     .conv(3, 3, 512, 1, 1, name='conv4_1')
+                     .conv(3, 3, 512, 1, 1, name='conv4_2')
+                     .conv(3, 3, 512, 1, 1, name='conv4_3'))
+        """, "train.py": """
+        import tensorflow as tf
+        from model import VGG16
+
+        images = tf.placeholder(tf.float32, [None, 600, 600, 3])
+        net = VGG16({'data': images})
+        loss = tf.reduce_mean(net.layers['conv4_3'])
+        train_op = tf.train.MomentumOptimizer(0.001, 0.9).minimize(loss)
+        with tf.Session() as sess:
+            for step in range(1000):
+                sess.run(train_op, feed_dict={images: load_batch(step)})
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 7, Confidence.LIKELY)]
+    assert "makes 10 convolution and 0 dense layers" in findings[0].evidence[1].message

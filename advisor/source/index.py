@@ -181,6 +181,7 @@ class SourceIndex:
         self._calls_by_name: dict[str, list[CallSite]] | None = None
         self._noqa: dict[Path, tuple[frozenset[str], dict[int, frozenset[str]]]] = {}
         self._by_import_name: dict[str, list[FunctionInfo]] | None = None
+        self._inserted_arguments: dict[int, int] = {}  # by decorator node: see _arguments_inserted_by
         self._constants: dict[Path, dict[str, Constant]] = {}
         self._assignments: dict[int, cst.Assign] = {}
         self._modules_by_import_name: dict[str, list[ModuleInfo]] = {}  # each suffix of a module's dotted name
@@ -478,10 +479,34 @@ class SourceIndex:
 
     def callees(self, names: Iterable[str]) -> list[tuple[FunctionInfo, int]]:
         """The repo functions a call of one of ``names`` runs, each with how many leading parameters the call does
-        not pass: ``self`` of a method called through ``self.f(...)``, and ``__init__`` of a class instantiated."""
-        found = [(f, 1 if f.class_key is not None else 0) for f in self.functions_named(*names)]
+        not pass (:meth:`unpassed_parameters`; ``self`` of ``__init__`` of a class instantiated)."""
+        found = [(f, self.unpassed_parameters(f)) for f in self.functions_named(*names)]
         found += [(f, 1) for f in self.functions_named(*(f"{name}.__init__" for name in names))]
         return found
+
+    def unpassed_parameters(self, function: FunctionInfo) -> int:
+        """How many leading parameters of ``function`` a call of it does not pass: ``self`` of a method, and the
+        arguments a repo decorator's wrapper passes before the caller's (Caffe-TensorFlow's ``@layer``, whose
+        ``layer_decorated(self, *args, **kwargs)`` runs ``op(self, layer_input, *args, **kwargs)``)."""
+        return (function.class_key is not None) + sum(
+            self._arguments_inserted_by(decorator) for decorator in self.functions_named(*function.decorators))
+
+    def _arguments_inserted_by(self, decorator: FunctionInfo) -> int:
+        """How many positional arguments the wrapper ``decorator`` returns passes to the decorated function before
+        those it was called with, beyond its own leading parameters."""
+        if id(decorator.node) not in self._inserted_arguments:
+            inserted = 0
+            decorated = decorator.params[0] if decorator.params else None
+            for wrapper in m.findall(decorator.node.body, m.FunctionDef()):
+                if wrapper.params.star_arg is None:
+                    continue
+                own = len(wrapper.params.posonly_params) + len(wrapper.params.params)
+                for call in m.findall(wrapper.body, m.Call(func=m.Name(decorated))):
+                    leading = next((place for place, arg in enumerate(call.args) if arg.star or arg.keyword), None)
+                    if leading is not None and call.args[leading].star == "*":
+                        inserted = max(inserted, leading - own)
+            self._inserted_arguments[id(decorator.node)] = inserted
+        return self._inserted_arguments[id(decorator.node)]
 
     def calls_of(self, function: FunctionInfo) -> list[CallSite]:
         """Calls of a repo function by name, from any module (``train_step(x)``, ``helpers.train_step(x)``)."""

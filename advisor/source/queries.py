@@ -1593,6 +1593,9 @@ class _Passed:
     arguments: dict[str, cst.BaseExpression]
     outer: "_Passed | None" = None
     function: "FunctionInfo | None" = None  # the function whose parameters these are (a class's ``__init__``)
+    # The class instantiated, whose methods ``self.method(...)`` runs: a subclass's override of what a base's
+    # ``__init__`` calls (Caffe-TensorFlow's `Network.__init__` runs `self.setup()`, each network's own).
+    instance: "ClassInfo | None" = None
 
 
 @dataclass(frozen=True)
@@ -5253,8 +5256,12 @@ class SourceQueries:
                 continue
             if depth == 0 or m.matches(call.node, _REAPPLIES_VARIABLES):
                 continue
-            callees = self.index.nearest(call.module, names, self.index.callees(names), lambda c: c[0].module) or [
-                (f, 1 if f.class_key is not None else 0) for f in self.callees_of(call)]
+            instance = passed.instance if passed is not None and m.matches(
+                call.node.func, m.Attribute(value=m.Name("self"), attr=m.Name())) else None
+            callees = self._methods_of_instance(instance, call.node.func.attr.value) if instance is not None else []
+            callees = callees or self.index.nearest(call.module, names, self.index.callees(names),
+                                                    lambda c: c[0].module) or [
+                (f, self.index.unpassed_parameters(f)) for f in self.callees_of(call)]
             if not callees and call.names:  # a name bound to a function (`Generator, D = pick_networks()`)
                 chosen = self._passed_callable(call, passed)
                 callees = self.index.nearest(call.module, chosen, self.index.callees(chosen), lambda c: c[0].module)
@@ -5267,17 +5274,25 @@ class SourceQueries:
                 if self._applies_again(call, callee, reapplied):
                     continue
                 arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
-                methods = [callee] if callee.name != "__init__" else [
-                    f for c in self._classes_named(frozenset({callee.class_key}))
-                    for f in self._methods_run_by_framework(c)]
+                # an `__init__` runs the methods of the class instantiated, which may inherit it (`VGG16(inputs)` runs
+                # its own `setup`, which `Network.__init__` calls)
+                instantiated = (self._classes_named(call.names) or self._classes_named(
+                    frozenset({callee.class_key}))) if callee.name == "__init__" else []
+                methods = [f for c in instantiated for f in self._methods_run_by_framework(c)] or [callee]
                 # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
                 times = weight * (self._repeat_count(call, passed) if _repeated(call.module, call.node) and
                                   argument_value(call.node, "reuse") is None else 1)
-                given = _Passed(call, arguments, self._factory_passed(call, callee, passed), callee)
+                given = _Passed(call, arguments, self._factory_passed(call, callee, passed), callee,
+                                instantiated[0] if instantiated else instance)
                 for function in methods:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, tally,
                                            path | {id(function.node)}, given)
+
+    def _methods_of_instance(self, instance: ClassInfo, name: str) -> list[tuple[FunctionInfo, int]]:
+        """The method ``name`` an instance of ``instance`` runs: its own, else the nearest base's."""
+        method = next((f for f in self._methods_of_hierarchy(instance) if f.name == name), None)
+        return [(method, self.index.unpassed_parameters(method))] if method is not None else []
 
     def _factory_passed(self, call: CallSite, callee: FunctionInfo, passed: _Passed | None) -> _Passed | None:
         """For a closure called where its factory returns it (``_res_conv(filters=64)(x)``), what the factory call
@@ -5809,7 +5824,7 @@ class SourceQueries:
         mine = {id(method.node) for method in methods}
         called = {id(f.node) for method in methods for site in self.calls_in(method)
                   for f in [f for f, _ in self.index.callees(site.names)] + self._base_methods(site)
-                  if id(f.node) in mine and f is not method}
+                  + self.callees_of(site) if id(f.node) in mine and f is not method}
         return [method for method in methods if id(method.node) not in called] or methods
 
     def _methods_of_hierarchy(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
