@@ -7193,3 +7193,34 @@ def test_a_caffe_tensorflow_network_counts_the_layers_its_setup_chains():
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("train.py", 7, Confidence.LIKELY)]
     assert "makes 10 convolution and 0 dense layers" in findings[0].evidence[1].message
+
+
+def test_each_notebook_that_trains_its_model_inline_gets_its_own_finding():
+    """Two fine-tuning notebooks side by side, each defining `BertFinetune` around a pretrained Hugging Face BERT
+    and training it in a cell's loop with a GradientTape: the model each loop differentiates is the one it builds,
+    not only the first model construction found in the repo."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    def notebook(head: str) -> str:
+        cells = ["""import tensorflow as tf
+from transformers import TFBertModel""", f"""class BertFinetune(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.bert = TFBertModel.from_pretrained("bert-base-chinese")
+        self.out = tf.keras.layers.Dense({head})
+
+    def call(self, inputs, training):
+        return self.out(self.bert(inputs, training=training)[1])""", """model = BertFinetune()
+optim = tf.optimizers.Adam(1e-5)""", """for epoch in range(10):
+    for text, labels in dataset:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(labels, model(text, True)))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optim.apply_gradients(zip(grads, model.trainable_variables))"""]
+        return nbformat.writes(new_notebook(cells=[new_code_cell(cell) for cell in cells]))
+
+    findings = _findings({"main/finetune.ipynb": notebook("15"), "main/tagging.ipynb": notebook("40")}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.cell.cell, f.location.cell.line, f.confidence)
+            for f in findings] == [("main/finetune.ipynb", 3, 1, Confidence.LIKELY),
+                                   ("main/tagging.ipynb", 3, 1, Confidence.LIKELY)]

@@ -48,6 +48,7 @@ FRAMEWORK_CALLED_METHODS = frozenset({
 # Keras' Python-side image iterators: each batch is read from disk and augmented on the host.
 KERAS_IMAGE_ITERATORS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 _NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
+_GRADIENT = m.Attribute(attr=m.Name("gradient"))
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
 _GRADIENT_CALL = m.Call(func=m.Attribute(attr=m.Name("gradient")))
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
@@ -1497,6 +1498,7 @@ class IntegerLiteral:
 
 KERAS_OPTIMIZER_PREFIX = "keras.optimizers."
 TRAINABLE_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights"})
+_TRAINABLE = m.Attribute(attr=m.Name(value=m.MatchIfTrue(TRAINABLE_ATTRIBUTES.__contains__)))
 BUILDER_DEPTH = 4  # builders calling builders: how far the model is followed
 LAYER_DEPTH = 6  # how far layers are counted into the helpers and layer classes a model is built with
 # How many assignments and callers a width is followed through: a library layer's `Conv1D(self.nb_filters)` reads
@@ -4815,6 +4817,15 @@ class SourceQueries:
         for step in self.training_steps:
             for construction in self._constructions_called_by(step):
                 found.setdefault(id(construction.node), construction)
+        # A step written inline in a loop (a notebook cell's `for batch in ds: with tf.GradientTape() ...`): the
+        # models whose weights it differentiates.
+        for site in self._inline_gradients:
+            sources = argument_value(site.node, "sources", 1)
+            for attribute in m.findall(sources, _TRAINABLE) if sources is not None else ():
+                bound = self.bound_call(site.module, site.node, attribute.value.value) if isinstance(
+                    attribute.value, cst.Name) else None
+                for construction in self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []:
+                    found.setdefault(id(construction.node), construction)
         if found:
             return sorted(found.values(), key=self._source_order)
         sites = [c for c in self.index.calls if self._builds_model(c) and not (
@@ -5824,8 +5835,14 @@ class SourceQueries:
         mine = {id(method.node) for method in methods}
         called = {id(f.node) for method in methods for site in self.calls_in(method)
                   for f in [f for f, _ in self.index.callees(site.names)] + self._base_methods(site)
-                  + self.callees_of(site) if id(f.node) in mine and f is not method}
+                  + self._methods_called_by_name(site) if id(f.node) in mine and f is not method}
         return [method for method in methods if id(method.node) not in called] or methods
+
+    def _methods_called_by_name(self, site: CallSite) -> list[FunctionInfo]:
+        """The methods ``x.name(...)`` runs by that name, ``x`` of any type (``self.feed(x).conv(...)``); not what
+        Keras runs for ``self(x)``."""
+        func = site.node.func
+        return [f for f in self.callees_of(site) if isinstance(func, cst.Attribute) and f.name == func.attr.value]
 
     def _methods_of_hierarchy(self, cls_info: ClassInfo, depth: int = CALL_DEPTH) -> list[FunctionInfo]:
         """The methods of a repo class and of its repo base classes."""
@@ -6200,17 +6217,19 @@ class SourceQueries:
         for site in self.index.calls:
             if m.matches(site.node.func, fits) or id(site) in compiles:
                 add(site, site.node.func.value)
-        trainable = m.Attribute(attr=m.Name(value=m.MatchIfTrue(TRAINABLE_ATTRIBUTES.__contains__)))
-        gradient = m.Attribute(attr=m.Name("gradient"))
-        inline_steps = {id(loop.node) for loop in self.training_loops if loop.inline_step}
-        step_calls = [site for step in self.training_steps for site in self.calls_in(step)]
-        step_calls += [site for site in self.index.calls if m.matches(site.node.func, gradient)
-                       and (loop := site.module.enclosing_loop(site.node)) is not None and id(loop) in inline_steps]
+        step_calls = [site for step in self.training_steps for site in self.calls_in(step)] + self._inline_gradients
         for site in step_calls:
-            sources = argument_value(site.node, "sources", 1) if m.matches(site.node.func, gradient) else None
-            for attribute in m.findall(sources, trainable) if sources is not None else ():
+            sources = argument_value(site.node, "sources", 1) if m.matches(site.node.func, _GRADIENT) else None
+            for attribute in m.findall(sources, _TRAINABLE) if sources is not None else ():
                 add(site, attribute.value)
         return list(found.values())
+
+    @cached_property
+    def _inline_gradients(self) -> list[CallSite]:
+        """The ``tape.gradient(...)`` calls of the loops that write their training step inline."""
+        inline_steps = {id(loop.node) for loop in self.training_loops if loop.inline_step}
+        return [site for site in self.index.calls if m.matches(site.node.func, _GRADIENT)
+                and (loop := site.module.enclosing_loop(site.node)) is not None and id(loop) in inline_steps]
 
     @staticmethod
     def _policy_statement(resolver: _ModelResolver, model: ModelConstruction) -> tuple[ModuleInfo, cst.BaseStatement]:
