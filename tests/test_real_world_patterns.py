@@ -7224,3 +7224,41 @@ optim = tf.optimizers.Adam(1e-5)""", """for epoch in range(10):
     assert [(f.location.path.as_posix(), f.location.cell.cell, f.location.cell.line, f.confidence)
             for f in findings] == [("main/finetune.ipynb", 3, 1, Confidence.LIKELY),
                                    ("main/tagging.ipynb", 3, 1, Confidence.LIKELY)]
+
+
+def test_a_replay_minibatch_drawn_from_a_global_memory_is_predicted_per_step():
+    """Hands-On ML's DQN: `sample_experiences` draws indices into a module-level `replay_memory`, and the training
+    step, run once per episode, predicts on the drawn next states, unpacked from the experiences it returned."""
+    findings = _findings({"dqn.py": """
+        from collections import deque
+
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow import keras
+
+        model = keras.models.Sequential([keras.layers.Dense(32, activation="elu", input_shape=[4]),
+                                         keras.layers.Dense(2)])
+        optimizer = keras.optimizers.Adam(learning_rate=1e-2)
+        replay_memory = deque(maxlen=2000)
+
+        def sample_experiences(batch_size):
+            indices = np.random.randint(len(replay_memory), size=batch_size)
+            batch = [replay_memory[index] for index in indices]
+            return [np.array([experience[field] for experience in batch]) for field in range(5)]
+
+        def training_step(batch_size):
+            experiences = sample_experiences(batch_size)
+            states, actions, rewards, next_states, dones = experiences
+            next_q_values = model.predict(next_states)
+            target_q_values = rewards + (1 - dones) * 0.95 * np.max(next_q_values, axis=1)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(target_q_values - tf.reduce_max(model(states), axis=1)))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        for episode in range(600):
+            play_one_episode(env)
+            if episode > 50:
+                training_step(32)
+        """}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(20, Confidence.LIKELY)]

@@ -4818,14 +4818,16 @@ class SourceQueries:
             for construction in self._constructions_called_by(step):
                 found.setdefault(id(construction.node), construction)
         # A step written inline in a loop (a notebook cell's `for batch in ds: with tf.GradientTape() ...`): the
-        # models whose weights it differentiates.
+        # models whose weights it differentiates, of those a run with the defaults builds.
         for site in self._inline_gradients:
             sources = argument_value(site.node, "sources", 1)
             for attribute in m.findall(sources, _TRAINABLE) if sources is not None else ():
-                bound = self.bound_call(site.module, site.node, attribute.value.value) if isinstance(
+                bound = self.bound_call(site.module, site.node, attribute.value.value, by_default=True) if isinstance(
                     attribute.value, cst.Name) else None
                 for construction in self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []:
-                    found.setdefault(id(construction.node), construction)
+                    if self.skipped_by_default(construction.module,
+                                               construction.module.location(construction.node).line) is None:
+                        found.setdefault(id(construction.node), construction)
         if found:
             return sorted(found.values(), key=self._source_order)
         sites = [c for c in self.index.calls if self._builds_model(c) and not (
@@ -6518,10 +6520,20 @@ def _draws_at_random(site: CallSite) -> bool:
 
 def _draws_held_items(site: CallSite) -> bool:
     """Whether ``site`` draws items from what its object holds (``random.sample(self.samples, n)``,
-    ``np.random.choice(len(self.buffer), n)``): a replay memory's minibatch, not a dataset made up at random."""
+    ``np.random.choice(len(self.buffer), n)``), or a global its function reads (a notebook's ``replay_memory =
+    deque(maxlen=2000)``, then ``np.random.randint(len(replay_memory), size=batch_size)``): a replay memory's
+    minibatch, not a dataset made up at random from the function's own parameters."""
     population = site.node.args[0].value if site.node.args else None
-    return _draws_items(site) and population is not None and bool(
-        m.findall(population, m.Attribute(value=m.Name("self"))))
+    if not _draws_items(site) or population is None:
+        return False
+    if m.findall(population, m.Attribute(value=m.Name("self"))):
+        return True
+    function = site.function
+    if function is None:
+        return False
+    local = set(function.params) | set(_loop_bindings(function.node.body))
+    called = {id(call.func) for call in m.findall(population, m.Call())}
+    return any(name.value not in local for name in m.findall(population, m.Name()) if id(name) not in called)
 
 
 def _is_input_batch(site: CallSite) -> bool:
