@@ -7071,41 +7071,50 @@ def test_a_training_function_that_builds_its_model_through_a_global_alias():
 def test_the_repos_own_keras_image_iterator_is_read_like_flow_from_directory():
     """keras-fcn's shape: an ImageDataGenerator subclass whose own `flow_from_imageset` returns an instance of the
     repo's subclass of Keras' image `Iterator`, which makes each batch in Python 2's `next`. Training on it at batch 1,
-    on the GPU the script picks, is a small batch; its `next` reads an image per sample on the host."""
+    on the GPU the script picks, is a small batch; its `next` reads an image per sample on the host, through the
+    loader object it was given."""
     findings = _findings({"voc_generator.py": """
         import numpy as np
         from keras.preprocessing.image import ImageDataGenerator, Iterator, load_img, img_to_array
 
         class PascalVocGenerator(ImageDataGenerator):
-            def flow_from_imageset(self, filenames, batch_size=1, shuffle=True):
-                return IndexIterator(filenames, self, batch_size=batch_size, shuffle=shuffle)
+            def flow_from_imageset(self, loader, batch_size=1, shuffle=True):
+                return IndexIterator(loader, self, batch_size=batch_size, shuffle=shuffle)
 
         class IndexIterator(Iterator):
-            def __init__(self, filenames, generator, batch_size=1, shuffle=False):
-                self.filenames = filenames
+            def __init__(self, image_set_loader, generator, batch_size=1, shuffle=False):
+                self.image_set_loader = image_set_loader
                 self.generator = generator
-                super(IndexIterator, self).__init__(len(filenames), batch_size, shuffle, None)
+                super(IndexIterator, self).__init__(len(image_set_loader.filenames), batch_size, shuffle, None)
 
             def next(self):
                 with self.lock:
                     index_array = next(self.index_generator)
-                return np.stack([img_to_array(load_img(self.filenames[j], target_size=(224, 224)))
-                                 for j in index_array])
+                return np.stack([self.image_set_loader.load_img(j) for j in index_array])
+
+        class ImageSetLoader(object):
+            def __init__(self, filenames):
+                self.filenames = filenames
+
+            def load_img(self, index):
+                return img_to_array(load_img(self.filenames[index], target_size=(224, 224)))
         """, "train.py": """
         import os
         from keras.layers import Conv2D, Input
         from keras.models import Model
-        from voc_generator import PascalVocGenerator
+        from voc_generator import ImageSetLoader, PascalVocGenerator
 
         os.environ["CUDA_VISIBLE_DEVICES"] = "0"
         inputs = Input((224, 224, 3))
         model = Model(inputs, Conv2D(21, 1)(Conv2D(64, 3, padding="same")(inputs)))
         model.compile(optimizer="sgd", loss="categorical_crossentropy")
         datagen = PascalVocGenerator(rescale=1 / 255.)
-        model.fit_generator(datagen.flow_from_imageset(["a.jpg"], batch_size=1), steps_per_epoch=1112, epochs=100)
+        loader = ImageSetLoader(["a.jpg"])
+        model.fit_generator(datagen.flow_from_imageset(loader, batch_size=1), steps_per_epoch=1112, epochs=100)
         """}, "TFC003", "TFD004")
     assert [(f.code, f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
-        ("TFC003", "train.py", 11, Confidence.LIKELY), ("TFD004", "train.py", 11, Confidence.LIKELY)]
+        ("TFC003", "train.py", 12, Confidence.LIKELY), ("TFD004", "train.py", 12, Confidence.LIKELY)]
+    assert "which does `load_img`" in findings[1].evidence[1].message
 
 
 def test_a_caffe_tensorflow_network_counts_the_layers_its_setup_chains():

@@ -4462,12 +4462,15 @@ class SourceQueries:
 
     def _functions_called(self, call: CallSite) -> list[FunctionInfo]:
         """The repo functions ``call`` runs: by name, or, through a name or ``self`` attribute bound to one, what
-        was bound (``self.preprocess(x)`` where the constructor was given ``preprocess=self._load``)."""
+        was bound (``self.preprocess(x)`` where the constructor was given ``preprocess=self._load``); for a method
+        of an object whose class the source does not show (``self.loader.load_img(fn)``, the loader the
+        constructor was given), what the call graph says it runs."""
         found = self.index.functions_near(call.module, call.names)
         if found or not isinstance(call.node.func, (cst.Name, cst.Attribute)):
             return found
         return self.index.functions_named(*self._callables(call.module, call.function, call.node.func, None,
-                                                           CALL_DEPTH))
+                                                           CALL_DEPTH)) or (self.callees_of(call) if not call.names
+                                                                            else [])
 
     def waiting_calls(self, python_function_call: CallSite) -> list[CallSite]:
         """For a ``tf.py_function``/``numpy_function`` call: the calls its Python makes that wait (sleep, file or
