@@ -12,10 +12,10 @@ from advisor.codemods.throttle_callback import TensorBoardUpdatePerEpoch, Thrott
 from advisor.rule import (Applicability, CallSite, Confidence, Evidence, Example, Finding, FixAvailability,
                           FunctionInfo, Rule, RuleContext, Verdict, batch_parameter, literal, typical)
 
-BATCH_HOOKS = frozenset({
-    "on_train_batch_begin", "on_train_batch_end", "on_batch_begin", "on_batch_end",
-    "on_test_batch_begin", "on_test_batch_end", "on_predict_batch_begin", "on_predict_batch_end",
-})
+BATCH_HOOKS = frozenset({"on_train_batch_begin", "on_train_batch_end", "on_batch_begin", "on_batch_end"})
+# Run per batch of `evaluate`, and of `fit`'s validation passes: between epochs, not between training steps.
+# (`on_predict_batch_*` runs in `predict` only: no training waits for it.)
+EVALUATION_HOOKS = frozenset({"on_test_batch_begin", "on_test_batch_end"})
 # A hook throttled to every Nth batch should leave at most this share of the step as host gap.
 TARGET_GAP_SHARE = 0.02
 DEFAULT_EVERY, MIN_EVERY, MAX_EVERY = 100, 10, 1000
@@ -87,6 +87,12 @@ class SlowCallback(Rule):
             import tensorflow as tf
             tb = tf.keras.callbacks.TensorBoard("logs", update_freq="epoch", profile_batch=(10, 15))
             """),
+        Example("""
+            from tensorflow import keras
+            class Progress(keras.callbacks.Callback):
+                def on_predict_batch_end(self, batch, logs=None):
+                    print("predicted batch", batch)
+            """, note="a prediction hook: no training step waits for it"),
     )
     invalid = (
         Example("""
@@ -149,7 +155,7 @@ class SlowCallback(Rule):
         every = _every_n(gap_share) if gap_share is not None else DEFAULT_EVERY
         for cls_info in ctx.index.subclasses_of("keras.callbacks.Callback"):
             for hook in ctx.index.methods_of(cls_info):
-                if hook.name in BATCH_HOOKS:
+                if hook.name in BATCH_HOOKS | EVALUATION_HOOKS:
                     finding = self._hook_finding(ctx, cls_info.name, hook, every)
                     if finding is not None:
                         yield finding
@@ -170,13 +176,18 @@ class SlowCallback(Rule):
             return None
         module = hook.module
         lines = ", ".join(f"{what} ({module.location(node).line_label})" for what, node in costs.items())
-        static = Verdict(Confidence.LIKELY, typical("callback"), (Evidence.source(f"per-batch work: {lines}"),))
+        evaluation = hook.name in EVALUATION_HOOKS
+        static = Verdict(Confidence.POSSIBLE if evaluation else Confidence.LIKELY, typical("callback"), (
+            Evidence.source(f"per-batch work: {lines}"),) + ((Evidence.source(
+                "it runs per batch of `evaluate` and of `fit`'s validation, not between training steps"),)
+                                                            if evaluation else ()))
         registration = ctx.queries.registration(site for cls_info in ctx.index.classes
                                                 if cls_info.key == hook.class_key
                                                 for site in ctx.queries.constructions_of(cls_info))
         verdict = ctx.verdicts.host_gap(every, static, hook, registration, ctx.queries.fixed_sleep_ms(hook))
+        waiting = "the next evaluation step" if evaluation else "the next training step"
         message = (f"`{class_name}.{hook.name}` runs after every batch and does {', '.join(dict.fromkeys(costs))}; "
-                   "the next training step waits for it.")
+                   f"{waiting} waits for it.")
         return self.finding(module, hook.node.name, message, verdict, reach=ctx.queries.reach(module, hook.node),
                             codemod=ThrottleBatchHook if batch is not None else None, fix_args={"every": every})
 

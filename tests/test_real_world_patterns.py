@@ -7271,3 +7271,25 @@ def test_a_replay_minibatch_drawn_from_a_global_memory_is_predicted_per_step():
                 training_step(32)
         """}, "TFH007")
     assert [(f.location.line, f.confidence) for f in findings] == [(20, Confidence.LIKELY)]
+
+
+def test_a_callbacks_evaluation_hooks_hold_up_no_training_step():
+    """A callback tutorial prints in every batch hook: the training ones between training steps (likely), the
+    evaluation ones only in `evaluate` and `fit`'s validation (possible, saying so)."""
+    findings = _findings({"callbacks.py": """
+        import tensorflow as tf
+
+        class MyCustomCallback(tf.keras.callbacks.Callback):
+            def on_train_batch_end(self, batch, logs=None):
+                print("Training: batch {} ends".format(batch))
+
+            def on_test_batch_end(self, batch, logs=None):
+                print("Evaluating: batch {} ends".format(batch))
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(x_train, y_train, batch_size=64, epochs=1, steps_per_epoch=5, callbacks=[MyCustomCallback()])
+        model.evaluate(x_test, y_test, batch_size=128, steps=5, callbacks=[MyCustomCallback()])
+        """}, "TFH001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(4, Confidence.LIKELY), (7, Confidence.POSSIBLE)]
+    assert "not between training steps" in findings[1].evidence[-1].message
