@@ -83,13 +83,18 @@ def declaration_files(root: Path, sources: Iterable[Path]) -> dict[Path, bytes]:
     for source in sources:
         folders.update(source.parents)
     found: dict[Path, bytes] = {}
-    for folder in sorted(folders | {folder / DOCKER_FOLDER for folder in folders}):
+    pending = sorted(folders)
+    while pending:
+        folder = pending.pop(0)
         try:
             entries = sorted(os.scandir(root / folder), key=lambda e: e.name)
         except OSError:
             continue
+        in_docker_folder = _is_docker_folder(folder)
         for entry in entries:
-            if (_is_dockerfile(entry.name) if folder.name == DOCKER_FOLDER else is_declaration(entry.name)) and \
+            if not in_docker_folder and _is_docker_folder(Path(entry.name)) and entry.is_dir(follow_symlinks=False):
+                pending.append(folder / entry.name)
+            elif (_is_dockerfile(entry.name) if in_docker_folder else is_declaration(entry.name)) and \
                     entry.is_file(follow_symlinks=False):
                 try:
                     found[folder / entry.name] = read_regular_file(Path(entry.path), MAX_DECLARATION_BYTES)
@@ -98,12 +103,16 @@ def declaration_files(root: Path, sources: Iterable[Path]) -> dict[Path, bytes]:
     return found
 
 
+def _is_docker_folder(folder: Path) -> bool:
+    return folder.name.lower() == DOCKER_FOLDER
+
+
 def tensorflow_pins(declarations: dict[Path, bytes]) -> dict[Path, TensorflowPin | None]:
     """For each folder that declares TensorFlow: the pin its declarations agree on, or None where one of them leaves
     the version open."""
     by_folder: dict[Path, list[TensorflowPin | None]] = {}
     for path, data in declarations.items():
-        folder = path.parent.parent if path.parent.name == DOCKER_FOLDER and _is_dockerfile(path.name) else path.parent
+        folder = path.parent.parent if _is_docker_folder(path.parent) and _is_dockerfile(path.name) else path.parent
         for requirement, specifier in _tensorflow_requirements(path.name, data.decode("utf-8", errors="replace")):
             newest = _newest_allowed(specifier)
             by_folder.setdefault(folder, []).append(

@@ -60,13 +60,13 @@ def test_the_most_permissive_declaration_of_a_folder_counts_and_an_open_one_leav
 
 
 def test_a_dockerfile_in_a_docker_folder_declares_for_the_folder_above(tmp_path):
-    (tmp_path / "docker").mkdir()
-    (tmp_path / "docker" / "Dockerfile").write_text("FROM tensorflow/tensorflow:1.15.5-gpu-py3\n")
-    (tmp_path / "docker" / "requirements.txt").write_text("tensorflow==2.12.0\n")  # the image's, not the repo's
+    (tmp_path / "Docker").mkdir()
+    (tmp_path / "Docker" / "Dockerfile").write_text("FROM tensorflow/tensorflow:1.15.5-gpu-py3\n")
+    (tmp_path / "Docker" / "requirements.txt").write_text("tensorflow==2.12.0\n")  # the image's, not the repo's
     (tmp_path / "train.py").write_text("import tensorflow as tf\n")
     index = SourceIndex.read(tmp_path)
     pin = index.tensorflow_pin(index.modules[0])
-    assert pin.newest == (1, 15) and pin.path == Path("docker/Dockerfile")
+    assert pin.newest == (1, 15) and pin.path == Path("Docker/Dockerfile")
 
 
 def test_a_module_takes_the_pin_of_its_nearest_declaring_folder(tmp_path):
