@@ -7293,3 +7293,29 @@ def test_a_callbacks_evaluation_hooks_hold_up_no_training_step():
         """}, "TFH001")
     assert [(f.location.line, f.confidence) for f in findings] == [(4, Confidence.LIKELY), (7, Confidence.POSSIBLE)]
     assert "not between training steps" in findings[1].evidence[-1].message
+
+
+def test_a_five_call_retracing_demo_retraces_five_times_only():
+    """A tutorial cell shows that Python values retrace: five calls with `i` make five graphs, then stop. A training
+    loop of thousands of steps passing its step counter retraces on every one."""
+    findings = _findings({"tf_function.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def square(x):
+            return tf.square(x)
+
+        for i in range(5):
+            square(i)
+
+        @tf.function
+        def train_step(step, x):
+            return x * tf.cast(step, tf.float32)
+
+        for step in range(100000):
+            train_step(step, tf.ones(3))
+        """}, "TFH003")
+    demo, training = sorted(findings, key=lambda f: f.location.line)
+    assert [(f.location.line, f.confidence) for f in (demo, training)] == [
+        (8, Confidence.POSSIBLE), (15, Confidence.LIKELY)]
+    assert "the loop runs 5 steps in all" in demo.evidence[-1].message
