@@ -50,7 +50,7 @@ KERAS_IMAGE_ITERATORS = frozenset({"flow", "flow_from_directory", "flow_from_dat
 _NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
 _GRADIENT = m.Attribute(attr=m.Name("gradient"))
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
-_GRADIENT_CALL = m.Call(func=m.Attribute(attr=m.Name("gradient")))
+_GRADIENT_CALL = m.Call(func=_GRADIENT)
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
 TENSOR_APIS = ("tensorflow.", "keras.")
 # Calls that make every tf.function run eagerly (a debugging switch).
