@@ -180,8 +180,10 @@ def _tensorflow_requirements(name: str, text: str) -> Iterable[tuple[str, Specif
 
 
 def _dockerfile_requirements(text: str) -> Iterable[tuple[str, SpecifierSet]]:
-    """The TensorFlow a Dockerfile's image starts from or installs (see ``_DOCKER_IMAGE``): a tag or version held in
-    a build argument (``tensorflow:${TF_VERSION}``, ``tensorflow-gpu==$VERSION``) declares nothing."""
+    """The TensorFlow versions a Dockerfile's image starts from or installs (see ``_DOCKER_IMAGE``). Only versions
+    count: an image built from `latest`, or a plain `pip install tensorflow` next to the repo's pinned
+    requirements, builds whatever was newest the day it was built, which declares nothing; nor does a version held
+    in a build argument (``tensorflow:${TF_VERSION}``, ``tensorflow-gpu==$VERSION``)."""
     for instruction in re.sub(r"\\\s*\n", " ", text).splitlines():
         instruction = instruction.strip()
         if not instruction or instruction.startswith("#"):
@@ -192,8 +194,6 @@ def _dockerfile_requirements(text: str) -> Iterable[tuple[str, SpecifierSet]]:
             tag = _DOCKER_IMAGE_VERSION.match(image["tag"])
             if tag is not None:
                 candidates.append(f"tensorflow=={tag[1]}" if tag[1].count(".") == 2 else f"tensorflow=={tag[1]}.*")
-            elif image["tag"].startswith(("latest", "nightly")):
-                candidates.append("tensorflow")
         candidates += [f"{wheel['name']}=={wheel['version']}" for wheel in _WHEEL.finditer(instruction)]
         if re.search(r"\b(?:pip3?|conda)\s+install\b", instruction):
             quoted = _QUOTED.findall(instruction)
@@ -203,7 +203,7 @@ def _dockerfile_requirements(text: str) -> Iterable[tuple[str, SpecifierSet]]:
                 candidates.append(_conda_requirement(conda["name"], conda["version"]) if conda is not None else word)
         for candidate in candidates:
             parsed = _parse(candidate)
-            if parsed is not None:
+            if parsed is not None and parsed[1]:
                 yield parsed
 
 

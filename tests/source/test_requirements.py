@@ -30,7 +30,7 @@ from advisor.source.requirements import declaration_files, tensorflow_pins
     ("req.txt", "Keras==2.0.8\ntensorflow==1.3.0\n", (1, 3)),
     ("Dockerfile", "FROM tensorflow/tensorflow:1.12.0-gpu-py3\n", (1, 12)),
     ("Dockerfile", "FROM gcr.io/tensorflow/tensorflow:1.0.0\n", (1, 0)),
-    ("Dockerfile", "FROM tensorflow/tensorflow:latest-gpu\n", None),
+    ("Dockerfile", "FROM tensorflow/tensorflow:latest-gpu\n", "undeclared"),
     ("Dockerfile", "FROM tensorflow/tensorflow:${TF_VERSION}${GPU_TAG}\n", "undeclared"),
     ("Dockerfile", "#### FROM tensorflow/tensorflow:latest-gpu ####\n", "undeclared"),
     ("Dockerfile.gpu", "ARG URL=https://storage.googleapis.com/tensorflow/linux/gpu/"
@@ -38,7 +38,7 @@ from advisor.source.requirements import declaration_files, tensorflow_pins
     ("Dockerfile", "RUN apt-get update && \\\n    pip install 'tensorflow < 2' && \\\n    pip install gym\n", (1, 999)),
     ("Dockerfile-gpu", "RUN conda install --quiet --yes 'tensorflow-gpu=1.0*'\n", (1, 0)),
     ("Dockerfile", "RUN conda install -y ipython tensorflow-gpu=1.14.0 keras=2.3.1\n", (1, 14)),
-    ("Dockerfile", "RUN pip3 install numpy tensorflow pandas\n", None),
+    ("Dockerfile", "RUN pip3 install numpy tensorflow pandas\n", "undeclared"),
     ("Dockerfile", "RUN pip install tensorflow-gpu==$TENSORFLOW_VERSION tensorflow-serving-api\n", "undeclared"),
 ])
 def test_each_declaration_gives_the_newest_tensorflow_it_allows(path, text, newest):
@@ -57,6 +57,13 @@ def test_the_most_permissive_declaration_of_a_folder_counts_and_an_open_one_leav
     one_open = tensorflow_pins({Path("requirements.txt"): b"tensorflow==2.3.0\n",
                                 Path("requirements-dev.txt"): b"tensorflow\n"})
     assert one_open[Path(".")] is None
+
+
+def test_an_unversioned_dockerfile_leaves_the_requirements_pin():
+    pins = tensorflow_pins({Path("requirements.txt"): b"tensorflow==1.14.0\n",
+                            Path("Dockerfile.gpu"): b"FROM tensorflow/tensorflow:latest-gpu-py3-jupyter\n",
+                            Path("Dockerfile"): b"RUN pip install -U numpy tensorflow\n"})
+    assert pins[Path(".")].newest == (1, 14)
 
 
 def test_a_dockerfile_in_a_docker_folder_declares_for_the_folder_above(tmp_path):
