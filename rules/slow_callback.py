@@ -13,7 +13,7 @@ from advisor.rule import (Applicability, CallSite, Confidence, Evidence, Example
                           FunctionInfo, Rule, RuleContext, Verdict, batch_parameter, literal, typical)
 
 BATCH_HOOKS = frozenset({"on_train_batch_begin", "on_train_batch_end", "on_batch_begin", "on_batch_end"})
-# Run per batch of `evaluate`, and of `fit`'s validation passes: between epochs, not between training steps.
+# Run per batch of `evaluate`, and of the validation pass of a `fit` given validation data, in every epoch.
 # (`on_predict_batch_*` runs in `predict` only: no training waits for it.)
 EVALUATION_HOOKS = frozenset({"on_test_batch_begin", "on_test_batch_end"})
 # A hook throttled to every Nth batch should leave at most this share of the step as host gap.
@@ -176,16 +176,17 @@ class SlowCallback(Rule):
             return None
         module = hook.module
         lines = ", ".join(f"{what} ({module.location(node).line_label})" for what, node in costs.items())
-        evaluation = hook.name in EVALUATION_HOOKS
+        constructions = [site for cls_info in ctx.index.classes if cls_info.key == hook.class_key
+                         for site in ctx.queries.constructions_of(cls_info)]
+        # An evaluation hook holds up training only in the validation passes of a `fit` it is given to.
+        evaluation = hook.name in EVALUATION_HOOKS and not any(
+            id(site.node) in ctx.queries.validated_callbacks for site in constructions)
         static = Verdict(Confidence.POSSIBLE if evaluation else Confidence.LIKELY, typical("callback"), (
             Evidence.source(f"per-batch work: {lines}"),) + ((Evidence.source(
-                "it runs per batch of `evaluate` and of `fit`'s validation, not between training steps"),)
-                                                            if evaluation else ()))
-        registration = ctx.queries.registration(site for cls_info in ctx.index.classes
-                                                if cls_info.key == hook.class_key
-                                                for site in ctx.queries.constructions_of(cls_info))
+                "it runs per batch of `evaluate`: no `fit` that validates is given it"),) if evaluation else ()))
+        registration = ctx.queries.registration(constructions)
         verdict = ctx.verdicts.host_gap(every, static, hook, registration, ctx.queries.fixed_sleep_ms(hook))
-        waiting = "the next evaluation step" if evaluation else "the next training step"
+        waiting = "the next evaluation step" if hook.name in EVALUATION_HOOKS else "the next training step"
         message = (f"`{class_name}.{hook.name}` runs after every batch and does {', '.join(dict.fromkeys(costs))}; "
                    f"{waiting} waits for it.")
         return self.finding(module, hook.node.name, message, verdict, reach=ctx.queries.reach(module, hook.node),

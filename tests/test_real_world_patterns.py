@@ -7275,7 +7275,7 @@ def test_a_replay_minibatch_drawn_from_a_global_memory_is_predicted_per_step():
 
 def test_a_callbacks_evaluation_hooks_hold_up_no_training_step():
     """A callback tutorial prints in every batch hook: the training ones between training steps (likely), the
-    evaluation ones only in `evaluate` and `fit`'s validation (possible, saying so)."""
+    evaluation ones only in `evaluate`, as the `fit` it is given has no validation data (possible, saying so)."""
     findings = _findings({"callbacks.py": """
         import tensorflow as tf
 
@@ -7292,7 +7292,7 @@ def test_a_callbacks_evaluation_hooks_hold_up_no_training_step():
         model.evaluate(x_test, y_test, batch_size=128, steps=5, callbacks=[MyCustomCallback()])
         """}, "TFH001")
     assert [(f.location.line, f.confidence) for f in findings] == [(4, Confidence.LIKELY), (7, Confidence.POSSIBLE)]
-    assert "not between training steps" in findings[1].evidence[-1].message
+    assert "no `fit` that validates is given it" in findings[1].evidence[-1].message
 
 
 def test_a_five_call_retracing_demo_retraces_five_times_only():

@@ -40,6 +40,8 @@ _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
 # `keras.utils.Sequence`'s, a subclass of Keras' image `Iterator`'s.
 BATCH_METHODS = frozenset({"__next__", "__iter__", "next", "__getitem__", "_get_batches_of_transformed_samples"})
 KERAS_FITS = frozenset({"fit", "fit_generator"})
+# `fit`'s arguments that make it run a validation pass every epoch.
+VALIDATION_ARGUMENTS = ("validation_data", "validation_split")
 # Methods Keras (or TensorFlow, an Estimator's hooks, a thread's `start`) calls on a repo's objects whenever they are
 # used; not `train_step`, which runs only when code calls `fit` by name.
 FRAMEWORK_CALLED_METHODS = frozenset({
@@ -3240,18 +3242,32 @@ class SourceQueries:
         ``append`` sits under an ``if`` (``if args.log_every_batch: callbacks.append(Logger())``)."""
         registered: dict[int, bool] = {}
         for training in self._training_calls:
-            value = argument_value(training.node, "callbacks")
-            if isinstance(value, cst.Name):
-                bound = self.bound_call(training.module, training.node, value.value)
-                listed = self._list_bound_to(training, value.value)
-                if bound is not None:
-                    registered[id(bound.node)] = True
-                for element, unconditional in listed:
-                    self._register(training, element, unconditional, registered)
-            elif isinstance(value, (cst.List, cst.Tuple)):
-                for element in value.elements:
-                    self._register(training, element.value, True, registered)
+            self._register_callbacks(training, registered)
         return registered
+
+    @cached_property
+    def validated_callbacks(self) -> set[int]:
+        """Callbacks a training call that validates is given (``fit(..., validation_data=val, callbacks=[...])``),
+        by ``id`` of their construction: their evaluation hooks run in every epoch's validation pass."""
+        registered: dict[int, bool] = {}
+        for training in self._training_calls:
+            if any(argument_value(training.node, keyword) is not None for keyword in VALIDATION_ARGUMENTS):
+                self._register_callbacks(training, registered)
+        return set(registered)
+
+    def _register_callbacks(self, training: CallSite, registered: dict[int, bool]) -> None:
+        """Record the callbacks ``training`` is given in ``registered`` (see :attr:`registered_callbacks`)."""
+        value = argument_value(training.node, "callbacks")
+        if isinstance(value, cst.Name):
+            bound = self.bound_call(training.module, training.node, value.value)
+            listed = self._list_bound_to(training, value.value)
+            if bound is not None:
+                registered[id(bound.node)] = True
+            for element, unconditional in listed:
+                self._register(training, element, unconditional, registered)
+        elif isinstance(value, (cst.List, cst.Tuple)):
+            for element in value.elements:
+                self._register(training, element.value, True, registered)
 
     def registration(self, constructions: Iterable[CallSite]) -> Registration:
         """How the training registers the callback objects built at ``constructions``."""
