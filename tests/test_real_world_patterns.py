@@ -7319,3 +7319,30 @@ def test_a_five_call_retracing_demo_retraces_five_times_only():
     assert [(f.location.line, f.confidence) for f in (demo, training)] == [
         (8, Confidence.POSSIBLE), (15, Confidence.LIKELY)]
     assert "the loop runs 5 steps in all" in demo.evidence[-1].message
+
+
+def test_slim_repeat_counts_each_layer_it_repeats():
+    """TF-Slim's VGG16: `slim.repeat(net, 3, slim.conv2d, 256, [3, 3])` makes three 256-filter convolutions; the
+    thirteen of the network at 224 pixels are compute-heavy."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+        slim = tf.contrib.slim
+
+        def vgg16(inputs):
+            net = slim.repeat(inputs, 2, slim.conv2d, 64, [3, 3], scope='conv1')
+            net = slim.max_pool2d(net, [2, 2], scope='pool1')
+            net = slim.repeat(net, 2, slim.conv2d, 128, [3, 3], scope='conv2')
+            net = slim.repeat(net, 3, slim.conv2d, 256, [3, 3], scope='conv3')
+            net = slim.repeat(net, 3, slim.conv2d, 512, [3, 3], scope='conv4')
+            net = slim.repeat(net, 3, slim.conv2d, 512, [3, 3], scope='conv5')
+            return slim.fully_connected(slim.flatten(net), 10)
+
+        images = tf.placeholder(tf.float32, [None, 224, 224, 3])
+        loss = tf.reduce_mean(vgg16(images))
+        train_op = tf.train.MomentumOptimizer(0.01, 0.9).minimize(loss)
+        with tf.Session() as sess:
+            for step in range(10000):
+                sess.run(train_op, feed_dict={images: next_batch()})
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY)]
+    assert "makes 13 convolution and 0 dense layers" in findings[0].evidence[1].message

@@ -1534,6 +1534,10 @@ _REAPPLIES_VARIABLES = m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("reuse"
 # convolutions) and reinforcement-learning MLPs (three or four dense layers) below.
 # TensorFlow 1.x layers called as functions of their input: ``tf.layers.dense(x, units)``, ``slim.conv2d(x, n)``.
 TF1_FUNCTIONAL_LAYERS = ("tensorflow.layers.", "tensorflow.contrib.layers.", "tensorflow.contrib.slim.")
+# Slim's `repeat(net, 3, slim.conv2d, 256, [3, 3])`: a layer applied a number of times, its arguments after the
+# count and the layer.
+LAYER_REPEATS = frozenset({"tensorflow.contrib.slim.repeat", "tensorflow.contrib.layers.repeat", "tf_slim.repeat",
+                           "tf_slim.layers.repeat"})
 HEAVY_CONVOLUTIONS = 4
 # On images this small (MNIST, CIFAR) a few convolutions are cheap: only a deep network keeps 16-bit units busy.
 SMALL_IMAGE_SIDE = 32
@@ -5237,6 +5241,13 @@ class SourceQueries:
                 if side is not None:
                     tally.image_side = min(side, tally.image_side or side)
                 continue
+            if LAYER_REPEATS.intersection(names):
+                kind, times = self._repeated_layers(call, passed)
+                if kind == "convolution":
+                    tally.convolutions += weight * times
+                elif kind == "dense":
+                    tally.dense += weight * times
+                continue
             framework = [n for n in names if n.startswith(("keras.", "tensorflow."))] or self._framework_bases(names)
             if framework:
                 variable = self._weight_variable(call, framework)
@@ -5325,6 +5336,21 @@ class SourceQueries:
         """The method ``name`` an instance of ``instance`` runs: its own, else the nearest base's."""
         method = next((f for f in self._methods_of_hierarchy(instance) if f.name == name), None)
         return [(method, self.index.unpassed_parameters(method))] if method is not None else []
+
+    def _repeated_layers(self, call: CallSite, passed: _Passed | None) -> tuple[str | None, int]:
+        """What slim's ``repeat(inputs, repetitions, layer, *args)`` makes: the kind of layer (convolution, dense;
+        None for anything else or one narrower than :data:`NARROW_WIDTH`) and how many, where the source says."""
+        args = [arg for arg in call.node.args if arg.keyword is None and not arg.star]
+        if len(args) < 4:
+            return None, 0
+        times = self._integer(call.module, args[1].value, passed, call.function)
+        lasts = {name.rsplit(".", 1)[-1].replace("_", "").lower() for name in
+                 call.module.qualified_names(args[2].value) if name.startswith(("tensorflow.", "tf_slim."))}
+        kind = "convolution" if lasts & CONVOLUTION_LAYERS else "dense" if lasts & DENSE_LAYERS.keys() else None
+        width = self._integer(call.module, args[3].value, passed, call.function)
+        if times is None or kind is None or width is not None and width < NARROW_WIDTH[kind]:
+            return None, 0
+        return kind, times
 
     def _factory_passed(self, call: CallSite, callee: FunctionInfo, passed: _Passed | None) -> _Passed | None:
         """For a closure called where its factory returns it (``_res_conv(filters=64)(x)``), what the factory call
