@@ -7346,3 +7346,27 @@ def test_slim_repeat_counts_each_layer_it_repeats():
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY)]
     assert "makes 13 convolution and 0 dense layers" in findings[0].evidence[1].message
+
+
+def test_a_function_redefined_before_any_call_is_not_the_one_training_runs():
+    """A notebook improves its reader in the next cell, under the same name, before anything calls it: training
+    runs the second definition's pipeline; the first one's is reached by no run."""
+    findings = _findings({"notebook.py": """
+        import tensorflow as tf
+
+        def csv_reader_dataset(filenames, batch_size=32):
+            dataset = tf.data.Dataset.list_files(filenames).repeat()
+            dataset = dataset.interleave(lambda f: tf.data.TextLineDataset(f).skip(1), cycle_length=5)
+            return dataset.map(parse_csv_line, num_parallel_calls=5).batch(batch_size).prefetch(1)
+
+        def csv_reader_dataset(filenames, batch_size=32):
+            dataset = tf.data.Dataset.list_files(filenames).repeat()
+            dataset = dataset.interleave(lambda f: tf.data.TextLineDataset(f).skip(1), cycle_length=5)
+            return dataset.map(parse_csv_line, num_parallel_calls=tf.data.AUTOTUNE).batch(batch_size).prefetch(1)
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(30, activation="relu"), tf.keras.layers.Dense(1)])
+        model.compile(loss="mse", optimizer="sgd")
+        model.fit(csv_reader_dataset(train_filepaths), steps_per_epoch=362, epochs=10)
+        """}, "TFD002", show_all=True)
+    assert [(f.location.line, f.reach) for f in sorted(findings, key=lambda f: f.location.line)] == [
+        (5, Reach.OTHER), (10, Reach.TRAINING)]

@@ -28,7 +28,7 @@ from .names import import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .python2 import libcst_reading
 from .requirements import TensorflowPin, declaration_files, tensorflow_pins
-from .syntax import parameter_names
+from .syntax import parameter_names, superseded_definitions
 from .visitors import CollectorVisitor, visit_batched, visit_reading
 from .walk import SourceFile, relevant_sources, source_files
 
@@ -307,7 +307,7 @@ class SourceIndex:
         """
         by_name: dict[str, list[FunctionInfo]] = {}
         aliases = self._package_aliases()
-        superseded = {id(node) for module in self.modules for node in _superseded_definitions(module.tree)}
+        superseded = {id(node) for module in self.modules for node in superseded_definitions(module.tree)}
         for key, function in [*((f.key, f) for f in self.functions), *self._dispatched_methods()]:
             if id(function.node) in superseded:
                 continue
@@ -655,19 +655,3 @@ def _module_constants(module: ModuleInfo) -> dict[str, Constant]:
     return {name: Constant(name, values[0], module) for name, values in bound.items()
             if len(values) == 1 and values[0] is not None}
 
-
-def _superseded_definitions(tree: cst.Module) -> list[cst.FunctionDef]:
-    """Module-level functions defined again further down before anything names them (a notebook's cell improving
-    the function an earlier cell wrote): no call ever runs the first definition."""
-    body = list(tree.body)
-    last: dict[str, int] = {}
-    found = []
-    for place, statement in enumerate(body):
-        if not isinstance(statement, cst.FunctionDef):
-            continue
-        name = statement.name.value
-        earlier = last.get(name)
-        if earlier is not None and not any(m.findall(between, m.Name(name)) for between in body[earlier + 1:place]):
-            found.append(body[earlier])
-        last[name] = place
-    return found

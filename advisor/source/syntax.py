@@ -7,6 +7,7 @@ Shared by the source index, the queries, the rules and the codemods, so that "th
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 
 def positional_arguments(call: cst.Call) -> list[cst.Arg]:
@@ -55,3 +56,20 @@ def parameter_names(function: cst.FunctionDef) -> tuple[str, ...]:
     """Names of the parameters a call can bind by position or keyword, in order (``*args``/``**kw`` excluded)."""
     params = function.params
     return tuple(p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+
+
+def superseded_definitions(tree: cst.Module) -> list[cst.FunctionDef]:
+    """Module-level functions defined again further down before anything names them (a notebook's cell improving
+    the function an earlier cell wrote): no call ever runs the first definition."""
+    body = list(tree.body)
+    last: dict[str, int] = {}
+    found = []
+    for place, statement in enumerate(body):
+        if not isinstance(statement, cst.FunctionDef):
+            continue
+        name = statement.name.value
+        earlier = last.get(name)
+        if earlier is not None and not any(m.findall(between, m.Name(name)) for between in body[earlier + 1:place]):
+            found.append(body[earlier])
+        last[name] = place
+    return found
