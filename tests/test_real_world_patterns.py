@@ -7370,3 +7370,21 @@ def test_a_function_redefined_before_any_call_is_not_the_one_training_runs():
         """}, "TFD002", show_all=True)
     assert [(f.location.line, f.reach) for f in sorted(findings, key=lambda f: f.location.line)] == [
         (5, Reach.OTHER), (10, Reach.TRAINING)]
+
+
+def test_splits_unpacked_side_by_side_from_a_tfds_dict_are_pipelines():
+    """`train_ds, test_ds = dataset["train"], dataset["test"]` after `dataset, info = tfds.load(..., with_info=True)`:
+    each name holds its split; the training one, batched without a prefetch, feeds `fit`."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+
+        dataset, info = tfds.load("imdb_reviews/subwords8k", with_info=True, as_supervised=True)
+        train_dataset, test_dataset = dataset["train"], dataset["test"]
+        train_dataset = train_dataset.shuffle(10000).padded_batch(64, train_dataset.output_shapes)
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(8000, 64), tf.keras.layers.LSTM(64),
+                                     tf.keras.layers.Dense(1)])
+        model.compile(loss="binary_crossentropy", optimizer="adam")
+        model.fit(train_dataset, epochs=10)
+        """}, "TFD001")
+    assert [(f.location.line, f.reach) for f in findings] == [(6, Reach.TRAINING)]

@@ -422,6 +422,15 @@ class PipelineCollector(CollectorVisitor):
                     self.graph.add_node(item, kind="item", node=value, module=self.module)
                     if source is not None:
                         self.graph.add_edge(source, item)
+        elif isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and \
+                len(target.elements) == len(value.elements):
+            # `train_ds, test_ds = datasets["train"], datasets["test"]`: each name its own value, all read first
+            keys = [self._key_of(element.value) for element in value.elements]
+            for element, key in zip(target.elements, keys):
+                if isinstance(element.value, cst.Name) and key is not None:
+                    bindings[element.value.value] = key
+                elif isinstance(element.value, cst.Name):
+                    bindings.pop(element.value.value, None)
         elif self._self_attribute(target) is not None:
             key = self._key_of(value)
             if key is not None:
