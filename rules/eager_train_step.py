@@ -238,6 +238,18 @@ class EagerTrainStep(Rule):
         Example("""
             import tensorflow as tf
 
+            def grad(model, x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x, training=True))
+                return loss, tape.gradient(loss, model.trainable_variables)
+
+            for x, y in dataset:
+                loss, grads = grad(model, x, y)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            """, line=9, note="the loop applies what a helper's tape computes: reported at the helper's call"),
+        Example("""
+            import tensorflow as tf
+
             def train_step(x, y):
                 with tf.GradientTape() as tape:
                     loss = loss_fn(y, model(x, training=True))
@@ -338,11 +350,21 @@ class EagerTrainStep(Rule):
         module = loop.module
         at = module.location(loop.node).display
         tapes = ctx.queries.gradient_tapes(module, loop.node.body)
-        step = tapes[0][0] if tapes else loop.node
-        message = (f"The training loop at {at} opens a GradientTape and updates the weights in its own body, so "
-                   "every op of every step is dispatched eagerly from Python. Move the step into a function "
-                   "decorated with `@tf.function` and call it in the loop; no automatic patch moves it.")
-        evidence = [Evidence.source(f"the step is written inline in the loop at {at}")]
+        helper = loop.tape_helper
+        step = tapes[0][0] if tapes else helper.node if helper is not None else loop.node
+        if helper is not None:
+            called = f"`{module.node_code(helper.node.func)}`"
+            message = (f"The training loop at {at} gets its gradients from {called}, which opens a GradientTape, "
+                       "and updates the weights in its own body, so every op of every step is dispatched eagerly "
+                       f"from Python. Move the update into a function with the call of {called}, decorate it with "
+                       "`@tf.function` and call it in the loop; no automatic patch moves it.")
+            evidence = [Evidence.source(f"the step is written in the loop at {at}, its tape in {called}, called "
+                                        f"on {module.location(helper.node).line_label}")]
+        else:
+            message = (f"The training loop at {at} opens a GradientTape and updates the weights in its own body, "
+                       "so every op of every step is dispatched eagerly from Python. Move the step into a function "
+                       "decorated with `@tf.function` and call it in the loop; no automatic patch moves it.")
+            evidence = [Evidence.source(f"the step is written inline in the loop at {at}")]
         forward = [e for e in ctx.queries.host_calls_in(module, step) if e.in_forward]
         if forward:
             message += _forward_note(module, forward)
@@ -351,7 +373,7 @@ class EagerTrainStep(Rule):
                          tuple(evidence))
         verdict = ctx.verdicts.eager_dispatch(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static))
         return self.finding(module, step, message, verdict, reach=ctx.queries.reach(module, loop.node),
-                            end_node=step.body.body[0] if step.body.body else None)
+                            end_node=step.body.body[0] if isinstance(step, cst.With) and step.body.body else None)
 
     def _finding(self, ctx: RuleContext, function: FunctionInfo, calls: list[CallSite]) -> Finding:
         module = function.module

@@ -7388,3 +7388,34 @@ def test_splits_unpacked_side_by_side_from_a_tfds_dict_are_pipelines():
         model.fit(train_dataset, epochs=10)
         """}, "TFD001")
     assert [(f.location.line, f.reach) for f in findings] == [(6, Reach.TRAINING)]
+
+
+def test_a_loop_that_updates_with_gradients_a_helper_takes_is_an_eager_step():
+    """TensorFlow's custom-training walkthrough: `grad()` opens the tape and returns the gradients, the loop applies
+    them; nothing is compiled, so every step runs eagerly."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(10, activation="relu", input_shape=(4,)),
+                                     tf.keras.layers.Dense(10, activation="relu"), tf.keras.layers.Dense(3)])
+        loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        optimizer = tf.keras.optimizers.SGD(learning_rate=0.01)
+
+
+        def loss(model, x, y, training):
+            return loss_object(y_true=y, y_pred=model(x, training=training))
+
+
+        def grad(model, inputs, targets):
+            with tf.GradientTape() as tape:
+                loss_value = loss(model, inputs, targets, training=True)
+            return loss_value, tape.gradient(loss_value, model.trainable_variables)
+
+
+        for epoch in range(201):
+            for x, y in train_dataset:
+                loss_value, grads = grad(model, x, y)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(21, Confidence.LIKELY)]
+    assert "its tape in `grad`, called on line 21" in findings[0].evidence[0].message

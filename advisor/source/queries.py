@@ -332,6 +332,9 @@ class TrainingLoop:
     tensors: set[str] = field(default_factory=set)
     step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
     inline_step: bool = False  # the loop's own body opens the GradientTape and updates the weights
+    # For such a loop that gets its gradients from a helper (`loss, grads = grad(model, x, y)`, the tape in it):
+    # the helper's call.
+    tape_helper: CallSite | None = None
     # Reads of a name (by node id) before any tensor is bound to it: in a function's body, what they read is no
     # tensor of the step (`x = np.stack(...)`, then `x = tf.convert_to_tensor(x)`).
     early_reads: set[int] = field(default_factory=set)
@@ -3626,6 +3629,17 @@ class SourceQueries:
             if loop is not None and not (call.function is not None and self.runs_compiled(call.function)) \
                     and _updates_weights(loop.body):
                 scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module)).inline_step = True
+            elif loop is None and call.function is not None and not self.runs_compiled(call.function) \
+                    and not _updates_weights(call.function.node.body):
+                # The tape in a helper that returns the gradients, the update in the loop calling it (TensorFlow's
+                # custom-training walkthrough: `loss, grads = grad(model, x, y)`, then `apply_gradients`).
+                for caller in self.callers_of(call.function):
+                    around = caller.module.enclosing_loop(caller.node)
+                    if around is not None and _updates_weights(around.body) and not (
+                            caller.function is not None and self.runs_compiled(caller.function)):
+                        scope = scopes.setdefault(id(around), TrainingLoop(caller.module, around, around,
+                                                                           caller.module))
+                        scope.inline_step, scope.tape_helper = True, scope.tape_helper or caller
         for scope in scopes.values():
             visit_reading(scope.node.body, _TensorNames(scope, self._names_of))
         return list(scopes.values())
