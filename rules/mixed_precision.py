@@ -331,6 +331,14 @@ class MixedPrecision(Rule):
             evidence.append(Evidence.source(f"its `{compute.application}` is frozen (`{compute.frozen}`) and trained "
                                             "no further: only the layers on top learn, so 16 bits would speed up its "
                                             "forward pass alone, and such steps often wait for their input"))
+        if compute.heavy_by_dense_layers and ctx.queries.eagerly_trained(site):
+            # Eager steps dispatch every op from Python: a model whose size is a count of its dense layers (a
+            # two-layer transformer on short utterances counts as many as a big one) may wait on that more than on
+            # its math.
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source("its training step runs eagerly (no `tf.function`), dispatching every "
+                                            "op from Python: compile the step first (TFH002), then its dense layers' "
+                                            "work decides"))
         placement = ctx.queries.cpu_placement(site) if hardware is None else None
         if placement is not None:
             confidence = Confidence.POSSIBLE

@@ -7419,3 +7419,42 @@ def test_a_loop_that_updates_with_gradients_a_helper_takes_is_an_eager_step():
         """}, "TFH002")
     assert [(f.location.line, f.confidence) for f in findings] == [(21, Confidence.LIKELY)]
     assert "its tape in `grad`, called on line 21" in findings[0].evidence[0].message
+
+
+def test_a_dense_model_trained_by_an_eager_loop_is_sized_after_compiling():
+    """A two-block transformer tagger of 300-unit layers (many dense layers by count, little math on short
+    utterances) trained step by step in an eager loop: mixed precision is possible until the step is compiled. The
+    same model under `fit`, which compiles its step, stays likely."""
+    model = """
+        import tensorflow as tf
+
+        class Tagger(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [tf.keras.layers.Dense(300) for _ in range(12)]
+                self.out = tf.keras.layers.Dense(128)
+
+            def call(self, x):
+                for layer in self.blocks:
+                    x = layer(x)
+                return self.out(x)
+
+        model = Tagger()
+        optimizer = tf.keras.optimizers.Adam()
+        """
+    eager = model + """
+        for x, y in dataset:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, model(x), from_logits=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """
+    fitted = model + """
+        model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy")
+        model.fit(dataset, epochs=10)
+        """
+    (in_loop,) = _findings({"tagger.py": eager}, "TFC001")
+    (by_fit,) = _findings({"tagger.py": fitted}, "TFC001")
+    assert (in_loop.location.line, in_loop.confidence) == (14, Confidence.POSSIBLE)
+    assert "its training step runs eagerly" in in_loop.evidence[-1].message
+    assert (by_fit.location.line, by_fit.confidence) == (14, Confidence.LIKELY)

@@ -1637,6 +1637,14 @@ class ModelCompute:
             DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
 
     @property
+    def heavy_by_dense_layers(self) -> bool:
+        """Heavy by the count of its dense layers alone (no known architecture, too few convolutions): what the
+        count says least about, as their work scales with the tokens or rows per step the source rarely shows."""
+        small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
+        return self.heavy and self.application is None and self.convolutions < (
+            DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
+
+    @property
     def application_gmacs(self) -> float:
         """The work of the known architecture it builds on one of its images (:data:`APPLICATION_GMACS`)."""
         name = (self.application or "").rsplit(".", 1)[-1]
@@ -4845,26 +4853,7 @@ class SourceQueries:
 
         Layers built inside a class (a custom layer's ``__init__``/``build``) are not where the program builds its
         model; instantiating a repo subclass of ``keras.Model`` is."""
-        found: dict[int, CallSite] = {}
-        # A step's caller (`agent.update(batch)`) holds no model; the step says which models it trains (below).
-        step_calls = {id(c.node) for step in self.training_steps for c in self.callers_of(step)}
-        for site in self._training_calls:
-            for construction in [] if id(site.node) in step_calls else self._constructions_of_receiver(site):
-                found.setdefault(id(construction.node), construction)
-        for step in self.training_steps:
-            for construction in self._constructions_called_by(step):
-                found.setdefault(id(construction.node), construction)
-        # A step written inline in a loop (a notebook cell's `for batch in ds: with tf.GradientTape() ...`): the
-        # models whose weights it differentiates, of those a run with the defaults builds.
-        for site in self._inline_gradients:
-            sources = argument_value(site.node, "sources", 1)
-            for attribute in m.findall(sources, _TRAINABLE) if sources is not None else ():
-                bound = self.bound_call(site.module, site.node, attribute.value.value, by_default=True) if isinstance(
-                    attribute.value, cst.Name) else None
-                for construction in self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []:
-                    if self.skipped_by_default(construction.module,
-                                               construction.module.location(construction.node).line) is None:
-                        found.setdefault(id(construction.node), construction)
+        found = {id(c.node): c for trained in self._trained_models.values() for c in trained}
         if found:
             return sorted(found.values(), key=self._source_order)
         sites = [c for c in self.index.calls if self._builds_model(c) and not (
@@ -4876,6 +4865,38 @@ class SourceQueries:
         training_modules = {id(c.module) for c in self.index.calls if m.matches(c.node.func, trains)}
         first = min(sites, key=lambda c: (id(c.module) not in training_modules, *self._source_order(c)))
         return [first]
+
+    @cached_property
+    def _trained_models(self) -> dict[str, list[CallSite]]:
+        """The constructions of the models training trains, by how: ``"keras"`` (``fit``, ``train_on_batch``, an
+        Estimator), ``"compiled"`` (a training step run as a graph), ``"eager"`` (a step run eagerly, or written
+        inline in a loop)."""
+        found: dict[str, list[CallSite]] = {"keras": [], "compiled": [], "eager": []}
+        # A step's caller (`agent.update(batch)`) holds no model; the step says which models it trains (below).
+        step_calls = {id(c.node) for step in self.training_steps for c in self.callers_of(step)}
+        for site in self._training_calls:
+            found["keras"] += [] if id(site.node) in step_calls else self._constructions_of_receiver(site)
+        for step in self.training_steps:
+            found["compiled" if self.runs_compiled(step) else "eager"] += self._constructions_called_by(step)
+        # A step written inline in a loop (a notebook cell's `for batch in ds: with tf.GradientTape() ...`): the
+        # models whose weights it differentiates, of those a run with the defaults builds.
+        for site in self._inline_gradients:
+            sources = argument_value(site.node, "sources", 1)
+            for attribute in m.findall(sources, _TRAINABLE) if sources is not None else ():
+                bound = self.bound_call(site.module, site.node, attribute.value.value, by_default=True) if isinstance(
+                    attribute.value, cst.Name) else None
+                found["eager"] += [construction for construction in (
+                    self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else [])
+                    if self.skipped_by_default(construction.module,
+                                               construction.module.location(construction.node).line) is None]
+        return found
+
+    def eagerly_trained(self, construction: CallSite) -> bool:
+        """Whether only eager steps train the model built at ``construction``: custom steps that are not compiled
+        with ``tf.function``, or written inline in a loop; neither Keras nor a compiled step."""
+        trained = {kind for kind, constructions in self._trained_models.items()
+                   if any(c.node is construction.node for c in constructions)}
+        return trained == {"eager"}
 
     def _constructions_called_by(self, step: FunctionInfo) -> list[CallSite]:
         """The model constructions behind the models a training step calls (``model(x)``, ``self.net(x)``) and
