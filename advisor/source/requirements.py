@@ -8,7 +8,9 @@ declaration allows is read here; which API needs what is the rules' and codemods
 A declaration covers the modules in its folder and below; the nearest folder that declares TensorFlow wins (a
 sub-project with its own ``requirements.txt``). Of several declarations in one folder (``requirements.txt`` and
 ``requirements-gpu.txt``) the most permissive counts, and one without an upper bound leaves the version open. A
-Dockerfile in a ``docker/`` folder declares for the folder above it: it builds the image the project runs in.
+Dockerfile counts like the other declarations of its folder; one in a ``docker/`` folder of its own may build an
+image for tooling the code beside it never runs in (a TPU repo's utilities next to its Colab notebooks): no code is
+in that folder, so it declares nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from ..files import read_regular_file
 TENSORFLOW_DISTRIBUTIONS = frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-macos",
                                       "tensorflow-intel", "intel-tensorflow"})
 MAX_DECLARATION_BYTES = 1024 * 1024
-DOCKER_FOLDER = "docker"  # (a Dockerfile in it builds the image the folder above runs in)
 ANY_MINOR = 999  # `<3`, `==2.*`: whatever minor release comes
 # ``tensorflow = "^2.10.1"`` (Poetry), ``tensorflow=1.15`` (conda); the name, then what constrains it.
 _POETRY_CARET = re.compile(r"^\^\s*(\d+)((?:\.\d+)*)$")
@@ -83,19 +84,13 @@ def declaration_files(root: Path, sources: Iterable[Path]) -> dict[Path, bytes]:
     for source in sources:
         folders.update(source.parents)
     found: dict[Path, bytes] = {}
-    pending = sorted(folders)
-    while pending:
-        folder = pending.pop(0)
+    for folder in sorted(folders):
         try:
             entries = sorted(os.scandir(root / folder), key=lambda e: e.name)
         except OSError:
             continue
-        in_docker_folder = _is_docker_folder(folder)
         for entry in entries:
-            if not in_docker_folder and _is_docker_folder(Path(entry.name)) and entry.is_dir(follow_symlinks=False):
-                pending.append(folder / entry.name)
-            elif (_is_dockerfile(entry.name) if in_docker_folder else is_declaration(entry.name)) and \
-                    entry.is_file(follow_symlinks=False):
+            if is_declaration(entry.name) and entry.is_file(follow_symlinks=False):
                 try:
                     found[folder / entry.name] = read_regular_file(Path(entry.path), MAX_DECLARATION_BYTES)
                 except OSError:
@@ -103,19 +98,14 @@ def declaration_files(root: Path, sources: Iterable[Path]) -> dict[Path, bytes]:
     return found
 
 
-def _is_docker_folder(folder: Path) -> bool:
-    return folder.name.lower() == DOCKER_FOLDER
-
-
 def tensorflow_pins(declarations: dict[Path, bytes]) -> dict[Path, TensorflowPin | None]:
     """For each folder that declares TensorFlow: the pin its declarations agree on, or None where one of them leaves
     the version open."""
     by_folder: dict[Path, list[TensorflowPin | None]] = {}
     for path, data in declarations.items():
-        folder = path.parent.parent if _is_docker_folder(path.parent) and _is_dockerfile(path.name) else path.parent
         for requirement, specifier in _tensorflow_requirements(path.name, data.decode("utf-8", errors="replace")):
             newest = _newest_allowed(specifier)
-            by_folder.setdefault(folder, []).append(
+            by_folder.setdefault(path.parent, []).append(
                 TensorflowPin(newest, requirement, path) if newest is not None else None)
     return {folder: None if None in pins else max(pins, key=lambda p: p.newest)
             for folder, pins in by_folder.items()}

@@ -66,14 +66,17 @@ def test_an_unversioned_dockerfile_leaves_the_requirements_pin():
     assert pins[Path(".")].newest == (1, 14)
 
 
-def test_a_dockerfile_in_a_docker_folder_declares_for_the_folder_above(tmp_path):
-    (tmp_path / "Docker").mkdir()
-    (tmp_path / "Docker" / "Dockerfile").write_text("FROM tensorflow/tensorflow:1.15.5-gpu-py3\n")
-    (tmp_path / "Docker" / "requirements.txt").write_text("tensorflow==2.12.0\n")  # the image's, not the repo's
+def test_a_dockerfile_declares_for_its_folder_and_one_in_a_docker_folder_for_nothing(tmp_path):
+    (tmp_path / "Dockerfile").write_text("FROM tensorflow/tensorflow:1.15.5-gpu-py3\n")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "docker").mkdir()
+    (tmp_path / "tools" / "docker" / "Dockerfile").write_text("RUN pip3 install tensorflow==2.2.0\n")
+    (tmp_path / "tools" / "colab.py").write_text("import tensorflow as tf\n")
     (tmp_path / "train.py").write_text("import tensorflow as tf\n")
     index = SourceIndex.read(tmp_path)
-    pin = index.tensorflow_pin(index.modules[0])
-    assert pin.newest == (1, 15) and pin.path == Path("Docker/Dockerfile")
+    pins = {module.path.as_posix(): index.tensorflow_pin(module) for module in index.modules}
+    assert pins["train.py"].newest == (1, 15) and pins["train.py"].path == Path("Dockerfile")
+    assert pins["tools/colab.py"].path == Path("Dockerfile")
 
 
 def test_a_module_takes_the_pin_of_its_nearest_declaring_folder(tmp_path):
