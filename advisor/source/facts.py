@@ -19,6 +19,7 @@ from ..model import Location
 from .names import ModuleNames
 from .notebook import Notebook
 from .python2 import libcst_reading
+from .syntax import superseded_definitions
 from .visitors import parents
 
 # Calls that wrap a dataset without adding a stage of the input pipeline.
@@ -144,6 +145,12 @@ class ModuleInfo:
     @cached_property
     def _parents(self) -> dict[cst.CSTNode, cst.CSTNode]:
         return parents(self.tree)
+
+    @cached_property
+    def superseded_functions(self) -> frozenset[int]:
+        """``id``s of the module-level functions defined again before anything names them
+        (:func:`superseded_definitions`): no call runs them."""
+        return frozenset(map(id, superseded_definitions(self.tree)))
 
     def enclosing_loop(self, node: cst.CSTNode) -> cst.For | cst.While | None:
         """The innermost ``for``/``while`` whose body runs ``node`` once per iteration, in ``node``'s own scope.

@@ -28,7 +28,7 @@ from .names import import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .python2 import libcst_reading
 from .requirements import TensorflowPin, declaration_files, tensorflow_pins
-from .syntax import parameter_names, superseded_definitions
+from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
 from .walk import SourceFile, relevant_sources, source_files
 
@@ -307,9 +307,8 @@ class SourceIndex:
         """
         by_name: dict[str, list[FunctionInfo]] = {}
         aliases = self._package_aliases()
-        superseded = {id(node) for module in self.modules for node in superseded_definitions(module.tree)}
         for key, function in [*((f.key, f) for f in self.functions), *self._dispatched_methods()]:
-            if id(function.node) in superseded:
+            if id(function.node) in function.module.superseded_functions:
                 continue
             module = module_and_package(function.module.path)[0]
             keys = [key] + [alias + key[len(module):] for alias in aliases.get(module, ()) if key.startswith(module)]
@@ -654,4 +653,3 @@ def _module_constants(module: ModuleInfo) -> dict[str, Constant]:
                 bound.setdefault(small.target.value, []).append(None)
     return {name: Constant(name, values[0], module) for name, values in bound.items()
             if len(values) == 1 and values[0] is not None}
-

@@ -25,7 +25,7 @@ import networkx as nx
 
 from .facts import DISTRIBUTE_METHODS, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .names import import_names
-from .syntax import argument_value, literal, parameter_names, superseded_definitions
+from .syntax import argument_value, literal, parameter_names
 from .visitors import CollectorVisitor
 
 DATASET_SOURCES = frozenset({
@@ -125,8 +125,6 @@ class PipelineCollector(CollectorVisitor):
         self.path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a class)
         # tf.data.Options objects: id(Options() call) -> {"experimental_optimization.map_parallelization": False}
         self.options_settings: dict[int, dict[str, object]] = {}
-        # Functions a later definition replaces before anything names them: no call reaches their pipelines.
-        self.superseded = {id(node) for node in superseded_definitions(module.tree)}
 
     # -- helpers ------------------------------------------------------------------------------------------------
     @property
@@ -217,8 +215,9 @@ class PipelineCollector(CollectorVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         key = self.module.function_key([name for name, _ in self.path], node.name.value)
-        if id(node) in self.superseded:
-            key = f"{key}@{id(node)}"  # (its own: calls of the name link to the definition that replaced it)
+        if id(node) in self.module.superseded_functions:
+            # no call reaches its pipelines: the name's calls link to the definition that replaced it
+            key = f"{key}@{id(node)}"
         self.scopes.append(_Scope(func_key=key, params=parameter_names(node)))
         self.path.append((node.name.value, False))
 

@@ -4293,14 +4293,10 @@ class SourceQueries:
         ``near`` (``fetch_list`` rebuilt in each branch of an ``if``: the branch's own), else every value assigned to
         it (:meth:`assigned_values`)."""
         values = [value for _, _, value in self.assigned_values(module, scope, expression)]
-        around = set()
-        node = module.parent(near)
-        while node is not None:
-            around.add(id(node))
-            node = module.parent(node)
         line = module.location(near).line
+        # value -> its assignment -> that statement -> the block holding it
         reaching = [value for value in values if module.location(value).line <= line
-                    and id(module.parent(module.parent(module.parent(value)))) in around]
+                    and _inside(module, near, module.parent(module.parent(module.parent(value))))]
         return reaching[-1:] or values
 
     @cached_property
@@ -4510,9 +4506,9 @@ class SourceQueries:
         found = self.index.functions_near(call.module, call.names)
         if found or not isinstance(call.node.func, (cst.Name, cst.Attribute)):
             return found
-        return self.index.functions_named(*self._callables(call.module, call.function, call.node.func, None,
-                                                           CALL_DEPTH)) or (self.callees_of(call) if not call.names
-                                                                            else [])
+        found = self.index.functions_named(*self._callables(call.module, call.function, call.node.func, None,
+                                                            CALL_DEPTH))
+        return found if found or call.names else self.callees_of(call)
 
     def waiting_calls(self, python_function_call: CallSite) -> list[CallSite]:
         """For a ``tf.py_function``/``numpy_function`` call: the calls its Python makes that wait (sleep, file or
@@ -4881,10 +4877,9 @@ class SourceQueries:
         # A step written inline in a loop (a notebook cell's `for batch in ds: with tf.GradientTape() ...`): the
         # models whose weights it differentiates, of those a run with the defaults builds.
         for site in self._inline_gradients:
-            sources = argument_value(site.node, "sources", 1)
-            for attribute in m.findall(sources, _TRAINABLE) if sources is not None else ():
-                bound = self.bound_call(site.module, site.node, attribute.value.value, by_default=True) if isinstance(
-                    attribute.value, cst.Name) else None
+            for model in _models_differentiated_by(site):
+                bound = self.bound_call(site.module, site.node, model.value, by_default=True) if isinstance(
+                    model, cst.Name) else None
                 found["eager"] += [construction for construction in (
                     self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else [])
                     if self.skipped_by_default(construction.module,
@@ -6301,9 +6296,8 @@ class SourceQueries:
                 add(site, site.node.func.value)
         step_calls = [site for step in self.training_steps for site in self.calls_in(step)] + self._inline_gradients
         for site in step_calls:
-            sources = argument_value(site.node, "sources", 1) if m.matches(site.node.func, _GRADIENT) else None
-            for attribute in m.findall(sources, _TRAINABLE) if sources is not None else ():
-                add(site, attribute.value)
+            for model in _models_differentiated_by(site):
+                add(site, model)
         return list(found.values())
 
     @cached_property
@@ -6732,6 +6726,13 @@ def _loop_element(loop: cst.For | cst.CompFor) -> str | None:
             loop.target, m.Tuple(elements=[m.DoNotCare(), m.Element(value=m.Name())])):
         return loop.target.elements[1].value.value
     return None
+
+
+def _models_differentiated_by(site: CallSite) -> list[cst.BaseExpression]:
+    """For ``tape.gradient(loss, X.trainable_variables)``: each ``X`` whose weights it differentiates; nothing for
+    any other call."""
+    sources = argument_value(site.node, "sources", 1) if m.matches(site.node.func, _GRADIENT) else None
+    return [attribute.value for attribute in m.findall(sources, _TRAINABLE)] if sources is not None else []
 
 
 def _concatenated_collections(expression: cst.BaseExpression) -> Iterator[cst.List | cst.Tuple | cst.Dict]:

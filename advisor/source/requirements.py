@@ -34,18 +34,21 @@ ANY_MINOR = 999  # `<3`, `==2.*`: whatever minor release comes
 # ``tensorflow = "^2.10.1"`` (Poetry), ``tensorflow=1.15`` (conda); the name, then what constrains it.
 _POETRY_CARET = re.compile(r"^\^\s*(\d+)((?:\.\d+)*)$")
 _POETRY_TILDE = re.compile(r"^~\s*(\d+)\.(\d+)((?:\.\d+)*)$")
-_CONDA_LINE = re.compile(r"^\s*-\s*(?:conda-forge::)?(?P<name>[A-Za-z0-9_.-]+)\s*=\s*(?P<version>[0-9][0-9.*]*)\s*$")
+# Conda's `name=version` (`tensorflow=1.15`, `tensorflow-gpu=1.0*`), in an environment's list or a `conda install`.
+_CONDA_PIN = r"(?:conda-forge::)?(?P<name>[A-Za-z0-9_.-]+)\s*=\s*(?P<version>[0-9][0-9.*]*)"
+_CONDA_LINE = re.compile(rf"^\s*-\s*{_CONDA_PIN}\s*$")
 # A requirement written as a string in setup.py or pyproject.toml: `"tensorflow-gpu>=1.15,<2.0"`.
 _QUOTED_REQUIREMENT = re.compile(r"""["'](?P<text>(?:tensorflow|intel-tensorflow)[A-Za-z0-9_-]*\s*[<>=~!][^"']*)["']""")
 _TOML_ENTRY = re.compile(r"""^\s*["']?(?P<name>tensorflow[A-Za-z0-9_-]*)["']?\s*=\s*["'](?P<spec>[^"']+)["']""")
-# In a Dockerfile: the TensorFlow image it starts from (`FROM tensorflow/tensorflow:1.12.0-gpu-py3`, `latest-gpu`),
-# a wheel it installs (`.../tensorflow_gpu-1.0.0-cp35-cp35m-linux_x86_64.whl`), and what `pip`/`conda install` name,
-# quoted (`'tensorflow < 2'`, `'tensorflow=1.0*'`) or not (`tensorflow-gpu==1.2`, `tensorflow`).
+# In a Dockerfile: the TensorFlow image it starts from (`FROM tensorflow/tensorflow:1.12.0-gpu-py3`), a wheel it
+# installs (`.../tensorflow_gpu-1.0.0-cp35-cp35m-linux_x86_64.whl`), and what `pip`/`conda install` name, quoted
+# (`'tensorflow < 2'`, `'tensorflow=1.0*'`) or not (`tensorflow-gpu==1.2`).
 _DOCKER_IMAGE = re.compile(r"^FROM\s+(?:--\S+\s+)?(?:[\w.:-]+/)?tensorflow/tensorflow:(?P<tag>\S+)", re.IGNORECASE)
 _DOCKER_IMAGE_VERSION = re.compile(r"^(\d+\.\d+(?:\.\d+)?)(?:$|-)")
 _WHEEL = re.compile(r"/(?P<name>tensorflow(?:_gpu|_cpu)?)-(?P<version>\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-\S*\.whl")
 _QUOTED = re.compile(r"""["']([^"']*)["']""")
-_CONDA_PIN = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)=(?P<version>[0-9][0-9.*]*)$")
+_INSTALL = re.compile(r"\b(?:pip3?|conda)\s+install\b")
+_CONDA_WORD = re.compile(rf"^{_CONDA_PIN}$")
 
 
 @dataclass(frozen=True)
@@ -185,11 +188,11 @@ def _dockerfile_requirements(text: str) -> Iterable[tuple[str, SpecifierSet]]:
             if tag is not None:
                 candidates.append(f"tensorflow=={tag[1]}" if tag[1].count(".") == 2 else f"tensorflow=={tag[1]}.*")
         candidates += [f"{wheel['name']}=={wheel['version']}" for wheel in _WHEEL.finditer(instruction)]
-        if re.search(r"\b(?:pip3?|conda)\s+install\b", instruction):
+        if _INSTALL.search(instruction):
             quoted = _QUOTED.findall(instruction)
             words = quoted + _QUOTED.sub(" ", instruction).split()
             for word in map(str.strip, words):
-                conda = _CONDA_PIN.match(word)
+                conda = _CONDA_WORD.match(word)
                 candidates.append(_conda_requirement(conda["name"], conda["version"]) if conda is not None else word)
         for candidate in candidates:
             parsed = _parse(candidate)
