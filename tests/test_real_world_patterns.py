@@ -1415,6 +1415,41 @@ def test_a_training_mode_the_default_settings_skip_is_at_most_possible(mode_defa
         assert all(skipped in f.evidence[-1].message for f in findings)
 
 
+@pytest.mark.parametrize("mode_arguments", [['"--mode", nargs="?"', '"mode", nargs="?"'],
+                                            ['"--mode", default="generate"']])
+def test_a_mode_switch_that_trains_through_a_wrapper_is_taken_by_a_run_that_trains(mode_arguments):
+    """gpt-2-simple's shape: `args.mode == "finetune"` calls a command wrapper (`cmd_finetune`) that calls the
+    training function. Whether the mode has no default (`--mode` and a positional `mode`, which the user gives) or
+    defaults to generating, the branch is how the program is told to train: its per-step image reads stay likely."""
+    arguments = "\n            ".join(f"parser.add_argument({a})" for a in mode_arguments)
+    findings = _findings({"gpt2.py": f"""
+        import argparse
+        import cv2
+        import tensorflow as tf
+
+        def finetune(sess, paths, steps=1000):
+            model = build_transformer(layers=12)
+            loss = model.loss()
+            train_op = tf.compat.v1.train.AdamOptimizer(1e-4).minimize(loss)
+            for step in range(steps):
+                batch = [cv2.imread(path) for path in paths[step * 4:step * 4 + 4]]
+                sess.run(train_op, feed_dict={{model.x: batch}})
+
+        def cmd_finetune(paths):
+            finetune(tf.compat.v1.Session(), paths)
+
+        def cmd():
+            parser = argparse.ArgumentParser()
+            {arguments}
+            args = parser.parse_args()
+            if args.mode == "finetune":
+                cmd_finetune(glob.glob("images/*.jpg"))
+            if args.mode == "generate":
+                generate()
+        """}, "TFD004")
+    assert [(f.code, f.location.line, f.confidence) for f in findings] == [("TFD004", 11, Confidence.LIKELY)]
+
+
 def test_a_default_that_fakes_the_data_leaves_the_real_pipeline_reached():
     """A benchmark script defaults to random tensors (`--use_data=fake`); the real pipeline, in the branch the
     default skips, is what a user training on their data runs: its serial decoding map stays likely."""
@@ -2015,6 +2050,45 @@ def test_a_functional_model_built_on_another_models_tensors_counts_that_model():
         """}, "TFC001")
     assert sorted((f.location.line, f.confidence) for f in findings) == [
         (17, Confidence.POSSIBLE), (18, Confidence.LIKELY)]
+
+
+def test_a_functional_model_made_after_another_on_the_same_tensors_counts_their_layers():
+    """Faster R-CNN ports' shape: `model_rpn = Model(inputs, rpn)`, then `model_all = Model([inputs, roi_input], rpn
+    + classifier)`; both on the same ResNet features. The layers before the first model are the second's too: a
+    ResNet-sized detector, not a model "too small to gain"."""
+    findings = _findings({"frcnn.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import Conv2D, Dense, Input, TimeDistributed
+        from tensorflow.keras.models import Model
+
+        def block(x, filters):
+            filters1, filters2 = filters
+            x = Conv2D(filters1, 1)(x)
+            return Conv2D(filters2, 3, padding="same")(x)
+
+        def rpn_head(x):
+            return [Conv2D(512, 3, padding="same")(x)]
+
+        def get_model(num_classes):
+            inputs = Input(shape=(None, None, 3))
+            roi_input = Input(shape=(None, 4))
+            x = inputs
+            for filters in ([64, 256], [128, 512], [256, 1024], [256, 1024], [256, 1024]):
+                x = block(x, filters)
+            rpn = rpn_head(x)
+            classifier = [TimeDistributed(Dense(num_classes))(roi_input)]
+            model_rpn = Model(inputs, rpn)
+            model_all = Model([inputs, roi_input], rpn + classifier)
+            return model_rpn, model_all
+
+        model_rpn, model_all = get_model(21)
+        model_rpn.compile(optimizer="adam", loss="mse")
+        model_all.compile(optimizer="adam", loss="mse")
+        for images, targets in batches:
+            model_rpn.train_on_batch(images, targets)
+            model_all.train_on_batch([images, rois], targets)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(21, Confidence.LIKELY), (22, Confidence.LIKELY)]
 
 
 def test_an_iterator_over_a_keras_image_generator_hands_out_its_batches():
@@ -7417,7 +7491,7 @@ def test_a_loop_that_updates_with_gradients_a_helper_takes_is_an_eager_step():
                 loss_value, grads = grad(model, x, y)
                 optimizer.apply_gradients(zip(grads, model.trainable_variables))
         """}, "TFH002")
-    assert [(f.location.line, f.confidence) for f in findings] == [(21, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(21, Confidence.LIKELY), (22, Confidence.LIKELY)]
     assert "its tape in `grad`, called on line 21" in findings[0].evidence[0].message
 
 

@@ -2659,10 +2659,19 @@ class SourceQueries:
         return max(around, key=lambda item: item[0])[1] if around else None
 
     def _trains(self, call: cst.Call) -> bool:
-        """A training call (``fit``, a step's call), or a call of a function that makes one (``fit_one_epoch``)."""
+        """A training call (``fit``, a step's call), or a call of a function that makes one (``fit_one_epoch``), or
+        calls one that does (``cmd_finetune`` calling ``finetune``)."""
         site = self._call_at.get(id(call))
         return site is not None and (id(call) in self._training_call_nodes or any(
-            id(f.node) in self._training_callers for f in self.callees_of(site)))
+            id(f.node) in self._leading_to_training for f in self.callees_of(site)))
+
+    @cached_property
+    def _leading_to_training(self) -> set:
+        """The code that makes a training call, and the code whose calls lead there (not those that build a model
+        to evaluate it, nor making an object whose training method only code calls by name)."""
+        graph = _without_evaluation(self._call_graph)
+        return self._training_callers.union(*(nx.ancestors(graph, key) for key in self._training_callers
+                                              if key in graph))
 
     @cached_property
     def _training_call_nodes(self) -> set[int]:
@@ -5153,7 +5162,7 @@ class SourceQueries:
         applied = {call.func.value for call in m.findall(construction.node, m.Call(func=m.Name()))}
         parts = {id(c.node) for c in others if _assigned_names(self.index.assignment_of(c.node)) & applied}
         before = max((order[id(c.node)] for c in others if order[id(c.node)] < here and id(c.node) not in returned
-                      and id(c.node) not in parts), default=-1)
+                      and id(c.node) not in parts and not self._contains_model(construction, c)), default=-1)
         after = min((order[id(c.node)] for c in others if order[id(c.node)] > here), default=len(order))
         if not construction.names & SEQUENTIAL:
             window = [c for c in scope if before < order[id(c.node)] <= here or id(c.node) in nested]
@@ -5180,6 +5189,17 @@ class SourceQueries:
             if bound is not None and depth > 0:
                 calls += self._model_building_calls(bound, depth - 1) if self._constructs_model(bound) else [bound]
         return calls
+
+    def _contains_model(self, later: CallSite, model: CallSite) -> bool:
+        """Whether the functional model ``later`` is made on the output tensor ``model`` is made with, bound by the
+        same call (``model_rpn = Model(inputs, rpn)``, then ``model_all = Model([inputs, rois], rpn + classifier)``):
+        the layers before ``model`` are ``later``'s too."""
+        outputs = argument_value(model.node, "outputs", 1)
+        if not isinstance(outputs, cst.Name) or not any(
+                m.findall(arg.value, m.Name(outputs.value)) for arg in later.node.args):
+            return False
+        bound = self.bound_call(model.module, model.node, outputs.value)
+        return bound is not None and bound is self.bound_call(later.module, later.node, outputs.value)
 
     def _models_built_on(self, construction: CallSite, calls: list[CallSite], depth: int) -> list[CallSite]:
         """The building calls of the models a functional model is built on, made before the window of calls that
@@ -5822,6 +5842,8 @@ class SourceQueries:
         else:
             return None
         chosen = [d for d in definitions if d[0] is module] or definitions
+        if any(default is None for _, default in chosen):
+            return None
         return chosen[0] if len({owner.node_code(default) for owner, default in chosen}) == 1 else None
 
     @cached_property
@@ -5836,11 +5858,13 @@ class SourceQueries:
         return found
 
     @cached_property
-    def _argument_definitions(self) -> dict[str, list[tuple[ModuleInfo, cst.BaseExpression]]]:
+    def _argument_definitions(self) -> dict[str, list[tuple[ModuleInfo, cst.BaseExpression | None]]]:
         """argparse destination -> where it is defined and its default: ``parser.add_argument("--batch-size",
         type=int, default=32)`` (``batch_size``); ``action="store_true"`` defaults to False, no default to None;
-        ``parser.set_defaults(lr=0.1)`` defines one more. Positional and required arguments have no default."""
-        found: dict[str, list[tuple[ModuleInfo, cst.BaseExpression]]] = {}
+        ``parser.set_defaults(lr=0.1)`` defines one more. Positional and required arguments have no default (None
+        here): the user gives them, so a destination one of them fills (``add_argument("mode", nargs="?")`` beside
+        ``--mode``) has none a run reads."""
+        found: dict[str, list[tuple[ModuleInfo, cst.BaseExpression | None]]] = {}
         for site in self.index.calls:
             method = method_name(site.node)
             if method == "set_defaults":
@@ -5851,9 +5875,7 @@ class SourceQueries:
                 continue
             options = [a.value.evaluated_value for a in site.node.args if a.keyword is None and
                        isinstance(a.value, cst.SimpleString) and isinstance(a.value.evaluated_value, str)]
-            required = argument_value(site.node, "required", None)
-            if not options or not all(option.startswith("-") for option in options) or (
-                    required is not None and self._truth(site.module, required) is not False):
+            if not options:
                 continue
             dest = argument_value(site.node, "dest", None)
             if isinstance(dest, cst.SimpleString):
@@ -5861,6 +5883,11 @@ class SourceQueries:
             else:
                 long = [o for o in options if o.startswith("--")]
                 name = (long or options)[0].lstrip("-").replace("-", "_")
+            required = argument_value(site.node, "required", None)
+            if not all(option.startswith("-") for option in options) or (
+                    required is not None and self._truth(site.module, required) is not False):
+                found.setdefault(name, []).append((site.module, None))
+                continue
             action = argument_value(site.node, "action", None)
             action = action.evaluated_value if isinstance(action, cst.SimpleString) else None
             default = argument_value(site.node, "default", None) or cst.Name(

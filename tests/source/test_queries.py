@@ -1521,6 +1521,9 @@ def test_argparse_defaults_are_what_a_run_reads_unless_the_code_writes_the_argum
             parser.add_argument("--data", required=True)
             parser.add_argument("--epochs", type=int, default=90)
             parser.add_argument("--resume")
+            parser.add_argument("--mode", nargs="?")
+            parser.add_argument("mode", nargs="?")
+            parser.add_argument("config", nargs="?", default="base.yaml")
             parser.add_argument("--lr", type=float, default=0.1)
             parser.set_defaults(lr=0.01)
             args = parser.parse_args()
@@ -1532,7 +1535,7 @@ def test_argparse_defaults_are_what_a_run_reads_unless_the_code_writes_the_argum
         if args.debug:
             args.epochs = 1
         config = load_config()
-        print(args.batch_size, args.debug, args.augment, args.data, args.epochs, args.resume, args.lr)
+        print(args.batch_size, args.debug, args.augment, args.data, args.epochs, args.resume, args.lr, args.mode)
         """})
     queries = SourceQueries(index)
     train = next(module for module in index.modules if module.path.name == "train.py")
@@ -1546,6 +1549,8 @@ def test_argparse_defaults_are_what_a_run_reads_unless_the_code_writes_the_argum
     assert (default("args.debug"), default("args.augment")) == ("False", "True")  # store_true, store_false
     assert default("args.data") is None  # required: a run always passes it
     assert default("args.resume") == "None"  # argparse's own default
+    assert default("args.mode") is None  # also positional: the user gives it
+    assert default("args.config") is None  # positional: the user gives it, or may
     assert default("args.epochs") is None  # written by the script: its default is not what the run reads
     assert default("args.lr") is None  # two definitions that disagree
     assert default("config.batch_size") is None  # not what argparse parsed
