@@ -2091,6 +2091,40 @@ def test_a_functional_model_made_after_another_on_the_same_tensors_counts_their_
     assert [(f.location.line, f.confidence) for f in findings] == [(21, Confidence.LIKELY), (22, Confidence.LIKELY)]
 
 
+def test_a_model_a_method_keeps_in_self_and_another_trains_is_the_trained_model():
+    """The Siamese-network shape: `__init__` sets `self.model = []`, a builder method assigns the functional model
+    to `self.model`, and the training method calls `self.model.train_on_batch(...)`: that model is what trains."""
+    findings = _findings({"siamese.py": """
+        from keras.layers import Conv2D, Dense, Flatten, Input, Lambda
+        from keras.models import Model, Sequential
+
+        class SiameseNetwork:
+            def __init__(self):
+                self.model = []
+                self._construct()
+
+            def _construct(self):
+                tower = Sequential()
+                for filters in (64, 128, 128, 256):
+                    tower.add(Conv2D(filters, 4, activation="relu", input_shape=(105, 105, 1)))
+                tower.add(Flatten())
+                tower.add(Dense(4096, activation="sigmoid"))
+                left, right = Input((105, 105, 1)), Input((105, 105, 1))
+                distance = Lambda(lambda t: abs(t[0] - t[1]))([tower(left), tower(right)])
+                self.model = Model(inputs=[left, right], outputs=Dense(1, activation="sigmoid")(distance))
+                self.model.compile(loss="binary_crossentropy", optimizer="sgd")
+
+            def train(self, loader, iterations):
+                for iteration in range(iterations):
+                    images, labels = loader.get_train_batch()
+                    self.model.train_on_batch(images, labels)
+
+        if __name__ == "__main__":
+            SiameseNetwork().train(OmniglotLoader(), 1000000)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.LIKELY)]
+
+
 def test_an_iterator_over_a_keras_image_generator_hands_out_its_batches():
     """`train_dataset = iter(train_generator)`, then `next(train_dataset)` every step of a custom loop: the batches
     are the ImageDataGenerator's, read and augmented in Python."""

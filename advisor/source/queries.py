@@ -5993,13 +5993,15 @@ class SourceQueries:
             self.index.assignment_of(bound.node), receiver.value))
 
     def _constructions_of_attribute(self, training: CallSite, receiver: cst.Attribute) -> list[CallSite]:
-        """For ``rm.model.fit(...)``, ``rm`` an object of a repo class: the model constructions behind what its
-        methods assign to ``self.model`` (``self.model = self.lstm()``), each a model a run may train."""
-        holder = self.bound_call(training.module, training.node, receiver.value.value)
-        if holder is None:
-            return []
-        return [construction for cls_info in self._classes_named(holder.names)
-                for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])
+        """For ``rm.model.fit(...)``, ``rm`` an object of a repo class, or ``self.model.train_on_batch(...)`` in
+        one of its methods: the model constructions behind what its methods assign to ``self.model``
+        (``self.model = self.lstm()``), each a model a run may train."""
+        if receiver.value.value == "self" and training.function is not None and training.function.class_key:
+            keys = [training.function.class_key]
+        else:
+            holder = self.bound_call(training.module, training.node, receiver.value.value)
+            keys = [cls_info.key for cls_info in self._classes_named(holder.names)] if holder is not None else []
+        return [construction for key in keys for assigned in self._bindings.get(("attr", key, receiver.attr.value), [])
                 for construction in self._constructions_in_call(assigned, CALL_DEPTH)]
 
     def _constructions_in_call(self, site: CallSite, depth: int, position: int | None = None) -> list[CallSite]:
