@@ -17,6 +17,8 @@ COUNTING_OPS = frozenset({"take", "skip", "repeat", "enumerate", "shard"})
 # Stages that only regroup elements a prefetch made ahead (shuffle a buffer, pad and stack a batch): a copy per
 # batch, little to overlap next to the work before the prefetch.
 ASSEMBLING_OPS = COUNTING_OPS | {"shuffle", "batch", "padded_batch", "unbatch", "rebatch"}
+# The same, applied as TensorFlow 1.x's contrib transformations.
+ASSEMBLING_APPLIED = ("batch_and_drop_remainder", "shuffle_and_repeat", "unbatch")
 # Keras' directory readers end the dataset they return with `prefetch(AUTOTUNE)` (Keras 2.6 and later, and 3).
 PREFETCHING_SOURCES = frozenset({"image_dataset_from_directory", "text_dataset_from_directory",
                                  "audio_dataset_from_directory"})
@@ -205,9 +207,12 @@ class MissingPrefetch(Rule):
         else:
             static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
                              "TensorFlow may inject a prefetch at run time; a profile would tell")
-        if static.confidence is Confidence.LIKELY and _only_after_prefetch(pipeline.working_stages, ASSEMBLING_OPS):
+        ahead = _assembled_after(pipeline.working_stages)
+        if static.confidence is Confidence.LIKELY and ahead is not None:
+            what = "the prefetch" if ahead.op == "prefetch" or ahead.op in PREFETCHING_SOURCES else \
+                f"the parallel `{ahead.op}` on {ahead.module.location(ahead.anchor).line_label}"
             static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
-                "only shuffling and batching run after it: the work before the prefetch already runs ahead of the "
+                f"only shuffling and batching run after {what}: the work before them already runs ahead of the "
                 "step")), static.note)
         use = ctx.queries.evaluation_use(pipeline)
         if use is not None and static.confidence is Confidence.LIKELY:
@@ -249,6 +254,20 @@ def _only_after_prefetch(stages: list[Stage], ops: frozenset[str]) -> bool:
     """Whether a prefetch (or a source that ends with one) is followed only by stages among ``ops``."""
     prefetches = [i for i, s in enumerate(stages) if s.op == "prefetch" or s.op in PREFETCHING_SOURCES]
     return bool(prefetches) and all(s.op in ops for s in stages[prefetches[-1] + 1:])
+
+
+def _assembled_after(stages: list[Stage]) -> Stage | None:
+    """The last stage that works ahead of the step by itself (a prefetch, a source ending with one, a map or
+    interleave with parallel calls, which keeps that many elements in flight), where only stages that regroup
+    elements follow it (``ASSEMBLING_OPS``, or a batch or shuffle applied: ``apply(batch_and_drop_remainder(n))``)."""
+    ahead = [i for i, s in enumerate(stages)
+             if s.op == "prefetch" or s.op in PREFETCHING_SOURCES or (s.op in WORK_OPS and runs_in_parallel(s))]
+    if not ahead:
+        return None
+    assembling = all(s.op in ASSEMBLING_OPS or s.op == "apply" and any(
+        transformation in s.module.node_code(s.node) for transformation in ASSEMBLING_APPLIED)
+        for s in stages[ahead[-1] + 1:])
+    return stages[ahead[-1]] if assembling else None
 
 
 def _negligible(stages: list[Stage]) -> bool:
