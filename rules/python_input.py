@@ -88,6 +88,17 @@ class PythonInput(Rule):
             """, note="TensorFlow 1.x: the graph reads its own input; feed_dict only sets hyperparameters"),
         Example("""
             import numpy as np
+            import tensorflow as tf
+
+            real = dataset.make_one_shot_iterator().get_next()
+            train_op = tf.train.AdamOptimizer(learning_rate).minimize(gan_loss(real, style))
+            with tf.Session() as sess:
+                for step in range(100000):
+                    codes = np.random.normal(size=[1, 1, 1, 8])
+                    sess.run(train_op, feed_dict={style: codes, learning_rate: 1e-4})
+            """, note="TensorFlow 1.x: the images come from tf.data; feed_dict carries only NumPy noise"),
+        Example("""
+            import numpy as np
             from tensorflow import keras
 
             images, labels = np.load("x.npy"), np.load("y.npy")

@@ -3786,7 +3786,8 @@ class SourceQueries:
         ``feed_dict`` of its first training run that feeds a batch fetched out of the graph's own input pipeline
         (:meth:`_fetches_input`), else of the first whose values include batches made in the loop's body (sliced
         from arrays, or computed by calls), with the host work those calls do. None when it feeds only settings
-        (``keep_prob: 0.5``) or nothing: the graph then reads its own input."""
+        (``keep_prob: 0.5``), noise drawn with NumPy (a GAN's style codes, ``np.random.normal(size=(1, 8))``: no
+        batch worth a pipeline), or nothing: the graph then reads its own input."""
         bindings = _loop_bindings(loop.node.body)
         for run in loop.session_runs:
             feed = argument_value(run, "feed_dict", 1)
@@ -3799,7 +3800,7 @@ class SourceQueries:
             values = _fed_values(feed, bindings)
             made = [expression for value in values for expression in _made_in_loop(value, bindings)] or \
                 self._made_by_the_calling_loop(loop, values)
-            if made:
+            if made and not all(self._draws_noise(expression) for expression in made):
                 calls = [self._call_at[id(c)] for e in made for c in m.findall(e, m.Call()) if id(c) in self._call_at]
                 makers = list({id(f.node): f for site in calls for f in self.callees_of(site)}.values())
                 work = [site for site in calls if _reads_or_decodes(site)] + [
@@ -3807,6 +3808,18 @@ class SourceQueries:
                 return FedBatches(feed, made, work, sample_loops=[
                     (f, loop) for f in makers if (loop := self.sample_loop(f)) is not None])
         return None
+
+    def _draws_noise(self, expression: cst.BaseExpression, depth: int = 1) -> bool:
+        """Whether ``expression`` only draws random numbers on the host (``np.random.normal(size=shape)``, with a
+        ``.astype(...)`` after it), itself or through a repo function that returns such a draw (``sample_z(n)``)."""
+        while m.matches(expression, m.Call(func=m.Attribute(value=m.Call()))):  # `np.random.normal(...).astype(t)`
+            expression = expression.func.value
+        site = self._call_at.get(id(expression)) if isinstance(expression, cst.Call) else None
+        if site is None or _draws_at_random(site):
+            return site is not None
+        returns = [[r.value for r in m.findall(f.node.body, m.Return())] for f in self.callees_of(site)] if depth else []
+        return bool(returns) and all(values and all(value is not None and self._draws_noise(value, depth - 1)
+                                                    for value in values) for values in returns)
 
     def _made_by_the_calling_loop(self, loop: TrainingLoop, values: list[cst.BaseExpression]
                                   ) -> list[cst.BaseExpression]:
