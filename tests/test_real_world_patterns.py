@@ -2884,6 +2884,63 @@ def test_tf_app_run_calls_the_scripts_main():
         ("classifier/train.py", 12, Confidence.LIKELY)]
 
 
+def test_a_float16_serving_graph_no_training_reaches_turns_no_mixed_precision_on():
+    """BERT-as-a-service's shape in a fine-tuning repo: the optimizer helper is called from a model function that
+    Estimator calls, and from another model function no code calls (a way in the source does not show); the serving
+    code casts its frozen graph to float16.
+    The serving graph is not on the way of any training: fine-tuning still computes in float32."""
+    findings = _findings({"optimization.py": """
+        import tensorflow as tf
+
+        def create_optimizer(loss, learning_rate):
+            optimizer = tf.train.AdamOptimizer(learning_rate)
+            grads = tf.gradients(loss, tf.trainable_variables())
+            return optimizer.apply_gradients(zip(grads, tf.trainable_variables()))
+        """, "modeling.py": """
+        import tensorflow as tf
+
+        def transformer(x):
+            for _ in range(12):
+                x = tf.layers.dense(tf.layers.dense(x, 3072, activation=tf.nn.gelu), 768)
+            return x
+        """, "train_ner.py": """
+        import tensorflow as tf
+        import modeling
+        import optimization
+
+        def model_fn_builder(learning_rate):
+            def model_fn(features, labels, mode, params):
+                loss = tf.reduce_mean(modeling.transformer(features["input_ids"]))
+                train_op = optimization.create_optimizer(loss, learning_rate)
+                return tf.estimator.EstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+            return model_fn
+
+        def main(_):
+            estimator = tf.estimator.Estimator(model_fn=model_fn_builder(5e-5))
+            estimator.train(input_fn=train_input_fn, max_steps=10000)
+
+        if __name__ == "__main__":
+            tf.app.run()
+        """, "squad.py": """
+        import modeling
+        import optimization
+
+        def squad_model_fn(features, labels, mode, params):
+            loss = modeling.transformer(features["input_ids"])
+            return optimization.create_optimizer(loss, params["learning_rate"])
+        """, "server/graph.py": """
+        import tensorflow as tf
+
+        def optimize_graph(graph_def, fp16):
+            if fp16:
+                graph_def = convert_variables_to_constants(graph_def, dtype=tf.float16)
+            return graph_def
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("optimization.py", 6, Confidence.LIKELY)]
+    assert "server/graph.py:5" in findings[0].evidence[0].message
+
+
 def test_an_agent_trained_between_environment_steps_is_no_sure_mixed_precision_gain():
     """A TensorFlow 1.x DQN: the Atari network is big enough by its layer count, but the agent trains between
     steps of a gym environment the host runs in Python, and reads its policy every step to act (no extra run to

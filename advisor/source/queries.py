@@ -4849,10 +4849,12 @@ class SourceQueries:
 
         A setting counts when the code around it is part of those programs' run (calls and imports from their
         entry points): a repo of several projects may use 16 bits in one training script and not in another. When
-        some way into ``site`` starts elsewhere (a function no code is seen to call), every setting counts."""
+        some way into ``site`` starts elsewhere (a function no code is seen to call), every setting counts but those
+        in code no training run reaches (a serving graph cast to float16)."""
         sites = self.mixed_precision_sites
         run = self._run_of(self._caller_key(site)) if sites else None
-        ours = [(module, node) for module, node, key in sites if run is None or key in run]
+        ours = [(module, node) for module, node, key in sites
+                if (key in run if run is not None else self.reach(module, node) is not Reach.OTHER)]
         opt_in = [(module, node, skipped) for module, node in ours
                   if (skipped := self.skipped_by_default(module, module.location(node).line)) is not None]
         if len(opt_in) < len(ours):
