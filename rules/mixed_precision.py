@@ -361,9 +361,16 @@ class MixedPrecision(Rule):
         # A graph built through tf.compat.v1 runs on TensorFlow 2, which spells the rewrite under compat.v1.
         rewrite = "tf.train.experimental" if ctx.queries.calls_tf1_api(training.module) else \
             "tf.compat.v1.mixed_precision"
-        on_gpu = (f"on a GPU, wrap the optimizer before this update, `optimizer = {rewrite}."
-                  "enable_mixed_precision_graph_rewrite(optimizer)` (TensorFlow 1.14+: float16 where it is safe, "
-                  "with loss scaling)")
+        gradients = ctx.queries.symbolic_gradients(training)
+        # The rewrite applies to the sessions made after it (TensorFlow's documentation), and scales the losses
+        # the wrapped optimizer differentiates.
+        on_gpu = (f"on a GPU, wrap the optimizer before this update and before the session is made, `optimizer = "
+                  f"{rewrite}.enable_mixed_precision_graph_rewrite(optimizer)` (TensorFlow 1.14+: float16 where it is "
+                  "safe, with loss scaling; sessions made earlier keep float32)" + (
+                      f", and take the gradients from it (`optimizer.compute_gradients(loss)`) instead of "
+                      f"`{training.module.node_code(gradients.node.func)}` "
+                      f"({gradients.module.location(gradients.node).line_label}), which its loss scaling does not "
+                      "reach" if gradients is not None else ""))
         on_tpu = ("on a TPU, build the model under `tf.contrib.tpu.bfloat16_scope()` (bfloat16 activations, float32 "
                   "variables) and cast its outputs to float32")
         advice = on_tpu if ctx.target_device == "tpu" else f"{on_gpu}; {on_tpu}" if policy == "mixed_bfloat16" \

@@ -2939,6 +2939,8 @@ def test_a_float16_serving_graph_no_training_reaches_turns_no_mixed_precision_on
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("optimization.py", 6, Confidence.LIKELY)]
     assert "server/graph.py:5" in findings[0].evidence[0].message
+    # the rewrite's loss scaling reaches the gradients the wrapped optimizer takes, not tf.gradients'
+    assert "instead of `tf.gradients` (line 5)" in findings[0].message
 
 
 def test_an_agent_trained_between_environment_steps_is_no_sure_mixed_precision_gain():
@@ -3603,6 +3605,36 @@ def test_compat_v1_gradients_build_a_graph_an_estimator_trains():
         estimator.train(input_fn, max_steps=1000000)
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("optimization.py", 12)]
+
+
+@pytest.mark.parametrize("use_tpu, on_tpu", [("False", False), ("True", True)])
+def test_a_tpu_estimator_with_use_tpu_off_by_default_trains_on_a_gpu(use_tpu: str, on_tpu: bool):
+    """BERT's fine-tuning scripts: `TPUEstimator(use_tpu=FLAGS.use_tpu, ...)` with the flag off by default runs as an
+    Estimator on the CPU or GPU: the advice is float16's graph rewrite, not a TPU's bfloat16."""
+    findings = _findings({"run_ner.py": f"""
+        import tensorflow as tf
+
+        flags = tf.flags
+        FLAGS = flags.FLAGS
+        flags.DEFINE_bool("use_tpu", {use_tpu}, "Whether to use TPU or GPU/CPU.")
+
+        def model_fn(features, labels, mode, params):
+            x = features["input_ids"]
+            for _ in range(12):
+                x = tf.layers.dense(x, 1024)
+            loss = tf.reduce_mean(x)
+            train_op = tf.train.AdamOptimizer(1e-4).minimize(loss)
+            return tf.contrib.tpu.TPUEstimatorSpec(mode=mode, loss=loss, train_op=train_op)
+
+        def main(_):
+            estimator = tf.contrib.tpu.TPUEstimator(use_tpu=FLAGS.use_tpu, model_fn=model_fn, train_batch_size=32)
+            estimator.train(input_fn=train_input_fn, max_steps=10000)
+
+        if __name__ == "__main__":
+            tf.app.run()
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
+    assert ("bfloat16_scope" in findings[0].message) is on_tpu
 
 
 def test_run_eagerly_left_at_a_trainers_default_of_true():

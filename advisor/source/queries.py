@@ -2004,6 +2004,15 @@ class SourceQueries:
                and (site := self._call_at.get(id(call))) is not None and self.callees_of(site)}
         return all(code(part) in made and code(part) in fed for part in parts)
 
+    def symbolic_gradients(self, update: CallSite) -> CallSite | None:
+        """The ``tf.gradients(loss, params)`` the code making a graph's ``update`` takes its gradients from, in the
+        same function (or module level) before it: an optimizer wrapped for mixed precision scales the losses it
+        differentiates itself, not those."""
+        calls = self.calls_in(update.function) if update.function is not None else \
+            self._module_level_calls.get(id(update.module), [])
+        return next((site for site in calls if "tensorflow.gradients" in site.names
+                     and self._not_below(site.module, site.node, update.node)), None)
+
     def _hand_written_updates(self, updating: set) -> list[CallSite]:
         """``tf.gradients(loss, params)`` in graph code where the repo writes its own optimizer (a function that
         assigns its variables' new values and groups the assignments: PixelCNN++'s ``adam_updates``, Glow's
@@ -3096,10 +3105,14 @@ class SourceQueries:
 
     @cached_property
     def _tpu_training(self) -> dict[Path, list[CallSite]]:
+        """By folder. Not a ``TPUEstimator(use_tpu=FLAGS.use_tpu)`` whose flag is off with the defaults the source
+        sets (BERT's scripts): it then runs on the CPU or GPU, as an Estimator."""
         found: dict[Path, list[CallSite]] = {}
         for site in self.index.calls:
             if any(n.startswith("tensorflow.") and n.endswith(TPU_TRAINING_SUFFIXES) for n in site.names):
-                found.setdefault(site.module.path.parent, []).append(site)
+                use_tpu = argument_value(site.node, "use_tpu", None)
+                if use_tpu is None or self._truth(site.module, use_tpu) is not False:
+                    found.setdefault(site.module.path.parent, []).append(site)
         return found
 
     @cached_property
