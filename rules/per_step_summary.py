@@ -9,7 +9,7 @@ import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
 from advisor.rule import (PER_TENSOR_HISTOGRAMS, Applicability, Confidence, Evidence, Example, Finding,
-                          FixAvailability, InLoopBody, Rule, RuleContext, TrainingLoop, Verdict, typical,
+                          FixAvailability, InLoopBody, ModuleInfo, Rule, RuleContext, TrainingLoop, Verdict, typical,
                           visit_reading)
 
 SUMMARY_PREFIX = "tensorflow.summary."
@@ -41,21 +41,24 @@ class _Writes(InLoopBody):
         self.statement = node
 
     def visit_Call(self, node: cst.Call) -> None:
-        names = self.loop.module.qualified_names(node.func)
-        ops = {n.rsplit(".", 1)[-1] for n in names if n.startswith(SUMMARY_PREFIX)}
-        if ops & set(SUMMARY_OPS):
-            what = f"writes a summary (`{self.loop.module.node_code(node.func)}`)"
-            heavy = bool(ops & set(HEAVY_SUMMARY_OPS))
-        elif m.matches(node.func, m.Attribute(attr=m.Name("flush"))) and not node.args:
-            what, heavy = f"flushes a writer (`{self.loop.module.node_code(node)}`)", False
-        elif m.matches(node.func, _ADD_SUMMARY) and node.args:
-            # TensorFlow 1.x: the session computed the summary in the step's run, the writer serializes it.
-            what = f"computes summaries in its run and writes them (`{self.loop.module.node_code(node.func)}`)"
-            heavy = self.heavy_written(node)
-        else:
-            return
-        if not any(found[1] is self.statement for found in self.found):
-            self.found.append((node, self.statement, what, heavy))
+        write = _summary_write(self.loop.module, node, self.heavy_written)
+        if write is not None and not any(found[1] is self.statement for found in self.found):
+            self.found.append((node, self.statement, *write))
+
+
+def _summary_write(module: ModuleInfo, node: cst.Call, heavy_written: Callable[[cst.Call], bool]
+                   ) -> tuple[str, bool] | None:
+    """What the call ``node`` does if it writes a summary or flushes a writer, and whether that is heavy host work."""
+    names = module.qualified_names(node.func)
+    ops = {n.rsplit(".", 1)[-1] for n in names if n.startswith(SUMMARY_PREFIX)}
+    if ops & set(SUMMARY_OPS):
+        return f"writes a summary (`{module.node_code(node.func)}`)", bool(ops & set(HEAVY_SUMMARY_OPS))
+    if m.matches(node.func, m.Attribute(attr=m.Name("flush"))) and not node.args:
+        return f"flushes a writer (`{module.node_code(node)}`)", False
+    if m.matches(node.func, _ADD_SUMMARY) and node.args:
+        # TensorFlow 1.x: the session computed the summary in the step's run, the writer serializes it.
+        return f"computes summaries in its run and writes them (`{module.node_code(node.func)}`)", heavy_written(node)
+    return None
 
 
 class PerStepSummary(Rule):
@@ -105,6 +108,32 @@ class PerStepSummary(Rule):
             """, note="TensorFlow 1.x, summaries fetched and written every 100 steps"),
     )
     invalid = (
+        Example("""
+            import tensorflow as tf
+
+            def write_log(writer, names, logs, step):
+                with writer.as_default():
+                    for name, value in zip(names, logs):
+                        tf.summary.scalar(name, value, step=step)
+                        writer.flush()
+
+            for step, (x, y) in enumerate(batches):
+                losses = model.train_on_batch(x, y)
+                write_log(writer, ["loss", "accuracy"], losses, step)
+            """, line=11, fixed="""
+            import tensorflow as tf
+
+            def write_log(writer, names, logs, step):
+                with writer.as_default():
+                    for name, value in zip(names, logs):
+                        tf.summary.scalar(name, value, step=step)
+                        writer.flush()
+
+            for step, (x, y) in enumerate(batches):
+                losses = model.train_on_batch(x, y)
+                if step % 100 == 0:
+                    write_log(writer, ["loss", "accuracy"], losses, step)
+            """, note="a Keras batch loop; the writes are in a helper it calls every step"),
         Example("""
             import tensorflow as tf
 
@@ -173,10 +202,14 @@ class PerStepSummary(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        for loop in [*ctx.queries.training_loops, *ctx.queries.session_loops]:
-            writes = _Writes(loop, lambda write, loop=loop: bool(GRAPH_HEAVY_SUMMARIES & (
-                ctx.queries.written_summary_kinds(loop, write) or ctx.queries.summary_kinds(loop.module))))
+        for loop in [*ctx.queries.training_loops, *ctx.queries.keras_batch_loops, *ctx.queries.session_loops]:
+            def heavy_written(write: cst.Call, loop: TrainingLoop = loop) -> bool:
+                return bool(GRAPH_HEAVY_SUMMARIES & (ctx.queries.written_summary_kinds(loop, write)
+                                                     or ctx.queries.summary_kinds(loop.module)))
+
+            writes = _Writes(loop, heavy_written)
             visit_reading(loop.node.body, writes)
+            yield from self._helper_findings(ctx, loop, writes.found)
             for call, statement, what, heavy in writes.found:
                 if not loop.throttles(statement):
                     yield self._finding(ctx, loop, call, statement, what, heavy)
@@ -184,6 +217,23 @@ class PerStepSummary(Rule):
                     run = ctx.queries.training_run_binding(loop, call, call.args[0].value.value)
                     if run is not None:
                         yield self._fetch_finding(ctx, loop, run, call, heavy)
+
+    def _helper_findings(self, ctx: RuleContext, loop: TrainingLoop,
+                         found: list[tuple[cst.Call, cst.CSTNode, str, bool]]) -> Iterable[Finding]:
+        """Writes made every step in a repo function the loop calls (``write_log(writer, names, logs, step)``),
+        reported at that call: where a step interval would go. Not a call already found writing in the body."""
+        written = {id(call) for call, *_ in found}
+        for call, made in ctx.queries.per_step_calls_by_body_call(loop):
+            if id(call.node) in written:
+                continue
+            writes = [(site, write) for site in made
+                      if (write := _summary_write(site.module, site.node, lambda _: False)) is not None]
+            if writes:
+                site, (what, heavy) = writes[0]
+                helper = call.module.node_code(call.node.func)
+                where = site.module.location(site.node).display
+                statement = call.module.parent(call.module.parent(call.node))  # `write_log(...)` alone on its line
+                yield self._finding(ctx, loop, call.node, statement, f"{what[:-1]} in `{helper}`, {where})", heavy)
 
     def _fetch_finding(self, ctx: RuleContext, loop: TrainingLoop, run: cst.Call, write: cst.Call,
                        heavy: bool) -> Finding:

@@ -3757,7 +3757,12 @@ class SourceQueries:
         """The calls that run every iteration of ``loop``: in its body (not under a step interval), and in the repo
         functions those call, a few calls deep (not where a function makes them on some calls only: ``if
         self.steps % 100 == 0: self.update_target()``)."""
-        found, seen = [], set()
+        found = {id(site.node): site for call, made in self.per_step_calls_by_body_call(loop) for site in (call, *made)}
+        return list(found.values())
+
+    def per_step_calls_by_body_call(self, loop: TrainingLoop) -> list[tuple[CallSite, list[CallSite]]]:
+        """:meth:`per_step_calls`, by the call in the loop's body each comes from: that call, and the calls the repo
+        functions it calls make (``write_log(writer, names, losses, step)`` and the summary writes in it)."""
         # What the environment returns each step (`state, reward, done, _ = env.step(action)`): a branch on it
         # (`if done: agent.update_target()`) runs when an episode ends.
         environment = self.environment_step(loop)
@@ -3765,13 +3770,17 @@ class SourceQueries:
         calls: list[cst.Call] = []
         visit_reading(loop.node.body, _CallsMatching(m.Call(), calls))  # (a function defined there runs when called)
         body = [self._call_at[id(c)] for c in calls if id(c) in self._call_at]
-        frontier = [site for site in body if not loop.throttles(site.node) and not _branches_on(
-            loop.module, site.node, loop.node, episode)]
-        for _ in range(CALL_DEPTH + 1):
-            found += frontier
-            called = [f for site in frontier for f in self.callees_of(site) if id(f.node) not in seen]
-            seen |= {id(f.node) for f in called}
-            frontier = [site for f in called for site in self.calls_in(f) if not _on_some_calls_only(f, site.node)]
+        found = []
+        for site in body:
+            if loop.throttles(site.node) or _branches_on(loop.module, site.node, loop.node, episode):
+                continue
+            made, seen, frontier = [], set(), [site]
+            for _ in range(CALL_DEPTH):
+                called = [f for s in frontier for f in self.callees_of(s) if id(f.node) not in seen]
+                seen |= {id(f.node) for f in called}
+                frontier = [s for f in called for s in self.calls_in(f) if not _on_some_calls_only(f, s.node)]
+                made += frontier
+            found.append((site, made))
         return found
 
     def _loops_calling(self, chosen: Callable[[CallSite], bool]) -> list[tuple[TrainingLoop, list[cst.Call]]]:
