@@ -402,6 +402,9 @@ class HostSync(Rule):
             runs = [run for run in ctx.queries.extra_session_runs(loop) if not loop.throttles(run)]
             if runs:
                 yield self._rerun_finding(ctx, loop, runs)
+            fetched = ctx.queries.fetched_for_some_steps(loop)
+            if fetched:
+                yield self._some_steps_fetch_finding(ctx, loop, fetched)
 
     def _weight_copy_finding(self, ctx: RuleContext, loop: TrainingLoop, site: CallSite) -> Finding:
         """A model's weights copied to or from NumPy every step (a target network's update, a WGAN's clipping)."""
@@ -419,6 +422,26 @@ class HostSync(Rule):
         static = Verdict(Confidence.LIKELY, typical("host_sync"), evidence)
         verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static)
         return self.finding(module, site.node, message, verdict, reach=ctx.queries.reach(module, site.node))
+
+    def _some_steps_fetch_finding(self, ctx: RuleContext, loop: TrainingLoop,
+                                  fetched: list[tuple[cst.Call, cst.BaseExpression, cst.Name]]) -> Finding:
+        """A TensorFlow 1.x training run fetching, every step, values the loop reads only on some steps (an output
+        image saved every N epochs, a decoded sample printed every 100 steps): one finding, at the first run."""
+        module = loop.module
+        run, fetch, read = fetched[0]
+        names = list(dict.fromkeys(f"`{module.node_code(f)}`" for _, f, _ in fetched))
+        them = "them" if len(names) > 1 else "it"
+        message = (f"The training run at {module.location(run).line_label} fetches {', '.join(names)} every step, "
+                   f"but the loop reads {them} only on some steps ({module.location(read).line_label}): every step "
+                   f"copies {them} to the host (and computes {them}, if the update does not need {them}). Fetch "
+                   f"{them} in a run of its own on the steps that read {them}.")
+        evidence = (Evidence.source(f"`{module.node_code(fetch)}` is read only under a step interval or a condition "
+                                    f"the loop sets ({module.location(read).display})"),
+                    Evidence.source("how much that costs depends on the tensor's size and on whether the update "
+                                    "computes it anyway, which the source does not say"))
+        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
+                                         Verdict(Confidence.POSSIBLE, typical("host_sync"), evidence))
+        return self.finding(module, run, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
     def _rerun_finding(self, ctx: RuleContext, loop: TrainingLoop, runs: list[cst.Call]) -> Finding:
         """A TensorFlow 1.x loop that runs the graph again every step to read values: one finding, at the first."""

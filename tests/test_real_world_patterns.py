@@ -3637,6 +3637,32 @@ def test_a_tpu_estimator_with_use_tpu_off_by_default_trains_on_a_gpu(use_tpu: st
     assert ("bfloat16_scope" in findings[0].message) is on_tpu
 
 
+def test_a_value_fetched_every_step_and_read_on_some_steps_only():
+    """Learning-to-See-in-the-Dark's shape: the training run fetches the output image every step; the loop clips
+    it every step but saves it only every 500 epochs. A loss fetched to be printed every 100 steps is a number the
+    update computes anyway: no finding for it."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        in_image = tf.placeholder(tf.float32, [None, None, None, 4])
+        out_image = network(in_image)
+        G_loss = tf.reduce_mean(tf.abs(out_image - gt_image))
+        G_opt = tf.train.AdamOptimizer(1e-4).minimize(G_loss)
+        with tf.Session() as sess:
+            for epoch in range(4001):
+                for step, ind in enumerate(np.random.permutation(len(train_ids))):
+                    _, G_current, output = sess.run([G_opt, G_loss, out_image], feed_dict={in_image: crop(ind)})
+                    output = np.minimum(np.maximum(output, 0), 1)
+                    if step % 100 == 0:
+                        print(G_current)
+                    if epoch % 500 == 0:
+                        save_image(output[0])
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.POSSIBLE)]
+    assert "fetches `out_image` every step, but the loop reads it only on some steps (line 16)" in findings[0].message
+
+
 def test_run_eagerly_left_at_a_trainers_default_of_true():
     findings = _findings({"trainer.py": """
         import tensorflow as tf

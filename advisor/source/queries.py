@@ -525,6 +525,9 @@ def _named_like(word: str) -> m.MatchIfTrue:
 _ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Name("step"))
                            | m.Attribute(value=_named_like("driver"), attr=m.Name("run")), args=[m.AtLeastN(n=1)])
 # `step % 100`, `np.mod(step, 100)`: a test on a step interval.
+# Words in the names of the numbers a training run fetches to log them (a loss, an accuracy, a summary, the step, the
+# learning rate): a copy of a few bytes.
+SCALAR_FETCH_WORDS = ("loss", "cost", "acc", "summ", "step", "lr", "learning_rate", "error", "metric", "norm")
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
 # `step % 100 == 0`: true on one step in N, so its `else` runs on the others (most steps).
 _ON_INTERVAL = m.Comparison(left=m.BinaryOperation(operator=m.Modulo()),
@@ -4175,6 +4178,72 @@ class SourceQueries:
                 and not (m.matches(call, m.Call(func=m.Attribute(attr=m.Name("eval"))))
                          and self._is_variable(loop.module, call, call.func.value, CALL_DEPTH))
                 and not self._fed_to_a_run(loop, call)]
+
+    def fetched_for_some_steps(self, loop: TrainingLoop) -> list[tuple[cst.Call, cst.BaseExpression, cst.Name]]:
+        """Values a TensorFlow 1.x loop's training run fetches every step but reads only on some steps (``_, loss,
+        output = sess.run([train_op, loss, out_image])``, with ``output`` read under ``if epoch % save_freq == 0:``,
+        itself or through the names computed from it): each with its run, its fetch and its first such read. The
+        run copies the value to the host every step, and computes it where the update does not need it."""
+        found = []
+        for run in loop.session_runs:
+            assignment = self.index.assignment_of(run)
+            fetches = run.args[0].value if run.args else None
+            if loop.throttles(run) or assignment is None or len(assignment.targets) != 1 or not isinstance(
+                    assignment.targets[0].target, (cst.Tuple, cst.List)) or not isinstance(fetches, (cst.Tuple,
+                                                                                                       cst.List)):
+                continue
+            targets = [e.value for e in assignment.targets[0].target.elements]
+            if len(targets) != len(fetches.elements):
+                continue
+            for target, fetch in zip(targets, (e.value for e in fetches.elements)):
+                if isinstance(target, cst.Name) and target.value != "_" and not self._scalar_fetch(loop.module, fetch):
+                    read = self._read_on_some_steps_only(loop, target.value, assignment)
+                    if read is not None:
+                        found.append((run, fetch, read))
+        return found
+
+    def _scalar_fetch(self, module: ModuleInfo, fetch: cst.BaseExpression) -> bool:
+        """Whether a fetch is a number the step computes anyway: a loss the repo differentiates (``minimize(loss)``),
+        or what its name says is one (a loss, an accuracy, a summary, the step, the learning rate): copying it costs
+        nothing, and a run of its own would compute it again."""
+        code = module.node_code(fetch)
+        name = code.rsplit(".", 1)[-1].lower()
+        return code in self._differentiated or any(word in name for word in SCALAR_FETCH_WORDS)
+
+    @cached_property
+    def _differentiated(self) -> frozenset[str]:
+        """The code of what the repo's graph code differentiates: ``optimizer.minimize(loss)``,
+        ``tf.gradients(loss, params)``, ``compute_gradients(loss)``."""
+        return frozenset(site.module.node_code(site.node.args[0].value) for site in self.index.calls
+                         if site.node.args and (method_name(site.node) in ("minimize", "compute_gradients")
+                                                or "tensorflow.gradients" in site.names))
+
+    def _read_on_some_steps_only(self, loop: TrainingLoop, name: str, binding: cst.Assign) -> cst.Name | None:
+        """The first read of ``name`` in the loop's body where every read of it runs only on some steps, counting
+        the reads of the names computed from it every step (``output = np.clip(output, 0, 1)``) as its own; None
+        where one runs every step, or none is made."""
+        module, names, derived = loop.module, {name}, {id(binding)}
+        grew = True
+        while grew:  # the names bound every step from it
+            grew = False
+            for assign in m.findall(loop.node.body, m.Assign()):
+                if id(assign) not in derived and not loop.throttles(assign) and any(
+                        n.value in names for n in m.findall(assign.value, m.Name())):
+                    derived.add(id(assign))
+                    bound = _assigned_names(assign)
+                    grew = grew or bool(bound - names)
+                    names |= bound
+        reads = []
+        for statement in m.findall(loop.node.body, m.SimpleStatementLine() | m.If() | m.For() | m.While()):
+            if isinstance(statement, cst.SimpleStatementLine):
+                if any(id(small) in derived for small in statement.body):
+                    continue
+                reads += [n for n in m.findall(statement, m.Name()) if n.value in names]
+            else:  # a compound statement's own test or iterable
+                head = statement.test if isinstance(statement, (cst.If, cst.While)) else statement.iter
+                reads += [n for n in m.findall(head, m.Name()) if n.value in names]
+        reads = [n for n in reads if not m.matches(module.parent(n), m.AssignTarget())]
+        return reads[0] if reads and all(loop.throttles(n) for n in reads) else None
 
     def _is_variable(self, module: ModuleInfo, near: cst.CSTNode, expression: cst.BaseExpression,
                      depth: int) -> bool:
