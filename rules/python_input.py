@@ -386,7 +386,7 @@ def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: 
         evidence.append(Evidence.source("which does " + ", ".join([*costs, *_calls_named(work)])))
     elif loops:
         evidence.append(_sample_loops_evidence(loops))
-    elif heavy_only:
+    else:
         evidence.append(Evidence.source("it reads no files and decodes no images: NumPy on data in memory may keep up "
                                         "with the step"))
     return evidence, bool(costs or work or loops)

@@ -3663,6 +3663,34 @@ def test_a_value_fetched_every_step_and_read_on_some_steps_only():
     assert "fetches `out_image` every step, but the loop reads it only on some steps (line 16)" in findings[0].message
 
 
+def test_what_a_batch_generator_walks_is_made_once_a_pass():
+    """Hands-On ML's `shuffle_batch`: the generator splits a shuffled index array once a pass (`for batch_idx in
+    np.array_split(rnd_idx, n_batches)`), then each batch is a slice of arrays in memory: no array work per batch."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def shuffle_batch(X, y, batch_size):
+            rnd_idx = np.random.permutation(len(X))
+            n_batches = len(X) // batch_size
+            for batch_idx in np.array_split(rnd_idx, n_batches):
+                X_batch, y_batch = X[batch_idx], y[batch_idx]
+                yield X_batch, y_batch
+
+        X = tf.placeholder(tf.float32, [None, 784])
+        y = tf.placeholder(tf.int32, [None])
+        logits = tf.layers.dense(tf.layers.dense(X, 300), 10)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        training_op = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        with tf.Session() as sess:
+            for epoch in range(40):
+                for X_batch, y_batch in shuffle_batch(X_train, y_train, 50):
+                    sess.run(training_op, feed_dict={X: X_batch, y: y_batch})
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(18, Confidence.POSSIBLE)]
+    assert "NumPy on data in memory may keep up" in findings[0].evidence[-1].message
+
+
 def test_run_eagerly_left_at_a_trainers_default_of_true():
     findings = _findings({"trainer.py": """
         import tensorflow as tf

@@ -4664,7 +4664,9 @@ class SourceQueries:
                                                     depth - 1)]
         per_item = function.body.body if isinstance(function.body, (cst.For, cst.While)) else function.body
         filled = bool(m.findall(per_item, m.For() | m.While()))  # (`x = np.zeros(...)`, then a loop over samples)
-        return [site for site in sites if not site.names <= ORDER_DRAWS
+        # What the yielding loop walks is made once a pass (`for idx in np.array_split(order, n):`), not per item.
+        walked = {id(call) for call in m.findall(loop.iter, m.Call())} if isinstance(loop, cst.For) else set()
+        return [site for site in sites if not site.names <= ORDER_DRAWS and id(site.node) not in walked
                 and (filled or not site.names <= CONSTANT_ARRAYS)
                 and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
 
