@@ -3089,6 +3089,35 @@ slim = tf.contrib.slim""", """def regression_model(inputs):
         (5, 4, Confidence.LIKELY), (3, 3, Confidence.POSSIBLE)]
 
 
+def test_a_graph_builder_called_at_a_notebooks_top_level_is_sized_with_its_own_cell():
+    """Hands-On ML's chapter 9: a deep network's cells come first, then a cell defining `logistic_regression()`
+    (one `tf.matmul` and its `minimize`) and a cell calling it. The update's graph is the regression's: the layers
+    of the cells above the call built other graphs."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    cells = ["""import tensorflow as tf""", """X = tf.placeholder(tf.float32, [None, 784])
+hidden = X
+for units in (512, 512, 512, 512):
+    hidden = tf.layers.dense(hidden, units, activation=tf.nn.relu)
+deep_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(tf.layers.dense(hidden, 10)))""", """def logistic_regression(X, y, learning_rate=0.01):
+    theta = tf.Variable(tf.random_uniform([int(X.get_shape()[1]), 1], -1.0, 1.0), name="theta")
+    y_proba = tf.sigmoid(tf.matmul(X, theta))
+    loss = tf.losses.log_loss(y, y_proba)
+    training_op = tf.train.GradientDescentOptimizer(learning_rate=learning_rate).minimize(loss)
+    return y_proba, loss, training_op""", """X = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+y_proba, loss, training_op = logistic_regression(X, y)
+with tf.Session() as sess:
+    for epoch in range(10001):
+        sess.run(training_op, feed_dict={X: X_train, y: y_train})"""]
+    document = nbformat.writes(new_notebook(cells=[new_code_cell(cell) for cell in cells]))
+    findings = _findings({"ch09.ipynb": document}, "TFC001", show_all=True)
+    regression = [f for f in findings if f.location.cell.cell == 3]
+    assert [f.confidence for f in regression] == [Confidence.POSSIBLE]
+    assert "0 convolution and 0 dense layers" in regression[0].evidence[-1].message
+
+
 def test_a_global_width_assigned_in_two_cells_is_known_inside_a_builder():
     """MIT's debiasing lab sets `n_filters = 12` in the classifier's cell and again in the VAE's; the builder
     function reads it: its 12-72-filter convolutions are narrow, the model too small to gain."""

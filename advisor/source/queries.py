@@ -2113,9 +2113,12 @@ class SourceQueries:
             seen |= {self._caller_key(caller) for caller in callers}
             on_the_way |= {id(caller.node) for caller in callers}
             for caller in callers:
-                calls.update((id(c.node), c) for c in before(self.calls_in(caller.function) if caller.function is not
-                                                             None else self._module_level_calls.get(id(caller.module),
-                                                                                                    []), caller.node))
+                if caller.function is not None:
+                    around = self.calls_in(caller.function)
+                else:  # at a notebook's top level, its cell: the cells above it built other graphs
+                    around = [c for c in self._module_level_calls.get(id(caller.module), [])
+                              if _cell_of(c) == _cell_of(caller)]
+                calls.update((id(c.node), c) for c in before(around, caller.node))
             modules += [caller.module for caller in callers]
             frontier = [caller.function for caller in callers if caller.function is not None]
         modules = list({id(module): module for module in modules}.values())
