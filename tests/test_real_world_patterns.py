@@ -3118,6 +3118,26 @@ with tf.Session() as sess:
     assert "0 convolution and 0 dense layers" in regression[0].evidence[-1].message
 
 
+def test_layer_widths_given_through_a_dict_of_keyword_arguments_are_counted():
+    """Hands-On ML's capsule network: `tf.layers.conv2d(X, name="conv1", **conv1_params)` with `conv1_params =
+    {"filters": 256, ...}` written once: two 256-filter convolutions."""
+    findings = _findings({"capsnet.py": """
+        import tensorflow as tf
+
+        X = tf.placeholder(shape=[None, 28, 28, 1], dtype=tf.float32, name="X")
+        conv1_params = {"filters": 256, "kernel_size": 9, "strides": 1, "activation": tf.nn.relu}
+        conv2_params = {"filters": 256, "kernel_size": 9, "strides": 2, "activation": tf.nn.relu}
+        conv1 = tf.layers.conv2d(X, name="conv1", **conv1_params)
+        conv2 = tf.layers.conv2d(conv1, name="conv2", **conv2_params)
+        loss = tf.reduce_mean(tf.layers.dense(tf.layers.flatten(conv2), 10))
+        training_op = tf.train.AdamOptimizer().minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(training_op)
+        """}, "TFC001")
+    assert "2 convolution and 0 dense layers" in findings[0].evidence[-1].message
+
+
 def test_a_global_width_assigned_in_two_cells_is_known_inside_a_builder():
     """MIT's debiasing lab sets `n_filters = 12` in the classifier's cell and again in the VAE's; the builder
     function reads it: its 12-72-filter convolutions are narrow, the model too small to gain."""

@@ -5780,7 +5780,21 @@ class SourceQueries:
         width = argument_value(layer.node, keyword, 1 if functional else 0)
         if width is None and keyword == "units":  # slim's layers, TensorFlow 1.x's recurrent cells
             width = argument_value(layer.node, "num_outputs" if functional else "num_units")
+        if width is None:
+            width = self._unpacked_keyword(layer, keyword)
         return self._integer(layer.module, width, passed, layer.function)
+
+    def _unpacked_keyword(self, layer: CallSite, keyword: str) -> cst.BaseExpression | None:
+        """The value a ``**params`` argument gives ``keyword``, where ``params`` is a dict written once
+        (``conv1_params = {"filters": 256, "kernel_size": 9}``, then ``tf.layers.conv2d(X, **conv1_params)``)."""
+        for arg in layer.node.args:
+            if arg.star == "**" and isinstance(arg.value, cst.Name):
+                bound = self.assigned_value(layer.module, layer.function, arg.value)
+                if bound is not None and isinstance(bound[2], cst.Dict):
+                    return next((element.value for element in bound[2].elements if isinstance(element, cst.DictElement)
+                                 and m.matches(element.key, m.SimpleString()) and
+                                 element.key.evaluated_value == keyword), None)
+        return None
 
     def _weight_variable(self, layer: CallSite, names: list[str]) -> tuple[ModuleInfo, FunctionInfo | None,
                                                                              cst.Call] | None:
