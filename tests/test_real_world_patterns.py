@@ -3740,6 +3740,32 @@ def test_what_a_batch_generator_walks_is_made_once_a_pass():
     assert "NumPy on data in memory may keep up" in findings[0].evidence[-1].message
 
 
+def test_an_assignment_op_evaluated_every_step_is_an_update_not_a_read():
+    """Hands-On ML's max-norm regularization: `clip_weights = tf.assign(weights, clipped_weights)`, evaluated after
+    every training run. It writes the weights on the device (and must follow the update): no value read back. The
+    loss evaluated in a run of its own every step is one."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        X = tf.placeholder(tf.float32, [None, 784])
+        y = tf.placeholder(tf.int32, [None])
+        with tf.variable_scope("hidden1", reuse=True):
+            weights = tf.get_variable("kernel")
+        clipped_weights = tf.clip_by_norm(weights, clip_norm=1.0, axes=1)
+        clip_weights = tf.assign(weights, clipped_weights)
+        loss = model_loss(X, y)
+        training_op = tf.train.MomentumOptimizer(0.01, 0.9).minimize(loss)
+        with tf.Session() as sess:
+            for epoch in range(20):
+                for X_batch, y_batch in batches:
+                    sess.run(training_op, feed_dict={X: X_batch, y: y_batch})
+                    clip_weights.eval()
+                    print(loss.eval(feed_dict={X: X_batch, y: y_batch}))
+        """}, "TFH004")
+    assert [f.location.line for f in findings] == [16]
+    assert "`loss.eval(...)`" in findings[0].message
+
+
 def test_run_eagerly_left_at_a_trainers_default_of_true():
     findings = _findings({"trainer.py": """
         import tensorflow as tf

@@ -528,6 +528,9 @@ _ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Nam
 # Words in the names of the numbers a training run fetches to log them (a loss, an accuracy, a summary, the step, the
 # learning rate): a copy of a few bytes.
 SCALAR_FETCH_WORDS = ("loss", "cost", "acc", "summ", "step", "lr", "learning_rate", "error", "metric", "norm")
+# TensorFlow 1.x's ops that write a variable.
+VARIABLE_ASSIGNMENTS = frozenset({f"tensorflow.{prefix}{op}" for prefix in ("", "compat.v1.")
+                                  for op in ("assign", "assign_add", "assign_sub")})
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
 # `step % 100 == 0`: true on one step in N, so its `else` runs on the others (most steps).
 _ON_INTERVAL = m.Comparison(left=m.BinaryOperation(operator=m.Modulo()),
@@ -4179,8 +4182,16 @@ class SourceQueries:
             not m.matches(call, session_run) or (argument_value(call, "feed_dict", 1) is not None
                                                  and not m.matches(loop.module.parent(call), m.Expr())))
                 and not (m.matches(call, m.Call(func=m.Attribute(attr=m.Name("eval"))))
-                         and self._is_variable(loop.module, call, call.func.value, CALL_DEPTH))
+                         and (self._is_variable(loop.module, call, call.func.value, CALL_DEPTH)
+                              or self._is_assignment(loop.module, call, call.func.value)))
                 and not self._fed_to_a_run(loop, call)]
+
+    def _is_assignment(self, module: ModuleInfo, near: cst.CSTNode, expression: cst.BaseExpression) -> bool:
+        """Whether ``expression`` names an op that writes a variable (``clip_weights = tf.assign(weights,
+        clipped)``): evaluating it runs an update, it reads nothing back."""
+        bound = self.bound_call(module, near, expression.value) if isinstance(expression, cst.Name) else None
+        return bound is not None and (bool(bound.names & VARIABLE_ASSIGNMENTS) or m.matches(
+            bound.node.func, m.Attribute(attr=m.Name("assign") | m.Name("assign_add") | m.Name("assign_sub"))))
 
     def fetched_for_some_steps(self, loop: TrainingLoop) -> list[tuple[cst.Call, cst.BaseExpression, cst.Name]]:
         """Values a TensorFlow 1.x loop's training run fetches every step but reads only on some steps (``_, loss,
