@@ -3766,6 +3766,20 @@ def test_an_assignment_op_evaluated_every_step_is_an_update_not_a_read():
     assert "`loss.eval(...)`" in findings[0].message
 
 
+def test_a_keras_segmentation_network_trains_with_its_own_train_method():
+    """keras_segmentation's `vgg_unet(n_classes=51, input_height=416, input_width=608)` is a VGG16-encoder U-Net the
+    library builds; `model.train(train_images=..., epochs=10)` fits it. A known architecture, trained: mixed precision
+    is likely worth it."""
+    findings = _findings({"segment.py": """
+        import keras_segmentation
+
+        model = keras_segmentation.models.unet.vgg_unet(n_classes=51, input_height=416, input_width=608)
+        model.train(train_images="images_prepped_train/", train_annotations="annotations_prepped_train/",
+                    checkpoints_path="model_output/", epochs=10)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(3, Confidence.LIKELY)]
+
+
 def test_run_eagerly_left_at_a_trainers_default_of_true():
     findings = _findings({"trainer.py": """
         import tensorflow as tf

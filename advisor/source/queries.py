@@ -77,10 +77,16 @@ PREPROCESSING_PRESETS = ("Tokenizer", "Preprocessor", "ImageConverter", "AudioCo
 SLIM_NETS = ("tensorflow.contrib.slim.nets.", "tensorflow.contrib.slim.python.slim.nets.", "tf_slim.nets.")
 # Whole networks other libraries build: the TensorFlow tutorials' pix2pix U-Net generator and PatchGAN
 # discriminator (`tensorflow_examples`, which CycleGAN's and pix2pix's tutorials train at 256 pixels), and
-# segmentation_models' encoder-decoders on an ImageNet backbone (`sm.Unet("resnet34")`).
+# segmentation_models' encoder-decoders on an ImageNet backbone (`sm.Unet("resnet34")`), and keras_segmentation's
+# (`vgg_unet(n_classes=51, input_height=416, input_width=608)`).
 LIBRARY_NETWORKS = frozenset({"tensorflow_examples.models.pix2pix.pix2pix.unet_generator",
                               "tensorflow_examples.models.pix2pix.pix2pix.discriminator",
-                              *(f"segmentation_models.{network}" for network in ("Unet", "FPN", "Linknet", "PSPNet"))})
+                              *(f"segmentation_models.{network}" for network in ("Unet", "FPN", "Linknet", "PSPNet")),
+                              *(f"keras_segmentation.models.{family}.{backbone}_{family}"
+                                for family in ("unet", "segnet", "pspnet")
+                                for backbone in ("vgg", "resnet50", "mobilenet")),
+                              *(f"keras_segmentation.models.fcn.fcn_{stride}_{backbone}"
+                                for stride in (8, 32) for backbone in ("vgg", "resnet50", "mobilenet"))})
 # Any of these, or a "mixed_..." policy string anywhere, means the repo already chose its precision.
 MIXED_PRECISION_APIS = frozenset({
     "keras.mixed_precision.set_global_policy", "keras.mixed_precision.Policy", "keras.mixed_precision.DTypePolicy",
@@ -3634,10 +3640,12 @@ class SourceQueries:
         return found + self._graph_updates
 
     def _estimator_receiver(self, site: CallSite) -> bool:
-        """``model.train(input_fn, steps=n)`` where ``model = tf.estimator.Estimator(...)``: an Estimator trains."""
+        """``model.train(input_fn, steps=n)`` where ``model = tf.estimator.Estimator(...)``: an Estimator trains; so
+        does a keras_segmentation network (``model = vgg_unet(n_classes=51)``), whose ``train`` calls ``fit``."""
         receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
         bound = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
-        return bound is not None and any(n.startswith("tensorflow.") and n.endswith("Estimator") for n in bound.names)
+        return bound is not None and any(n.startswith("tensorflow.") and n.endswith("Estimator") or (
+            n.startswith("keras_segmentation.") and n in LIBRARY_NETWORKS) for n in bound.names)
 
     @cached_property
     def training_loops(self) -> list[TrainingLoop]:
