@@ -223,7 +223,7 @@ class PerStepSummary(Rule):
         """Writes made every step in a repo function the loop calls (``write_log(writer, names, logs, step)``),
         reported at that call: where a step interval would go. Not a call already found writing in the body."""
         written = {id(call) for call, *_ in found}
-        for call, made in ctx.queries.per_step_calls_by_body_call(loop):
+        for call, made in ctx.queries.per_step_calls_by_body_call(loop, known_callees=True):
             if id(call.node) in written:
                 continue
             writes = [(site, write) for site in made

@@ -534,9 +534,6 @@ _ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Nam
 # Words in the names of the numbers a training run fetches to log them (a loss, an accuracy, a summary, the step, the
 # learning rate): a copy of a few bytes.
 SCALAR_FETCH_WORDS = ("loss", "cost", "acc", "summ", "step", "lr", "learning_rate", "error", "metric", "norm")
-# TensorFlow 1.x's ops that write a variable.
-VARIABLE_ASSIGNMENTS = frozenset({f"tensorflow.{prefix}{op}" for prefix in ("", "compat.v1.")
-                                  for op in ("assign", "assign_add", "assign_sub")})
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
 # `step % 100 == 0`: true on one step in N, so its `else` runs on the others (most steps).
 _ON_INTERVAL = m.Comparison(left=m.BinaryOperation(operator=m.Modulo()),
@@ -2336,6 +2333,8 @@ class SourceQueries:
         typed = [m for cls_info in self._receiver_classes(site) for m in self._methods_of_class(cls_info, name)]
         if typed:
             return typed
+        if self._library_receiver(site):
+            return []
         methods = self._methods_named.get(name, [])
         return methods if len(methods) == 1 else [] if methods else self._wrapped_attributes.get(name, [])
 
@@ -2532,6 +2531,23 @@ class SourceQueries:
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
             return self._attribute_classes(_owner_class(site.function), receiver.attr.value, CALL_DEPTH)
         return []
+
+    def _library_receiver(self, site: CallSite) -> bool:
+        """Whether the receiver of ``site``'s method call is an object a library made (``sess = tf.Session()``,
+        ``with tf.Session() as sess:``, ``self.session = tf.Session()``): ``sess.run(...)`` is the library's method,
+        not the one repo method of that name. By names alone: this is asked while the callees are being found."""
+        receiver = site.node.func.value
+        if isinstance(receiver, cst.Name):
+            made = [bound] if (bound := self.bound_call(site.module, site.node, receiver.value)) is not None else \
+                [self._call_at[id(item.item)] for item in _with_items_naming(site.module, site.node, receiver.value)
+                 if id(item.item) in self._call_at]
+        elif m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None \
+                and site.function.class_key is not None:
+            made = self._bindings.get(("attr", site.function.class_key, receiver.attr.value), [])
+        else:
+            return False
+        return bool(made) and all(call.names and not self._callees_by_name(call) and not self._classes_named(
+            call.names) for call in made)
 
     def _classes_given(self, function: FunctionInfo, parameter: str) -> list[ClassInfo]:
         """The repo classes of the objects the calls naming ``function`` pass for its ``parameter``, made there
@@ -3777,9 +3793,13 @@ class SourceQueries:
         found = {id(site.node): site for call, made in self.per_step_calls_by_body_call(loop) for site in (call, *made)}
         return list(found.values())
 
-    def per_step_calls_by_body_call(self, loop: TrainingLoop) -> list[tuple[CallSite, list[CallSite]]]:
+    def per_step_calls_by_body_call(self, loop: TrainingLoop, known_callees: bool = False
+                                    ) -> list[tuple[CallSite, list[CallSite]]]:
         """:meth:`per_step_calls`, by the call in the loop's body each comes from: that call, and the calls the repo
-        functions it calls make (``write_log(writer, names, losses, step)`` and the summary writes in it)."""
+        functions it calls make (``write_log(writer, names, losses, step)`` and the summary writes in it).
+        ``known_callees``: only through calls of one function the source names (``write_log(...)``, ``self.log(...)``,
+        ``utils.log(...)``, a method of an object of a known repo class), not a method of an object of unknown
+        type guessed by its name (``sess.run`` is not the repo's one ``run`` method)."""
         # What the environment returns each step (`state, reward, done, _ = env.step(action)`): a branch on it
         # (`if done: agent.update_target()`) runs when an episode ends.
         environment = self.environment_step(loop)
@@ -3793,12 +3813,21 @@ class SourceQueries:
                 continue
             made, seen, frontier = [], set(), [site]
             for _ in range(CALL_DEPTH):
-                called = [f for s in frontier for f in self.callees_of(s) if id(f.node) not in seen]
+                called = [f for s in frontier if not known_callees or self._callee_named(s)
+                          and len(self.callees_of(s)) == 1 for f in self.callees_of(s) if id(f.node) not in seen]
                 seen |= {id(f.node) for f in called}
                 frontier = [s for f in called for s in self.calls_in(f) if not _on_some_calls_only(f, s.node)]
                 made += frontier
             found.append((site, made))
         return found
+
+    def _callee_named(self, site: CallSite) -> bool:
+        """Whether the source names what ``site`` calls: a function by name or through a module, a method of
+        ``self``, or of an object of a known repo class (one function of them: not a base class's call of a method
+        every subclass overrides)."""
+        func = site.node.func
+        return isinstance(func, cst.Name) or m.matches(func, m.Attribute(value=m.Name("self"))) or bool(
+            self._callees_by_name(site)) or isinstance(func, cst.Attribute) and bool(self._receiver_classes(site))
 
     def _loops_calling(self, chosen: Callable[[CallSite], bool]) -> list[tuple[TrainingLoop, list[cst.Call]]]:
         """The loops whose body makes ``chosen`` calls, or the functions that do that a loop calls per iteration (a
@@ -4198,8 +4227,7 @@ class SourceQueries:
         """Whether ``expression`` names an op that writes a variable (``clip_weights = tf.assign(weights,
         clipped)``): evaluating it runs an update, it reads nothing back."""
         bound = self.bound_call(module, near, expression.value) if isinstance(expression, cst.Name) else None
-        return bound is not None and (bool(bound.names & VARIABLE_ASSIGNMENTS) or m.matches(
-            bound.node.func, m.Attribute(attr=m.Name("assign") | m.Name("assign_add") | m.Name("assign_sub"))))
+        return bound is not None and (bool(bound.names & ASSIGN_OPS) or method_name(bound.node) in VARIABLE_ASSIGNMENTS)
 
     def fetched_for_some_steps(self, loop: TrainingLoop) -> list[tuple[cst.Call, cst.BaseExpression, cst.Name]]:
         """Values a TensorFlow 1.x loop's training run fetches every step but reads only on some steps (``_, loss,
@@ -7021,6 +7049,18 @@ def _visible_from(scope: FunctionInfo | None, functions: list[FunctionInfo]) -> 
     visible = [f for f in functions if f.outer is None or id(f.outer.node) in scopes]
     nested = [f for f in visible if f.outer is not None]
     return nested or visible or functions
+
+
+def _with_items_naming(module: ModuleInfo, node: cst.CSTNode, name: str) -> list[cst.WithItem]:
+    """The items of the ``with`` statements around ``node`` that bind ``name`` (``with tf.Session() as sess:``)."""
+    found = []
+    current = module.parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, cst.With):
+            found += [item for item in current.items
+                      if item.asname is not None and m.matches(item.asname.name, m.Name(name))]
+        current = module.parent(current)
+    return found
 
 
 def _cell_of(site: CallSite) -> int | None:
