@@ -1079,6 +1079,37 @@ def test_a_method_called_on_an_attribute_set_from_a_constructor_parameter_is_the
                       "self.critic.train(states)": ["train.Critic.train"]}
 
 
+def test_a_method_of_an_object_a_library_made_is_not_the_repos_method_of_that_name(index_of):
+    """The repo's one `run` method (a chatbot's) is what `bot.run()` may call on an object of unknown type; not
+    `sess.run(...)` on a session TensorFlow made, assigned, opened by `with`, or held in `self`."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        class ChatBot:
+            def run(self):
+                print("chatting")
+
+        class Trainer:
+            def __init__(self):
+                self.session = tf.Session()
+
+            def step(self, op):
+                self.session.run(op)
+
+        def train(op, bot):
+            with tf.Session() as sess:
+                sess.run(op)
+            session = tf.Session()
+            session.run(op)
+            bot.run()
+        """)
+    queries = SourceQueries(index)
+    called = {cst.Module([]).code_for_node(c.node): sorted(f.key for f in queries.callees_of(c))
+              for c in index.calls if ".run(" in cst.Module([]).code_for_node(c.node)}
+    assert called == {"self.session.run(op)": [], "sess.run(op)": [], "session.run(op)": [],
+                      "bot.run()": ["train.ChatBot.run"]}
+
+
 def test_each_model_built_at_module_level_counts_its_own_layers(index_of):
     index = index_of(code="""
         import tensorflow as tf
