@@ -3100,7 +3100,8 @@ def test_a_graph_builder_called_at_a_notebooks_top_level_is_sized_with_its_own_c
 hidden = X
 for units in (512, 512, 512, 512):
     hidden = tf.layers.dense(hidden, units, activation=tf.nn.relu)
-deep_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(tf.layers.dense(hidden, 10)))""", """def logistic_regression(X, y, learning_rate=0.01):
+deep_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(tf.layers.dense(hidden, 10)))""",
+             """def logistic_regression(X, y, learning_rate=0.01):
     theta = tf.Variable(tf.random_uniform([int(X.get_shape()[1]), 1], -1.0, 1.0), name="theta")
     y_proba = tf.sigmoid(tf.matmul(X, theta))
     loss = tf.losses.log_loss(y, y_proba)

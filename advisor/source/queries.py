@@ -3885,7 +3885,8 @@ class SourceQueries:
         site = self._call_at.get(id(expression)) if isinstance(expression, cst.Call) else None
         if site is None or _draws_at_random(site):
             return site is not None
-        returns = [[r.value for r in m.findall(f.node.body, m.Return())] for f in self.callees_of(site)] if depth else []
+        makers = self.callees_of(site) if depth else []
+        returns = [[r.value for r in m.findall(f.node.body, m.Return())] for f in makers]
         return bool(returns) and all(values and all(value is not None and self._draws_noise(value, depth - 1)
                                                     for value in values) for values in returns)
 
