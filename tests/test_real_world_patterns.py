@@ -3741,6 +3741,32 @@ def test_what_a_batch_generator_walks_is_made_once_a_pass():
     assert "NumPy on data in memory may keep up" in findings[0].evidence[-1].message
 
 
+def test_a_recurrent_state_fed_back_and_a_variable_are_no_values_read_on_some_steps():
+    """A char-RNN's loop fetches `final_state` and feeds it back as the next step's `initial_state`: it is read
+    every step. A weight variable fetched to be printed is not computed for it, and a copy of a few numbers. The
+    generated images, saved every 100 steps, are the finding."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        W = tf.Variable(tf.zeros([784, 10]))
+        logits = model(inputs, W)
+        cost = tf.reduce_mean(loss(logits))
+        optimizer = tf.train.AdamOptimizer().minimize(cost)
+        with tf.Session() as sess:
+            for e in range(20):
+                new_state = sess.run(initial_state)
+                for step, (x, y) in enumerate(batches):
+                    batch_loss, new_state, _, w, images = sess.run(
+                        [cost, final_state, optimizer, W, images_out],
+                        feed_dict={inputs: x, targets: y, initial_state: new_state})
+                    if step % 100 == 0:
+                        print(batch_loss, new_state, w)
+                        save(images)
+        """}, "TFH004")
+    assert [f.location.line for f in findings] == [11]
+    assert "fetches `images_out` every step" in findings[0].message
+
+
 def test_an_assignment_op_evaluated_every_step_is_an_update_not_a_read():
     """Hands-On ML's max-norm regularization: `clip_weights = tf.assign(weights, clipped_weights)`, evaluated after
     every training run. It writes the weights on the device (and must follow the update): no value read back. The

@@ -534,6 +534,8 @@ _ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Nam
 # Words in the names of the numbers a training run fetches to log them (a loss, an accuracy, a summary, the step, the
 # learning rate): a copy of a few bytes.
 SCALAR_FETCH_WORDS = ("loss", "cost", "acc", "summ", "step", "lr", "learning_rate", "error", "metric", "norm")
+# A run of the graph: what it is given (a feed) goes to the device.
+_GRAPH_RUN = m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
 # `step % 100 == 0`: true on one step in N, so its `else` runs on the others (most steps).
 _ON_INTERVAL = m.Comparison(left=m.BinaryOperation(operator=m.Modulo()),
@@ -4247,7 +4249,8 @@ class SourceQueries:
             if len(targets) != len(fetches.elements):
                 continue
             for target, fetch in zip(targets, (e.value for e in fetches.elements)):
-                if isinstance(target, cst.Name) and target.value != "_" and not self._scalar_fetch(loop.module, fetch):
+                if isinstance(target, cst.Name) and target.value != "_" and not self._scalar_fetch(loop.module, fetch) \
+                        and not self._is_variable(loop.module, run, fetch, CALL_DEPTH):
                     read = self._read_on_some_steps_only(loop, target.value, assignment)
                     if read is not None:
                         found.append((run, fetch, read))
@@ -4272,7 +4275,8 @@ class SourceQueries:
     def _read_on_some_steps_only(self, loop: TrainingLoop, name: str, binding: cst.Assign) -> cst.Name | None:
         """The first read of ``name`` in the loop's body where every read of it runs only on some steps, counting
         the reads of the names computed from it every step (``output = np.clip(output, 0, 1)``) as its own; None
-        where one runs every step, or none is made."""
+        where one runs every step (fed back to the graph: a recurrent state, BEGAN's control value), or none is
+        made."""
         module, names, derived = loop.module, {name}, {id(binding)}
         grew = True
         while grew:  # the names bound every step from it
@@ -4287,9 +4291,10 @@ class SourceQueries:
         reads = []
         for statement in m.findall(loop.node.body, m.SimpleStatementLine() | m.If() | m.For() | m.While()):
             if isinstance(statement, cst.SimpleStatementLine):
-                if any(id(small) in derived for small in statement.body):
-                    continue
-                reads += [n for n in m.findall(statement, m.Name()) if n.value in names]
+                # a computation from it reads it only through what it binds, unless it feeds it to the graph
+                scopes = [run for small in statement.body for run in m.findall(small, _GRAPH_RUN)] if any(
+                    id(small) in derived for small in statement.body) else [statement]
+                reads += [n for scope in scopes for n in m.findall(scope, m.Name()) if n.value in names]
             else:  # a compound statement's own test or iterable
                 head = statement.test if isinstance(statement, (cst.If, cst.While)) else statement.iter
                 reads += [n for n in m.findall(head, m.Name()) if n.value in names]
