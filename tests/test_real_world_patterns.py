@@ -2405,6 +2405,58 @@ def test_a_sequence_held_by_self_behind_the_train_switch_of_a_chapter_script():
     assert "chapter12" not in " ".join(e.message for e in findings[0].evidence)
 
 
+def test_a_training_switch_beside_an_evaluation_switch_that_fits_a_probe_is_taken():
+    """Advanced Deep Learning with Keras' MINE: `if args.train: mine.train()`, and beside it `if args.eval:
+    mine.eval()`, whose evaluation fits a linear classifier on the codes (a training call, two calls down). Both
+    flags are off by default; the evaluation is no other way to train the model: a run that trains takes the
+    switch, and the generator's per-image rotations are what it waits for."""
+    findings = _findings({"mine.py": """
+        import argparse
+        import numpy as np
+        from scipy.ndimage import rotate
+        from tensorflow import keras
+
+        class Batches(keras.utils.Sequence):
+            def __len__(self):
+                return 100
+
+            def __getitem__(self, index):
+                return np.stack([rotate(image, 15) for image in load(index)]), labels(index)
+
+        class LinearProbe:
+            def __init__(self, dim):
+                self.model = keras.Sequential([keras.layers.Dense(10)])
+
+            def fit(self, codes, labels):
+                self.model.compile(optimizer="adam", loss="mse")
+                self.model.fit(codes, labels, epochs=10)
+
+        class MINE:
+            def __init__(self, args):
+                self.model = keras.Sequential([keras.layers.Conv2D(64, 3), keras.layers.Dense(10)])
+                self.probe = LinearProbe(10)
+
+            def train(self):
+                self.model.compile(optimizer="adam", loss="mse")
+                self.model.fit(Batches(), epochs=200)
+
+            def eval(self):
+                self.probe.fit(self.model.predict(test_images), test_labels)
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--train", action="store_true")
+            parser.add_argument("--eval", action="store_true")
+            args = parser.parse_args()
+            mine = MINE(args)
+            if args.train:
+                mine.train()
+            if args.eval:
+                mine.eval()
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(28, Confidence.LIKELY)]
+
+
 @pytest.mark.parametrize("cell, confidence", [
     ("tf.contrib.rnn.BasicLSTMCell(1024)", Confidence.LIKELY),  # four wide products at every time step
     ("tf.nn.rnn_cell.GRUCell(num_units=1024)", Confidence.LIKELY),

@@ -2682,15 +2682,20 @@ class SourceQueries:
     def _training_switch(self, module: ModuleInfo, branch: cst.If, skipped: cst.CSTNode,
                          taken: cst.CSTNode | None) -> bool:
         """Whether ``branch`` is how the program is told to train (``if args.train: model.train()``, the flag off by
-        default): its skipped side trains, and neither its other side nor the statements beside it do. A run that
-        trains takes it; an alternative way to train (``if FLAGS.eager:`` beside ``model.fit``) is no switch."""
+        default): its skipped side trains, and neither its other side nor the statements beside it do (but another
+        switch off by default, ``if args.eval:`` fitting a classifier on the codes). A run that trains takes it; an
+        alternative way to train (``if FLAGS.eager:`` beside ``model.fit``) is no switch."""
         def trains(block: cst.CSTNode | None) -> bool:
             return block is not None and any(self._trains(call) for call in m.findall(block, m.Call()))
+
+        def off(statement: cst.CSTNode) -> bool:  # another switch, off too (`if args.eval:`, evaluation that fits)
+            return isinstance(statement, cst.If) and not statement.orelse and self._truth(module,
+                                                                                         statement.test) is False
 
         siblings = getattr(module.parent(branch), "body", ())
         return trains(skipped) and not trains(taken) and not any(
             trains(statement) for statement in (siblings if isinstance(siblings, Sequence) else ())
-            if statement is not branch)
+            if statement is not branch and not off(statement))
 
     def _function_at(self, module: ModuleInfo, line: int) -> FunctionInfo | None:
         """The innermost repo function whose definition spans module line ``line``."""
