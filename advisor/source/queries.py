@@ -2548,8 +2548,8 @@ class SourceQueries:
             made = self._bindings.get(("attr", site.function.class_key, receiver.attr.value), [])
         else:
             return False
-        return bool(made) and all(call.names and not self._callees_by_name(call) and not self._classes_named(
-            call.names) for call in made)
+        return bool(made) and all(_made_by_an_import(call) and not self._callees_by_name(call)
+                                  and not self._classes_named(call.names) for call in made)
 
     def _classes_given(self, function: FunctionInfo, parameter: str) -> list[ClassInfo]:
         """The repo classes of the objects the calls naming ``function`` pass for its ``parameter``, made there
@@ -7060,6 +7060,13 @@ def _visible_from(scope: FunctionInfo | None, functions: list[FunctionInfo]) -> 
     visible = [f for f in functions if f.outer is None or id(f.outer.node) in scopes]
     nested = [f for f in visible if f.outer is not None]
     return nested or visible or functions
+
+
+def _made_by_an_import(call: CallSite) -> bool:
+    """Whether what ``call`` calls is named through an import (``tf.Session()``, ``Session()`` imported from
+    TensorFlow), not a method of a local object (``config.get_model()``)."""
+    dotted = cst.helpers.get_full_name_for_node(call.node.func)
+    return dotted is not None and call.module.names.imported(dotted) is not None
 
 
 def _with_items_naming(module: ModuleInfo, node: cst.CSTNode, name: str) -> list[cst.WithItem]:

@@ -1080,8 +1080,9 @@ def test_a_method_called_on_an_attribute_set_from_a_constructor_parameter_is_the
 
 
 def test_a_method_of_an_object_a_library_made_is_not_the_repos_method_of_that_name(index_of):
-    """The repo's one `run` method (a chatbot's) is what `bot.run()` may call on an object of unknown type; not
-    `sess.run(...)` on a session TensorFlow made, assigned, opened by `with`, or held in `self`."""
+    """The repo's one `run` method (a chatbot's) is what `bot.run()` may call on an object of unknown type (also one
+    a local object's method made: `config.make_runner()`); not `sess.run(...)` on a session TensorFlow made,
+    assigned, opened by `with`, or held in `self`."""
     index = index_of(code="""
         import tensorflow as tf
 
@@ -1096,18 +1097,20 @@ def test_a_method_of_an_object_a_library_made_is_not_the_repos_method_of_that_na
             def step(self, op):
                 self.session.run(op)
 
-        def train(op, bot):
+        def train(op, bot, config):
             with tf.Session() as sess:
                 sess.run(op)
             session = tf.Session()
             session.run(op)
             bot.run()
+            runner = config.make_runner()
+            runner.run()
         """)
     queries = SourceQueries(index)
     called = {cst.Module([]).code_for_node(c.node): sorted(f.key for f in queries.callees_of(c))
               for c in index.calls if ".run(" in cst.Module([]).code_for_node(c.node)}
     assert called == {"self.session.run(op)": [], "sess.run(op)": [], "session.run(op)": [],
-                      "bot.run()": ["train.ChatBot.run"]}
+                      "bot.run()": ["train.ChatBot.run"], "runner.run()": ["train.ChatBot.run"]}
 
 
 def test_each_model_built_at_module_level_counts_its_own_layers(index_of):
