@@ -7064,8 +7064,9 @@ def _visible_from(scope: FunctionInfo | None, functions: list[FunctionInfo]) -> 
 
 def _made_by_an_import(call: CallSite) -> bool:
     """Whether what ``call`` calls is named through an import (``tf.Session()``, ``Session()`` imported from
-    TensorFlow), not a method of a local object (``config.get_model()``)."""
-    dotted = cst.helpers.get_full_name_for_node(call.node.func)
+    TensorFlow), not a method of a local object (``config.get_model()``) nor an item of a table (``MODELS[name]()``)."""
+    func = call.node.func
+    dotted = cst.helpers.get_full_name_for_node(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
     return dotted is not None and call.module.names.imported(dotted) is not None
 
 
