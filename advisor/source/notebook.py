@@ -75,11 +75,24 @@ class Cell:
         """The cell's code as the module holds it."""
         return "".join(self.module_lines())
 
+    @cached_property
+    def indent(self) -> str:
+        """The indentation of the cell's first written line, which IPython takes off every line starting with it
+        (a cell pasted indented as a whole runs as if it were not)."""
+        found = _INDENT.match(self.lines[_first_written(self.lines)]) if self.lines else None
+        return found.group(0) if found else ""
+
+    def indent_removed(self, number: int) -> int:
+        """How many characters of line ``number`` (0-based) the module leaves out at its start (:attr:`indent`)."""
+        return len(self.indent) if self.indent and self.lines[number].startswith(self.indent) else 0
+
     def module_lines(self) -> list[str]:
-        """The cell's lines as the module holds them: magics replaced, each line ended."""
+        """The cell's lines as the module holds them: the cell's indentation taken off, magics replaced, each line
+        ended."""
         lines = []
         first = _first_written(self.lines)
         for number, line in enumerate(self.lines):
+            line = line[self.indent_removed(number):]
             if number in self.placeholders:
                 # The lines a magic continues onto (with a backslash) stay blank.
                 continued = number - 1 in self.placeholders and self.lines[number - 1].rstrip("\r\n").endswith("\\")
@@ -222,7 +235,7 @@ class Notebook:
         end_cell, cell_end_line = self.cell_at(end_line)
         if end_cell is not cell:
             cell_end_line = len(cell.lines)
-            end_column = len(cell.lines[-1].rstrip("\r\n")) + 1
+            end_column = len(cell.lines[-1].rstrip("\r\n")) + 1 - cell.indent_removed(cell_end_line - 1)
         file_line, file_column = self._file_position(cell, cell_line, column)
         file_end_line, file_end_column = self._file_position(cell, cell_end_line, end_column)
         return CellSpan(cell.number, cell_line, cell_end_line, file_line, file_column, file_end_line,
@@ -252,7 +265,8 @@ class Notebook:
     def _file_position(self, cell: Cell, line: int, column: int) -> tuple[int, int]:
         """Where (1-based line, column) the file's text holds column ``column`` of line ``line`` of ``cell``."""
         layout = self._layout
-        offset = sum(len(text) for text in cell.lines[:line - 1]) + column - 1
+        removed = cell.indent_removed(line - 1) if line <= len(cell.lines) else 0
+        offset = sum(len(text) for text in cell.lines[:line - 1]) + removed + column - 1
         pieces = layout.pieces[cell.number]
         index = max(0, bisect_right([start for start, _ in pieces], offset) - 1)
         piece_start, quote = pieces[index] if pieces else (0, layout.sources[cell.number][0])
@@ -288,6 +302,12 @@ class Notebook:
             touched = old[i1:i2]
             if any(number in cell.placeholders for cell, number, _ in touched):
                 raise NotebookError("the change would rewrite an IPython magic or shell line")
+            neighbours = [old[i][0] for i in (i1 - 1, i1) if 0 <= i < len(old)] if not touched else []
+            indented = next((cell for cell, _, _ in touched if cell.indent), None) or next(
+                (cell for cell in neighbours if cell.indent), None)
+            if indented is not None:
+                raise NotebookError(f"cell {indented.number} is indented as a whole, which IPython undoes: a change "
+                                    "written back could not keep its indentation")
             owners = list(dict.fromkeys(cell.number for cell, _, _ in touched))
             if len(owners) > 1:
                 if i2 - i1 != j2 - j1:
@@ -437,6 +457,9 @@ def _magic_lines(lines: list[str]) -> frozenset[int]:
         if len(quote) == 1 and not continued and not line.rstrip("\r\n").endswith("\\"):
             quote = ""  # an unterminated one-line string ends with its line (a syntax error Python reports)
     return frozenset(found)
+
+
+_INDENT = re.compile(r"[ \t]+")
 
 
 def _first_written(lines: list[str]) -> int:

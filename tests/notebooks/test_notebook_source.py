@@ -136,3 +136,22 @@ def test_changes_a_notebook_cannot_take_are_refused():
 def test_files_that_are_not_notebooks_say_why(data: bytes, message: str):
     with pytest.raises(NotebookError, match=message):
         Notebook.parse(data)
+
+
+
+def test_a_cell_indented_as_a_whole_is_analysed_as_ipython_runs_it():
+    """IPython takes the indentation of a cell's first line off every line starting with it: a cell pasted with a
+    leading space (` def get_classifier():`) runs, and its findings are placed in it; a fix cannot be written back
+    into it with its indentation, so it is refused there."""
+    source = " def build():\n     return tf.ones(3)\n # a comment\n"
+    text = nbformat.writes(notebook([new_code_cell(source), new_code_cell("x = build()")]))
+    parsed = Notebook.parse(text.encode())
+    assert parsed.cells[0].code == TransformerManager().transform_cell(source)
+    column = len("    return ") + 1
+    span = parsed.span(2, column, 2, column + len("tf.ones(3)"))
+    file_line = text.splitlines()[span.file_line - 1]
+    assert file_line[span.file_column - 1:span.file_end_column - 1] == "tf.ones(3)"
+    with pytest.raises(NotebookError, match="indented as a whole"):
+        parsed.with_code(parsed.code.replace("tf.ones(3)", "tf.zeros(3)"))
+    assert json.loads(parsed.with_code(parsed.code.replace("x = build()", "x = build(2)")))["cells"][1]["source"] == \
+        ["x = build(2)"]
