@@ -7,8 +7,8 @@ from typing import Iterable
 from advisor.codemods.mixed_precision import EnableMixedPrecision
 from advisor.rule import (GRADIENT_TAPE, Applicability, CallSite, Confidence, Evidence, Example, Finding,
                           FixAvailability, MixedPrecisionPlan, ModelCompute, ModelConstruction, ModuleInfo,
-                          PrecisionSetting, Rule, RuleContext, TensorflowPin, Verdict, anchor, environment_steps,
-                          typical)
+                          PrecisionSetting, Rule, RuleContext, SourceQueries, TensorflowPin, Verdict, anchor,
+                          environment_steps, typical)
 
 # The TensorFlow each piece of advice needs: Keras' mixed-precision API (experimental in 2.1-2.3), the names the
 # patch writes (`set_global_policy` from 2.4, Keras 3's `LossScaleOptimizer.scale_loss` from 2.16), TF1's graph
@@ -279,6 +279,8 @@ class MixedPrecision(Rule):
             setting = queries.mixed_precision_set_for(construction)
             if setting.policy_set:
                 continue
+            if _head_of_a_backbone(queries, construction):
+                continue  # the backbone's finding covers the steps both train: one policy serves the two
             compute = queries.model_compute(construction)
             verdict, policy = self._verdict(ctx, construction, compute, setting, KERAS_POLICY_SINCE)
             if verdict is None:
@@ -412,6 +414,16 @@ class MixedPrecision(Rule):
             return self.finding(module, anchor(node), message, verdict, reach=reach, end_node=node)
         return self.finding(module, anchor(node), message, verdict, reach=reach, codemod=EnableMixedPrecision,
                             fix_args=_fix_args(plan, policy), end_node=node)
+
+
+def _head_of_a_backbone(queries: SourceQueries, construction: CallSite) -> bool:
+    """Whether the model built at ``construction`` is a head of dense layers that the same steps train with a
+    convolutional network heavy on its own (a self-supervised encoder's projection head)."""
+    own = queries.model_compute(construction, alone=True)
+    if own.heavy or own.convolutions or own.application is not None:
+        return False
+    partners = [queries.model_compute(partner, alone=True) for partner in queries.trained_with(construction)]
+    return any(p.heavy and (p.convolutions or p.application is not None) for p in partners)
 
 
 def _missing_api(pin: TensorflowPin | None, plan: MixedPrecisionPlan) -> str | None:

@@ -7877,3 +7877,109 @@ def test_a_dense_model_trained_by_an_eager_loop_is_sized_after_compiling():
     assert (in_loop.location.line, in_loop.confidence) == (14, Confidence.POSSIBLE)
     assert "its training step runs eagerly" in in_loop.evidence[-1].message
     assert (by_fit.location.line, by_fit.confidence) == (14, Confidence.LIKELY)
+
+
+def test_a_backbone_a_repo_builder_returns_frozen_by_its_caller_or_unfrozen_through_the_trained_model():
+    """SwAV's evaluation notebooks: a linear probe freezes the backbone its repo builder returns
+    (`backbone = get_backbone(); backbone.trainable = False`): 16 bits speed up its forward pass alone. The
+    supervised baseline freezes its ResNet in the builder but unfreezes it through the trained model
+    (`model.layers[1].trainable = True`) before `fit`: the whole network trains."""
+    builder = """
+        import tensorflow as tf
+
+        def get_backbone():
+            base = tf.keras.applications.ResNet50(include_top=False, weights=None, input_shape=(224, 224, 3))
+            base.trainable = True
+            inputs = tf.keras.layers.Input((224, 224, 3))
+            return tf.keras.Model(inputs, tf.keras.layers.GlobalAveragePooling2D()(base(inputs)))
+        """
+    probe = _findings({"architecture.py": builder, "probe.py": """
+        import tensorflow as tf
+        import architecture
+
+        def get_linear_classifier():
+            inputs = tf.keras.layers.Input(shape=(224, 224, 3))
+            backbone = architecture.get_backbone()
+            backbone.trainable = False
+            outputs = tf.keras.layers.Dense(5, activation="softmax")(backbone(inputs, training=False))
+            return tf.keras.Model(inputs, outputs)
+
+        model = get_linear_classifier()
+        model.compile(loss="sparse_categorical_crossentropy", optimizer="adam")
+        model.fit(training_ds, epochs=35)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in probe] == [
+        ("probe.py", 9, Confidence.POSSIBLE)]
+    assert "frozen (`backbone.trainable = False`)" in probe[0].evidence[-1].message
+    fine_tuned = """
+        import tensorflow as tf
+
+        def get_training_model(trainable=False):
+            inputs = tf.keras.layers.Input(shape=(224, 224, 3))
+            extractor = tf.keras.applications.ResNet50(weights="imagenet", include_top=False)
+            extractor.trainable = trainable
+            x = tf.keras.layers.GlobalAveragePooling2D()(extractor(inputs, training=False))
+            return tf.keras.Model(inputs, tf.keras.layers.Dense(5, activation="softmax")(x))
+
+        model = get_training_model()
+        {unfreeze}
+        model.compile(loss="sparse_categorical_crossentropy", optimizer=tf.keras.optimizers.Adam(1e-5))
+        model.fit(training_ds, epochs=35)
+        """
+    for unfreeze, confidence in [("model.layers[1].trainable = True", Confidence.LIKELY),
+                                 ("for layer in model.layers[-3:]:\n    layer.trainable = True", Confidence.LIKELY),
+                                 ("print(model.layers[1].trainable)", Confidence.POSSIBLE)]:
+        code = textwrap.dedent(fine_tuned).replace("{unfreeze}", unfreeze)
+        found = _findings({"finetune.py": code}, "TFC001")
+        assert [(f.location.line, f.confidence) for f in found] == [(8, confidence)], unfreeze
+
+
+def test_a_projection_head_trained_with_a_convolutional_backbone_is_the_backbones_finding():
+    """SimCLR and SwAV train an encoder and a head of dense layers in one step: the step's work is the encoder's,
+    one policy set before both serves the two, and the finding is the encoder's alone (a GAN's two convolutional
+    networks each keep theirs). The encoder comes from a table of builders (`encoders[args.encoder]()`)."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+
+        def resnet(widths):
+            inputs = tf.keras.layers.Input((32, 32, 3))
+            x = inputs
+            for filters in widths:
+                x = tf.keras.layers.Conv2D(filters, 3, padding="same", activation="relu")(x)
+            return tf.keras.Model(inputs, tf.keras.layers.GlobalAveragePooling2D()(x))
+
+        def ResNet18():
+            return resnet((64, 64, 64, 64, 128, 128, 128, 128, 256, 256, 256, 256, 512, 512, 512, 512))
+
+        class ProjectionHead(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = tf.keras.layers.Dense(units=256)
+                self.fc2 = tf.keras.layers.Dense(units=128)
+
+            def call(self, x):
+                return self.fc2(tf.nn.relu(self.fc1(x)))
+        """, "pretraining.py": """
+        import tensorflow as tf
+        from models import ResNet18, ProjectionHead
+
+        encoders = {"resnet18": ResNet18}
+
+        def main(args):
+            f_net = encoders[args.encoder]()
+            g_net = ProjectionHead()
+            opt = tf.keras.optimizers.Adam()
+
+            @tf.function
+            def train_step(x):
+                with tf.GradientTape(persistent=True) as tape:
+                    loss = tf.reduce_mean(g_net(f_net(x, training=True), training=True))
+                variables = f_net.trainable_variables + g_net.trainable_variables
+                opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+                return loss
+
+            for x in batches:
+                train_step(x)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("models.py", 8, Confidence.LIKELY)]

@@ -133,8 +133,10 @@ class _DefinitionCollector(CollectorVisitor):
         class_key = self.classes[-1].key if self.classes else None  # `self.step(...)` is that class's method
         scopes = [scope.name.value for scope in self.scopes]  # a closure of that name hides the module's
         names = self._names(node.func, class_key, scopes)
-        if m.matches(node.func, m.Subscript(value=m.Name())):
-            names = self._tables.get((id(self.scopes[-1]) if self.scopes else 0, node.func.value.value), names)
+        if m.matches(node.func, m.Subscript(value=m.Name())):  # a table of the scope's or of one around it
+            table = node.func.value.value
+            names = next((self._tables[(scope, table)] for scope in [*map(id, self.scopes[::-1]), 0]
+                          if (scope, table) in self._tables), names)
         self.facts.calls.append(CallSite(node, names, self.module, self.functions[-1] if self.functions else None))
 
 

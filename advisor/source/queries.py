@@ -551,6 +551,18 @@ def _reads_or_decodes(site: CallSite) -> bool:
     return any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)
 
 
+# `model.trainable = True`, `model.layers[1].trainable = True`: some of a model made trainable again.
+_SETS_TRAINABLE = m.Assign(targets=[m.AssignTarget(target=m.Attribute(attr=m.Name("trainable")))],
+                           value=m.Name("True"))
+
+
+def _root_name(expression: cst.BaseExpression) -> str | None:
+    """The name an attribute or item chain starts from: ``model`` for ``model.layers[1]``."""
+    while isinstance(expression, (cst.Attribute, cst.Subscript)):
+        expression = expression.value
+    return expression.value if isinstance(expression, cst.Name) else None
+
+
 def _initialises_once(branch: cst.If) -> bool:
     """Whether ``branch`` tests a name or attribute for its unset value and its body sets it: after the first time
     the body runs, the test fails (``if self.mean == 0: self.mean = np.mean(d)``)."""
@@ -967,11 +979,9 @@ class _SideEffects(cst.CSTVisitor):
             self._add(node, "unpacks a tensor in Python, which a traced function cannot do "
                             "(OperatorNotAllowedInGraphError)", True)
         for target in node.targets:
-            base = target.target
-            while isinstance(base, (cst.Attribute, cst.Subscript)):
-                base = base.value
-            if base is not target.target and isinstance(base, cst.Name) and (
-                    base.value not in self.values.local or base.value == "self"):
+            base = _root_name(target.target)
+            if not isinstance(target.target, cst.Name) and base is not None and (
+                    base not in self.values.local or base == "self"):
                 self._add(node, "stores into state that outlives the call once, while tracing: it keeps a symbolic "
                                 "tensor instead of one value per step", True)
 
@@ -5161,21 +5171,53 @@ class SourceQueries:
         """By file, then where the call starts (the index's order: positions would cost every module a pass)."""
         return site.module.path.as_posix(), self._call_order[id(site.node)]
 
-    def model_compute(self, construction: CallSite) -> ModelCompute:
+    def model_compute(self, construction: CallSite, alone: bool = False) -> ModelCompute:
         """What the model constructed at ``construction`` computes with: the layers its building code makes,
         followed into the repo helpers and layer classes it calls; with those of the models the same training steps
-        train (a GAN's generator and discriminator both run in every step: the device's work is theirs together)."""
+        train (a GAN's generator and discriminator both run in every step: the device's work is theirs together),
+        unless ``alone``."""
         models = {id(construction.node): construction}
-        for step in self.training_steps:
-            trained = self._constructions_called_by(step)
-            if any(c.node is construction.node for c in trained):
-                models.update((id(c.node), c) for c in trained)
+        if not alone:
+            models.update((id(c.node), c) for c in self.trained_with(construction))
         for model in list(models.values()):
             models.update((id(part.node), part) for part in self._models_given(model))
         tally = _LayerTally()
         for model in models.values():
             self._count_layers(self._built_by(model), 1, LAYER_DEPTH, tally, set())
+        if tally.frozen is not None and self._unfrozen_to_train(construction):
+            tally.frozen = None
         return self._with_dataset_images(tally, [model.module for model in models.values()]).compute(len(models) - 1)
+
+    def trained_with(self, construction: CallSite) -> list[CallSite]:
+        """The constructions of the other models the training steps that train the model built at ``construction``
+        train too (a GAN's other network, a self-supervised backbone's projection head)."""
+        models: dict[int, CallSite] = {}
+        for step in self.training_steps:
+            trained = self._constructions_called_by(step)
+            if any(c.node is construction.node for c in trained):
+                models.update((id(c.node), c) for c in trained if c.node is not construction.node)
+        return list(models.values())
+
+    def _unfrozen_to_train(self, construction: CallSite) -> bool:
+        """Whether code that trains the model built at ``construction`` sets some of it trainable first
+        (``model.layers[1].trainable = True``, or ``layer.trainable = True`` in ``for layer in model.layers[-20:]``)
+        before a call trains it: fine-tuning the backbone its builder froze."""
+        for training in self._training_calls:
+            receiver = training.node.func.value if isinstance(training.node.func, cst.Attribute) else None
+            if not isinstance(receiver, cst.Name) or not any(
+                    c.node is construction.node for c in self._constructions_of_receiver(training)):
+                continue
+            module = training.module
+            scope = training.function.node if training.function is not None else module.tree
+            trains_at = module.location(training.node).line
+            for setting in m.findall(scope, _SETS_TRAINABLE):
+                owner = _root_name(setting.targets[0].target.value)
+                loop = module.enclosing_loop(setting)
+                over_layers = isinstance(loop, cst.For) and m.matches(loop.target, m.Name(owner)) and bool(
+                    m.findall(loop.iter, m.Name(receiver.value)))
+                if module.location(setting).line < trains_at and (owner == receiver.value or over_layers):
+                    return True
+        return False
 
     def _frozen_for_good(self, backbone: CallSite) -> str | None:
         """The statement freezing the model ``backbone`` makes (``base = EfficientNetB0(...)``): ``base.trainable =
@@ -5532,6 +5574,7 @@ class SourceQueries:
                 factories = self._passed_callable(self._call_at[id(call.node.func)], passed)
                 callees = [(closure, 0) for factory, _ in self.index.callees(factories)
                            for closure in self._returned_closures.get(id(factory.node), [])]
+            known_before = tally.application
             for callee, skipped in callees:
                 if self._applies_again(call, callee, reapplied):
                     continue
@@ -5550,6 +5593,9 @@ class SourceQueries:
                     if id(function.node) not in path:
                         self._count_layers(self.calls_in(function), times, depth - 1, tally,
                                            path | {id(function.node)}, given)
+            if known_before is None and tally.application is not None:
+                # `backbone = get_backbone()` (a builder of a known architecture), then `backbone.trainable = False`
+                tally.frozen = tally.frozen or self._frozen_for_good(call)
 
     def _methods_of_instance(self, instance: ClassInfo, name: str) -> list[tuple[FunctionInfo, int]]:
         """The method ``name`` an instance of ``instance`` runs: its own, else the nearest base's."""
