@@ -7983,3 +7983,62 @@ def test_a_projection_head_trained_with_a_convolutional_backbone_is_the_backbone
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("models.py", 8, Confidence.LIKELY)]
+
+
+def test_a_generator_drawing_its_order_once_an_epoch_and_a_summary_on_the_epochs_last_step():
+    """ShuffleNet's trainer: `generate_batch` yields from one loop per kind of data, shuffling only `if
+    new_epoch:` (a flag its branch turns off): per batch it only indexes arrays in memory, no sure gain from
+    tf.data. The epoch's average is written in the branch that ends the loop (`...; break`): once an epoch."""
+    findings = _findings({"data_loader.py": """
+        import numpy as np
+
+        class DataLoader:
+            def generate_batch(self, type="train"):
+                if type == "train":
+                    new_epoch, start = True, 0
+                    while True:
+                        if new_epoch:
+                            start = 0
+                            mask = np.arange(self.n) if not self.shuffle else np.random.permutation(self.n)
+                            new_epoch = False
+                        x, y = self.x[mask[start:start + 32]], self.y[mask[start:start + 32]]
+                        start += 32
+                        if start >= self.n:
+                            new_epoch = True
+                        yield x, y
+                else:
+                    start = 0
+                    while True:
+                        x, y = self.x_val[start:start + 32], self.y_val[start:start + 32]
+                        start = (start + 32) % self.n_val
+                        yield x, y
+        """, "train.py": """
+        import numpy as np
+        import tensorflow as tf
+        from data_loader import DataLoader
+        from model import build_model
+
+        class Trainer:
+            def __init__(self, model):
+                self.x, self.y, self.loss = model.x, model.y, model.loss
+                self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+
+            def train(self, data, iterations):
+                for epoch in range(10):
+                    it = 0
+                    losses = []
+                    for x, y in data.generate_batch(type="train"):
+                        _, loss = self.sess.run([self.train_op, self.loss], feed_dict={self.x: x, self.y: y})
+                        losses.append(loss)
+                        if it >= iterations - 1:
+                            summary = self.sess.run(self.summary, feed_dict={self.avg: np.mean(losses)})
+                            self.writer.add_summary(summary, epoch)
+                            break
+                        it += 1
+
+        if __name__ == "__main__":
+            Trainer(build_model()).train(DataLoader(), 100)
+        """}, "TFD004", "TFH006")
+    assert _where(findings) == [("TFD004", "train.py", 15)]
+    assert findings[0].confidence is Confidence.POSSIBLE
+    assert "it reads no files and decodes no images" in findings[0].evidence[-1].message

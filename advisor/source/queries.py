@@ -384,13 +384,22 @@ class TrainingLoop:
         """Whether ``statement`` runs only on some steps: inside an ``if`` on a step interval (``if step % 100 ==
         0:``, not its ``else``), on the loop's counter, or on a value its own body sets (``if self.mean is None:
         self.mean = ...``, a first-step initialisation), or on a mark its body moves on (``if step - last_log >=
-        500: ...; last_log = step``), whose test reads no tensor of the step."""
+        500: ...; last_log = step``), whose test reads no tensor of the step; or in an ``if`` whose body ends the
+        loop (``if it >= num_iterations - 1: ...; break``, an epoch's last step)."""
         return any(part is not branch.test and not self.reads_tensor(branch.test) and not (
             part is branch.orelse and m.matches(branch.test, _ON_INTERVAL)) and (
             m.findall(branch.test, _INTERVAL_TEST) or any(
                 n.value == self.counter or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
-            or _initialises_once(branch) or _rearms_its_test(branch))
+            or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self._ends(branch)
             for branch, part in _branches_around(self.module, statement, self.node))
+
+    def _ends(self, branch: cst.If) -> bool:
+        """Whether ``branch``'s body ends with leaving this loop: a ``break`` out of it, or a ``return``."""
+        last = branch.body.body[-1] if isinstance(branch.body, cst.IndentedBlock) and branch.body.body else None
+        if isinstance(last, cst.SimpleStatementLine):
+            last = last.body[-1]
+        return isinstance(last, cst.Return) or isinstance(last, cst.Break) and (
+            self.module.enclosing_loop(branch) is self.node)
 
     @cached_property
     def _interval_flags(self) -> frozenset[str]:
@@ -546,6 +555,9 @@ _UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.Compari
     | m.UnaryOperation(operator=m.Not(), expression=m.Name() | m.Attribute())
 
 
+_FALSY = m.Name("False") | m.Name("None") | m.Integer("0")
+
+
 def _reads_or_decodes(site: CallSite) -> bool:
     """A call that reads files or decodes and transforms images or signals on the host."""
     return any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)
@@ -564,8 +576,14 @@ def _root_name(expression: cst.BaseExpression) -> str | None:
 
 
 def _initialises_once(branch: cst.If) -> bool:
-    """Whether ``branch`` tests a name or attribute for its unset value and its body sets it: after the first time
-    the body runs, the test fails (``if self.mean == 0: self.mean = np.mean(d)``)."""
+    """Whether ``branch`` tests a name or attribute for its unset value and its body sets it, or tests a flag its
+    body turns off: after the first time the body runs, the test fails until something sets it again (``if
+    self.mean == 0: self.mean = np.mean(d)``; ``if new_epoch: order = np.random.permutation(n); new_epoch =
+    False``)."""
+    if m.matches(branch.test, m.Name() | m.Attribute()):
+        flag = cst.helpers.get_full_name_for_node(branch.test)
+        return any(cst.helpers.get_full_name_for_node(target.target) == flag and m.matches(assignment.value, _FALSY)
+                   for assignment in m.findall(branch.body, m.Assign()) for target in assignment.targets)
     if not m.matches(branch.test, _UNSET_TEST):
         return False
     tested = cst.helpers.get_full_name_for_node(
@@ -4737,8 +4755,9 @@ class SourceQueries:
         filled = bool(m.findall(per_item, m.For() | m.While()))  # (`x = np.zeros(...)`, then a loop over samples)
         # What the yielding loop walks is made once a pass (`for idx in np.array_split(order, n):`), not per item.
         walked = {id(call) for call in m.findall(loop.iter, m.Call())} if isinstance(loop, cst.For) else set()
+        # Work under a flag its branch turns off runs once a pass (`if new_epoch: mask = np.arange(n)`).
         return [site for site in sites if not site.names <= ORDER_DRAWS and id(site.node) not in walked
-                and (filled or not site.names <= CONSTANT_ARRAYS)
+                and (filled or not site.names <= CONSTANT_ARRAYS) and not self.initialised_once(site.module, site.node)
                 and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
 
     def _items_read(self, method: FunctionInfo, body: cst.CSTNode) -> list[FunctionInfo]:
@@ -4768,10 +4787,10 @@ class SourceQueries:
         """The loop of a function that makes batches in which their samples are made one at a time in Python: a
         ``while``, or a ``for`` over a ``range`` of a computed length (``for i in range(batch_size // num_skips):``),
         calling something each iteration (a random draw, a helper that picks a pair). Not a generator's loop that
-        yields: that one runs once per batch. None when there is none."""
-        yielding = _yielding_loop(function)
+        yields (one per kind of data it hands out, `if type == 'train': while True: ... yield`), nor one around it:
+        those run once per batch. None when there is none."""
         return next((loop for loop in m.findall(function.node.body, m.For() | m.While())
-                     if loop is not yielding and m.findall(loop.body, m.Call()) and (
+                     if not m.findall(loop.body, m.Yield()) and m.findall(loop.body, m.Call()) and (
                          isinstance(loop, cst.While) or m.matches(loop.iter, m.Call(func=m.Name("range"))) and not all(
                              isinstance(arg.value, cst.Integer) for arg in loop.iter.args))), None)
 
