@@ -8042,3 +8042,36 @@ def test_a_generator_drawing_its_order_once_an_epoch_and_a_summary_on_the_epochs
     assert _where(findings) == [("TFD004", "train.py", 15)]
     assert findings[0].confidence is Confidence.POSSIBLE
     assert "it reads no files and decodes no images" in findings[0].evidence[-1].message
+
+
+def test_a_python_feed_is_reported_at_the_run_of_every_step_not_the_traced_run_of_some():
+    """A WGAN notebook runs the critic with a full trace on one step in 100 (`if i % 100 == 99 and j == 0:`) and
+    plainly in the `else`: the feed every step waits for is the plain run's."""
+    findings = _findings({"wgan.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def main(dataset):
+            real_data = tf.placeholder(tf.float32, [64, 784])
+            critic_loss = tf.reduce_mean(tf.layers.dense(real_data, 1))
+            opt_c = tf.train.RMSPropOptimizer(5e-5).minimize(critic_loss)
+            merged_all = tf.summary.merge_all()
+            def next_feed_dict():
+                images = np.reshape(dataset.train.next_batch(64)[0], (-1, 28, 28))
+                images = np.pad(images, ((0, 0), (2, 2), (2, 2)), mode="constant", constant_values=-1)
+                return {real_data: np.reshape(images, (64, -1))}
+
+            with tf.Session() as sess:
+                for i in range(100000):
+                    for j in range(5):
+                        feed_dict = next_feed_dict()
+                        if i % 100 == 99 and j == 0:
+                            options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+                            _, merged = sess.run([opt_c, merged_all], feed_dict=feed_dict, options=options)
+                        else:
+                            sess.run(opt_c, feed_dict=feed_dict)
+
+        if __name__ == "__main__":
+            main(load_mnist())
+        """}, "TFD004")
+    assert _where(findings) == [("TFD004", "wgan.py", 22)]

@@ -387,7 +387,7 @@ class TrainingLoop:
         500: ...; last_log = step``), whose test reads no tensor of the step; or in an ``if`` whose body ends the
         loop (``if it >= num_iterations - 1: ...; break``, an epoch's last step)."""
         return any(part is not branch.test and not self.reads_tensor(branch.test) and not (
-            part is branch.orelse and m.matches(branch.test, _ON_INTERVAL)) and (
+            part is branch.orelse and m.matches(branch.test, _ON_INTERVAL_AT_MOST)) and (
             m.findall(branch.test, _INTERVAL_TEST) or any(
                 n.value == self.counter or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
             or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self._ends(branch)
@@ -549,6 +549,9 @@ _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Nam
 # `step % 100 == 0`: true on one step in N, so its `else` runs on the others (most steps).
 _ON_INTERVAL = m.Comparison(left=m.BinaryOperation(operator=m.Modulo()),
                             comparisons=[m.ComparisonTarget(operator=m.Equal())])
+# `step % 100 == 99 and j == 0`: true on one step in N at most
+_ON_INTERVAL_AT_MOST = _ON_INTERVAL | m.BooleanOperation(operator=m.And(), left=_ON_INTERVAL) \
+    | m.BooleanOperation(operator=m.And(), right=_ON_INTERVAL)
 # `if x is None:`, `if self.mean == 0:`, `if not self.ready:`: a test of one name or attribute against its unset value.
 _UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.ComparisonTarget(
     operator=m.Is() | m.Equal(), comparator=m.Name("None") | m.Integer("0") | m.Float("0.0") | m.Name("False"))]) \
@@ -3892,13 +3895,15 @@ class SourceQueries:
         (``keep_prob: 0.5``), noise drawn with NumPy (a GAN's style codes, ``np.random.normal(size=(1, 8))``: no
         batch worth a pipeline), or nothing: the graph then reads its own input."""
         bindings = _loop_bindings(loop.node.body)
-        for run in loop.session_runs:
+        # The runs of every step before those of some steps (`if i % 100 == 99: sess.run(..., options=trace)`)
+        runs = sorted(loop.session_runs, key=loop.throttles)
+        for run in runs:
             feed = argument_value(run, "feed_dict", 1)
             fetches = [bound for value in _fed_values(feed, bindings) if isinstance(value, cst.Name)
                        for bound in bindings.get(value.value, ()) if self._fetches_input(loop, bound)]
             if fetches:
                 return FedBatches(feed, fetches[:1], [], fetched=True)
-        for run in loop.session_runs:
+        for run in runs:
             feed = argument_value(run, "feed_dict", 1)
             values = _fed_values(feed, bindings)
             made = [expression for value in values for expression in _made_in_loop(value, bindings)] or \
