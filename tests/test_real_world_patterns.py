@@ -8075,3 +8075,36 @@ def test_a_python_feed_is_reported_at_the_run_of_every_step_not_the_traced_run_o
             main(load_mnist())
         """}, "TFD004")
     assert _where(findings) == [("TFD004", "wgan.py", 22)]
+
+
+def test_depthwise_convolutions_are_no_work_for_16_bit_units_their_pointwise_products_are():
+    """ShuffleNet's TF1 layers: a depthwise convolution does one filter per channel (little arithmetic per byte
+    moved), which 16-bit units do not speed up; the 1x1 convolution after it is the product over channels that they
+    do."""
+    model = """
+        import tensorflow as tf
+
+        def depthwise(name, x):
+            with tf.variable_scope(name):
+                w = tf.get_variable("w", [3, 3, x.get_shape()[-1], 1])
+                return tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME")
+
+        def pointwise(name, x, filters):
+            with tf.variable_scope(name):
+                w = tf.get_variable("w", [1, 1, x.get_shape()[-1], filters])
+                return tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+
+        x = tf.placeholder(tf.float32, [None, 224, 224, 3])
+        for i in range(8):
+            x = depthwise("dw%d" % i, x)
+            {pointwise}
+        loss = tf.reduce_mean(x)
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            for step in range(1000):
+                sess.run(train_op, feed_dict={x: next_batch()})
+        """
+    for pointwise, confidence in [('x = pointwise("pw%d" % i, x, 256)', Confidence.LIKELY),
+                                  ("x = tf.nn.relu(x)", Confidence.POSSIBLE)]:
+        findings = _findings({"train.py": textwrap.dedent(model).replace("{pointwise}", pointwise)}, "TFC001")
+        assert [(f.location.line, f.confidence) for f in findings] == [(18, confidence)], pointwise

@@ -1554,9 +1554,11 @@ WIDTH_DEPTH = 6
 
 
 # Layers whose matrix multiplications 16-bit units speed up, by the last part of their name (Keras' and TF1's).
+# Not a depthwise convolution: one filter per channel is little arithmetic per byte moved, which 16-bit units do not
+# speed up (a separable one's pointwise half is a product over channels, and counts).
 CONVOLUTION_LAYERS = frozenset({"conv1d", "conv2d", "conv3d", "convolution1d", "convolution2d", "convolution3d",
                                 "conv1dtranspose", "conv2dtranspose", "conv3dtranspose", "separableconv1d",
-                                "separableconv2d", "depthwiseconv2d"})
+                                "separableconv2d"})
 # An attention layer is four projections; TF1 graphs multiply by their weights themselves (``tf.matmul``).
 # Keras' recurrent layers are three (GRU) or four (LSTM) such products at every time step.
 # TensorFlow 1.x's cells (`tf.contrib.rnn.BasicLSTMCell(num_units)`, `tf.nn.rnn_cell.GRUCell`) and Keras' too.
