@@ -8108,3 +8108,39 @@ def test_depthwise_convolutions_are_no_work_for_16_bit_units_their_pointwise_pro
                                   ("x = tf.nn.relu(x)", Confidence.POSSIBLE)]:
         findings = _findings({"train.py": textwrap.dedent(model).replace("{pointwise}", pointwise)}, "TFC001")
         assert [(f.location.line, f.confidence) for f in findings] == [(18, confidence)], pointwise
+
+
+def test_a_name_copied_or_set_to_a_number_in_a_tape_is_no_tensor_to_wait_for():
+    """SwAV's eager step walks crop groups in a GradientTape: `start_idx = 0`, then `start_idx = end_idx` from a
+    loop over `tf.cumsum` of Python shape ints, and branches `if start_idx == 0:`. Under a tape advisor takes what is
+    assigned for the forward pass's tensors, but a copy of a name that holds none, or a number, is not one; the
+    branch on the step's loss still waits for the device."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        backbone = tf.keras.applications.ResNet50(include_top=False, weights=None, pooling="avg")
+        optimizer = tf.keras.optimizers.SGD(0.1)
+
+        def train_step(views):
+            sizes = [v.shape[1] for v in views]
+            idx_crops = tf.cumsum([sizes.count(s) for s in sorted(set(sizes), reverse=True)])
+            start_idx = 0
+            with tf.GradientTape() as tape:
+                for end_idx in idx_crops:
+                    out = backbone(tf.concat(views[start_idx:end_idx], axis=0))
+                    if start_idx == 0:
+                        embeddings = out
+                    else:
+                        embeddings = tf.concat((embeddings, out), axis=0)
+                    start_idx = end_idx
+                loss = tf.reduce_mean(embeddings)
+                if loss > 10.0:
+                    loss = loss / 10.0
+            gradients = tape.gradient(loss, backbone.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, backbone.trainable_variables))
+            return loss
+
+        for views in loader:
+            train_step(views)
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "train.py", 19)]

@@ -506,6 +506,11 @@ class _TensorNames(InLoopBody):
             for target in node.targets:
                 self.loop.tensors.difference_update(_bound_names(target.target))
             return
+        if self.taped and m.matches(node.value, _COPY_OR_NUMBER) and not self.loop.reads_tensor(node.value):
+            # `start_idx = end_idx`, `loss = 0` in a tape: a copy of what is no tensor, or a Python number
+            for target in node.targets:
+                self.loop.tensors.difference_update(_bound_names(target.target))
+            return
         if not (self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value)):
             return
         for target in node.targets:
@@ -518,6 +523,9 @@ class _TensorNames(InLoopBody):
     def _returns_tensors(self, call: cst.Call) -> bool:
         names = self.names_of(call)
         return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
+
+
+_COPY_OR_NUMBER = m.Name() | m.Integer() | m.Float()
 
 
 def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
