@@ -8144,3 +8144,48 @@ def test_a_name_copied_or_set_to_a_number_in_a_tape_is_no_tensor_to_wait_for():
             train_step(views)
         """}, "TFH004")
     assert _where(findings) == [("TFH004", "train.py", 19)]
+
+
+def test_a_training_op_grouped_from_a_list_holding_the_update_is_run_by_a_models_method():
+    """V-GAN: `self.dis_optim = tf.group(*dis_ops)` with `dis_ops = [dis_op] + self._dis_train_ops` (the batch
+    norms' updates), run by `train_dis(x, y)`, which the solver's loop calls with batches it loads in Python."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        class CGAN:
+            def __init__(self, sess):
+                self.sess = sess
+                self.X = tf.placeholder(tf.float32, [None, 640, 640, 3])
+                self.d_loss = tf.reduce_mean(tf.layers.conv2d(self.X, 64, 3))
+                self._dis_train_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+                dis_op = tf.train.AdamOptimizer(2e-4).minimize(self.d_loss)
+                dis_ops = [dis_op] + self._dis_train_ops
+                self.dis_optim = tf.group(*dis_ops)
+
+            def train_dis(self, x_data):
+                _, d_loss = self.sess.run([self.dis_optim, self.d_loss], feed_dict={self.X: x_data})
+                return d_loss
+        """, "solver.py": """
+        import numpy as np
+        import tensorflow as tf
+        from PIL import Image
+        from model import CGAN
+
+        class Solver:
+            def __init__(self, paths):
+                self.paths = paths
+                self.model = CGAN(tf.Session())
+
+            def next_batch(self):
+                return np.stack([np.asarray(Image.open(p)) for p in np.random.choice(self.paths, 4)])
+
+            def train(self):
+                for step in range(10000):
+                    x_imgs = self.next_batch()
+                    self.model.train_dis(x_imgs)
+
+        if __name__ == "__main__":
+            Solver(["a.png", "b.png"]).train()
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("model.py", 14, Confidence.LIKELY)]

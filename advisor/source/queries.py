@@ -4540,7 +4540,13 @@ class SourceQueries:
             # An op that runs the update first: `with tf.control_dependencies([optimizer_op]): train_op =
             # tf.no_op()` (or `return tf.no_op()`), `train_op = tf.group(optimizer_op, ema_op)`.
             for site in dependents:
-                if not any(n.value in names for n in m.findall(site.node.args[0].value, m.Name())):
+                first = site.node.args[0].value
+                mentioned = {n.value for n in m.findall(first, m.Name())}
+                if isinstance(first, cst.Name):  # `tf.group(*ops)` where `ops = [train_op] + self.extra_ops`
+                    mentioned |= {n.value for _, _, value in self.assigned_values(site.module, site.function, first)
+                                  for collection in _concatenated_collections(value)
+                                  for n in m.findall(collection, m.Name())}
+                if not mentioned & names:
                     continue
                 within = site.module.parent(site.node) if "tensorflow.group" in site.names else \
                     site.module.parent(site.module.parent(site.node))
