@@ -266,12 +266,6 @@ def is_test_path(path: str) -> bool:
 SHOWN = ("confirmed", "likely")  # advisor's default min-confidence is likely
 
 
-def shown_by_default(finding: dict) -> bool:
-    """Whether ``analyze`` shows the finding without ``--show-all``: sure enough (:data:`SHOWN`), and on code a
-    training run reaches unless a capture confirms it (advisor hides the rest as off training)."""
-    return finding["confidence"] in SHOWN and (finding.get("reach") != "other" or finding["confidence"] == "confirmed")
-
-
 @dataclass
 class RuleScore:
     findings: int = 0
@@ -324,7 +318,7 @@ class Evaluation:
     miss_causes: Counter = field(default_factory=Counter)
     per_repo: dict[str, Counter] = field(default_factory=dict)
     crashes: dict[str, str] = field(default_factory=dict)
-    # by the confidence advisor gave, and for what it shows by default (likely and above, on code training reaches)
+    # by the confidence advisor gave, and for what it shows by default (SHOWN: likely and above)
     by_confidence: dict[str, RuleScore] = field(default_factory=lambda: {c: RuleScore() for c in CONFIDENCES})
     shown: RuleScore = field(default_factory=RuleScore)
     shown_by_rule: dict[str, RuleScore] = field(default_factory=dict)
@@ -353,7 +347,7 @@ def evaluate(manifest: Manifest, findings: dict[str, list[dict]], rule_codes: li
     for place, finding in reported.items():
         label = manifest.labels.get(place)
         levels = [result.by_confidence[finding["confidence"]]]
-        if shown_by_default(finding):
+        if finding["confidence"] in SHOWN:
             levels += [result.shown, result.shown_by_rule.setdefault(place.rule, RuleScore())]
         for level in levels:
             level.findings += 1
@@ -402,7 +396,7 @@ def evaluate(manifest: Manifest, findings: dict[str, list[dict]], rule_codes: li
         if label is None or label.should_be in SHOWN:
             for shown in (result.shown, result.shown_by_rule.setdefault(place.rule, RuleScore())):
                 shown.expected += 1
-                shown.found += found and shown_by_default(reported[place])
+                shown.found += found and reported[place]["confidence"] in SHOWN
         score.expected_scripts += not notebook
         score.found_scripts += found and not notebook
         if not found:
@@ -447,8 +441,7 @@ CONFIDENCE_HEADER = ("confidence", "findings", "right", "debatable", "wrong", "u
 def confidence_rows(evaluation: Evaluation) -> list[tuple[str, ...]]:
     """Precision by the confidence advisor gave, and of what it shows by default (with the recall that leaves)."""
     rows = []
-    shown = ("shown by default (likely and above, on training's way)", evaluation.shown)
-    for name, score in [*evaluation.by_confidence.items(), shown]:
+    for name, score in [*evaluation.by_confidence.items(), ("shown by default (likely and above)", evaluation.shown)]:
         recall = f"{_ratio(score.recall())} ({_fraction(score.found, score.expected)})" if score.expected else "-"
         rows.append((name, str(score.findings), str(score.right), str(score.debatable), str(score.wrong),
                      str(score.unlabelled), _ratio(score.precision()), _ratio(score.lenient_precision()), recall))
@@ -489,7 +482,7 @@ def print_report(evaluation: Evaluation, manifest: Manifest) -> None:
     _print_table(TABLE_HEADER, table_rows(evaluation))
     print()
     _print_table(CONFIDENCE_HEADER, confidence_rows(evaluation))
-    print("\nshown by default (likely and above, on training's way), per rule:")
+    print("\nshown by default (likely and above), per rule:")
     _print_table(SHOWN_HEADER, shown_rows(evaluation))
     for title, causes in (("wrong findings by cause", evaluation.wrong_causes),
                           ("debatable findings by cause", evaluation.debatable_causes),
@@ -592,11 +585,10 @@ def render_docs(evaluation: Evaluation, manifest: Manifest) -> str:
         f"{len(manifest.repos)} public TensorFlow/Keras repos, labelled by hand. Measured {today} at advisor commit "
         f"{advisor_commit()}. Labels, misses and the pinned commits: `benchmarks/real_world/manifest.json`.",
         "## By confidence, and what advisor shows by default",
-        "By default advisor reports nothing less sure than `likely` (`min-confidence`), nor what it finds on code "
-        "no training run reaches; those are counted in its summary and shown with `--show-all` (the `possible` ones "
-        "also with `--min-confidence possible`).",
+        "By default advisor reports nothing less sure than `likely` (`min-confidence`); the `possible` findings "
+        "are counted in its summary and shown with `--show-all` or `--min-confidence possible`.",
         _markdown_table(CONFIDENCE_HEADER, confidence_rows(evaluation)),
-        "## Per rule, as shown by default (`likely` and above, on code a training run reaches)",
+        "## Per rule, as shown by default (`likely` and above)",
         _markdown_table(SHOWN_HEADER, shown_rows(evaluation)),
         "## Per rule (every finding, `possible` included)",
         _markdown_table(TABLE_HEADER, table_rows(evaluation)),

@@ -182,22 +182,3 @@ def test_unusable_inputs_are_one_error_line(tmp_path, snapshot, capsys):
     assert run(tmp_path, manifest, mirror) == accuracy.EXIT_UNUSABLE
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "remove it to make it again" in error
-
-
-def test_what_advisor_hides_by_default_is_not_scored_as_shown():
-    """advisor's default view leaves out `possible` findings and those on code no training run reaches (unless a
-    capture confirms them): the shown precision and recall are of what a user reads."""
-    places = [accuracy.Place(REPO, "train.py", None, line, "TFD002") for line in (3, 5, 7)]
-    manifest = accuracy.Manifest(
-        [accuracy.RepoEntry(REPO, "0" * 40, "", ())],
-        {place: accuracy.Label(place, confidence, verdict, True, "likely" if verdict == "right" else None, None, "r")
-         for place, confidence, verdict in zip(places, ("likely", "likely", "confirmed"), ("right", "wrong", "right"))},
-        {})
-    findings = [{"path": "train.py", "line": 3, "code": "TFD002", "confidence": "likely", "reach": "other"},
-                {"path": "train.py", "line": 5, "code": "TFD002", "confidence": "likely", "reach": "other"},
-                {"path": "train.py", "line": 7, "code": "TFD002", "confidence": "confirmed", "reach": "other"}]
-
-    shown = accuracy.evaluate(manifest, {REPO: findings}, ["TFD002"]).shown
-
-    assert (shown.findings, shown.right, shown.wrong) == (1, 1, 0)
-    assert (shown.found, shown.expected) == (1, 2)
