@@ -8189,3 +8189,60 @@ def test_a_training_op_grouped_from_a_list_holding_the_update_is_run_by_a_models
         """}, "TFD004")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("model.py", 14, Confidence.LIKELY)]
+
+
+def test_a_tf1_model_fn_calls_the_closure_a_factory_returns_with_blocks_from_a_table():
+    """SimCLR's TF1 code: `model = resnet_v1(50)` returns the closure `resnet_v1_generator` defines, picking its block
+    from a table (`params = model_params[depth]`, then `params["block"]`); `build_model_fn(model)` defines the
+    Estimator's `model_fn`, which calls `model(features)`: the ResNet is what the update trains."""
+    findings = _findings({"resnet.py": """
+        import tensorflow as tf
+
+        def bottleneck_block(inputs, filters):
+            inputs = tf.layers.conv2d(inputs, filters, 1)
+            inputs = tf.layers.conv2d(inputs, filters, 3, padding="same")
+            return tf.layers.conv2d(inputs, 4 * filters, 1)
+
+        def block_group(inputs, filters, block_fn, blocks):
+            for _ in range(blocks):
+                inputs = block_fn(inputs, filters)
+            return inputs
+
+        def resnet_v1_generator(block_fn, layers):
+            def model(inputs, is_training):
+                inputs = tf.layers.conv2d(inputs, 64, 7, strides=2)
+                for filters, blocks in zip((64, 128, 256, 512), layers):
+                    inputs = block_group(inputs, filters, block_fn=block_fn, blocks=blocks)
+                return tf.reduce_mean(inputs, [1, 2])
+            return model
+
+        def resnet_v1(resnet_depth):
+            model_params = {50: {"block": bottleneck_block, "layers": [3, 4, 6, 3]},
+                            101: {"block": bottleneck_block, "layers": [3, 4, 23, 3]}}
+            params = model_params[resnet_depth]
+            return resnet_v1_generator(params["block"], params["layers"])
+        """, "model.py": """
+        import tensorflow as tf
+
+        def build_model_fn(model):
+            def model_fn(features, labels, mode, params=None):
+                hiddens = model(features, is_training=True)
+                loss = tf.losses.softmax_cross_entropy(labels, tf.layers.dense(hiddens, 1000))
+                train_op = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss, tf.train.get_global_step())
+                return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+            return model_fn
+        """, "run.py": """
+        import tensorflow as tf
+        import model as model_lib
+        import resnet
+
+        def main(_):
+            model = resnet.resnet_v1(resnet_depth=50)
+            estimator = tf.estimator.Estimator(model_lib.build_model_fn(model))
+            estimator.train(input_fn, max_steps=100000)
+
+        if __name__ == "__main__":
+            tf.app.run(main)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("model.py", 7, Confidence.LIKELY)]

@@ -285,6 +285,9 @@ INSPECTION_METHODS = frozenset({"numpy", "imshow", "show", "title", "axis", "sub
 # How deep to follow repo functions called from a mapped function; from a Python batch maker (`__getitem__` ->
 # compute_input_output -> load_image_group -> load_image -> read_image).
 CALL_DEPTH = 3
+# How far to follow a lookup in a table written in the code: `params["block"]` where `params = model_params[depth]`
+# is a subscript of a name bound to a subscript of a name.
+TABLE_DEPTH = 4
 # Command-line flags: TensorFlow 1.x's `tf.app.flags` (also `tf.flags`) and absl's, read as `FLAGS.name`.
 FLAG_MODULES = ("tensorflow.app.flags.", "tensorflow.flags.", "absl.flags.")
 FLAG_DEFINITIONS = frozenset({"DEFINE_integer", "DEFINE_float", "DEFINE_boolean", "DEFINE_bool", "DEFINE_string",
@@ -5816,6 +5819,11 @@ class SourceQueries:
         enclosing = _enclosing_passed(scope, expression, passed)
         if enclosing is not None:
             return self._callables(module, scope.outer, expression, enclosing, depth)
+        if isinstance(expression, cst.Name) and scope is not None and scope.outer is not None and \
+                expression.value in scope.outer.params and expression.value not in scope.params and \
+                not _assignments(scope.node.body, m.Name(expression.value)):
+            # `def build_model_fn(model): def model_fn(features): model(features)`: what the callers pass
+            return self._callables(module, scope.outer, expression, None, depth)
         if isinstance(expression, cst.Name) and scope is not None and expression.value in scope.params and depth:
             if passed is not None and expression.value in passed.arguments:
                 given = [(passed.site, passed.arguments[expression.value], passed.outer)]
@@ -5829,13 +5837,27 @@ class SourceQueries:
             return frozenset().union(*(self._callables(site.module, site.function, argument, outer, depth - 1)
                                        for site, argument, outer in given))
         names: set[str] = set()
-        for owner, where, entry in self._table_entries(module, scope, expression, CALL_DEPTH):
+        for owner, where, entry in self._table_entries(module, scope, expression, TABLE_DEPTH):
             if isinstance(entry, cst.Name) and where is not None and entry.value in where.params and depth and \
                     entry is not expression:  # `self.transform = transform`: what the constructor is given
                 names |= self._callables(owner, where, entry, None, depth - 1)
             elif isinstance(entry, (cst.Name, cst.Attribute)):  # `self._process_sample`: the class's method
                 names |= owner.qualified_names(entry) or owner.names.resolve(entry, _owner_class(where))
+            elif isinstance(entry, cst.Call) and id(entry) in self._call_at and depth:
+                # `model = resnet_v1(50)`: the closure the factory returns (`def model(inputs): ...; return model`)
+                names |= {closure.key for closure in self._closures_made_by(self._call_at[id(entry)], depth - 1)}
         return frozenset(names)
+
+    def _closures_made_by(self, site: CallSite, depth: int) -> list[FunctionInfo]:
+        """The functions a call of a factory returns: the closures it defines and returns, or those of the factory
+        it returns a call of (``return resnet_v1_generator(block, layers)``)."""
+        found: list[FunctionInfo] = []
+        for factory in self.callees_of(site):
+            found += self._returned_closures.get(id(factory.node), [])
+            for returned in m.findall(factory.node.body, m.Return(value=m.Call())) if depth else ():
+                inner = self._call_at.get(id(returned.value))
+                found += self._closures_made_by(inner, depth - 1) if inner is not None else []
+        return found
 
     def _table_entries(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression,
                        depth: int) -> list[tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]]:
