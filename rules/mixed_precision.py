@@ -419,11 +419,14 @@ class MixedPrecision(Rule):
 def _head_of_a_backbone(queries: SourceQueries, construction: CallSite) -> bool:
     """Whether the model built at ``construction`` is a head of dense layers that the same steps train with a
     convolutional network heavy on its own (a self-supervised encoder's projection head)."""
+    partners = queries.trained_with(construction)
+    if not partners:  # (most models train alone: no layers to count twice)
+        return False
     own = queries.model_compute(construction, alone=True)
     if own.heavy or own.convolutions or own.application is not None:
         return False
-    partners = [queries.model_compute(partner, alone=True) for partner in queries.trained_with(construction)]
-    return any(p.heavy and (p.convolutions or p.application is not None) for p in partners)
+    return any(p.heavy and (p.convolutions or p.application is not None)
+               for p in (queries.model_compute(partner, alone=True) for partner in partners))
 
 
 def _missing_api(pin: TensorflowPin | None, plan: MixedPrecisionPlan) -> str | None:

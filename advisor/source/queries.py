@@ -564,12 +564,10 @@ _ON_INTERVAL = m.Comparison(left=m.BinaryOperation(operator=m.Modulo()),
 _ON_INTERVAL_AT_MOST = _ON_INTERVAL | m.BooleanOperation(operator=m.And(), left=_ON_INTERVAL) \
     | m.BooleanOperation(operator=m.And(), right=_ON_INTERVAL)
 # `if x is None:`, `if self.mean == 0:`, `if not self.ready:`: a test of one name or attribute against its unset value.
+_UNSET_VALUE = m.Name("None") | m.Integer("0") | m.Float("0.0") | m.Name("False")
 _UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.ComparisonTarget(
-    operator=m.Is() | m.Equal(), comparator=m.Name("None") | m.Integer("0") | m.Float("0.0") | m.Name("False"))]) \
+    operator=m.Is() | m.Equal(), comparator=_UNSET_VALUE)]) \
     | m.UnaryOperation(operator=m.Not(), expression=m.Name() | m.Attribute())
-
-
-_FALSY = m.Name("False") | m.Name("None") | m.Integer("0")
 
 
 def _reads_or_decodes(site: CallSite) -> bool:
@@ -596,7 +594,7 @@ def _initialises_once(branch: cst.If) -> bool:
     False``)."""
     if m.matches(branch.test, m.Name() | m.Attribute()):
         flag = cst.helpers.get_full_name_for_node(branch.test)
-        return any(cst.helpers.get_full_name_for_node(target.target) == flag and m.matches(assignment.value, _FALSY)
+        return any(cst.helpers.get_full_name_for_node(target.target) == flag and m.matches(assignment.value, _UNSET_VALUE)
                    for assignment in m.findall(branch.body, m.Assign()) for target in assignment.targets)
     if not m.matches(branch.test, _UNSET_TEST):
         return False
