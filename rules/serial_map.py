@@ -188,14 +188,15 @@ class SerialMap(Rule):
             evidence.append(Evidence.source(
                 f"it maps whole batches, one call per step, and the `.prefetch()` after it "
                 f"({prefetch.module.location(prefetch.anchor).line_label}) makes them while the steps run"))
-        ahead = _prefetch_after(stage, pipelines) if prefetch is None and stage.op == "map" and not stateful \
-            and mapped is not None and ctx.queries.does_light_work(mapped) else None
-        if ahead is not None:
+        if prefetch is None and stage.op == "map" and mapped is not None and ctx.queries.does_light_work(mapped):
+            # Microseconds per element: a batch's worth is a small share of a step, whether or not it overlaps.
             confidence = Confidence.POSSIBLE
+            ahead = _prefetch_after(stage, pipelines)
+            overlap = (f", and the `.prefetch()` after it ({ahead.module.location(ahead.anchor).line_label}) runs it "
+                       "ahead of the steps" if ahead is not None else "")
             evidence.append(Evidence.source(
-                f"its function only splits, looks up and slices what each element holds, and the `.prefetch()` "
-                f"after it ({ahead.module.location(ahead.anchor).line_label}) runs it ahead of the steps: one "
-                "thread likely keeps up"))
+                f"its function only splits, looks up, slices, casts or draws random numbers per element{overlap}: "
+                "one thread likely keeps up"))
         cache = _cache_after(stage, pipelines)
         if cache is not None:
             confidence = Confidence.POSSIBLE

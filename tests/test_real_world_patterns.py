@@ -363,6 +363,43 @@ def test_every_model_a_repo_trains_gets_its_mixed_precision_finding_where_it_is_
     assert "loss scaling" in custom.message and "loss scaling" not in keras_fit.message
 
 
+def test_a_model_an_object_holds_is_trained_through_keras_copies_of_it_on_several_gpus():
+    """EAST's trainer builds a plain object whose constructor builds the model and keeps it (`self.model =
+    model`), then trains `east.model` on one GPU or `multi_gpu_model(east.model, gpus=n)` on several: either way,
+    the ResNet50 the constructor built is what trains."""
+    findings = _findings({"model.py": """
+        from keras.applications.resnet50 import ResNet50
+        from keras.layers import Conv2D, Input
+        from keras.models import Model
+
+        class EASTModel:
+            def __init__(self, input_size=512):
+                image = Input(shape=(input_size, input_size, 3))
+                resnet = ResNet50(input_tensor=image, weights="imagenet", include_top=False)
+                score = Conv2D(1, (1, 1), activation="sigmoid")(resnet.output)
+                model = Model(inputs=image, outputs=score)
+                self.model = model
+        """, "train.py": """
+        from keras.utils.multi_gpu_utils import multi_gpu_model
+        from model import EASTModel
+
+        def main(gpus):
+            if len(gpus) <= 1:
+                east = EASTModel(512)
+                parallel_model = east.model
+            else:
+                east = EASTModel(512)
+                parallel_model = multi_gpu_model(east.model, gpus=len(gpus))
+            parallel_model.compile(loss="binary_crossentropy", optimizer="adam")
+            parallel_model.fit_generator(batches, epochs=800, steps_per_epoch=1000)
+
+        if __name__ == "__main__":
+            main(GPUS)
+        """}, "TFC001")
+    assert [(f.location.path.name, f.location.line, f.confidence) for f in findings] == [
+        ("model.py", 10, Confidence.LIKELY)]
+
+
 @pytest.mark.parametrize("batches", [
     "gen = ImageDataGenerator(rotation_range=10).flow_from_directory('images', batch_size=32)",
     "gen = load_batches('images')",
@@ -7241,6 +7278,46 @@ def test_tf1_text_maps_running_ahead_of_the_steps_are_only_possible():
         """}, "TFD002")
     assert sorted((f.location.line, f.confidence) for f in findings) == [
         (5, Confidence.POSSIBLE), (6, Confidence.POSSIBLE), (7, Confidence.POSSIBLE), (12, Confidence.LIKELY)]
+
+
+def test_maps_drawing_a_noise_vector_or_parsing_a_csv_line_do_light_work():
+    """A GAN's MNIST pipeline maps `preprocess` (scale the image, draw a noise vector of fixed size) with no parallel
+    calls: stateful, so serial at run time, but a few microseconds per element; a TF1 Estimator tutorial's
+    `decode_csv` of one line is as cheap. Noise the size of the element, or a flip, is work per pixel."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def preprocess(image):
+            image = tf.reshape(tf.image.convert_image_dtype(image, tf.float32), [-1]) * 2 - 1.0
+            return tf.random.uniform(shape=(20,), minval=-1.0, maxval=1.0), image
+
+        def diffuse(image):
+            return image + tf.random.normal(tf.shape(image)), image
+
+        def flip(image):
+            return tf.image.random_flip_left_right(image), image
+
+        gan_set = tf.data.Dataset.from_tensor_slices(mnist).map(preprocess).shuffle(10000).batch(64)
+        noisy_set = tf.data.Dataset.from_tensor_slices(mnist).map(diffuse).shuffle(10000).batch(64)
+        flipped_set = tf.data.Dataset.from_tensor_slices(mnist).map(flip).shuffle(10000).batch(64)
+        model.fit(gan_set, epochs=10)
+        model.fit(noisy_set, epochs=10)
+        model.fit(flipped_set, epochs=10)
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings] == [
+        (14, Confidence.LIKELY), (15, Confidence.LIKELY), (13, Confidence.POSSIBLE)]
+    assert "its function only splits, looks up, slices, casts or draws random numbers per element: one thread " \
+           "likely keeps up" in [e.message for e in findings[2].evidence]
+    csv, = _findings({"train.py": """
+        import tensorflow as tf
+
+        def csv_input_fn():
+            return tf.data.TextLineDataset("train.csv").map(lambda line: tf.decode_csv(line, [[0.0]] * 8)).batch(8)
+
+        estimator = tf.estimator.LinearClassifier(feature_columns)
+        estimator.train(csv_input_fn, steps=1000)
+        """}, "TFD002")
+    assert csv.confidence is Confidence.POSSIBLE
 
 
 def test_reading_the_global_step_a_helper_returns_is_no_second_pass():

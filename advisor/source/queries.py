@@ -120,12 +120,16 @@ APP_RUNNERS = frozenset({"tensorflow.app.run", "tensorflow.compat.v1.app.run"})
 EAGER_EXECUTION = frozenset({"tensorflow.enable_eager_execution", "tensorflow.contrib.eager.enable_eager_execution"})
 # TF1 graphs (TPU ones above all) compute in 16 bits by casting their inputs: `tf.cast(images, tf.bfloat16)`.
 SIXTEEN_BIT_DTYPES = frozenset({"tensorflow.bfloat16", "tensorflow.float16"})
+# Keras' copies of a model on several GPUs (`multi_gpu_model(model, gpus=2)`, under `keras.utils` and, in Keras 2.0
+# and 2.1, its `training_utils` and `multi_gpu_utils` modules): training the copies trains the model.
+MODEL_REPLICATORS = frozenset(f"keras.utils.{module}multi_gpu_model" for module in (
+    "", "training_utils.", "multi_gpu_utils."))
 # What only a program meant for an accelerator asks for: GPU options and memory growth, Keras' copies of a model on
 # several GPUs, a TPU's strategy. (Not `MirroredStrategy`: it runs on whatever devices there are, the CPU too, and
 # guides show it on toy models; nor a check whether a GPU is there, which notebooks print.)
 ACCELERATOR_APIS = {
     "tensorflow.config.experimental.set_memory_growth": "gpu", "tensorflow.GPUOptions": "gpu",
-    "keras.utils.multi_gpu_model": "gpu",
+    **dict.fromkeys(MODEL_REPLICATORS, "gpu"),
     "tensorflow.distribute.TPUStrategy": "tpu", "tensorflow.distribute.experimental.TPUStrategy": "tpu",
     "tensorflow.distribute.cluster_resolver.TPUClusterResolver": "tpu",
     "tensorflow.contrib.cluster_resolver.TPUClusterResolver": "tpu",
@@ -184,14 +188,22 @@ METADATA_OPS = frozenset(f"tensorflow.{op}" for op in (
     "shape", "expand_dims", "squeeze", "convert_to_tensor", "TensorShape", "dtypes.cast", "decode_raw",
     "io.decode_raw"))
 METADATA_METHODS = frozenset({"set_shape", "get_shape", "as_list", "merge_with", "with_rank", "with_rank_at_least"})
-# Ops that split, look up, slice, join and compare what an element already holds: microseconds per element of text
-# or ids, next to decoding, resizing or augmenting an image. With METADATA_OPS, a map's "light" work.
+# Ops that split, look up, slice, join and compare what an element already holds, parse a CSV line or draw random
+# numbers: microseconds per element, next to decoding, resizing or augmenting an image. With METADATA_OPS, a map's
+# "light" work.
 LIGHT_OPS = METADATA_OPS | frozenset(f"tensorflow.{op}" for op in (
     "string_split", "strings.split", "strings.to_number", "strings.length", "strings.substr", "size", "reverse",
     "concat", "stack", "unstack", "slice", "strided_slice", "gather", "tile", "pad", "split", "one_hot", "range",
     "where", "transpose", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
     "logical_or", "logical_not", "add", "subtract", "multiply", "divide", "minimum", "maximum", "clip_by_value",
-    "sparse.to_dense", "sparse_tensor_to_dense"))
+    "math.add", "math.subtract", "math.multiply", "math.divide", "math.minimum", "math.maximum",
+    "sparse.to_dense", "sparse_tensor_to_dense", "decode_csv", "io.decode_csv", "image.convert_image_dtype"))
+# Random number draws: light when their size is fixed (a GAN's noise vector, a coin for an augmentation), not when
+# it is the element's own (`tf.random.normal(tf.shape(image))`: noise the size of an image).
+RANDOM_DRAWS = frozenset(f"tensorflow.{op}" for op in (
+    "random.uniform", "random.normal", "random.truncated_normal", "random_uniform", "random_normal",
+    "truncated_normal", "random.stateless_uniform", "random.stateless_normal"))
+_ELEMENT_SHAPE = m.Call(func=m.Attribute(attr=m.Name("shape")) | m.Name("shape")) | m.Attribute(attr=m.Name("shape"))
 # Methods of lookup tables and sparse results with the same cost (`vocab_table.lookup(tokens)`).
 LIGHT_METHODS = METADATA_METHODS | frozenset({"lookup"})
 PARTIAL = frozenset({"functools.partial"})
@@ -1492,6 +1504,12 @@ def _repeated(module: ModuleInfo, node: cst.CSTNode) -> bool:
             return True
         child, parent = parent, module.parent(parent)
     return False
+
+
+def _draws_a_fixed_size(site: CallSite) -> bool:
+    """A random draw (:data:`RANDOM_DRAWS`) whose shape is not read off a tensor: a noise vector, a coin."""
+    shape = argument_value(site.node, "shape", 0)
+    return bool(site.names & RANDOM_DRAWS) and (shape is None or not m.findall(shape, _ELEMENT_SHAPE))
 
 
 def _wrapped_function(call: cst.Call) -> cst.Name | cst.Attribute | None:
@@ -4829,15 +4847,17 @@ class SourceQueries:
 
     def does_light_work(self, function: MappedFunction) -> bool:
         """Whether the mapped function's TensorFlow ops only split, look up, slice, join or restate what an element
-        holds (:data:`LIGHT_OPS`, ``vocab.lookup(tokens)``): text tokenized into ids, no decoding or image work."""
-        return self._calls_only(function, LIGHT_OPS, LIGHT_METHODS)
+        holds, or draw random numbers (:data:`LIGHT_OPS`, ``vocab.lookup(tokens)``): text tokenized into ids, a
+        noise vector, no decoding or image work."""
+        return self._calls_only(function, LIGHT_OPS, LIGHT_METHODS, light=_draws_a_fixed_size)
 
-    def _calls_only(self, function: MappedFunction, ops: frozenset[str], methods: frozenset[str]) -> bool:
-        """Whether every call the mapped function makes per element is one of ``ops`` or ``methods``, a builtin, or
-        a repo function (whose own calls are checked with the rest)."""
+    def _calls_only(self, function: MappedFunction, ops: frozenset[str], methods: frozenset[str],
+                    light: Callable[[CallSite], bool] = lambda site: False) -> bool:
+        """Whether every call the mapped function makes per element is one of ``ops`` or ``methods``, a builtin, a
+        call ``light`` accepts, or a repo function (whose own calls are checked with the rest)."""
         calls = self.calls_run_by(function)
         return bool(calls) and all(
-            site.names & ops or (site.names and all(n.startswith("builtins.") for n in site.names))
+            site.names & ops or light(site) or (site.names and all(n.startswith("builtins.") for n in site.names))
             or self.index.functions_named(*site.names)
             or (isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value in methods)
             for site in calls)
@@ -5178,6 +5198,8 @@ class SourceQueries:
         to a builder's result, or a parameter of the calling function (what its callers pass)."""
         if isinstance(argument, cst.Call) and id(argument) in self._call_at:
             return self._constructions_in_call(self._call_at[id(argument)], CALL_DEPTH)
+        if m.matches(argument, m.Attribute(value=m.Name(), attr=m.Name())):  # `trainer.model`
+            return self._constructions_of_attribute(site, argument)
         if not isinstance(argument, cst.Name):
             return []
         if site.function is not None and argument.value in site.function.params:
@@ -6278,20 +6300,36 @@ class SourceQueries:
             return self._passed_constructions(function, receiver.value, CALL_DEPTH)
         if bound is None:
             return []
+        if bound.names & MODEL_REPLICATORS:  # `parallel_model = multi_gpu_model(model, gpus=2)`: model's copies
+            return self._argument_constructions(bound, argument_value(bound.node, "model", 0), CALL_DEPTH)
         return self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
             self.index.assignment_of(bound.node), receiver.value))
 
-    def _constructions_of_attribute(self, training: CallSite, receiver: cst.Attribute) -> list[CallSite]:
-        """For ``rm.model.fit(...)``, ``rm`` an object of a repo class, or ``self.model.train_on_batch(...)`` in
-        one of its methods: the model constructions behind what its methods assign to ``self.model``
-        (``self.model = self.lstm()``), each a model a run may train."""
-        if receiver.value.value == "self" and training.function is not None and training.function.class_key:
-            keys = [training.function.class_key]
+    def _constructions_of_attribute(self, site: CallSite, receiver: cst.Attribute) -> list[CallSite]:
+        """For ``rm.model`` (in ``rm.model.fit(...)``, or handed to ``site``), ``rm`` an object of a repo class,
+        or ``self.model`` in one of its methods: the model constructions behind what its methods assign to
+        ``self.model`` (``self.model = self.lstm()``, or ``self.model = model`` of a model the method built), each
+        a model a run may train."""
+        if not isinstance(receiver.value, cst.Name):
+            return []
+        if receiver.value.value == "self" and site.function is not None and site.function.class_key:
+            classes = [self.index.class_of(site.function)]
         else:
-            holder = self.bound_call(training.module, training.node, receiver.value.value)
-            keys = [cls_info.key for cls_info in self._classes_named(holder.names)] if holder is not None else []
-        return [construction for key in keys for assigned in self._bindings.get(("attr", key, receiver.attr.value), [])
-                for construction in self._constructions_in_call(assigned, CALL_DEPTH)]
+            holder = self.bound_call(site.module, site.node, receiver.value.value)
+            classes = self._classes_named(holder.names) if holder is not None else []
+        found = [construction for cls_info in classes
+                 for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])
+                 for construction in self._constructions_in_call(assigned, CALL_DEPTH)]
+        target = m.Attribute(value=m.Name("self"), attr=m.Name(receiver.attr.value))
+        for cls_info in classes:
+            for method in self.index.methods_of(cls_info):
+                for value in _assignments(method.node.body, target):
+                    if isinstance(value, cst.Name) and value.value in method.params:
+                        found += self._passed_constructions(method, value.value, CALL_DEPTH)
+                    elif isinstance(value, cst.Name):
+                        bound = self.bound_call(method.module, value, value.value)
+                        found += self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []
+        return list({id(c.node): c for c in found}.values())
 
     def _constructions_in_call(self, site: CallSite, depth: int, position: int | None = None) -> list[CallSite]:
         """The model constructions behind what ``site`` returns (its element ``position`` when the caller unpacks
