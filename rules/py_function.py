@@ -1,4 +1,5 @@
-"""TFD003: Python functions called from a tf.data map or a compiled step (``py_function``, ``numpy_function``)."""
+"""TFD003: Python functions called from a tf.data map, a compiled step or a TF1 training graph (``py_function``,
+``numpy_function``, ``py_func``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ class PyFunction(Rule):
         "`tf.py_function` and `tf.numpy_function` leave the TensorFlow graph to run Python. In a `Dataset.map` "
         "that happens once per element, holding the GIL: `num_parallel_calls` cannot run it in parallel, and "
         "tf.data cannot fuse or vectorize it. In a `tf.function` step it forces a round trip to the Python "
-        "interpreter every step and keeps the step from running on the device or under XLA. Python that waits "
+        "interpreter every step and keeps the step from running on the device or under XLA; built into a "
+        "TensorFlow 1.x graph, every `sess.run` that needs its result does the same, copying its inputs to the "
+        "host (a Faster R-CNN's NumPy proposal layer). Python that waits "
         "(sleeping, file or network I/O) releases the GIL: in a map, parallel calls help it (TFD002 says so); "
         "Python that computes needs rewriting, which no tool can do mechanically: use TensorFlow ops "
         "(`tf.math`, `tf.image`, `tf.strings`), or do the work once, before training."
@@ -92,12 +95,33 @@ class PyFunction(Rule):
             model.compile(optimizer="adam", loss="binary_crossentropy", metrics=metrics)
             model.fit(train_dataset, epochs=10)
             """, line=8, note="a metric given to compile: Keras runs it inside every compiled train step"),
+        Example("""
+            import numpy as np
+            import tensorflow as tf
+
+            def proposal_layer(scores, boxes):
+                rois = tf.py_func(nms_proposals, [scores, boxes], tf.float32)
+                return tf.reshape(rois, [-1, 5])
+
+            def draw_boxes(image, boxes):
+                drawn = tf.py_func(draw, [image, boxes], tf.uint8)
+                return tf.summary.image("boxes", drawn)
+
+            scores, boxes = rpn(images)
+            loss = tf.reduce_mean(proposal_layer(scores, boxes))
+            summary = draw_boxes(images, boxes)
+            train_op = tf.train.MomentumOptimizer(0.001, 0.9).minimize(loss)
+            with tf.Session() as sess:
+                for step in range(70000):
+                    sess.run(train_op)
+            """, line=5, note="an op of the TensorFlow 1.x graph every `sess.run` of the training loop evaluates "
+                              "(the summary's drawing runs only when summaries are written)"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         hot = ctx.queries.hot_functions
         sites = [(site, context) for site in ctx.index.calls_to(*PYTHON_FUNCTION_OPS)
-                 if (context := hot.context_of(site)) is not None]
+                 if (context := hot.context_of(site) or ctx.queries.session_graph_context(site)) is not None]
         for site, context in sites:
             if not (context.in_dataset and ctx.queries.waiting_calls(site)):
                 yield self._finding(ctx, site, context, sites)
@@ -107,10 +131,11 @@ class PyFunction(Rule):
         module = site.module
         called = module.node_code(site.node.func)
         advice = (": `num_parallel_calls` cannot parallelize it; rewrite it with TensorFlow ops."
-                  if context.in_dataset else "; rewrite it with TensorFlow ops or move it out of the step.")
+                  if context.in_dataset else ", and copies its inputs to the host; rewrite it with TensorFlow ops."
+                  if context.in_graph else "; rewrite it with TensorFlow ops or move it out of the step.")
         evidence = [Evidence.source(context.where)]
         # Where the repo shows no training, nothing tells a step from evaluation: per step, as the name suggests.
-        per_step = context.in_dataset or site.function is None or not ctx.queries.trains \
+        per_step = context.in_dataset or context.in_graph or site.function is None or not ctx.queries.trains \
             or ctx.queries.runs_in_step(site.function)
         if not per_step:
             evidence.append(Evidence.source("no training step calls it: it runs for evaluation or in a callback, "

@@ -7320,6 +7320,56 @@ def test_maps_drawing_a_noise_vector_or_parsing_a_csv_line_do_light_work():
     assert csv.confidence is Confidence.POSSIBLE
 
 
+def test_python_ops_of_a_tf1_training_graph_run_every_step_unless_they_only_draw_summaries():
+    """A TF1 Faster R-CNN builds its proposal and anchor-target layers as `tf.py_func` ops (NumPy box decoding and
+    NMS on the host) into the graph every `sess.run(train_op)` evaluates; the ground-truth boxes drawn for an image
+    summary run only when summaries are written; a layer behind a switch off by default runs only when set."""
+    findings = _findings({"lib/network.py": """
+        import tensorflow as tf
+        from lib.rpn import proposal_layer_py, anchor_target_layer_py, proposal_layer_tf, draw_boxes
+
+        USE_PY_PROPOSALS = False
+
+        class Network:
+            def proposal_layer(self, scores, deltas):
+                if USE_PY_PROPOSALS:
+                    rois = tf.py_func(proposal_layer_py, [scores, deltas], tf.float32)
+                else:
+                    rois = proposal_layer_tf(scores, deltas)
+                return rois
+
+            def anchor_target_layer(self, scores, boxes):
+                return tf.reshape(tf.py_func(anchor_target_layer_py, [scores, boxes], tf.float32), [-1])
+
+            def summaries(self, image, boxes):
+                return tf.summary.image("gt", tf.py_func(draw_boxes, [image, boxes], tf.float32))
+
+            def build(self, images, boxes):
+                scores, deltas = self.rpn(images)
+                rois = self.proposal_layer(scores, deltas)
+                labels = self.anchor_target_layer(scores, boxes)
+                self.summary = self.summaries(images, boxes)
+                self.loss = tf.reduce_mean(tf.losses.softmax_cross_entropy(labels, scores)) + tf.reduce_mean(rois)
+        """, "train.py": """
+        import tensorflow as tf
+        from lib.network import Network
+
+        def train(max_iters):
+            net = Network()
+            net.build(images, boxes)
+            train_op = tf.train.MomentumOptimizer(0.001, 0.9).minimize(net.loss)
+            with tf.Session() as sess:
+                for step in range(max_iters):
+                    sess.run(train_op, feed_dict={images: next_blobs()})
+
+        if __name__ == "__main__":
+            train(70000)
+        """}, "TFD003", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY), (9, Confidence.POSSIBLE)]
+    assert findings[0].message.startswith("`tf.py_func` runs Python in the TensorFlow 1.x graph that the training "
+                                          "loop's `sess.run` (train.py:10:13) evaluates every step")
+
+
 def test_reading_the_global_step_a_helper_returns_is_no_second_pass():
     """`i = global_step.eval(sess)` each iteration reads a variable (the step counter `create_train_op` returns
     with the training op), not a forward pass; `loss.eval(feed_dict=...)` is one."""

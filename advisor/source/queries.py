@@ -1156,12 +1156,16 @@ class HotContext:
     kind: str  # "a `tf.function`", "a method Keras compiles"; "" when a stage maps it or a call compiles it
     in_dataset: bool
     stage: Stage | None = None  # the dataset stage that maps it, when it runs per element
+    in_graph: bool = False  # an op of the TensorFlow 1.x graph a training loop runs; ``node``: the loop's `sess.run`
 
     @property
     def what(self) -> str:
         if self.stage is not None:
             return (f"for every element of the dataset `.{self.stage.op}()` at "
                     f"{self.module.location(self.node).line_label}")
+        if self.in_graph:
+            return (f"in the TensorFlow 1.x graph that the training loop's `sess.run` "
+                    f"({self.module.location(self.node).display}) evaluates every step")
         return f"on every call of {self.kind}, `{self.node.value}`" if self.kind else \
             "on every call of a `tf.function`"
 
@@ -1170,6 +1174,8 @@ class HotContext:
         at = self.module.location(self.node).display
         if self.stage is not None:
             return f"mapped by `.{self.stage.op}()` at {at}"
+        if self.in_graph:
+            return f"an op of the graph the training loop runs with `sess.run` ({at}), built by code training reaches"
         return f"`{self.node.value}` is {self.kind} ({at})" if self.kind else f"wrapped by `tf.function(...)` at {at}"
 
 
@@ -1653,6 +1659,7 @@ GLOBAL_STEPS = frozenset(f"tensorflow{v1}.train.{made}global_step" for v1 in (""
                          for made in ("get_or_create_", "get_", "create_"))
 # Token embeddings: what a text CNN convolves.
 EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.compat.v1.nn.embedding_lookup"})
+FEED_HOPS = 4  # assignments followed from a graph op's result to the summary it feeds
 EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
 # Weights loaded as constants (a pretrained VGG's arrays: `W = tf.constant(W)`).
 CONSTANT_WEIGHTS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor"})
@@ -3828,6 +3835,48 @@ class SourceQueries:
         in ds: with tf.GradientTape() ...``). That loop runs once per step; its caller's loop, once per epoch."""
         return any(call.module.enclosing_loop(call.node) is not None
                    for call in self.calls_in(step) if GRADIENT_TAPE in call.names)
+
+    def session_graph_context(self, site: CallSite) -> HotContext | None:
+        """Where the op ``site`` builds (a ``tf.py_func`` in a Faster R-CNN's proposal layer) runs with every step of a
+        TensorFlow 1.x training loop: code a training run reaches builds it into the graph the loop's ``sess.run``
+        evaluates, outside the loop (inside, each iteration would add an op), and it feeds no summary (an image
+        summary's drawing runs only when summaries are written)."""
+        loops = self.session_loops
+        if not loops or self.reach(site.module, site.node) is not Reach.TRAINING or any(
+                loop.module is site.module and _inside(site.module, site.node, loop.node) for loop in loops) \
+                or self._feeds_summary(site):
+            return None
+        loop = min(loops, key=lambda loop: (loop.module.path.as_posix(), loop.module.location(loop.node).line))
+        return HotContext(loop.module, loop.session_runs[0], "", in_dataset=False, in_graph=True)
+
+    def _feeds_summary(self, site: CallSite) -> bool:
+        """Whether what ``site`` returns goes into a summary op in the code around it: as an argument (``tf.summary.
+        image("boxes", tf.py_func(draw, ...))``), or through names bound to it there (``image = tf.py_func(...)``,
+        ``tf.summary.image("gt", tf.concat([image, labels], 2))``)."""
+        module = site.module
+        parent = module.parent(site.node)
+        while parent is not None and not isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            if isinstance(parent, cst.Call) and self._is_summary(parent):
+                return True
+            parent = module.parent(parent)
+        statement = next((s for s in getattr(parent, "body", ()) if isinstance(s, cst.Assign)), None) \
+            if isinstance(parent, cst.SimpleStatementLine) else None
+        tainted = _assigned_names(statement)
+        if not tainted:
+            return False
+        scope = site.function.node if site.function is not None else module.tree
+        assignments = m.findall(scope, m.Assign())
+        for _ in range(FEED_HOPS):  # names bound to what the tainted names make (`images = tf.concat([img, ...])`)
+            more = {name for assignment in assignments if _mentions(assignment.value, tainted)
+                    for name in _assigned_names(assignment)} - tainted
+            if not more:
+                break
+            tainted |= more
+        return any(self._is_summary(call) and _mentions(call, tainted) for call in m.findall(scope, m.Call()))
+
+    def _is_summary(self, call: cst.Call) -> bool:
+        site = self._call_at.get(id(call))
+        return site is not None and any(name.startswith(SUMMARY_OP_PREFIXES) for name in site.names)
 
     @cached_property
     def session_loops(self) -> list[TrainingLoop]:
@@ -7104,6 +7153,11 @@ def _concatenated_collections(expression: cst.BaseExpression) -> Iterator[cst.Li
 def _names_one_of(expression: cst.BaseExpression, names: frozenset[str]) -> bool:
     """Whether ``expression`` mentions one of ``names`` (as a name or an attribute)."""
     return any(name.value in names for name in m.findall(expression, m.Name()))
+
+
+def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
+    """Whether ``node`` reads one of ``names`` (a name, or ``self.name``)."""
+    return bool(m.findall(node, m.Name(value=m.MatchIfTrue(names.__contains__))))
 
 
 def _assigned_names(assignment: cst.Assign | None) -> set[str]:
