@@ -400,6 +400,39 @@ def test_a_model_an_object_holds_is_trained_through_keras_copies_of_it_on_severa
         ("model.py", 10, Confidence.LIKELY)]
 
 
+def test_constructing_a_plain_class_runs_its_constructor_not_the_build_its_caller_calls():
+    """A TF1 Transformer's `Graph(mode)` only stores its mode; the model function then calls `graph.build(...)`,
+    which makes the layers: counted once, where it is called (Keras runs a layer's `build` itself; Python does
+    not run a plain class's)."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        class Graph:
+            def __init__(self, mode):
+                self.mode = mode
+
+            def build(self, inputs):
+                outputs = inputs
+                for _ in range(8):
+                    outputs = tf.layers.dense(outputs, 512, activation=tf.nn.relu)
+                return outputs
+
+        def train(inputs, labels):
+            graph = Graph("train")
+            logits = graph.build(inputs)
+            loss = tf.losses.softmax_cross_entropy(labels, logits)
+            train_op = tf.train.AdamOptimizer(1e-4).minimize(loss)
+            with tf.Session() as sess:
+                for step in range(100000):
+                    sess.run(train_op)
+
+        if __name__ == "__main__":
+            train(features, targets)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.POSSIBLE)]
+    assert "0 convolution and 8 dense layers" in " ".join(e.message for e in findings[0].evidence)
+
+
 @pytest.mark.parametrize("batches", [
     "gen = ImageDataGenerator(rotation_range=10).flow_from_directory('images', batch_size=32)",
     "gen = load_batches('images')",

@@ -1580,6 +1580,8 @@ KERAS_OPTIMIZER_PREFIX = "keras.optimizers."
 TRAINABLE_ATTRIBUTES = frozenset({"trainable_variables", "trainable_weights"})
 _TRAINABLE = m.Attribute(attr=m.Name(value=m.MatchIfTrue(TRAINABLE_ATTRIBUTES.__contains__)))
 BUILDER_DEPTH = 4  # builders calling builders: how far the model is followed
+# Where the classes a repo's layers and models extend come from: Keras and TensorFlow run their methods.
+FRAMEWORK_PREFIXES = ("keras.", "tensorflow.", "tf_keras.", "sonnet.")
 LAYER_DEPTH = 6  # how far layers are counted into the helpers and layer classes a model is built with
 # How many assignments and callers a width is followed through: a library layer's `Conv1D(self.nb_filters)` reads
 # what its constructor was given, which its owner passed on from its own constructor, from a helper's parameter.
@@ -6296,6 +6298,12 @@ class SourceQueries:
         runs where it is called, with what it is given, and as often; a base's ``__init__`` runs where the
         subclass's calls ``super().__init__(**kwargs)``."""
         methods = self._methods_of_hierarchy(cls_info)
+        bases = [*cls_info.bases, *self._inherited_bases(cls_info.bases)]
+        if not any(base.startswith(FRAMEWORK_PREFIXES) for base in bases):
+            # A plain class (`Graph(mode)`, whose `build()` the caller calls itself): constructing it runs its
+            # constructor, and what that calls.
+            return [next(method for method in methods if method.name == "__init__")] if any(
+                method.name == "__init__" for method in methods) else []
         mine = {id(method.node) for method in methods}
         called = {id(f.node) for method in methods for site in self.calls_in(method)
                   for f in [f for f, _ in self.index.callees(site.names)] + self._base_methods(site)
