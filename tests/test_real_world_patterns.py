@@ -7403,6 +7403,30 @@ def test_python_ops_of_a_tf1_training_graph_run_every_step_unless_they_only_draw
                                           "loop's `sess.run` (train.py:10:13) evaluates every step")
 
 
+@pytest.mark.parametrize("loop", [
+    "progress = tqdm(train_data, total=steps_per_epoch)\n        for images, labels in progress:",
+    "for images, labels in tqdm(train_data, desc='Batch'):",
+])
+def test_a_dataset_iterated_through_a_progress_bar_feeds_the_loop(loop: str):
+    """A GAN's custom loop iterates its dataset through `tqdm` (bound to a name first, or inline): the progress bar
+    hands the dataset's batches on, so the pipeline feeds training and its stateful map is what the step waits for."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+        from tqdm import tqdm
+
+        def augment(image, label):
+            return tf.image.random_flip_left_right(tf.image.resize(image, (512, 512))), label
+
+        train_data = tf.data.Dataset.from_tensor_slices((paths, labels)).map(augment).batch(8).prefetch(2)
+        {loop}
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(generator(images))
+            optimizer.apply_gradients(zip(tape.gradient(loss, generator.trainable_variables),
+                                          generator.trainable_variables))
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence, f.reach) for f in findings] == [(7, Confidence.LIKELY, Reach.TRAINING)]
+
+
 def test_reading_the_global_step_a_helper_returns_is_no_second_pass():
     """`i = global_step.eval(sess)` each iteration reads a variable (the step counter `create_train_op` returns
     with the training op), not a forward pass; `loss.eval(feed_dict=...)` is one."""

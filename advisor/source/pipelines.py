@@ -79,6 +79,8 @@ INPUT_FN_ROLES = {"train": "train", "evaluate": "evaluate", "predict": "predict"
 ESTIMATOR_SPECS = frozenset({"tensorflow.estimator.TrainSpec", "tensorflow.estimator.EvalSpec"})
 ESTIMATOR_SPECS_ROLE = {"tensorflow.estimator.TrainSpec": "train", "tensorflow.estimator.EvalSpec": "evaluate"}
 # A returned pipeline whose function is named like this feeds evaluation or inference, not training.
+# Progress bars wrap what they iterate and hand its elements on: `for batch in tqdm(dataset)` reads the dataset.
+PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.tqdm_notebook"})
 NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNORECASE)
 
 
@@ -164,6 +166,9 @@ class PipelineCollector(CollectorVisitor):
         """The graph key of the value an expression stands for, adding its node if needed; None if unknown."""
         if isinstance(expr, cst.Subscript):  # `datasets["train"]`: an element of a collection of datasets
             return self.value_of(expr.value)
+        if isinstance(expr, cst.Call) and expr.args and not expr.args[0].keyword and \
+                self.qualified(expr.func) & PROGRESS_BARS:
+            return self.value_of(expr.args[0].value)
         if isinstance(expr, cst.Call):
             key = ("call", id(expr))
             if key not in self.graph:

@@ -24,7 +24,7 @@ from ..model import Location, Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .index import SourceIndex
 from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, import_names, tf1_only
-from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME
+from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PROGRESS_BARS
 from .syntax import argument, argument_value, literal, method_name, parameter_names
 from .visitors import visit_reading
 
@@ -103,8 +103,7 @@ MIXED_PRECISION_APIS = frozenset({
 # TF_ENABLE_AUTO_MIXED_PRECISION: only NVIDIA's own builds read it; stock TensorFlow ignores it.)
 MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "auto_mixed_precision"})
 # Calls that hand out their first argument's items unchanged: `iter(batches)`, a progress bar `tqdm(batches)`.
-ITERATOR_WRAPPERS = frozenset({"builtins.iter", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
-                               "tqdm.tqdm_notebook"})
+ITERATOR_WRAPPERS = frozenset({"builtins.iter"}) | PROGRESS_BARS
 # What only a program that builds a graph and runs it in a session calls, through `tf.compat.v1` as much as through
 # TensorFlow 1.x itself (a port to TensorFlow 2 that kept its session).
 GRAPH_MODE_API = frozenset(f"tensorflow.{name}" for name in (
