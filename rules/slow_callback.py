@@ -10,7 +10,8 @@ import libcst.matchers as m
 
 from advisor.codemods.throttle_callback import TensorBoardUpdatePerEpoch, ThrottleBatchHook
 from advisor.rule import (Applicability, CallSite, Confidence, Evidence, Example, Finding, FixAvailability,
-                          FunctionInfo, Rule, RuleContext, Verdict, batch_parameter, literal, typical)
+                          FunctionInfo, Rule, RuleContext, Verdict, argument_value, batch_parameter, literal,
+                          typical)
 
 BATCH_HOOKS = frozenset({"on_train_batch_begin", "on_train_batch_end", "on_batch_begin", "on_batch_end"})
 # Run per batch of `evaluate`, and of the validation pass of a `fit` given validation data, in every epoch.
@@ -214,7 +215,8 @@ class SlowCallback(Rule):
                 yield self.finding(module, arg.keyword, "TensorBoard computes weight histograms every epoch: slow "
                                    "for large models (their size is unknown to static analysis).",
                                    Verdict(Confidence.POSSIBLE, None, source), reach=reach)
-            elif keyword == "write_images" and literal(value) is True:
+            elif keyword == "write_images" and literal(value) is True and _writes_histograms(site.node):
+                # TensorBoard draws the weights as images where it writes their histograms, and only there.
                 yield self.finding(module, arg.keyword, "TensorBoard writes the model's weights as images every "
                                    "epoch.", Verdict(Confidence.POSSIBLE, None, source), reach=reach)
             elif keyword == "profile_batch" and _profiled_batches(value) > PROFILED_BATCHES_MAX:
@@ -226,6 +228,12 @@ class SlowCallback(Rule):
 def _every_n(gap_share: float) -> int:
     """Run the hook often enough to keep its gap near TARGET_GAP_SHARE of the step, within sane bounds."""
     return min(max(math.ceil(gap_share / TARGET_GAP_SHARE), MIN_EVERY), MAX_EVERY)
+
+
+def _writes_histograms(tensorboard: cst.Call) -> bool:
+    """Whether a ``TensorBoard(...)`` call sets ``histogram_freq`` to something other than its default, 0."""
+    frequency = argument_value(tensorboard, "histogram_freq")
+    return frequency is not None and literal(frequency) not in (0, False)
 
 
 def _profiled_batches(value: cst.BaseExpression) -> int:
