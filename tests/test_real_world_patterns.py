@@ -7427,6 +7427,46 @@ def test_a_dataset_iterated_through_a_progress_bar_feeds_the_loop(loop: str):
     assert [(f.location.line, f.confidence, f.reach) for f in findings] == [(7, Confidence.LIKELY, Reach.TRAINING)]
 
 
+def test_predictions_once_per_epoch_or_only_the_first_step_are_not_per_step_calls():
+    """A GAN trainer refits an sklearn SVM on features of the whole dataset after each epoch (its `fit` is not
+    Keras training, so the epoch loop still trains only in its inner loop), and once before the first step (a flag
+    its body sets); only the features of each step's own batch are predicted per step."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        from sklearn import svm
+        from keras.layers import Dense, Input
+        from keras.models import Model
+
+        class SupportVectorGAN:
+            def __init__(self):
+                inputs = Input(shape=(64,))
+                self.features = Model(inputs, Dense(128)(inputs))
+                self.generator = Model(inputs, Dense(64)(inputs))
+                self.svm = svm.LinearSVC()
+                self.fitted_once = False
+
+            def refit_svm(self, images):
+                z = np.random.normal(size=(len(images), 64))
+                self.svm.fit(self.features.predict(self.generator.predict(z)), np.ones(len(images)))
+
+            def train_on_batch(self, x_feats, x_batch):
+                if not self.fitted_once:
+                    self.fitted_once = True
+                    self.refit_svm(self.dataset)
+                return self.generator.train_on_batch(x_feats, x_batch)
+
+            def train(self, dataset, epochs):
+                self.dataset = dataset
+                for epoch in range(epochs):
+                    for x_batch in np.split(dataset, len(dataset) // 64):
+                        self.train_on_batch(self.features.predict(x_batch), x_batch)
+                    self.refit_svm(dataset)
+
+        SupportVectorGAN().train(np.load("images.npy"), 100)
+        """}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(28, Confidence.LIKELY)]
+
+
 def test_reading_the_global_step_a_helper_returns_is_no_second_pass():
     """`i = global_step.eval(sess)` each iteration reads a variable (the step counter `create_train_op` returns
     with the training op), not a forward pass; `loss.eval(feed_dict=...)` is one."""

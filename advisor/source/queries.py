@@ -3725,10 +3725,24 @@ class SourceQueries:
             if site.names & ESTIMATOR_TRAINING or method == "train" and (
                     argument_value(site.node, "input_fn") or self._estimator_receiver(site)):
                 found.append(site)
-            elif method in TRAINING_METHODS and not any(n.startswith(NOT_KERAS_PREFIXES) for n in site.names):
+            elif method in TRAINING_METHODS and not any(n.startswith(NOT_KERAS_PREFIXES) for n in site.names) \
+                    and not self._made_by_other_library(site):
                 found.append(site)
         found += [c for step in self.training_steps for c in self.callers_of(step)]
         return found + self._graph_updates
+
+    def _made_by_other_library(self, site: CallSite) -> bool:
+        """Whether the receiver of ``site`` (``self.svm.fit(x, y)``, ``clf.fit(x, y)``) holds what another machine
+        learning library made (``self.svm = svm.LinearSVC()``): its ``fit`` is no Keras training."""
+        receiver = site.node.func.value
+        if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
+            made = self._bindings.get(("attr", _owner_class(site.function), receiver.attr.value), [])
+        elif isinstance(receiver, cst.Name):
+            bound = self.bound_call(site.module, site.node, receiver.value)
+            made = [bound] if bound is not None else []
+        else:
+            made = []
+        return bool(made) and all(any(n.startswith(NOT_KERAS_PREFIXES) for n in call.names) for call in made)
 
     def _estimator_receiver(self, site: CallSite) -> bool:
         """``model.train(input_fn, steps=n)`` where ``model = tf.estimator.Estimator(...)``: an Estimator trains; so
@@ -4226,12 +4240,15 @@ class SourceQueries:
         return None
 
     def _every_n_steps(self, site: CallSite) -> bool:
-        """Whether ``site`` runs under a step interval (``if batch % 100 == 0:``) in its function; not an interval
-        of 1 (``if t % FRAME_PER_ACTION == 0:`` with ``FRAME_PER_ACTION = 1``)."""
+        """Whether ``site`` runs under a step interval (``if batch % 100 == 0:``) in its function, not an interval
+        of 1 (``if t % FRAME_PER_ACTION == 0:`` with ``FRAME_PER_ACTION = 1``), or only the first time (``if not
+        self.started: self.started = True; ...``)."""
         one = m.Integer("1")
         for branch, part in _branches_around(site.module, site.node):
             if part is branch.test:
                 continue
+            if part is branch.body and _initialises_once(branch):
+                return True
             for operation in m.findall(branch.test, m.BinaryOperation(operator=m.Modulo())):
                 divisor = operation.right
                 constant = self.index.constant(site.module, divisor) if isinstance(
