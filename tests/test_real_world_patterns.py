@@ -7467,6 +7467,36 @@ def test_predictions_once_per_epoch_or_only_the_first_step_are_not_per_step_call
     assert [(f.location.line, f.confidence) for f in findings] == [(28, Confidence.LIKELY)]
 
 
+def test_a_method_no_code_names_is_dead_even_in_a_class_training_uses():
+    """A text classifier's `Graph` class has `fit`, which the training script calls, and a leftover `fit_sim` that
+    nothing names: no run reaches it, so its finding stays out of the default output. A method named only in a
+    string (`getattr(graph, "fit_by_name")`) may run."""
+    method = """
+            def {name}(self, paths):
+                data = tf.data.Dataset.from_tensor_slices(paths).map(self.augment).batch(64).prefetch(2)
+                self.model.fit(data, epochs=10)
+    """
+    findings = _findings({"graph.py": """
+        import tensorflow as tf
+
+        class Graph:
+            def __init__(self):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+                self.model.compile("adam", "categorical_crossentropy")
+
+            def augment(self, path):
+                return tf.image.random_flip_left_right(tf.io.decode_jpeg(tf.io.read_file(path)))
+        """ + "".join(method.format(name=name) for name in ("fit", "fit_sim", "fit_by_name")), "train.py": """
+        from graph import Graph
+
+        graph = Graph()
+        graph.fit(PATHS)
+        getattr(graph, "fit_by_name")(PATHS)
+        """}, "TFD002", show_all=True)
+    assert sorted((f.location.line, f.reach) for f in findings) == [
+        (12, Reach.TRAINING), (16, Reach.OTHER), (20, Reach.TRAINING)]
+
+
 def test_reading_the_global_step_a_helper_returns_is_no_second_pass():
     """`i = global_step.eval(sess)` each iteration reads a variable (the step counter `create_train_op` returns
     with the training op), not a forward pass; `loss.eval(feed_dict=...)` is one."""

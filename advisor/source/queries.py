@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -1660,6 +1661,7 @@ GLOBAL_STEPS = frozenset(f"tensorflow{v1}.train.{made}global_step" for v1 in (""
                          for made in ("get_or_create_", "get_", "create_"))
 # Token embeddings: what a text CNN convolves.
 EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.compat.v1.nn.embedding_lookup"})
+WORD = re.compile(r"\w+")
 FEED_HOPS = 4  # assignments followed from a graph op's result to the summary it feeds
 EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
 # Weights loaded as constants (a pretrained VGG's arrays: `W = tf.constant(W)`).
@@ -2870,13 +2872,15 @@ class SourceQueries:
 
     def _dead_start(self, start: int | tuple) -> bool:
         """Code where no run starts: a module that nothing imports and whose top level runs nothing, a test function
-        nothing calls (a model file's ``test()``), or code only evaluation calls lead to."""
+        nothing calls (a model file's ``test()``), a method no code names (a trainer's ``fit_generator_sim`` beside
+        the ``fit_generator`` its scripts call), or code only evaluation calls lead to."""
         if self._program_graph.in_degree(start) > 0:
             return True
         if isinstance(start, tuple):
             return self._idle_module(start)
         function = self._function_by_id[start]
-        return self._idle_module(("module", id(function.module))) or _is_test_function(function)
+        return self._idle_module(("module", id(function.module))) or _is_test_function(function) or (
+            function.class_key is not None and not _called_by_framework(function) and not self._named(function.name))
 
     def _live_region(self, starts: set) -> set:
         """The code the live ways into training pass through: what their ``starts`` reach, evaluation calls left
@@ -2939,13 +2943,16 @@ class SourceQueries:
             graph.add_edge(caller, id(callee.node), evaluation=evaluation and edge["evaluation"],
                            maybe=instantiated and not _called_by_framework(callee) and edge["maybe"])
 
+        # A method whose name no code mentions (a call, an attribute, a string) runs only if the framework calls it.
+        for methods in methods_by_class.values():
+            methods[:] = [method for method in methods if _called_by_framework(method) or self._named(method.name)]
         for site in self.index.calls:
             caller = self._caller_key(site)
             evaluation = self._evaluation_call(site)
             for callee in self.callees_of(site) + self._functions_passed(site):
                 add(caller, callee, evaluation)
                 if callee.name == "__init__" and callee.class_key is not None:
-                    for method in methods_by_class[callee.class_key]:
+                    for method in methods_by_class.get(callee.class_key, ()):
                         add(caller, method, evaluation, instantiated=True)
             for cls_info in self._classes_named(site.names):
                 for method in methods_by_class.get(cls_info.key, ()):
@@ -2954,6 +2961,21 @@ class SourceQueries:
             if function.outer is not None:
                 graph.add_edge(id(function.outer.node), id(function.node))
         return graph
+
+    def _named(self, name: str) -> bool:
+        """Whether the repo's code mentions ``name`` anywhere but where functions of that name are defined: a call
+        or a reference (``self.fit_generator(...)``, ``callbacks=[self.on_step]``), a string (``getattr(model,
+        "train")``), a comment."""
+        return self._word_counts[name] > self._definitions_named[name]
+
+    @cached_property
+    def _word_counts(self) -> Counter[str]:
+        """How many times each word appears in the repo's code (one pass over its text, not one per name asked)."""
+        return Counter(word for module in self.index.modules for word in WORD.findall(module.code))
+
+    @cached_property
+    def _definitions_named(self) -> Counter[str]:
+        return Counter(function.name for function in self.index.functions)
 
     def _evaluation_call(self, site: CallSite) -> bool:
         """A call that builds a model to evaluate or predict, where its training branch does not run: an Estimator
