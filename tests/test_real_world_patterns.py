@@ -7516,6 +7516,33 @@ def test_a_pipeline_without_prefetch_is_unprefetched_for_sure_on_a_tensorflow_2_
     assert (finding.location.line, finding.confidence) == (4, confidence)
 
 
+def test_a_generator_that_maps_a_reading_function_over_its_paths_reads_files():
+    """An image-captioning generator preprocesses each batch with `map(partial(self._preprocess_an_image, ...),
+    paths)`: Python's `map` runs the method, which opens and decodes a JPEG per image."""
+    finding, = _findings({"train.py": """
+        from functools import partial
+        import numpy as np
+        from keras.preprocessing import image
+
+        class ImagePreprocessor:
+            def preprocess_images(self, paths, random_transform=True):
+                return map(partial(self._preprocess_an_image, random_transform=random_transform), paths)
+
+            def _preprocess_an_image(self, path, random_transform=True):
+                return image.img_to_array(image.load_img(path, target_size=(299, 299)))
+
+        def training_set(paths, captions, preprocessor):
+            while True:
+                for start in range(0, len(paths), 32):
+                    images = np.array(list(preprocessor.preprocess_images(paths[start:start + 32])))
+                    yield images, captions[start:start + 32]
+
+        model.fit_generator(training_set(PATHS, CAPTIONS, ImagePreprocessor()), steps_per_epoch=1000, epochs=10)
+        """}, "TFD004")
+    assert finding.confidence is Confidence.LIKELY
+    assert "which does `image.load_img`" in " ".join(e.message for e in finding.evidence)
+
+
 def test_reading_the_global_step_a_helper_returns_is_no_second_pass():
     """`i = global_step.eval(sess)` each iteration reads a variable (the step counter `create_train_op` returns
     with the training op), not a forward pass; `loss.eval(feed_dict=...)` is one."""

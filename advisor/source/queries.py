@@ -207,6 +207,8 @@ _ELEMENT_SHAPE = m.Call(func=m.Attribute(attr=m.Name("shape")) | m.Name("shape")
 # Methods of lookup tables and sparse results with the same cost (`vocab_table.lookup(tokens)`).
 LIGHT_METHODS = METADATA_METHODS | frozenset({"lookup"})
 PARTIAL = frozenset({"functools.partial"})
+# Python's own calls of a function on each item of an iterable.
+PYTHON_APPLIERS = frozenset({"builtins.map", "builtins.filter"})
 # Keras 1's argument names, which Keras 2 renamed and accepted with a warning up to 2.3 (tf.keras never did).
 KERAS_1_ARGUMENTS = frozenset({"output_dim", "nb_epoch", "nb_filter", "nb_row", "nb_col", "border_mode", "subsample",
                                "init", "W_regularizer", "b_regularizer", "dim_ordering", "samples_per_epoch",
@@ -4834,6 +4836,14 @@ class SourceQueries:
         was bound (``self.preprocess(x)`` where the constructor was given ``preprocess=self._load``); for a method
         of an object whose class the source does not show (``self.loader.load_img(fn)``, the loader the
         constructor was given), what the call graph says it runs."""
+        if call.names & PYTHON_APPLIERS and call.node.args:
+            # `map(partial(self._preprocess_an_image, size=299), paths)`: the function it applies to each item
+            applied = call.node.args[0].value
+            while isinstance(applied, cst.Call) and applied.args and self._names_of(applied) & PARTIAL:
+                applied = applied.args[0].value
+            return self.index.functions_named(*self._callables(call.module, call.function, applied, None,
+                                                               CALL_DEPTH)) if isinstance(
+                applied, (cst.Name, cst.Attribute)) else []
         found = self.index.functions_near(call.module, call.names)
         if found or not isinstance(call.node.func, (cst.Name, cst.Attribute)):
             return found
