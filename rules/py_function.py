@@ -96,7 +96,6 @@ class PyFunction(Rule):
             model.fit(train_dataset, epochs=10)
             """, line=8, note="a metric given to compile: Keras runs it inside every compiled train step"),
         Example("""
-            import numpy as np
             import tensorflow as tf
 
             def proposal_layer(scores, boxes):
@@ -114,7 +113,7 @@ class PyFunction(Rule):
             with tf.Session() as sess:
                 for step in range(70000):
                     sess.run(train_op)
-            """, line=5, note="an op of the TensorFlow 1.x graph every `sess.run` of the training loop evaluates "
+            """, line=4, note="an op of the TensorFlow 1.x graph every `sess.run` of the training loop evaluates "
                               "(the summary's drawing runs only when summaries are written)"),
     )
 
@@ -130,9 +129,12 @@ class PyFunction(Rule):
                  sites: list[tuple[CallSite, HotContext]]) -> Finding:
         module = site.module
         called = module.node_code(site.node.func)
-        advice = (": `num_parallel_calls` cannot parallelize it; rewrite it with TensorFlow ops."
-                  if context.in_dataset else ", and copies its inputs to the host; rewrite it with TensorFlow ops."
-                  if context.in_graph else "; rewrite it with TensorFlow ops or move it out of the step.")
+        if context.in_dataset:
+            advice = ": `num_parallel_calls` cannot parallelize it; rewrite it with TensorFlow ops."
+        elif context.in_graph:
+            advice = ", and copies its inputs to the host; rewrite it with TensorFlow ops."
+        else:
+            advice = "; rewrite it with TensorFlow ops or move it out of the step."
         evidence = [Evidence.source(context.where)]
         # Where the repo shows no training, nothing tells a step from evaluation: per step, as the name suggests.
         per_step = context.in_dataset or context.in_graph or site.function is None or not ctx.queries.trains \

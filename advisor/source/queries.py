@@ -6350,8 +6350,7 @@ class SourceQueries:
         if not any(base.startswith(FRAMEWORK_PREFIXES) for base in bases):
             # A plain class (`Graph(mode)`, whose `build()` the caller calls itself): constructing it runs its
             # constructor, and what that calls.
-            return [next(method for method in methods if method.name == "__init__")] if any(
-                method.name == "__init__" for method in methods) else []
+            return [method for method in methods if method.name == "__init__"][:1]
         mine = {id(method.node) for method in methods}
         called = {id(f.node) for method in methods for site in self.calls_in(method)
                   for f in [f for f, _ in self.index.callees(site.names)] + self._base_methods(site)
