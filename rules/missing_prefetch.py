@@ -8,8 +8,6 @@ from advisor.codemods.append_prefetch import AppendPrefetch
 from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule, RuleContext, Stage,
                           Verdict, environment_steps, runs_in_parallel, spelling_args, tf1_runtime, typical)
 
-# The first TensorFlow whose tf.data injects a prefetch at the end of a pipeline by default (`inject_prefetch`).
-INJECTS_PREFETCH_SINCE = (2, 9)
 # Stages that do per-element work worth overlapping with the step; a pipeline of in-memory slices, shuffles and
 # batches alone prepares a batch in microseconds.
 WORK_OPS = frozenset({"map", "interleave", "flat_map", "filter", "map_with_legacy_function", "apply"})
@@ -35,11 +33,10 @@ class MissingPrefetch(Rule):
     rationale = (
         "Without `prefetch` at the end of a tf.data pipeline, the next batch is produced only after the current "
         "training step finishes, so input preparation and computation take turns instead of overlapping. "
-        "TensorFlow 2.9 and later may inject a prefetch at run time (the `inject_prefetch` optimization, on by "
-        "default), so without a profile this is only a possible gain; a capture shows whether a prefetch runs. "
-        "TensorFlow 1.x (code that calls TF1-only API such as `tf.Session` runs there) and the TensorFlow 2 "
-        "releases before 2.9 a repo may pin inject none, unless a TPU infeed already runs the input ahead of the "
-        "step."
+        "TensorFlow 2.x may inject a prefetch at run time (the `inject_prefetch` optimization, on by default), "
+        "so without a profile this is only a possible gain; a capture shows whether a prefetch runs. TensorFlow "
+        "1.x injects none (code that calls TF1-only API such as `tf.Session` runs there), unless a TPU infeed "
+        "already runs the input ahead of the step."
     )
     fix = "Append `.prefetch(tf.data.AUTOTUNE)` to the pipeline's last transformation."
     fix_availability = FixAvailability.ALWAYS
@@ -197,20 +194,12 @@ class MissingPrefetch(Rule):
         injected = pipeline.runtime_optimization("inject_prefetch")
         tf1 = ctx.queries.tf1_call(pipeline.modules) if injected is None else None
         tpu = ctx.queries.tpu_training(pipeline.modules) if tf1 is not None else None
-        pins = [ctx.index.tensorflow_pin(module) for module in pipeline.modules]
-        pin = pins[0] if pins and None not in pins and all(p.predates(INJECTS_PREFETCH_SINCE) for p in pins) \
-            else None
         if injected is False:
             static = Verdict(Confidence.LIKELY, typical("prefetch"), tuple(evidence),
                              "its tf.data options turn off the prefetch TensorFlow would inject at run time")
         elif tf1 is not None and tpu is None:
             static = Verdict(Confidence.LIKELY, typical("prefetch"), (*evidence, tf1_runtime(tf1)),
                              "TensorFlow 1.x, which this code runs on, injects none")
-        elif pin is not None and tpu is None:
-            static = Verdict(Confidence.LIKELY, typical("prefetch"), (*evidence, Evidence.source(
-                f"the repo declares {pin.describe()}: tf.data injects a prefetch at run time only from TensorFlow "
-                f"{'.'.join(map(str, INJECTS_PREFETCH_SINCE))}")),
-                "the TensorFlow the repo declares injects none")
         elif tpu is not None:
             static = Verdict(Confidence.POSSIBLE, typical("prefetch"), tuple(evidence),
                              f"the infeed of a TPU (`{tpu.module.node_code(tpu.node.func)}`, "

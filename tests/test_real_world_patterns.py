@@ -7497,25 +7497,6 @@ def test_a_method_no_code_names_is_dead_even_in_a_class_training_uses():
         (12, Reach.TRAINING), (16, Reach.OTHER), (20, Reach.TRAINING)]
 
 
-@pytest.mark.parametrize("requirement, confidence", [
-    ("tensorflow==2.2.3", Confidence.LIKELY), ("tensorflow>=2.12", Confidence.POSSIBLE), (None, Confidence.POSSIBLE)])
-def test_a_pipeline_without_prefetch_is_unprefetched_for_sure_on_a_tensorflow_2_too_old_to_inject_one(
-        requirement, confidence):
-    """A repo that pins TensorFlow 2.2 runs a tf.data that injects no prefetch at run time (that came with 2.9): its
-    augmenting pipeline's batches are made only after each step."""
-    files = {"train.py": """
-        import tensorflow as tf
-
-        train = tf.data.TFRecordDataset(files).map(augment).batch(64)
-        train = train.repeat()
-        model.fit(train, steps_per_epoch=1000, epochs=10)
-        """}
-    if requirement is not None:
-        files["requirements.txt"] = requirement + "\n"
-    finding, = _findings(files, "TFD001")
-    assert (finding.location.line, finding.confidence) == (4, confidence)
-
-
 def test_a_generator_that_maps_a_reading_function_over_its_paths_reads_files():
     """An image-captioning generator preprocesses each batch with `map(partial(self._preprocess_an_image, ...),
     paths)`: Python's `map` runs the method, which opens and decodes a JPEG per image."""
