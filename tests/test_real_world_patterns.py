@@ -433,6 +433,45 @@ def test_constructing_a_plain_class_runs_its_constructor_not_the_build_its_calle
     assert "0 convolution and 8 dense layers" in " ".join(e.message for e in findings[0].evidence)
 
 
+def test_a_plain_class_whose_calls_build_the_network_is_counted_where_it_is_made():
+    """A TF1 CycleGAN's `Generator` is a plain class whose `__call__` builds the ResNet generator (`self.G(x)` in the
+    model): calling the object runs it, so the generator's convolutions count."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        class Generator:
+            def __init__(self, name, ngf=64):
+                self.name = name
+                self.ngf = ngf
+
+            def __call__(self, inputs):
+                with tf.variable_scope(self.name):
+                    x = inputs
+                    for _ in range(9):
+                        x = tf.layers.conv2d(x, 4 * self.ngf, 3, padding="same")
+                    return tf.layers.conv2d(x, 3, 7, padding="same")
+
+        class CycleGAN:
+            def __init__(self):
+                self.G = Generator("G")
+
+            def model(self, x):
+                return tf.reduce_mean(tf.abs(self.G(x) - x))
+
+        def train():
+            gan = CycleGAN()
+            loss = gan.model(tf.placeholder(tf.float32, [1, 256, 256, 3]))
+            train_op = tf.train.AdamOptimizer(2e-4).minimize(loss)
+            with tf.Session() as sess:
+                for step in range(200000):
+                    sess.run(train_op)
+
+        if __name__ == "__main__":
+            train()
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(25, Confidence.LIKELY)]
+
+
 @pytest.mark.parametrize("batches", [
     "gen = ImageDataGenerator(rotation_range=10).flow_from_directory('images', batch_size=32)",
     "gen = load_batches('images')",

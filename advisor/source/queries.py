@@ -6349,8 +6349,9 @@ class SourceQueries:
         bases = [*cls_info.bases, *self._inherited_bases(cls_info.bases)]
         if not any(base.startswith(FRAMEWORK_PREFIXES) for base in bases):
             # A plain class (`Graph(mode)`, whose `build()` the caller calls itself): constructing it runs its
-            # constructor, and what that calls.
-            return [method for method in methods if method.name == "__init__"][:1]
+            # constructor, and what that calls; calling the object (`self.G(x)`) runs its `__call__`.
+            return [*[method for method in methods if method.name == "__init__"][:1],
+                    *[method for method in methods if method.name == "__call__"][:1]]
         mine = {id(method.node) for method in methods}
         called = {id(f.node) for method in methods for site in self.calls_in(method)
                   for f in [f for f, _ in self.index.callees(site.names)] + self._base_methods(site)
