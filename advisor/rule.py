@@ -32,7 +32,7 @@ from .source.queries import (NUMPY_CALL, PER_TENSOR_HISTOGRAMS, PYTHON_FUNCTION_
                              ModelConstruction, PerStepKerasCall, PrecisionSetting, SideEffect, SourceQueries,
                              TrainingLoop,
                              batch_parameter, compiled_function_name, num_parallel_calls, runs_in_parallel)
-from .source.syntax import anchor, argument, argument_value, literal, method_name
+from .source.syntax import anchor, argument, argument_value, brief, literal, method_name
 from .source.requirements import TensorflowPin
 from .source.visitors import visit_reading
 from .speedup import round_up, typical
@@ -46,7 +46,8 @@ __all__ = [
     "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "PerStepKerasCall", "Pipeline",
     "PrecisionSetting", "Reach",
     "Rule", "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict",
-    "anchor", "argument", "argument_value", "batch_parameter", "compiled_function_name", "environment_steps", "literal",
+    "anchor", "argument", "argument_value", "batch_parameter", "brief", "compiled_function_name", "environment_steps",
+    "literal",
     "method_name", "num_parallel_calls", "round_up", "runs_in_parallel", "spelling_args", "tf1_runtime", "typical",
     "visit_reading",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from advisor.rule import (PYTHON_FUNCTION_OPS, CallSite, Confidence, Evidence, Example, Finding, HotContext, Rule,
-                          RuleContext, Verdict, anchor, typical)
+                          RuleContext, Verdict, anchor, brief, typical)
 
 
 class PyFunction(Rule):
@@ -142,6 +142,12 @@ class PyFunction(Rule):
         if not per_step:
             evidence.append(Evidence.source("no training step calls it: it runs for evaluation or in a callback, "
                                             "not on every training step"))
+        condition = ctx.queries.graph_op_condition(site) if context.in_graph else None
+        if condition is not None:
+            per_step = False
+            evidence.append(Evidence.source(
+                f"the graph gets it only on one branch of `if {brief(module.node_code(condition.test))}:` "
+                f"({module.location(condition).display}): whether a training run builds it, the source does not say"))
         static = Verdict(Confidence.LIKELY if per_step else Confidence.POSSIBLE, typical("py_function"),
                          tuple(evidence))
         verdict = ctx.verdicts.python_function_ops(site, context, sites, static)

@@ -8,7 +8,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.rule import (CallSite, Confidence, Evidence, Example, FedBatches, Finding, FunctionInfo, MappedFunction,
-                          ModuleInfo, Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, typical)
+                          ModuleInfo, Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, brief, typical)
 
 
 class PythonInput(Rule):
@@ -278,7 +278,7 @@ class PythonInput(Rule):
             # Made ahead by workers: the step waits only when they fall behind, or to copy the batch in.
             works = False
             workers = producers[0]
-            code = _brief(workers.module.node_code(workers.node.func))
+            code = brief(workers.module.node_code(workers.node.func))
             evidence.append(Evidence.source(
                 f"background workers make the batches ahead of the steps (`{code}`, "
                 f"{workers.module.location(workers.node).display}): the loop waits only when they fall behind"))
@@ -309,7 +309,7 @@ class PythonInput(Rule):
 
     def _feed_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches) -> Finding:
         module = loop.module
-        made = ", ".join(dict.fromkeys(f"`{_brief(module.node_code(e))}`" for e in fed.made[:3]))
+        made = ", ".join(dict.fromkeys(f"`{brief(module.node_code(e))}`" for e in fed.made[:3]))
         evidence = [Evidence.source(f"the loop makes each batch in Python ({made}) and feeds it through `feed_dict`")]
         if fed.work:
             evidence.append(Evidence.source("which reads or decodes on the host: " + ", ".join(_calls_named(fed.work))))
@@ -332,7 +332,7 @@ class PythonInput(Rule):
 
     def _round_trip_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches) -> Finding:
         module = loop.module
-        fetch = _brief(module.node_code(fed.made[0]))
+        fetch = brief(module.node_code(fed.made[0]))
         evidence = (Evidence.source(f"each batch is fetched out of the input pipeline (`{fetch}`) and fed back "
                                     "through `feed_dict`"),)
         message = (f"The training loop at {module.location(loop.node).display} runs the graph once to fetch each "
@@ -345,23 +345,18 @@ class PythonInput(Rule):
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
 
-def _brief(code: str, limit: int = 60) -> str:
-    """Code on one line, cut at ``limit`` characters."""
-    flat = " ".join(code.split())
-    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
-
 
 def _loop_header(module: ModuleInfo, loop: cst.For | cst.While) -> str:
     """``for i in range(batch_size)`` or ``while len(batch) < size``, cut short."""
     header = f"for {module.node_code(loop.target)} in {module.node_code(loop.iter)}" if isinstance(loop, cst.For) \
         else f"while {module.node_code(loop.test)}"
-    return _brief(header)
+    return brief(header)
 
 
 def _calls_named(calls: list[CallSite], limit: int = 3) -> list[str]:
     """The first calls, one per place (`Image.open(p).convert` and `Image.open` are one), with where they are."""
     by_place = {call.module.location(call.node).display: call for call in calls}
-    return [f"`{_brief(call.module.node_code(call.node.func))}` ({place})"
+    return [f"`{brief(call.module.node_code(call.node.func))}` ({place})"
             for place, call in list(by_place.items())[:limit]]
 
 

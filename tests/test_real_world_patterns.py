@@ -7393,22 +7393,24 @@ def test_maps_drawing_a_noise_vector_or_parsing_a_csv_line_do_light_work():
 
 
 def test_python_ops_of_a_tf1_training_graph_run_every_step_unless_they_only_draw_summaries():
-    """A TF1 Faster R-CNN builds its proposal and anchor-target layers as `tf.py_func` ops (NumPy box decoding and
-    NMS on the host) into the graph every `sess.run(train_op)` evaluates; the ground-truth boxes drawn for an image
-    summary run only when summaries are written; a layer behind a switch off by default runs only when set."""
+    """A TF1 Faster R-CNN builds its anchor-target layer as a `tf.py_func` op (NumPy box matching on the host) into
+    the graph every `sess.run(train_op)` evaluates; the ground-truth boxes drawn for an image summary run only when
+    summaries are written, a metric's only in evaluation; a proposal layer in Python on one branch of a switch
+    (the other builds it in TensorFlow) may not be built at all."""
     findings = _findings({"lib/network.py": """
         import tensorflow as tf
         from lib.rpn import proposal_layer_py, anchor_target_layer_py, proposal_layer_tf, draw_boxes
 
-        USE_PY_PROPOSALS = False
-
         class Network:
             def proposal_layer(self, scores, deltas):
-                if USE_PY_PROPOSALS:
-                    rois = tf.py_func(proposal_layer_py, [scores, deltas], tf.float32)
-                else:
+                if cfg.USE_E2E_TF:
                     rois = proposal_layer_tf(scores, deltas)
+                else:
+                    rois = tf.py_func(proposal_layer_py, [scores, deltas], tf.float32)
                 return rois
+
+            def metric_fn(self, boxes):
+                return tf.py_func(coco_map, [boxes], tf.float32)
 
             def anchor_target_layer(self, scores, boxes):
                 return tf.reshape(tf.py_func(anchor_target_layer_py, [scores, boxes], tf.float32), [-1])
@@ -7421,6 +7423,7 @@ def test_python_ops_of_a_tf1_training_graph_run_every_step_unless_they_only_draw
                 rois = self.proposal_layer(scores, deltas)
                 labels = self.anchor_target_layer(scores, boxes)
                 self.summary = self.summaries(images, boxes)
+                self.mean_ap = self.metric_fn(rois)
                 self.loss = tf.reduce_mean(tf.losses.softmax_cross_entropy(labels, scores)) + tf.reduce_mean(rois)
         """, "train.py": """
         import tensorflow as tf
@@ -7437,7 +7440,8 @@ def test_python_ops_of_a_tf1_training_graph_run_every_step_unless_they_only_draw
         if __name__ == "__main__":
             train(70000)
         """}, "TFD003", show_all=True)
-    assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY), (9, Confidence.POSSIBLE)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.LIKELY), (9, Confidence.POSSIBLE)]
+    assert "the graph gets it only on one branch of `if cfg.USE_E2E_TF:`" in findings[1].evidence[-1].message
     assert findings[0].message.startswith("`tf.py_func` runs Python in the TensorFlow 1.x graph that the training "
                                           "loop's `sess.run` (train.py:10:13) evaluates every step")
 

@@ -3883,10 +3883,25 @@ class SourceQueries:
         loops = self.session_loops
         if not loops or self.reach(site.module, site.node) is not Reach.TRAINING or any(
                 loop.module is site.module and _inside(site.module, site.node, loop.node) for loop in loops) \
-                or self._feeds_summary(site):
+                or self._feeds_summary(site) or self._in_evaluation_code(site):
             return None
         loop = min(loops, key=lambda loop: (loop.module.path.as_posix(), loop.module.location(loop.node).line))
         return HotContext(loop.module, loop.session_runs[0], "", in_dataset=False, in_graph=True)
+
+    def graph_op_condition(self, site: CallSite) -> cst.If | None:
+        """The ``if`` of the code around ``site`` that builds it into the graph only on one of its branches (``if
+        cfg.USE_E2E_TF:`` the TensorFlow proposal layer, ``else:`` the ``py_func`` one): innermost first."""
+        scope = site.function.node if site.function is not None else None
+        return next((branch for branch, part in _branches_around(site.module, site.node, scope)
+                     if part is not branch.test), None)
+
+    def _in_evaluation_code(self, site: CallSite) -> bool:
+        """Whether ``site`` is in a function, or a method of a class, named like evaluation code (``metric_fn``,
+        ``class EvaluationMetric``): it builds ops of an evaluation graph."""
+        function = site.function
+        names = [function.name, *(c.name for c in ([self.index.class_of(function)] if function.class_key else []))] \
+            if function is not None else []
+        return any(NOT_TRAINING_NAME.search(name) or "metric" in name.lower() for name in names)
 
     def _feeds_summary(self, site: CallSite) -> bool:
         """Whether what ``site`` returns goes into a summary op in the code around it: as an argument (``tf.summary.

@@ -73,3 +73,9 @@ def superseded_definitions(tree: cst.Module) -> list[cst.FunctionDef]:
             found.append(body[earlier])
         last[name] = place
     return found
+
+
+def brief(code: str, limit: int = 60) -> str:
+    """Code on one line, cut at ``limit`` characters (for messages that quote it)."""
+    flat = " ".join(code.split())
+    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
