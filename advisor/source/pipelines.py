@@ -78,9 +78,9 @@ FUNCTION_CONSUMERS = {"interleave": "inner", "flat_map": "inner", "parallel_inte
 INPUT_FN_ROLES = {"train": "train", "evaluate": "evaluate", "predict": "predict"}
 ESTIMATOR_SPECS = frozenset({"tensorflow.estimator.TrainSpec", "tensorflow.estimator.EvalSpec"})
 ESTIMATOR_SPECS_ROLE = {"tensorflow.estimator.TrainSpec": "train", "tensorflow.estimator.EvalSpec": "evaluate"}
-# A returned pipeline whose function is named like this feeds evaluation or inference, not training.
 # Progress bars wrap what they iterate and hand its elements on: `for batch in tqdm(dataset)` reads the dataset.
 PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.tqdm_notebook"})
+# A returned pipeline whose function is named like this feeds evaluation or inference, not training.
 NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNORECASE)
 
 

@@ -6440,15 +6440,14 @@ class SourceQueries:
         found = [construction for cls_info in classes
                  for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])
                  for construction in self._constructions_in_call(assigned, CALL_DEPTH)]
-        target = m.Attribute(value=m.Name("self"), attr=m.Name(receiver.attr.value))
-        for cls_info in classes:
-            for method in self.index.methods_of(cls_info):
-                for value in _assignments(method.node.body, target):
-                    if isinstance(value, cst.Name) and value.value in method.params:
-                        found += self._passed_constructions(method, value.value, CALL_DEPTH)
-                    elif isinstance(value, cst.Name):
-                        bound = self.bound_call(method.module, value, value.value)
-                        found += self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []
+        attribute = cst.Attribute(value=cst.Name("self"), attr=cst.Name(receiver.attr.value))
+        for method in [next(iter(self.index.methods_of(cls_info)), None) for cls_info in classes]:
+            for _, owner, value in self.assigned_values(method.module, method, attribute) if method else ():
+                if isinstance(value, cst.Name) and value.value in owner.params:
+                    found += self._passed_constructions(owner, value.value, CALL_DEPTH)
+                elif isinstance(value, cst.Name):
+                    bound = self.bound_call(owner.module, value, value.value)
+                    found += self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []
         return list({id(c.node): c for c in found}.values())
 
     def _constructions_in_call(self, site: CallSite, depth: int, position: int | None = None) -> list[CallSite]:
