@@ -8570,3 +8570,139 @@ def test_a_tf1_model_fn_calls_the_closure_a_factory_returns_with_blocks_from_a_t
         """}, "TFC001")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("model.py", 7, Confidence.LIKELY)]
+
+
+def test_a_flag_set_true_on_a_step_interval_by_a_conditional_expression_throttles_what_it_guards():
+    # MoCo's loop: `compute_accuracy = True if (iterations + 1) % 100 == 0 else False`, then the logging under
+    # `if compute_accuracy:` runs one step in a hundred; the loss read outside it runs every step.
+    findings = _findings({"moco.py": """
+        import tensorflow as tf
+
+        model = tf.keras.applications.ResNet50(weights=None)
+        optimizer = tf.keras.optimizers.SGD(0.03)
+
+        @tf.function
+        def train_step(images):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(images, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        for images in dataset:
+            compute_accuracy = True if (optimizer.iterations + 1) % 100 == 0 else False
+            loss = train_step(images)
+            if compute_accuracy:
+                print("loss {:.3f}".format(loss.numpy()))
+            history.append(loss.numpy())
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(19, Confidence.LIKELY)]
+
+
+def test_a_script_function_only_commented_out_code_calls_is_dead():
+    """A score-matching repo's `gmm.py` keeps a toy `train()` whose only caller, `estimated_grads()`, is called in a
+    commented-out line of its `__main__` block: no run reaches the loop, so its findings stay out of the default
+    output. The script's `train_sampler()`, which its `__main__` calls, trains."""
+    loop = """
+        def {name}(data, steps):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            optimizer = tf.keras.optimizers.Adam()
+            for x in data.take(steps):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+    """
+    findings = _findings({"gmm.py": """
+        import tensorflow as tf
+        """ + loop.format(name="train") + """
+        def estimated_grads(data):
+            return train(data, 1000)
+        """ + loop.format(name="train_sampler") + """
+        if __name__ == "__main__":
+            data = tf.data.Dataset.from_tensor_slices(tf.random.normal((1000, 2))).batch(128)
+            # grads = estimated_grads(data)
+            train_sampler(data, 1000)
+        """}, "TFH002", show_all=True)
+    assert sorted((f.location.path.as_posix(), f.location.line, f.reach) for f in findings) == [
+        ("gmm.py", 7, Reach.OTHER), ("gmm.py", 19, Reach.TRAINING)]
+
+
+def test_code_after_a_scripts_unconditional_exit_never_runs():
+    """A weight-conversion utility ends its work with a module-level `exit()` and keeps a leftover training loop
+    below it, `__main__` block included: Python never gets there. The repo's `train.py` trains."""
+    loop = """
+        def main(data):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            optimizer = tf.keras.optimizers.Adam()
+            for x in data:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+
+        if __name__ == "__main__":
+            main(tf.data.Dataset.from_tensor_slices(tf.random.normal((1000, 2))).batch(128))
+    """
+    findings = _findings({"convert.py": """
+        import sys
+        import tensorflow as tf
+
+        weights = tf.keras.models.load_model("yolo.h5").get_weights()
+        print(len(weights))
+        sys.exit()
+        """ + loop, "train.py": """
+        import tensorflow as tf
+        """ + loop}, "TFH002", show_all=True)
+    assert sorted((f.location.path.as_posix(), f.reach) for f in findings) == [
+        ("convert.py", Reach.OTHER), ("train.py", Reach.TRAINING)]
+
+
+def test_the_networks_a_base_class_step_trains_in_each_subclass_are_alternatives_not_partners():
+    """A meta-learning framework's base class trains `self.model`, which each subclass builds its own way: a run
+    trains one of them. The small four-convolution network is not as heavy as the VGG16 another subclass fine-tunes,
+    as the two networks of a GAN's step would be together."""
+    findings = _findings({"base.py": """
+        import tensorflow as tf
+
+        class BaseModel:
+            def __init__(self):
+                self.model = self.initialize_network()
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            @tf.function
+            def train_step(self, x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, self.model(x)))
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+            def train(self, dataset):
+                for x, y in dataset:
+                    self.train_step(x, y)
+        """, "conv4.py": """
+        import tensorflow as tf
+        from base import BaseModel
+
+        class Conv4(BaseModel):
+            def initialize_network(self):
+                return tf.keras.Sequential([tf.keras.layers.Conv2D(32, 3), tf.keras.layers.Conv2D(32, 3),
+                                            tf.keras.layers.Conv2D(32, 3), tf.keras.layers.Conv2D(32, 3),
+                                            tf.keras.layers.Flatten(), tf.keras.layers.Dense(5)])
+
+        if __name__ == "__main__":
+            Conv4().train(tf.data.Dataset.from_tensor_slices((tf.zeros((64, 84, 84, 3)), tf.zeros(64))).batch(4))
+        """, "transfer.py": """
+        import tensorflow as tf
+        from base import BaseModel
+
+        class Transfer(BaseModel):
+            def initialize_network(self):
+                base = tf.keras.applications.VGG16(include_top=False, input_shape=(224, 224, 3))
+                return tf.keras.Sequential([base, tf.keras.layers.Flatten(), tf.keras.layers.Dense(5)])
+
+        if __name__ == "__main__":
+            Transfer().train(tf.data.Dataset.from_tensor_slices((tf.zeros((64, 224, 224, 3)), tf.zeros(64))).batch(4))
+        """}, "TFC001", show_all=True)
+    assert sorted((f.location.path.as_posix(), f.confidence) for f in findings) == [
+        ("conv4.py", Confidence.POSSIBLE), ("transfer.py", Confidence.LIKELY)]

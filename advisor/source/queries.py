@@ -421,9 +421,10 @@ class TrainingLoop:
     @cached_property
     def _interval_flags(self) -> frozenset[str]:
         """Names this code binds to a test on a step interval, directly or through other such names
-        (``is_print_iter = step % 100 == 0``, ``should_print = is_print_iter or is_last``)."""
+        (``is_print_iter = step % 100 == 0``, ``should_print = is_print_iter or is_last``, ``log = True if step %
+        100 == 0 else False``)."""
         assignments = [(_assigned_names(assign), assign.value) for assign in m.findall(self.node, m.Assign(
-            value=m.Comparison() | m.BooleanOperation() | m.UnaryOperation() | m.Name()))]
+            value=m.Comparison() | m.BooleanOperation() | m.UnaryOperation() | m.Name() | _TRUTH_OF_A_TEST))]
         flags: set[str] = set()
         grew = True
         while grew:
@@ -571,6 +572,8 @@ SCALAR_FETCH_WORDS = ("loss", "cost", "acc", "summ", "step", "lr", "learning_rat
 # A run of the graph: what it is given (a feed) goes to the device.
 _GRAPH_RUN = m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
+# `True if step % 100 == 0 else False`: the truth of its test, spelled out.
+_TRUTH_OF_A_TEST = m.IfExp(body=m.Name("True") | m.Name("False"), orelse=m.Name("True") | m.Name("False"))
 # `step % 100 == 0`: true on one step in N, so its `else` runs on the others (most steps).
 _ON_INTERVAL = m.Comparison(left=m.BinaryOperation(operator=m.Modulo()),
                             comparisons=[m.ComparisonTarget(operator=m.Equal())])
@@ -1664,6 +1667,10 @@ GLOBAL_STEPS = frozenset(f"tensorflow{v1}.train.{made}global_step" for v1 in (""
 # Token embeddings: what a text CNN convolves.
 EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.compat.v1.nn.embedding_lookup"})
 WORD = re.compile(r"\w+")
+EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit", "builtins.exit", "builtins.quit"})
+COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.MULTILINE)
+# Command-line frameworks that make a module's functions commands without the module naming them.
+EXPOSING_CLIS = ("fire.Fire",)
 FEED_HOPS = 4  # assignments followed from a graph op's result to the summary it feeds
 EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
 # Weights loaded as constants (a pretrained VGG's arrays: `W = tf.constant(W)`).
@@ -1978,11 +1985,12 @@ class SourceQueries:
         self._program_runs: dict[tuple, set] = {}  # what each program runs: many models ask about the same ones
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
         self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
+        self._exit_lines: dict[int, int | None] = {}  # by module
         self._statement_orders: dict[int, dict[int, int]] = {}  # by module
         self._aliases: dict[int, dict[str, set[str]]] = {}  # by function (or module) node: name -> what it is bound to
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
-        self._step_constructions: dict[int, list[CallSite]] = {}  # by training step node
+        self._step_constructions: dict[int, list[list[CallSite]]] = {}  # by training step node
         self._training_reached: dict[tuple[int, int], bool] = {}  # by (call node id, depth)
 
     # -- training steps and loops -------------------------------------------------------------------------------
@@ -2807,6 +2815,8 @@ class SourceQueries:
         reached = self._reached
         if reached is None:
             return Reach.UNKNOWN
+        if self._after_exit(module, node):
+            return Reach.OTHER
         if isinstance(node, cst.FunctionDef):
             key = id(node)
         else:
@@ -2882,7 +2892,18 @@ class SourceQueries:
             return self._idle_module(start)
         function = self._function_by_id[start]
         return self._idle_module(("module", id(function.module))) or _is_test_function(function) or (
-            function.class_key is not None and not _called_by_framework(function) and not self._named(function.name))
+            function.class_key is not None and not _called_by_framework(function)
+            or self._script_function(function)) and not self._named(function.name)
+
+    def _script_function(self, function: FunctionInfo) -> bool:
+        """A plain function of a script (or notebook) no repo module imports: only the script's own code can call
+        it, not a user of a library. A function a command-line framework exposes (a decorated one, every function
+        of a module handing itself to ``fire.Fire``) runs when the user names it."""
+        module = function.module
+        return function.class_key is None and function.outer is None and not function.decorators and \
+            self._is_program(("module", id(module))) and self._program_graph.in_degree(("module", id(module))) == 0 \
+            and not any(name.startswith(EXPOSING_CLIS) for site in self._module_level_calls.get(id(module), ())
+                        for name in site.names)
 
     def _live_region(self, starts: set) -> set:
         """The code the live ways into training pass through: what their ``starts`` reach, evaluation calls left
@@ -2949,6 +2970,8 @@ class SourceQueries:
         for methods in methods_by_class.values():
             methods[:] = [method for method in methods if _called_by_framework(method) or self._named(method.name)]
         for site in self.index.calls:
+            if self._after_exit(site.module, site.node):
+                continue
             caller = self._caller_key(site)
             evaluation = self._evaluation_call(site)
             for callee in self.callees_of(site) + self._functions_passed(site):
@@ -2972,8 +2995,31 @@ class SourceQueries:
 
     @cached_property
     def _word_counts(self) -> Counter[str]:
-        """How many times each word appears in the repo's code (one pass over its text, not one per name asked)."""
-        return Counter(word for module in self.index.modules for word in WORD.findall(module.code))
+        """How many times each word appears in the repo's code (one pass over its text, not one per name asked),
+        lines that are only a comment left out: commented-out code (``# grads = estimated_grads(data)``) calls
+        nothing."""
+        return Counter(word for module in self.index.modules
+                       for word in WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))))
+
+    def _exit_line(self, module: ModuleInfo) -> int | None:
+        """The line of a script's top-level ``exit()``/``sys.exit()``/``raise SystemExit`` that runs whatever
+        happens: Python runs nothing below it, the definitions and the ``__main__`` block there included."""
+        if id(module) not in self._exit_lines:
+            ending = next((statement for statement in module.tree.body if module.notebook is None and isinstance(
+                statement, cst.SimpleStatementLine) and any(m.matches(part, m.Expr(value=m.Call())) and bool(
+                    module.qualified_names(part.value.func) & EXITS) or m.matches(
+                    part, m.Raise(exc=m.Name("SystemExit") | m.Call(func=m.Name("SystemExit"))))
+                    for part in statement.body)), None)
+            self._exit_lines[id(module)] = module.location(ending).line if ending is not None else None
+        return self._exit_lines[id(module)]
+
+    def _after_exit(self, module: ModuleInfo, node: cst.CSTNode) -> bool:
+        line = self._exit_line(module)
+        return line is not None and module.location(node).line > line
+
+    def _code_before_exit(self, module: ModuleInfo) -> str:
+        line = self._exit_line(module)
+        return module.code if line is None else "\n".join(module.code.splitlines()[:line])
 
     @cached_property
     def _definitions_named(self) -> Counter[str]:
@@ -5259,14 +5305,20 @@ class SourceQueries:
     def _constructions_called_by(self, step: FunctionInfo) -> list[CallSite]:
         """The model constructions behind the models a training step calls (``model(x)``, ``self.net(x)``) and
         trains: a model it only runs (a target network, a teacher) is not trained by it."""
+        return list({id(c.node): c for group in self._models_called_by(step) for c in group}.values())
+
+    def _models_called_by(self, step: FunctionInfo) -> list[list[CallSite]]:
+        """The constructions behind each model a training step calls, one list per model it names (``self.model``,
+        ``generator``): those behind one name are alternatives (the branches of a builder, the networks a base
+        class's step trains in each subclass), one of them per run."""
         if id(step.node) not in self._step_constructions:
             self._step_constructions[id(step.node)] = self._find_constructions_called_by(step)
         return self._step_constructions[id(step.node)]
 
-    def _find_constructions_called_by(self, step: FunctionInfo) -> list[CallSite]:
+    def _find_constructions_called_by(self, step: FunctionInfo) -> list[list[CallSite]]:
         trained = self._differentiated_models(step)
         if trained == {"self"} and step.class_key in self._keras_model_classes:  # a model's own train step
-            return self._constructions_of_class(step.class_key)
+            return [self._constructions_of_class(step.class_key)]
         calls = self.calls_in(step)
         # The models it calls, and those it differentiates but hands to a loss function to call (a GAN's
         # `d_loss_fn(generator, discriminator, z, x)`): both run in the step.
@@ -5275,8 +5327,9 @@ class SourceQueries:
         called = {step.module.node_code(model) for model, _ in models}
         models += [(cst.parse_expression(name), calls[-1].node) for name in sorted(trained or ()) if calls and
                    name not in called and (name.isidentifier() or name.startswith("self."))]
-        found = []
+        groups: dict[str, list[CallSite]] = {}
         for model, near in models:
+            found = groups.setdefault(step.module.node_code(model), [])
             if isinstance(model, cst.Name) and model.value in step.params and not _assignments(
                     step.node.body, m.Name(model.value)):  # `train_step(model, ...)`: what the callers pass
                 found += self._passed_constructions(step, model.value, CALL_DEPTH)
@@ -5297,7 +5350,7 @@ class SourceQueries:
             for bound in bindings:  # `model, optimizer = setup()`: the part the step calls
                 found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
                     self.index.assignment_of(bound.node), model.value) if isinstance(model, cst.Name) else None)
-        return list({id(c.node): c for c in found}.values())
+        return [list({id(c.node): c for c in found}.values()) for found in groups.values() if found]
 
     def _passed_constructions(self, function: FunctionInfo, parameter: str, depth: int) -> list[CallSite]:
         """The model constructions behind what the callers of ``function`` pass for ``parameter``: a name bound to a
@@ -5370,9 +5423,10 @@ class SourceQueries:
         train too (a GAN's other network, a self-supervised backbone's projection head)."""
         models: dict[int, CallSite] = {}
         for step in self.training_steps:
-            trained = self._constructions_called_by(step)
-            if any(c.node is construction.node for c in trained):
-                models.update((id(c.node), c) for c in trained if c.node is not construction.node)
+            groups = self._models_called_by(step)
+            if any(c.node is construction.node for group in groups for c in group):
+                models.update((id(c.node), c) for group in groups for c in group
+                              if not any(alternative.node is construction.node for alternative in group))
         return list(models.values())
 
     def _unfrozen_to_train(self, construction: CallSite) -> bool:
