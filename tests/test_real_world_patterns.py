@@ -8706,3 +8706,88 @@ def test_the_networks_a_base_class_step_trains_in_each_subclass_are_alternatives
         """}, "TFC001", show_all=True)
     assert sorted((f.location.path.as_posix(), f.confidence) for f in findings) == [
         ("conv4.py", Confidence.POSSIBLE), ("transfer.py", Confidence.LIKELY)]
+
+
+def test_a_model_only_an_evaluation_function_builds_is_not_the_one_training_builds():
+    """A depth-estimation repo's trainer keeps its networks in a dict (`self.models["depth"] = ResNet()`), which
+    advisor does not follow to the step; its `evaluate_depth()` builds the same network to load weights and
+    predict. Mixed precision is not advised at the evaluation's construction as if training built it there."""
+    findings = _findings({"nets.py": """
+        import tensorflow as tf
+
+        class ResNet(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.convs = [tf.keras.layers.Conv2D(filters, 3) for filters in (64, 128, 256, 512, 512, 512)]
+
+            def call(self, x):
+                for conv in self.convs:
+                    x = conv(x)
+                return x
+        """, "trainer.py": """
+        import tensorflow as tf
+        from nets import ResNet
+
+        class Trainer:
+            def __init__(self):
+                self.models = {}
+                self.models["depth"] = ResNet()
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            def train(self, dataset):
+                for x in dataset:
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(self.models["depth"](x))
+                    variables = self.models["depth"].trainable_variables
+                    self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        """, "start.py": """
+        import sys
+        import tensorflow as tf
+        from nets import ResNet
+        from trainer import Trainer
+
+        def evaluate_depth(images):
+            model = ResNet()
+            model.load_weights("depth.h5")
+            return model.predict(images)
+
+        if __name__ == "__main__":
+            if sys.argv[1] == "train":
+                Trainer().train(tf.data.Dataset.from_tensor_slices(tf.zeros((8, 192, 640, 3))).batch(4))
+            else:
+                evaluate_depth(tf.zeros((1, 192, 640, 3)))
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == []
+
+
+def test_a_head_fine_tuned_inside_an_evaluation_function_is_not_training():
+    """A few-shot learning repo evaluates its encoder by fitting a linear head on each test task, in a loop with a
+    GradientTape inside `evaluate()`: the script that runs only that is no training run."""
+    loop = """
+            def {name}(self, tasks):
+                for x, y in tasks:
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, self.{net}(x)))
+                    variables = self.{net}.trainable_variables
+                    self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+    """
+    findings = _findings({"cross_domain_ae.py": """
+        import tensorflow as tf
+
+        class CrossDomainAE:
+            def __init__(self):
+                self.encoder = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Flatten()])
+                self.head = tf.keras.layers.Dense(5)
+                self.optimizer = tf.keras.optimizers.Adam()
+        """ + loop.format(name="train", net="encoder") + loop.format(name="evaluate", net="head") + """
+        if __name__ == "__main__":
+            tasks = tf.data.Dataset.from_tensor_slices((tf.zeros((25, 84, 84, 3)), tf.zeros(25))).batch(5)
+            CrossDomainAE().train(tasks)
+        """, "cross_domain_ae_run.py": """
+        import tensorflow as tf
+        from cross_domain_ae import CrossDomainAE
+
+        CrossDomainAE().evaluate(tf.data.Dataset.from_tensor_slices((tf.zeros((25, 84, 84, 3)),
+                                                                     tf.zeros(25))).batch(5))
+        """}, "TFH002", show_all=True)
+    assert sorted((f.location.line, f.reach) for f in findings) == [(11, Reach.TRAINING), (18, Reach.OTHER)]

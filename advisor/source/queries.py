@@ -1395,6 +1395,13 @@ def _names_evaluation(name: str) -> bool:
     return bool(NOT_TRAINING_NAME.search(name)) or name.lower() == "dev"
 
 
+def _named_like_evaluation(name: str) -> bool:
+    """Whether a function's name says it evaluates and not that it trains: ``evaluate``, ``test_on_tasks``,
+    ``predictValid``; not ``train_and_evaluate``, ``observe`` or ``latest``."""
+    words = {word.lower() for word in NAME_WORD.findall(name)}
+    return bool(words & EVALUATION_WORDS) and not words & TRAINING_WORDS
+
+
 def _in_evaluation_branch(module: ModuleInfo, node: cst.CSTNode) -> bool:
     """Whether ``node`` is in the branch of an ``if`` that only an evaluation takes: the ``else`` of ``if split ==
     "train":``, the body of ``if not is_training:``."""
@@ -1668,6 +1675,11 @@ GLOBAL_STEPS = frozenset(f"tensorflow{v1}.train.{made}global_step" for v1 in (""
 EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.compat.v1.nn.embedding_lookup"})
 WORD = re.compile(r"\w+")
 EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit", "builtins.exit", "builtins.quit"})
+# The words of a Python name: `evaluate_on_tasks`, `predictValid`, `TEST_LOOP`.
+NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+EVALUATION_WORDS = frozenset({"eval", "evaluate", "evaluation", "validate", "validation", "val", "test", "predict",
+                              "inference", "infer"})
+TRAINING_WORDS = frozenset({"train", "training", "fit", "learn"})
 COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.MULTILINE)
 # Command-line frameworks that make a module's functions commands without the module naming them.
 EXPOSING_CLIS = ("fire.Fire",)
@@ -2830,11 +2842,18 @@ class SourceQueries:
         that trains inline, and everything that code calls (data, model building, the step, callbacks). None when
         nothing trains."""
         graph = self._call_graph
-        anchors = {self._caller_key(site) for site in self._training_calls}
-        anchors |= {id(step.node) for step in self.training_steps}
+        # A step or an inline loop in code named like evaluation (a few-shot model's `evaluate()`, fitting a head on
+        # each test task) is an evaluation, however it computes: no anchor, nor are the calls of such a step.
+        evaluations = {id(f.node) for f in self.index.functions if _named_like_evaluation(f.name)}
+        steps = {id(step.node) for step in self.training_steps} - evaluations
+        anchors = {self._caller_key(site) for site in self._training_calls if not (
+            (callees := {id(f.node) for f in self.callees_of(site)}) and callees <= evaluations)}
+        anchors |= steps
         for loop in self.training_loops:  # a step written inline: the code around the loop trains
             if loop.inline_step:
                 function = self.enclosing_function(loop.module, loop.node)
+                if function is not None and id(function.node) in evaluations:
+                    continue
                 anchors.add(id(function.node) if function is not None else ("module", id(loop.module)))
         if not anchors:
             return None
@@ -2852,9 +2871,12 @@ class SourceQueries:
         for anchor in live or anchors:
             ancestors = nx.ancestors(training_calls, anchor)
             roots |= ancestors if region is None else ancestors & region
+        # Instantiating a class reaches its methods, but not one named like evaluation that no code on the way calls.
+        runs = nx.subgraph_view(graph, filter_edge=lambda caller, callee: not (
+            callee in evaluations and graph.edges[caller, callee].get("maybe", False)))
         reached = set(roots)
         for root in roots:
-            reached |= nx.descendants(graph, root)
+            reached |= nx.descendants(runs, root)
         return reached
 
     def _run_of(self, key: int | tuple) -> set | None:
@@ -5261,8 +5283,9 @@ class SourceQueries:
         found = {id(c.node): c for trained in self._trained_models.values() for c in trained}
         if found:
             return sorted(found.values(), key=self._source_order)
+        # Not where evaluation or inference code (`evaluate_depth()`) builds a model to load weights into.
         sites = [c for c in self.index.calls if self._builds_model(c) and not (
-            c.function is not None and c.function.class_key is not None)
+            c.function is not None and (c.function.class_key is not None or NOT_TRAINING_NAME.search(c.function.name)))
             and self.reach(c.module, c.node) is not Reach.OTHER]
         if not sites:
             return []
