@@ -8791,3 +8791,29 @@ def test_a_head_fine_tuned_inside_an_evaluation_function_is_not_training():
                                                                      tf.zeros(25))).batch(5))
         """}, "TFH002", show_all=True)
     assert sorted((f.location.line, f.reach) for f in findings) == [(11, Reach.TRAINING), (18, Reach.OTHER)]
+
+
+def test_a_class_count_no_source_line_says_is_no_width_chosen_for_capacity():
+    """A multi-task classifier's heads are `Dense(num_classes)` per task, both given by the data: one output per
+    class, however many the dataset has. Eight 512-unit layers under them are a small model for 16-bit units; the
+    heads, which advisor cannot size, do not make it a big one."""
+    finding, = _findings({"train.py": """
+        import sys
+        import tensorflow as tf
+
+        class MultiTask(tf.keras.Model):
+            def __init__(self, num_classes, tasks):
+                super().__init__()
+                self.hidden = [tf.keras.layers.Dense(512, activation="relu") for _ in range(8)]
+                self.heads = [tf.keras.layers.Dense(num_classes) for _ in tasks]
+
+            def call(self, x):
+                for layer in self.hidden:
+                    x = layer(x)
+                return [head(x) for head in self.heads]
+
+        model = MultiTask(int(sys.argv[1]), sys.argv[2:])
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(features, labels, epochs=10)
+        """}, "TFC001")
+    assert (finding.location.line, finding.confidence) == (15, Confidence.POSSIBLE)

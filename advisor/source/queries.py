@@ -321,6 +321,8 @@ ESTIMATOR_TRAINING = frozenset({"tensorflow.estimator.train_and_evaluate"})
 NOT_KERAS_PREFIXES = ("sklearn.", "numpy.", "pandas.", "scipy.", "xgboost.", "lightgbm.")
 # Names that say a size is dictated by the data (the class count), not chosen for capacity.
 DATA_SIZE_NAME = re.compile(r"class|label|categor|vocab|target|output", re.IGNORECASE)
+# Of those, the names of a class count: a classifier's output width.
+CLASS_COUNT_NAME = re.compile(r"class|label|categor", re.IGNORECASE)
 # A docstring: the first statement of a body, which must stay first.
 DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.ConcatenatedString())])
 # A layer with one of these activations produces class scores.
@@ -6127,7 +6129,14 @@ class SourceQueries:
         (``tf.layers.conv2d(x, 32, 5)``, slim's ``num_outputs``); its raw ops take a weight ``variable``, whose
         last dimension is the width (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel, ...)``)."""
         number = self._width(layer, names, keyword, passed, variable)
-        return number is not None and number < NARROW_WIDTH[kind]
+        if number is None:
+            # `Dense(num_classes)`: the data's class count, which no source line says; a classifier's output, not a
+            # width chosen for capacity (a vocabulary's softmax is named so, and counts).
+            functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
+            width = argument_value(layer.node, keyword, 1 if functional else 0)
+            named = width.attr if isinstance(width, cst.Attribute) else width
+            return isinstance(named, cst.Name) and bool(CLASS_COUNT_NAME.search(named.value))
+        return number < NARROW_WIDTH[kind]
 
     def _narrow_attention(self, layer: CallSite, passed: _Passed | None) -> bool:
         """An attention layer works at the width of the model it is in: narrow where its heads together are
