@@ -345,7 +345,6 @@ class PythonInput(Rule):
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
 
-
 def _loop_header(module: ModuleInfo, loop: cst.For | cst.While) -> str:
     """``for i in range(batch_size)`` or ``while len(batch) < size``, cut short."""
     header = f"for {module.node_code(loop.target)} in {module.node_code(loop.iter)}" if isinstance(loop, cst.For) \

@@ -8817,3 +8817,31 @@ def test_a_class_count_no_source_line_says_is_no_width_chosen_for_capacity():
         model.fit(features, labels, epochs=10)
         """}, "TFC001")
     assert (finding.location.line, finding.confidence) == (15, Confidence.POSSIBLE)
+
+
+def test_a_function_a_script_hands_to_fire_as_a_command_is_a_way_into_training():
+    """`fire.Fire()` makes every function of its script a command-line command the user names (`python cli.py
+    finetune`): no code names `finetune`, yet a run starts there. A function of another script that nothing calls
+    stays dead."""
+    loop = """
+        def {name}(steps=1000):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            optimizer = tf.keras.optimizers.Adam()
+            for x in tf.data.Dataset.from_tensor_slices(tf.random.normal((steps, 2))).batch(128):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+    """
+    findings = _findings({"cli.py": """
+        import fire
+        import tensorflow as tf
+        """ + loop.format(name="finetune") + """
+        fire.Fire()
+        """, "train.py": """
+        import tensorflow as tf
+        """ + loop.format(name="train") + loop.format(name="train_leftover") + """
+        train()
+        """}, "TFH002", show_all=True)
+    assert sorted((f.location.path.as_posix(), f.location.line, f.reach) for f in findings) == [
+        ("cli.py", 8, Reach.TRAINING), ("train.py", 7, Reach.TRAINING), ("train.py", 16, Reach.OTHER)]

@@ -1397,6 +1397,13 @@ def _names_evaluation(name: str) -> bool:
     return bool(NOT_TRAINING_NAME.search(name)) or name.lower() == "dev"
 
 
+def _width_argument(layer: CallSite, names: list[str] | frozenset[str], keyword: str) -> cst.BaseExpression | None:
+    """The argument a layer call gives its width (``units``, ``filters``): TensorFlow 1.x's functional layers take
+    the input first (``tf.layers.conv2d(x, 32, 5)``)."""
+    functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
+    return argument_value(layer.node, keyword, 1 if functional else 0)
+
+
 def _named_like_evaluation(name: str) -> bool:
     """Whether a function's name says it evaluates and not that it trains: ``evaluate``, ``test_on_tasks``,
     ``predictValid``; not ``train_and_evaluate``, ``observe`` or ``latest``."""
@@ -1676,7 +1683,7 @@ GLOBAL_STEPS = frozenset(f"tensorflow{v1}.train.{made}global_step" for v1 in (""
 # Token embeddings: what a text CNN convolves.
 EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.compat.v1.nn.embedding_lookup"})
 WORD = re.compile(r"\w+")
-EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit", "builtins.exit", "builtins.quit"})
+EXITS = frozenset({"builtins.exit", "builtins.quit", "sys.exit", "os._exit"})
 # The words of a Python name: `evaluate_on_tasks`, `predictValid`, `TEST_LOOP`.
 NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 EVALUATION_WORDS = frozenset({"eval", "evaluate", "evaluation", "validate", "validation", "val", "test", "predict",
@@ -3014,7 +3021,8 @@ class SourceQueries:
     def _named(self, name: str) -> bool:
         """Whether the repo's code mentions ``name`` anywhere but where functions of that name are defined: a call
         or a reference (``self.fit_generator(...)``, ``callbacks=[self.on_step]``), a string (``getattr(model,
-        "train")``), a comment."""
+        "train")``), a comment after code; not a line that is only a comment, nor code after a script's ``exit()``
+        (:meth:`_word_counts`)."""
         return self._word_counts[name] > self._definitions_named[name]
 
     @cached_property
@@ -6132,8 +6140,7 @@ class SourceQueries:
         if number is None:
             # `Dense(num_classes)`: the data's class count, which no source line says; a classifier's output, not a
             # width chosen for capacity (a vocabulary's softmax is named so, and counts).
-            functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
-            width = argument_value(layer.node, keyword, 1 if functional else 0)
+            width = _width_argument(layer, names, keyword)
             named = width.attr if isinstance(width, cst.Attribute) else width
             return isinstance(named, cst.Name) and bool(CLASS_COUNT_NAME.search(named.value))
         return number < NARROW_WIDTH[kind]
@@ -6163,7 +6170,7 @@ class SourceQueries:
         if any(name in WEIGHT_OPERANDS for name in names):
             return self._variable_width(variable, layer.function, passed) if variable is not None else None
         functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
-        width = argument_value(layer.node, keyword, 1 if functional else 0)
+        width = _width_argument(layer, names, keyword)
         if width is None and keyword == "units":  # slim's layers, TensorFlow 1.x's recurrent cells
             width = argument_value(layer.node, "num_outputs" if functional else "num_units")
         if width is None:
