@@ -5663,6 +5663,55 @@ def test_keras_calls_per_training_run_or_every_n_steps_or_of_the_repos_own_metho
     assert not _findings({"folds.py": script}, "TFH007")
 
 
+def test_a_fit_for_epochs_the_source_does_not_say_is_a_training_run_and_so_is_the_loop_around_it():
+    """PINNs' benchmark resets one model per data size and fits it for `tf_epochs + nt_epochs` epochs, then
+    predicts the test grid: each iteration is a whole training run (the epochs come from an import the script
+    cannot resolve), not a step. A DQN's `train(x, y, epochs=1)` wrapper, which every caller leaves at its
+    default, fits one batch per replay: the finding."""
+    script = """
+    import numpy as np
+    from tensorflow import keras
+    from config import tf_epochs, nt_epochs
+
+    def prep_data(n):
+        rows = np.random.choice(len(points), n, replace=False)
+        return points[rows], values[rows], grid
+
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(20), keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+    initial_w = model.get_weights()
+    for size in [50, 200, 400]:
+        x_train, y_train, x_star = prep_data(size)
+        model.set_weights(initial_w)
+        model.fit(x_train, y_train, epochs=tf_epochs + nt_epochs, verbose=0)
+        u_pred = model.predict(x_star)
+    """
+    assert not _findings({"bench.py": script}, "TFH007")
+    agent = """
+    import random
+    import numpy as np
+    from tensorflow import keras
+
+    class Brain:
+        def __init__(self):
+            self.model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(64), keras.layers.Dense(2)])
+            self.model.compile(optimizer="adam", loss="mse")
+
+        def train(self, x, y, epochs=1, verbose=0):
+            self.model.fit(x, y, batch_size=64, epochs=epochs, verbose=verbose)
+
+    brain = Brain()
+    memory = []
+    for episode in range(1000):
+        memory.append(env.step())
+        batch = random.sample(memory, 64)
+        x = np.array([s for s, _ in batch])
+        y = np.array([t for _, t in batch])
+        brain.train(x, y)
+    """
+    assert _where(_findings({"agent.py": agent}, "TFH007")) == [("TFH007", "agent.py", 11)]
+
+
 @pytest.mark.parametrize("load, confidence", [
     ("data = input_data.read_data_sets('MNIST_data')", Confidence.POSSIBLE),
     ("if FLAGS.dataset == 'mnist':\n            data = input_data.read_data_sets('MNIST_data')", Confidence.LIKELY)])

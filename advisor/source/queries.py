@@ -4256,8 +4256,7 @@ class SourceQueries:
             if method not in KERAS_DATASET_METHODS or data is None or not self._keras_model_receiver(site):
                 continue
             keywords = {arg.keyword.value for arg in site.node.args if arg.keyword is not None}
-            epochs = literal(argument_value(site.node, "epochs") or argument_value(site.node, "nb_epoch"))
-            if not keywords <= KERAS_DATASET_METHODS[method] or isinstance(epochs, int) and epochs > 1:
+            if not keywords <= KERAS_DATASET_METHODS[method] or self._whole_training_run(site):
                 continue  # a method of the repo's own model class (`predict(text, encode=True)`), a training run
             if self._every_n_steps(site):
                 continue  # (`if step % 1000 == 0:` samples a few predictions)
@@ -4265,6 +4264,15 @@ class SourceQueries:
             if per_step is not None:
                 found.append(PerStepKerasCall(site, *per_step))
         return found
+
+    def _whole_training_run(self, site: CallSite) -> bool:
+        """Whether ``site`` is a ``fit`` for more than one epoch, or for as many as the source does not say
+        (``epochs=tf_epochs + nt_epochs``): a training run, not a step, whatever loop it is in. A parameter
+        counts as what the callers pass, or its default (``def train(self, x, y, epochs=1)``)."""
+        func = site.node.func
+        epochs = argument_value(site.node, "epochs") or argument_value(site.node, "nb_epoch")
+        return isinstance(func, cst.Attribute) and func.attr.value == "fit" and epochs is not None and \
+            self._integer(site.module, epochs, None, site.function) != 1
 
     def _keras_model_receiver(self, site: CallSite) -> bool:
         """Whether ``site``'s receiver is a Keras model whose ``site`` method is Keras' own: bound to a model's
@@ -4297,8 +4305,10 @@ class SourceQueries:
         nest = _loop_nest(site.module, site.node)
         receiver = site.node.func.value
         made = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
-        if made is not None and any(_inside(site.module, made.node, loop) for loop in nest):
-            return None  # a new model each iteration: the loop iterates training runs, one call each
+        if made is not None and any(_inside(site.module, made.node, loop) for loop in nest) or any(
+                self._whole_training_run(run) for loop in nest for call in m.findall(loop.body, m.Call())
+                if (run := self._call_at.get(id(call))) is not None):
+            return None  # a new model, or a whole `fit`, each iteration: the loop iterates training runs
         reason = self._given(site, data, lambda at, value: _one_sample(at.module, value, at.node)) or self._given(
             site, data, lambda at, value: self._minibatch_drawn(at.module, at.function, at.node, value)) or next(
             (walked for loop in nest if (walked := self._walked_element(site.module, loop, data)
