@@ -8809,6 +8809,78 @@ def test_a_model_only_an_evaluation_function_builds_is_not_the_one_training_buil
     assert [(f.location.path.as_posix(), f.location.line) for f in findings] == []
 
 
+def test_a_model_an_evaluation_script_builds_is_not_the_one_training_builds():
+    """A distillation repo returns its compiled steps from a factory as a tuple (`train_step, test_step =
+    make_steps(model)`), which advisor does not follow to the model they train; its `test.py` builds the network to
+    load saved weights. Mixed precision goes where the training script builds it, not the evaluation script."""
+    files = {"steps.py": """
+        import tensorflow as tf
+
+        def make_steps(model):
+            optimizer = tf.keras.optimizers.SGD(0.1)
+
+            @tf.function
+            def training(images, labels):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(labels, model(images)))
+                variables = model.trainable_variables
+                optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+            @tf.function
+            def validation(images, labels):
+                return model(images)
+            return training, validation
+        """, "test.py": """
+        import tensorflow as tf
+        from steps import make_steps
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 512, 512)])
+        _, test_step = make_steps(model)
+        for images, labels in test_ds:
+            test_step(images, labels)
+        """, "train.py": """
+        import tensorflow as tf
+        from steps import make_steps
+
+        def load_model():
+            return tf.keras.Sequential([tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 512, 512)])
+
+        model = load_model()
+        train_step, test_step = make_steps(model)
+        for epoch in range(100):
+            for images, labels in train_ds:
+                train_step(images, labels)
+        """}
+    assert [(f.location.path.as_posix(), f.location.line) for f in _findings(files, "TFC001")] == [("train.py", 5)]
+
+
+def test_code_that_handles_a_16_bit_dtype_a_caller_may_ask_for_sets_no_mixed_precision():
+    """An ImageNet loader (DeepMind's, copied into many ports) takes a `dtype` parameter and, `if dtype ==
+    tf.bfloat16:`, casts each batch to it; the training leaves it at float32. Neither the comparison nor the cast
+    it guards turns 16 bits on: the model trains in float32. A caller that passes bfloat16 chooses it."""
+    loader = """
+        import tensorflow as tf
+
+        def load(split, dtype=tf.float32):
+            ds = tf.data.TFRecordDataset(split).map(parse, num_parallel_calls=8).batch(256).prefetch(1)
+            for batch in ds:
+                if dtype == tf.bfloat16:
+                    batch["images"] = tf.cast(batch["images"], tf.bfloat16)
+                yield batch
+        """
+    train = """
+        import tensorflow as tf
+        from dataset import load
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 512, 512)])
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(load("train"), epochs=90)
+        """
+    assert _where(_findings({"dataset.py": loader, "train.py": train}, "TFC001")) == [("TFC001", "train.py", 4)]
+    chosen = train.replace('load("train")', 'load("train", dtype=tf.bfloat16)')
+    assert not _findings({"dataset.py": loader, "train.py": chosen}, "TFC001")
+
+
 def test_a_head_fine_tuned_inside_an_evaluation_function_is_not_training():
     """A few-shot learning repo evaluates its encoder by fitting a linear head on each test task, in a loop with a
     GradientTape inside `evaluate()`: the script that runs only that is no training run."""

@@ -1121,15 +1121,42 @@ class _KeyedFinds(cst.CSTVisitor):
 
 
 class _SixteenBitMentions(_KeyedFinds):
-    """A module's policy strings (``"mixed_float16"``) and 16-bit dtypes (``tf.bfloat16``, ``"float16"``)."""
+    """A module's policy strings (``"mixed_float16"``) and 16-bit dtypes (``tf.bfloat16``, ``"float16"``).
+
+    Not those a test compares (``if dtype == tf.bfloat16:``), nor the code such a test guards (casting the batch
+    to the dtype asked for): that handles a 16-bit type where a caller chooses one, and the caller's choice is the
+    mention that counts (an ImageNet loader's ``dtype`` parameter, left at ``tf.float32`` by the training)."""
+
+    def __init__(self, module: ModuleInfo) -> None:
+        super().__init__(module)
+        self._guarded: list[bool] = []  # per `if` being walked: whether its test compares a 16-bit dtype
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if node.value.strip("\"'") in MIXED_POLICIES:
+        if node.value.strip("\"'") in MIXED_POLICIES and not any(self._guarded):
             self.found.append((node, self._key()))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in ("float16", "bfloat16") and self.module.names.resolve(node) & SIXTEEN_BIT_DTYPES:
+        if not any(self._guarded) and self._sixteen_bit(node):
             self.found.append((node, self._key()))
+
+    def visit_Comparison(self, node: cst.Comparison) -> bool:
+        return False
+
+    def visit_If(self, node: cst.If) -> None:
+        self._guarded.append(False)
+
+    def visit_If_body(self, node: cst.If) -> None:
+        self._guarded[-1] = any(self._sixteen_bit(attribute) for comparison in m.findall(node.test, m.Comparison())
+                                for attribute in m.findall(comparison, m.Attribute()))
+
+    def leave_If_body(self, node: cst.If) -> None:
+        self._guarded[-1] = False
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._guarded.pop()
+
+    def _sixteen_bit(self, node: cst.Attribute) -> bool:
+        return node.attr.value in ("float16", "bfloat16") and bool(self.module.names.resolve(node) & SIXTEEN_BIT_DTYPES)
 
 
 class _GpuSettings(_KeyedFinds):
@@ -2575,41 +2602,49 @@ class SourceQueries:
     def _closure_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The function a call runs through a name bound to what a repo function returned, where that is a function
         it defines: ``network = model_generator(classes)``, then ``network(images)`` runs the ``def model(inputs)``
-        that ``model_generator`` returns (TensorFlow 1.x official models' network factories); or called where it is
+        that ``model_generator`` returns (TensorFlow 1.x official models' network factories); or the one at the
+        name's place in a returned tuple (``train_step, test_step = make_steps(model)``); or called where it is
         returned: ``_res_conv(filters=64, kernel_size=7)(inputs)`` runs the ``def layer_fn(x)`` it defines."""
         func = site.node.func
         if isinstance(func, cst.Call):
-            bound = self._call_at.get(id(func))
+            bound, place = self._call_at.get(id(func)), None
         elif isinstance(func, cst.Name) and func.value in self._closure_names:
             bound = self.bound_call(site.module, site.node, func.value)
+            place = _unpacked_position(self.index.assignment_of(bound.node), func.value) if bound else None
         else:
             return []
         if bound is None:
             return []
         return [closure for factory, _ in self.index.callees(bound.names)
-                for closure in self._returned_closures.get(id(factory.node), [])]
+                for closure in self._closures_returned.get(id(factory.node), {}).get(place, [])]
 
     @cached_property
-    def _returned_closures(self) -> dict[int, list[FunctionInfo]]:
-        """Functions a repo function defines and returns, by the defining function's node."""
-        found: dict[int, list[FunctionInfo]] = {}
-        returned: dict[int, set[str]] = {}  # by defining function: the names it returns alone (one walk of its body)
+    def _closures_returned(self) -> dict[int, dict[int | None, list[FunctionInfo]]]:
+        """Functions a repo function defines and returns, by the defining function's node, by their place in the
+        tuple it returns (None: returned alone)."""
+        found: dict[int, dict[int | None, list[FunctionInfo]]] = {}
+        returned: dict[int, dict[str, int | None]] = {}  # by defining function (one walk of its body)
         for function in self.index.functions:
             outer = function.outer
             if outer is None:
                 continue
             if id(outer.node) not in returned:
-                returned[id(outer.node)] = {name for name, place in _returned_names(outer.node.body).items()
-                                            if place is None}
+                returned[id(outer.node)] = _returned_names(outer.node.body)
             if function.name in returned[id(outer.node)]:
-                found.setdefault(id(outer.node), []).append(function)
+                place = returned[id(outer.node)][function.name]
+                found.setdefault(id(outer.node), {}).setdefault(place, []).append(function)
         return found
+
+    @cached_property
+    def _returned_closures(self) -> dict[int, list[FunctionInfo]]:
+        """Functions a repo function defines and returns alone, by the defining function's node."""
+        return {key: places[None] for key, places in self._closures_returned.items() if None in places}
 
     @cached_property
     def _closure_names(self) -> frozenset[str]:
         """Names bound somewhere to what a function returning a closure returned (a filter, as for wrappers)."""
         return frozenset(name[-1] for name, sites in self._bindings.items() if any(
-            id(factory.node) in self._returned_closures for site in sites
+            id(factory.node) in self._closures_returned for site in sites
             for factory, _ in self.index.callees(site.names)))
 
     def _functions_wrapped(self, wrappings: Iterable[CallSite]) -> list[FunctionInfo]:
@@ -5303,10 +5338,11 @@ class SourceQueries:
         found = {id(c.node): c for trained in self._trained_models.values() for c in trained}
         if found:
             return sorted(found.values(), key=self._source_order)
-        # Not where evaluation or inference code (`evaluate_depth()`) builds a model to load weights into.
+        # Not where evaluation or inference code (`evaluate_depth()`, a `test.py` script) builds a model to load
+        # weights into.
         sites = [c for c in self.index.calls if self._builds_model(c) and not (
             c.function is not None and (c.function.class_key is not None or NOT_TRAINING_NAME.search(c.function.name)))
-            and self.reach(c.module, c.node) is not Reach.OTHER]
+            and not _named_like_evaluation(c.module.path.stem) and self.reach(c.module, c.node) is not Reach.OTHER]
         if not sites:
             return []
         trains = m.Attribute(attr=m.Name("fit") | m.Name("compile"))
