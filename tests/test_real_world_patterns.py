@@ -1816,6 +1816,70 @@ def test_a_branch_on_a_value_already_copied_to_the_host_waits_for_nothing_more()
     assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.LIKELY)]
 
 
+def test_a_list_each_iteration_fills_anew_holds_no_tensor_of_an_earlier_one():
+    """A PPO update loop starts each minibatch with empty lists, fills them from the NumPy rollout and rebinds each
+    name to a tensor (`obs = tf.convert_to_tensor(np.asarray(obs))`): `np.asarray` stacks host arrays and waits for
+    nothing; only the step's loss, read with `.numpy()`, is a sync."""
+    script = """
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def update(obs, adv):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(policy(obs) * adv)
+            optimizer.apply_gradients(zip(tape.gradient(loss, policy.trainable_variables), policy.trainable_variables))
+            return loss
+
+        i = 0
+        while i < num_samples:
+            obs = []
+            adv = []
+            for b in range(batch_size):
+                obs.append(obs_horizon[indices[i]])
+                adv.append(adv_horizon[indices[i]])
+                i += 1
+            obs = tf.convert_to_tensor(np.asarray(obs), dtype=tf.float32)
+            adv = tf.convert_to_tensor(np.asarray(adv), dtype=tf.float32)
+            loss = update(obs, adv)
+            losses.append(loss.numpy())
+        """
+    assert _where(_findings({"ppo.py": script}, "TFH004")) == [("TFH004", "ppo.py", 22)]
+    kept = script.replace("            obs = []\n", "")  # the tensor of the last iteration comes round
+    assert _where(_findings({"ppo.py": kept}, "TFH004")) == [("TFH004", "ppo.py", 18), ("TFH004", "ppo.py", 21)]
+
+
+def test_arithmetic_on_a_tensors_shape_is_read_from_host_memory():
+    """A Tacotron trainer walks each batch's frames in chunks: `end = tf.minimum((i + 1) * chunk, n_frames)` with
+    `n_frames = tf.shape(mel)[1]` is int32 arithmetic on a shape, held in host memory, and `if end - start <= 0:`
+    waits for no kernel. A branch on the step's loss does."""
+    script = """
+        import tensorflow as tf
+
+        @tf.function
+        def optimize_step(text, mel):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(text) - mel))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        def train_step(text, mel, chunk=25):
+            n_frames = tf.shape(mel)[1]
+            for i in range(n_frames // chunk + 1):
+                start = i * chunk
+                end = tf.minimum((i + 1) * chunk, n_frames)
+                if end - start <= 0:
+                    continue
+                loss = optimize_step(text, mel[:, start:end])
+                if loss > 100.0:
+                    print("diverging")
+
+        for text, mel in dataset:
+            train_step(text, mel)
+        """
+    assert _where(_findings({"train.py": script}, "TFH004")) == [("TFH004", "train.py", 18)]
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass

@@ -363,6 +363,10 @@ class TrainingLoop:
     # Reads of a name (by node id) before any tensor is bound to it: in a function's body, what they read is no
     # tensor of the step (`x = np.stack(...)`, then `x = tf.convert_to_tensor(x)`).
     early_reads: set[int] = field(default_factory=set)
+    # Reads of a name (by node id) that each iteration of a loop has bound anew to what is no tensor, in a statement
+    # of the loop's own body above them: no tensor of an earlier iteration comes round to them (`obs = []`, filled
+    # from the rollout, then `obs = tf.convert_to_tensor(np.asarray(obs))`).
+    host_reads: set[int] = field(default_factory=set)
     # A TensorFlow 1.x loop: the session runs in its body that run a training op (`sess.run([train_op, loss],
     # feed_dict=...)`). A session returns NumPy values: reading them costs nothing more.
     session_runs: list[cst.Call] = field(default_factory=list)
@@ -375,7 +379,7 @@ class TrainingLoop:
         can bring the tensor round to the read."""
         skipped = {id(n.attr) for n in m.findall(expression, m.Attribute())} | {
             id(a.keyword) for a in m.findall(expression, m.Arg(keyword=m.Name()))}
-        return any(name.value in self.tensors and id(name) not in skipped and (
+        return any(name.value in self.tensors and id(name) not in skipped and id(name) not in self.host_reads and (
             id(name) not in self.early_reads or not isinstance(self.node, cst.FunctionDef)
             or self.module.enclosing_loop(name) is not None) for name in m.findall(expression, m.Name()))
 
@@ -510,6 +514,17 @@ class _TensorNames(InLoopBody):
         self.loop = loop
         self.names_of = names_of  # a call's callee names as the index resolved them (``self.step`` included)
         self.taped = 0
+        # The statements of a loop's own body, which run on every iteration, and the names one of them has bound
+        # to what is no tensor so far in the iteration.
+        self.every_iteration = set(map(id, loop.node.body.body)) if isinstance(loop.node, (cst.For, cst.While)) \
+            and isinstance(loop.node.body, cst.IndentedBlock) else set()
+        self.bound_on_host: set[str] = set()
+        self.statement: cst.CSTNode | None = None
+        self.shapes: set[str] = set()  # names bound to shapes, or to arithmetic on them
+        scope = loop.node  # what the code around the loop binds (`n_frames = tf.shape(mel)[1]` above it)
+        while scope is not None and not isinstance(scope, cst.FunctionDef):
+            scope = loop.module.parent(scope)
+        self.around = _loop_bindings(scope.body if scope is not None else loop.module.tree)
 
     def _opens_tape(self, node: cst.With) -> bool:
         return any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in self.loop.module.qualified_names(item.item.func)
@@ -521,24 +536,52 @@ class _TensorNames(InLoopBody):
     def leave_With(self, original_node: cst.With) -> None:
         self.taped -= self._opens_tape(original_node)
 
-    def visit_Assign(self, node: cst.Assign) -> None:
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:  # once its value is read: `x = f(x)` reads the old x
+        node = original_node
+        bound = {name for target in node.targets for name in _bound_names(target.target)}
         if m.matches(node.value, _HOST_COPY):  # `num_pos = tf.reduce_sum(labels).numpy()`: a host value from here
-            for target in node.targets:
-                self.loop.tensors.difference_update(_bound_names(target.target))
+            self.loop.tensors.difference_update(bound)
+        elif self._shape_arithmetic(node.value):
+            self.loop.tensors.difference_update(bound)
+            self.shapes |= bound
             return
-        if self.taped and m.matches(node.value, _COPY_OR_NUMBER) and not self.loop.reads_tensor(node.value):
+        elif self.taped and m.matches(node.value, _COPY_OR_NUMBER) and not self.loop.reads_tensor(node.value):
             # `start_idx = end_idx`, `loss = 0` in a tape: a copy of what is no tensor, or a Python number
-            for target in node.targets:
-                self.loop.tensors.difference_update(_bound_names(target.target))
+            self.loop.tensors.difference_update(bound)
+        elif self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value):
+            self.loop.tensors.update(bound)
+            self.bound_on_host -= bound
+            self.shapes -= bound
             return
-        if not (self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value)):
-            return
-        for target in node.targets:
-            self.loop.tensors.update(_bound_names(target.target))
+        if id(self.statement) in self.every_iteration:
+            self.bound_on_host |= bound
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value not in self.loop.tensors:
             self.loop.early_reads.add(id(node))
+        if node.value in self.bound_on_host:
+            self.loop.host_reads.add(id(node))
+
+    def _shape_arithmetic(self, value: cst.BaseExpression, depth: int = 2) -> bool:
+        """Whether ``value`` computes with shapes (``tf.shape(mel)[1]``, a name bound to one here or by the code
+        around the loop) and Python values only: it reads no tensor but for its shape, and calls nothing but
+        TensorFlow's ops and ``min``/``max``."""
+        calls = m.findall(value, m.Call())
+        shape_reads = [call for call in calls if self.names_of(call) & SHAPE_READS]
+        read_for_shape = {id(name) for call in shape_reads for name in m.findall(call, m.Name())}
+        names = [name for name in m.findall(value, m.Name()) if id(name) not in read_for_shape]
+
+        def shape(name: cst.Name) -> bool:
+            return name.value in self.shapes or depth > 0 and name.value not in self.loop.tensors and bool(
+                bound := self.around.get(name.value)) and all(self._shape_arithmetic(v, depth - 1) for v in bound)
+
+        return bool(shape_reads or any(shape(name) for name in names)) and all(
+            (called := self.names_of(call)) and all(n.startswith("tensorflow.") and not n.startswith(
+                "tensorflow.keras.") or n in SHAPE_ARITHMETIC_BUILTINS for n in called) for call in calls) and not any(
+            name.value in self.loop.tensors and name.value not in self.shapes for name in names)
 
     def _returns_tensors(self, call: cst.Call) -> bool:
         names = self.names_of(call)
@@ -546,6 +589,10 @@ class _TensorNames(InLoopBody):
 
 
 _COPY_OR_NUMBER = m.Name() | m.Integer() | m.Float()
+# TensorFlow's ops that read a tensor's shape: their int32 results live in host memory, and so do those of
+# arithmetic on them (`tf.minimum((i + 1) * chunk, tf.shape(mel)[1])`); reading them waits for no kernel.
+SHAPE_READS = frozenset({"tensorflow.shape", "tensorflow.size", "tensorflow.rank", "tensorflow.compat.v1.shape"})
+SHAPE_ARITHMETIC_BUILTINS = frozenset({"builtins.min", "builtins.max", "builtins.int", "builtins.len"})
 
 
 def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
