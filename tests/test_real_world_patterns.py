@@ -717,6 +717,27 @@ def test_a_stateful_map_whose_results_are_cached_runs_in_the_first_epoch_only():
     assert any("first epoch only" in e.message for e in finding.evidence)
 
 
+def test_a_map_of_the_closure_a_factory_returns_is_read_for_its_work():
+    """A YOLOv3 repo maps `parse_function_generator(80)`, a factory returning the parser it defines, which decodes
+    each JPEG and jitters it at random: a stateful map TensorFlow never parallelizes by itself."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def parse_function_generator(num_classes, jitter=0.3):
+            def parse_function(record):
+                features = tf.io.parse_single_example(record, {"image": tf.io.FixedLenFeature([], tf.string)})
+                image = tf.io.decode_jpeg(features["image"])
+                scale = tf.random.uniform((), 1 - jitter, 1 + jitter)
+                return tf.image.resize(image, tf.cast(scale * 416, tf.int32) * [1, 1])
+            return parse_function
+
+        ds = tf.data.TFRecordDataset(files).map(parse_function_generator(80)).batch(12).prefetch(2)
+        model.fit(ds, epochs=10)
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+    assert any("stateful" in e.message for e in findings[0].evidence)
+
+
 def test_a_tensorflow_1_session_training_is_training_and_its_graph_gets_the_mixed_precision_rewrite():
     files = {
         "model.py": """

@@ -4963,7 +4963,9 @@ class SourceQueries:
         if isinstance(value, cst.Call) and module.qualified_names(value.func) & PARTIAL:
             value = _wrapped_function(value)  # `functools.partial(self.set_shapes, batch_size)`
         if isinstance(value, cst.Call) and id(value) in self._call_at:  # `from_generator(FrameGenerator(paths))`
-            functions = self._instance_methods(self._call_at[id(value)], "__call__")
+            made = self._call_at[id(value)]
+            # or the closure a factory returns: `map(parse_function_generator(80))`
+            functions = self._instance_methods(made, "__call__") or self._closures_made_by(made, CALL_DEPTH)
             return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
         if not isinstance(value, (cst.Name, cst.Attribute)):
             return None
