@@ -4162,7 +4162,8 @@ def test_a_map_whose_dataset_no_training_reads_is_only_possible():
 def test_a_script_that_makes_the_model_to_sample_from_it_does_not_train():
     """GPT-2's model class carries its own training loop (`fit` -> `train_step`); the sampling script makes one only
     to restore a checkpoint. Making the object runs what Keras calls by itself (`call`), not the loop the training
-    script calls by name."""
+    script calls by name; and of the models of that class, the class's own step trains the one `fit` is called on:
+    the sampling script's is no model training builds."""
     findings = _findings({"model.py": """
         import tensorflow as tf
 
@@ -4206,8 +4207,7 @@ def test_a_script_that_makes_the_model_to_sample_from_it_does_not_train():
         if __name__ == "__main__":
             load("ckpt")(tokens)
         """}, "TFC001", show_all=True)
-    assert {(f.location.path.as_posix(), f.reach) for f in findings} == {
-        ("train.py", Reach.TRAINING), ("sample.py", Reach.OTHER)}
+    assert {(f.location.path.as_posix(), f.reach) for f in findings} == {("train.py", Reach.TRAINING)}
 
 
 def test_a_worker_thread_trains_through_the_run_its_start_calls():
@@ -8964,6 +8964,42 @@ def test_code_that_handles_a_16_bit_dtype_a_caller_may_ask_for_sets_no_mixed_pre
     assert _where(_findings({"dataset.py": loader, "train.py": train}, "TFC001")) == [("TFC001", "train.py", 4)]
     chosen = train.replace('load("train")', 'load("train", dtype=tf.bfloat16)')
     assert not _findings({"dataset.py": loader, "train.py": chosen}, "TFC001")
+
+
+def test_a_model_made_and_then_replaced_before_fit_is_not_the_one_its_own_train_step_trains():
+    """An SRResNet script builds its Keras model (a subclass with its own `train_step`) once, then builds it again
+    and fits the second: the first is never trained, and the finding goes to the one `fit` trains."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        class Generator(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.convs = [tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 512, 512)]
+
+            def call(self, x):
+                for conv in self.convs:
+                    x = conv(x)
+                return x
+
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self(x) - y))
+                self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables),
+                                                   self.trainable_variables))
+                return {"loss": loss}
+
+        def main():
+            model = Generator()
+            callbacks = [tf.keras.callbacks.ModelCheckpoint("weights.h5")]
+            model = Generator()
+            model.compile(optimizer="adam")
+            model.fit(dataset, epochs=100, callbacks=callbacks)
+
+        main()
+        """}, "TFC001")
+    assert [f.location.line for f in findings] == [24]
 
 
 def test_a_head_fine_tuned_inside_an_evaluation_function_is_not_training():

@@ -5404,11 +5404,7 @@ class SourceQueries:
         """The constructions of the models training trains, by how: ``"keras"`` (``fit``, ``train_on_batch``, an
         Estimator), ``"compiled"`` (a training step run as a graph), ``"eager"`` (a step run eagerly, or written
         inline in a loop)."""
-        found: dict[str, list[CallSite]] = {"keras": [], "compiled": [], "eager": []}
-        # A step's caller (`agent.update(batch)`) holds no model; the step says which models it trains (below).
-        step_calls = {id(c.node) for step in self.training_steps for c in self.callers_of(step)}
-        for site in self._training_calls:
-            found["keras"] += [] if id(site.node) in step_calls else self._constructions_of_receiver(site)
+        found: dict[str, list[CallSite]] = {"keras": list(self._constructions_fitted), "compiled": [], "eager": []}
         for step in self.training_steps:
             found["compiled" if self.runs_compiled(step) else "eager"] += self._constructions_called_by(step)
         # A step written inline in a loop (a notebook cell's `for batch in ds: with tf.GradientTape() ...`): the
@@ -5422,6 +5418,14 @@ class SourceQueries:
                     if self.skipped_by_default(construction.module,
                                                construction.module.location(construction.node).line) is None]
         return found
+
+    @cached_property
+    def _constructions_fitted(self) -> list[CallSite]:
+        """The constructions of the models Keras' training calls train (``model.fit``, an Estimator's ``train``).
+        A step's caller (``agent.update(batch)``) holds no model; the step says which models it trains."""
+        step_calls = {id(c.node) for step in self.training_steps for c in self.callers_of(step)}
+        return [construction for site in self._training_calls if id(site.node) not in step_calls
+                for construction in self._constructions_of_receiver(site)]
 
     def eagerly_trained(self, construction: CallSite) -> bool:
         """Whether only eager steps train the model built at ``construction``: custom steps that are not compiled
@@ -5446,7 +5450,10 @@ class SourceQueries:
     def _find_constructions_called_by(self, step: FunctionInfo) -> list[list[CallSite]]:
         trained = self._differentiated_models(step)
         if trained == {"self"} and step.class_key in self._keras_model_classes:  # a model's own train step
-            return [self._constructions_of_class(step.class_key)]
+            # (of the instances a script makes, those `fit` trains: not one made and then replaced by another)
+            made = self._constructions_of_class(step.class_key)
+            fitted = {id(c.node) for c in self._constructions_fitted}
+            return [[c for c in made if id(c.node) in fitted] or made]
         calls = self.calls_in(step)
         # The models it calls, and those it differentiates but hands to a loss function to call (a GAN's
         # `d_loss_fn(generator, discriminator, z, x)`): both run in the step.
