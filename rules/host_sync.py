@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
 from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, CallSite, Confidence, Evidence, Example,
-                          Finding, FixAvailability, InLoopBody, Rule, RuleContext, SideEffect, TrainingLoop, Verdict,
-                          typical, visit_reading)
+                          Finding, FixAvailability, FunctionInfo, InLoopBody, Rule, RuleContext, SideEffect,
+                          TrainingLoop, Verdict, typical, visit_reading)
 
 METRIC_RESULT = m.Call(func=m.Attribute(attr=m.Name("result")), args=[])
 # Keras' copies of a model's or layer's weights into NumPy arrays and back.
@@ -24,9 +24,10 @@ LOG_EVERY = 100
 class Sync:
     node: cst.CSTNode
     statement: cst.CSTNode
-    kind: str  # "conversion", "print", "branch"
+    kind: str  # "conversion", "print", "branch", "helper"
     blocked_by: cst.Call | None = None  # an earlier call of the step that waits for the device anyway
     environment: CallSite | None = None  # the environment step the loop feeds (in the loop or a function it calls)
+    copied_by: tuple[FunctionInfo, cst.Call] | None = None  # the repo function, and its copy, a tensor is passed to
 
 
 # Calls that already make the step wait for the device (Keras' predict returns NumPy values): a read next to them
@@ -45,9 +46,12 @@ class _Syncs(InLoopBody):
     """Host reads of tensor values in per-step code: ``.numpy()``, ``float(t)``, ``print(t)``, ``np.mean(t)``,
     ``if t:``."""
 
-    def __init__(self, loop: TrainingLoop, environment: CallSite | None) -> None:
+    def __init__(self, loop: TrainingLoop, environment: CallSite | None,
+                 copy_in_callee: Callable[[cst.Call, Callable[[cst.BaseExpression], bool]],
+                                          tuple[FunctionInfo, cst.Call] | None]) -> None:
         super().__init__()
         self.loop = loop
+        self.copy_in_callee = copy_in_callee  # where a repo function a call runs copies a tensor passed to it
         self.found: list[Sync] = []
         self.statement: cst.CSTNode | None = None
         self.blocked_by: cst.Call | None = None  # the first blocking call met so far in the step
@@ -58,10 +62,10 @@ class _Syncs(InLoopBody):
         """Reads a tensor of the step, or a Keras metric's value (``train_loss.result()``)."""
         return self.loop.reads_tensor(node) or bool(m.findall(node, METRIC_RESULT))
 
-    def _add(self, node: cst.CSTNode, kind: str) -> None:
+    def _add(self, node: cst.CSTNode, kind: str, copied_by: tuple[FunctionInfo, cst.Call] | None = None) -> None:
         # One finding per statement: `print(float(loss))` is one sync.
         if not any(s.statement is self.statement for s in self.found):
-            self.found.append(Sync(node, self.statement, kind, self.blocked_by, self.environment))
+            self.found.append(Sync(node, self.statement, kind, self.blocked_by, self.environment, copied_by))
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
@@ -87,6 +91,10 @@ class _Syncs(InLoopBody):
             self.numpy_function(node)
         if m.matches(node.func, m.Attribute(value=m.SimpleString() | m.ConcatenatedString(), attr=m.Name("format"))):
             self.string_formatting(node)
+        if node.args:  # `state = to_np(state)`, a helper that returns `t.numpy()`
+            copied_by = self.copy_in_callee(node, self._reads_value)
+            if copied_by is not None:
+                self._add(node, "helper", copied_by)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if m.matches(node, _STRING_FORMATTING):
@@ -372,11 +380,29 @@ class HostSync(Rule):
                 clip_critic(critic, 0.01)
             """, line=6, note="a WGAN's weight clipping through NumPy copies every critic weight out and back in, "
                               "every step"),
+        Example("""
+            import tensorflow as tf
+
+            def to_numpy(tensor):
+                return tensor.numpy()
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+                return loss
+
+            for x, y in dataset:
+                loss = train_step(x, y)
+                losses.append(to_numpy(loss))
+            """, line=15, note="a helper the loop hands the step's loss to copies it to Python"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for loop in ctx.queries.training_loops:
-            syncs = _Syncs(loop, ctx.queries.environment_step(loop))
+            syncs = _Syncs(loop, ctx.queries.environment_step(loop),
+                           lambda call, holds_tensor: ctx.queries.host_copy_of_argument(loop.module, call, holds_tensor))
             visit_reading(loop.node.body, syncs)
             forward: list[SideEffect] | None = None  # the step's own waits in its models' forward pass, asked once
             for sync in syncs.found:
@@ -472,9 +498,14 @@ class HostSync(Rule):
         module = loop.module
         code = module.node_code(sync.node)
         loop_at = loop.loop_module.location(loop.loop).display
-        reads = {"branch": f"branches on a value the device computes (`{code}`)",
-                 "print": f"prints a tensor value (`{code}`)",
-                 "conversion": f"copies a tensor value to Python (`{code}`)"}[sync.kind]
+        if sync.copied_by is not None:
+            helper, copy = sync.copied_by
+            reads = (f"hands a tensor to `{helper.name}` (`{code}`), which copies it to Python "
+                     f"(`{helper.module.node_code(copy)}`, {helper.module.location(copy).display})")
+        else:
+            reads = {"branch": f"branches on a value the device computes (`{code}`)",
+                     "print": f"prints a tensor value (`{code}`)",
+                     "conversion": f"copies a tensor value to Python (`{code}`)"}[sync.kind]
         description = loop.description
         message = (f"{description[0].upper()}{description[1:]} {reads} every step: the host waits for the step to "
                    f"finish before it can start the next one.")

@@ -1901,6 +1901,41 @@ def test_arithmetic_on_a_tensors_shape_is_read_from_host_memory():
     assert _where(_findings({"train.py": script}, "TFH004")) == [("TFH004", "train.py", 18)]
 
 
+def test_a_tensor_handed_to_a_helper_that_copies_it_to_python_is_a_sync():
+    """A Tacotron trainer carries the decoder state from chunk to chunk through `state = to_np(state)`, a helper
+    whose `tensor.numpy()` copies the step's result to the host every step. A logger that reads the loss only on
+    some calls (`if step % 100 == 0:`) waits only then."""
+    script = """
+        import tensorflow as tf
+
+        def to_np(tensor):
+            if isinstance(tensor, (list, tuple)):
+                return [to_np(t) for t in tensor]
+            return tensor.numpy() if hasattr(tensor, "numpy") else tensor
+
+        def log(step, loss):
+            if step % 100 == 0:
+                print(step, float(loss))
+
+        @tf.function
+        def optimize_step(x, state):
+            with tf.GradientTape() as tape:
+                y, new_state = model(x, state)
+                loss = tf.reduce_mean(tf.square(y - x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return new_state, loss
+
+        state = None
+        for step, x in enumerate(dataset):
+            state, loss = optimize_step(x, state)
+            state = to_np(state)
+            log(step, loss)
+        """
+    findings = _findings({"train.py": script}, "TFH004")
+    assert _where(findings) == [("TFH004", "train.py", 23)]
+    assert "hands a tensor to `to_np`" in findings[0].message
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass

@@ -973,6 +973,9 @@ _ACCUMULATES = m.Call(func=m.Attribute(attr=m.Name("assign_add")))
 # What copies a tensor's value to the host, a Python or NumPy value from then on.
 _HOST_COPY = m.Call(func=m.Attribute(attr=m.Name("numpy") | m.Name("item") | m.Name("tolist"))) | m.Call(
     func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)))
+# A copy to Python of what a plain name holds: `t.numpy()`, `float(loss)`.
+_HOST_COPY_OF_NAME = m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("numpy") | m.Name("item") | m.Name(
+    "tolist"))) | m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg(m.Name())])
 _VALUE_CONVERSION = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()])
 _LIST_GROWTH = m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend")))
 _PRINT = m.Call(func=m.Name("print"))
@@ -1385,6 +1388,11 @@ def _yielding_loop(function: FunctionInfo) -> cst.For | cst.While | None:
     # (the loops holding them all nest one in another: in the walk's order, the innermost comes last)
     return next((loop for loop in reversed(m.findall(function.node.body, m.For() | m.While()))
                  if yields <= {id(node) for node in m.findall(loop.body, m.Yield())}), None)
+
+
+def _copied_name(copy: cst.Call) -> str:
+    """The name a :data:`_HOST_COPY_OF_NAME` call copies."""
+    return copy.func.value.value if isinstance(copy.func, cst.Attribute) else copy.args[0].value.value
 
 
 def _on_some_calls_only(function: FunctionInfo, node: cst.CSTNode) -> bool:
@@ -4931,6 +4939,21 @@ class SourceQueries:
                                             origin=origin))
                     break
         return found
+
+    def host_copy_of_argument(self, module: ModuleInfo, call: cst.Call,
+                              holds_tensor: Callable[[cst.BaseExpression], bool]) -> tuple[FunctionInfo, cst.Call] | None:
+        """Where the repo function ``call`` (in ``module``) runs copies to Python what the call passes for one of its
+        parameters (``def to_np(t): return t.numpy()``, a logger's ``float(loss)``), on every call of it (not under
+        a count); only the arguments ``holds_tensor`` says hold a tensor count."""
+        site = self._call_at.get(id(call))
+        for callee in self.callees_of(site) if site is not None and site.module is module else ():
+            passed = _arguments_by_parameter(call, _called_parameters(callee))
+            tensors = {parameter for parameter, argument in passed.items() if holds_tensor(argument)}
+            copy = next((read for read in m.findall(callee.node.body, _HOST_COPY_OF_NAME) if _copied_name(read)
+                         in tensors and not _on_some_calls_only(callee, read)), None) if tensors else None
+            if copy is not None:
+                return callee, copy
+        return None
 
     def _layer_call_methods(self, site: CallSite) -> list[FunctionInfo]:
         """The ``call`` method a call of a repo Keras layer or model instance runs (``model(images)``,
