@@ -401,8 +401,8 @@ class HostSync(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for loop in ctx.queries.training_loops:
-            syncs = _Syncs(loop, ctx.queries.environment_step(loop),
-                           lambda call, holds_tensor: ctx.queries.host_copy_of_argument(loop.module, call, holds_tensor))
+            syncs = _Syncs(loop, ctx.queries.environment_step(loop), lambda call, holds_tensor, module=loop.module:
+                           ctx.queries.host_copy_of_argument(module, call, holds_tensor))
             visit_reading(loop.node.body, syncs)
             forward: list[SideEffect] | None = None  # the step's own waits in its models' forward pass, asked once
             for sync in syncs.found:

@@ -4941,7 +4941,8 @@ class SourceQueries:
         return found
 
     def host_copy_of_argument(self, module: ModuleInfo, call: cst.Call,
-                              holds_tensor: Callable[[cst.BaseExpression], bool]) -> tuple[FunctionInfo, cst.Call] | None:
+                              holds_tensor: Callable[[cst.BaseExpression], bool]
+                              ) -> tuple[FunctionInfo, cst.Call] | None:
         """Where the repo function ``call`` (in ``module``) runs copies to Python what the call passes for one of its
         parameters (``def to_np(t): return t.numpy()``, a logger's ``float(loss)``), on every call of it (not under
         a count); only the arguments ``holds_tensor`` says hold a tensor count."""
