@@ -1936,6 +1936,36 @@ def test_a_tensor_handed_to_a_helper_that_copies_it_to_python_is_a_sync():
     assert "hands a tensor to `to_np`" in findings[0].message
 
 
+def test_a_test_that_orders_the_step_against_a_bound_starts_a_phase_not_an_interval():
+    """A latent-diffusion autoencoder trains alone until `global_step_discriminator`, then with its discriminator:
+    each side of `if i >= self.start:` runs on every step of its phase, and both read the losses with `.numpy()`.
+    A look at the first few steps (`if i < 5:`) is no per-step cost."""
+    script = """
+        import tensorflow as tf
+
+        @tf.function
+        def step_autoencoder(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        class Trainer:
+            def train(self, dataset):
+                for i, x in enumerate(dataset):
+                    if i >= self.discriminator_start:
+                        loss = step_autoencoder(x)
+                        loss = loss.numpy()
+                    else:
+                        loss = step_autoencoder(x)
+                        loss = loss.numpy()
+                    if i < 5:
+                        print(float(step_autoencoder(x)))
+        """
+    assert _where(_findings({"trainer.py": script}, "TFH004")) == [("TFH004", "trainer.py", 15),
+                                                                    ("TFH004", "trainer.py", 18)]
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass

@@ -413,8 +413,21 @@ class TrainingLoop:
             part is branch.orelse and m.matches(branch.test, _ON_INTERVAL_AT_MOST)) and (
             m.findall(branch.test, _INTERVAL_TEST) or any(
                 n.value == self.counter or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
+            and not self._phase_test(branch.test)
             or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self._ends(branch)
             for branch, part in _branches_around(self.module, statement, self.node))
+
+    def _phase_test(self, test: cst.BaseExpression) -> bool:
+        """Whether ``test`` orders the loop's counter against a bound the source does not write as a few steps
+        (``if step >= warmup:``, ``if i < pretrain_steps:``): it splits the run into two phases, each of which runs
+        on every one of its steps. (``if step < 5:`` checks the first few steps.)"""
+        if not (self.counter is not None and isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
+                isinstance(test.comparisons[0].operator, ORDERINGS)):
+            return False
+        sides = (test.left, test.comparisons[0].comparator)
+        counter = [side for side in sides if m.matches(side, m.Name(self.counter))]
+        bound = literal(next(side for side in sides if side is not counter[0])) if counter else None
+        return bool(counter) and not (isinstance(bound, int) and bound < FIRST_STEPS)
 
     def _ends(self, branch: cst.If) -> bool:
         """Whether ``branch``'s body ends with leaving this loop: a ``break`` out of it, or a ``return``."""
@@ -620,6 +633,9 @@ _ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Nam
 SCALAR_FETCH_WORDS = ("loss", "cost", "acc", "summ", "step", "lr", "learning_rate", "error", "metric", "norm")
 # A run of the graph: what it is given (a feed) goes to the device.
 _GRAPH_RUN = m.Call(func=m.Attribute(attr=m.Name("run") | m.Name("eval")))
+ORDERINGS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+# `if step < 10:` looks at the first steps only; a bound this large or one a name holds starts a phase.
+FIRST_STEPS = 100
 _INTERVAL_TEST = m.Modulo() | m.Call(func=m.Name("mod") | m.Attribute(attr=m.Name("mod")))
 # `True if step % 100 == 0 else False`: the truth of its test, spelled out.
 _TRUTH_OF_A_TEST = m.IfExp(body=m.Name("True") | m.Name("False"), orelse=m.Name("True") | m.Name("False"))
