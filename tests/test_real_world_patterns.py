@@ -1966,6 +1966,35 @@ def test_a_test_that_orders_the_step_against_a_bound_starts_a_phase_not_an_inter
                                                                     ("TFH004", "trainer.py", 18)]
 
 
+def test_numpy_work_on_a_python_batch_inside_a_tape_is_host_work():
+    """A YOLOv5 loop opens its tape around everything: the batch its loader's `next_batch()` returns, NumPy's
+    scaling of it, and a sample drawn for a picture are host arrays, and reading them waits for nothing; the loss
+    formatted for the progress bar is the step's."""
+    script = """
+        import random
+        import numpy as np
+        import tensorflow as tf
+
+        for epoch in range(100):
+            for batch in range(steps):
+                with tf.GradientTape() as tape:
+                    data = loader.next_batch()
+                    images = np.array(data["imgs"] / 255.0, dtype=np.float32)
+                    boxes = np.array(data["bboxes"] / 640, dtype=np.float32)
+                    preds = model(images, training=True)
+                    loss = loss_fn(preds, boxes)
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                    bar.set_postfix({"loss": "{:.5f}".format(loss)})
+                    one = random.choice(range(batch_size))
+                    box = boxes[one] * 640
+                    for i in np.where(np.sum(box, axis=-1))[0]:
+                        xmin, ymin, xmax, ymax = box[i]
+                        image = draw(images[one].copy() * 255, int(xmin), int(ymin), int(xmax), int(ymax))
+        """
+    assert _where(_findings({"train.py": script}, "TFH004")) == [("TFH004", "train.py", 15)]
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass

@@ -561,8 +561,7 @@ class _TensorNames(InLoopBody):
             self.loop.tensors.difference_update(bound)
             self.shapes |= bound
             return
-        elif self.taped and m.matches(node.value, _COPY_OR_NUMBER) and not self.loop.reads_tensor(node.value):
-            # `start_idx = end_idx`, `loss = 0` in a tape: a copy of what is no tensor, or a Python number
+        elif self.taped and self._host_computation(node.value):
             self.loop.tensors.difference_update(bound)
         elif self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value):
             self.loop.tensors.update(bound)
@@ -577,6 +576,22 @@ class _TensorNames(InLoopBody):
             self.loop.early_reads.add(id(node))
         if node.value in self.bound_on_host:
             self.loop.host_reads.add(id(node))
+
+    def _host_computation(self, value: cst.BaseExpression) -> bool:
+        """Whether ``value``, assigned in a tape, is computed on the host, not by the forward pass: NumPy's work
+        (``gt = np.array(data["boxes"] / 416.)``: a host array, whatever it copies), a batch drawn from a data
+        source (``data = loader.next_batch()``: the forward pass takes inputs), or, from no tensor, a copy, a number,
+        arithmetic and indexing (``box = gt[i] * 416``), Python's and NumPy's functions and an array's own methods."""
+        names = self.names_of(value) if isinstance(value, cst.Call) else frozenset()
+        if names and all(n.startswith("numpy.") for n in names):
+            return True
+        if isinstance(value, cst.Call) and not value.args and not names & self.loop.step_names and not any(
+                n.startswith(TENSOR_APIS) for n in names):
+            return True
+        return not self.loop.reads_tensor(value) and all(
+            (called := self.names_of(call)) and all(n.startswith(HOST_MODULES) for n in called)
+            or m.matches(call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(ARRAY_METHODS.__contains__))))
+            for call in m.findall(value, m.Call()))
 
     def _shape_arithmetic(self, value: cst.BaseExpression, depth: int = 2) -> bool:
         """Whether ``value`` computes with shapes (``tf.shape(mel)[1]``, a name bound to one here or by the code
@@ -601,7 +616,9 @@ class _TensorNames(InLoopBody):
         return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
 
 
-_COPY_OR_NUMBER = m.Name() | m.Integer() | m.Float()
+# What Python and NumPy compute on the host, and an array's own methods (`gt_imgs[i].copy()`).
+HOST_MODULES = ("numpy.", "builtins.", "random.", "math.")
+ARRAY_METHODS = frozenset({"copy", "astype", "reshape", "transpose", "squeeze", "flatten", "tolist", "item"})
 # TensorFlow's ops that read a tensor's shape: their int32 results live in host memory, and so do those of
 # arithmetic on them (`tf.minimum((i + 1) * chunk, tf.shape(mel)[1])`); reading them waits for no kernel.
 SHAPE_READS = frozenset({"tensorflow.shape", "tensorflow.size", "tensorflow.rank", "tensorflow.compat.v1.shape"})
