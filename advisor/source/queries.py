@@ -582,9 +582,12 @@ class _TensorNames(InLoopBody):
         (``gt = np.array(data["boxes"] / 416.)``: a host array, whatever it copies), a batch drawn from a data
         source (``data = loader.next_batch()``: the forward pass takes inputs), or, from no tensor, a copy, a number,
         arithmetic and indexing (``box = gt[i] * 416``), Python's and NumPy's functions and an array's own methods."""
-        names = self.names_of(value) if isinstance(value, cst.Call) else frozenset()
-        if names and all(n.startswith("numpy.") for n in names):
+        made = value
+        while isinstance(made, cst.Subscript):  # `np.where(probs.numpy() < 0.2)[0]`
+            made = made.value
+        if isinstance(made, cst.Call) and (numpy := self.names_of(made)) and all(n.startswith("numpy.") for n in numpy):
             return True
+        names = self.names_of(value) if isinstance(value, cst.Call) else frozenset()
         if isinstance(value, cst.Call) and not value.args and not names & self.loop.step_names and not any(
                 n.startswith(TENSOR_APIS) for n in names):
             return True
