@@ -8861,6 +8861,37 @@ def test_a_script_function_only_commented_out_code_calls_is_dead():
         ("gmm.py", 7, Reach.OTHER), ("gmm.py", 19, Reach.TRAINING)]
 
 
+def test_a_method_named_only_by_a_keyword_or_in_prose_is_never_called():
+    """A face-recognition trainer's `training()` loop is no longer called (its call is commented out); the word
+    "training" is left only as a keyword (`self.model(x, training=True)`) and in a help text: neither calls it, so
+    its findings stay out of the default output. The `fit()` the script calls trains."""
+    loop = """
+            def {name}(self, data):
+                for x in data:
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(self.model(x, training=True))
+                    self.optimizer.apply_gradients(zip(tape.gradient(loss, self.model.trainable_variables),
+                                                       self.model.trainable_variables))
+    """
+    findings = _findings({"train.py": """
+        import argparse
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+                self.optimizer = tf.keras.optimizers.Adam()
+        """ + loop.format(name="training") + loop.format(name="fit") + """
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--epochs", type=int, help="epochs of training")
+        args = parser.parse_args()
+        trainer = Trainer()
+        # trainer.training(dataset)
+        trainer.fit(dataset)
+        """}, "TFH002", show_all=True)
+    assert sorted((f.location.line, f.reach) for f in findings) == [(11, Reach.OTHER), (18, Reach.TRAINING)]
+
+
 def test_code_after_a_scripts_unconditional_exit_never_runs():
     """A weight-conversion utility ends its work with a module-level `exit()` and keeps a leftover training loop
     below it, `__main__` block included: Python never gets there. The repo's `train.py` trains."""

@@ -1800,7 +1800,8 @@ GLOBAL_STEPS = frozenset(f"tensorflow{v1}.train.{made}global_step" for v1 in (""
                          for made in ("get_or_create_", "get_", "create_"))
 # Token embeddings: what a text CNN convolves.
 EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.compat.v1.nn.embedding_lookup"})
-WORD = re.compile(r"\w+")
+# A word that names something, not one given a value: `training=True` (a keyword), `self.step = 0` (a binding).
+NAMING_WORD = re.compile(r"\w+\b(?!\s*=[^=])")
 EXITS = frozenset({"builtins.exit", "builtins.quit", "sys.exit", "os._exit"})
 # The words of a Python name: `evaluate_on_tasks`, `predictValid`, `TEST_LOOP`.
 NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
@@ -3153,11 +3154,18 @@ class SourceQueries:
 
     @cached_property
     def _word_counts(self) -> Counter[str]:
-        """How many times each word appears in the repo's code (one pass over its text, not one per name asked),
-        lines that are only a comment left out: commented-out code (``# grads = estimated_grads(data)``) calls
-        nothing."""
-        return Counter(word for module in self.index.modules
-                       for word in WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))))
+        """How many times each word names something in the repo's code (one pass over its text, not one per name
+        asked), lines that are only a comment left out, and prose in strings: commented-out code (``# grads =
+        estimated_grads(data)``) calls nothing, nor does a help text ("restart training from a checkpoint"), nor a
+        keyword given a value (``model(x, training=True)``)."""
+        counts = Counter(word for module in self.index.modules
+                         for word in NAMING_WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))))
+        # A string that is one word (`getattr(model, "train")`) may name a method; one with a space is prose.
+        counts.subtract(word for module in self.index.modules if self._exit_line(module) is None
+                        for string in m.findall(module.tree, m.SimpleString())
+                        if any(space in string.value for space in " \n\t")
+                        for word in NAMING_WORD.findall(string.value))
+        return counts
 
     def _exit_line(self, module: ModuleInfo) -> int | None:
         """The line of a script's top-level ``exit()``/``sys.exit()``/``raise SystemExit`` that runs whatever
