@@ -9132,6 +9132,30 @@ def test_a_model_made_and_then_replaced_before_fit_is_not_the_one_its_own_train_
     assert [f.location.line for f in findings] == [24]
 
 
+def test_a_setting_a_function_assigns_once_decides_its_branches():
+    """A 3-D U-Net trainer writes its settings at the top of `main()`: `mixed_precision = False`, then `if
+    mixed_precision: set_policy(...)`. A run with them trains in float32: turning the setting on is the change. A
+    name the function binds again (a loop's) decides nothing."""
+    script = """
+        import tensorflow as tf
+
+        def main():
+            mixed_precision = False
+            if mixed_precision:
+                tf.keras.mixed_precision.set_global_policy("mixed_float16")
+            model = tf.keras.Sequential([tf.keras.layers.Conv3D(f, 3) for f in (64, 128, 256, 512, 512, 512)])
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(dataset, epochs=100)
+
+        main()
+        """
+    (finding,) = _findings({"train.py": script}, "TFC001")
+    assert "which is False with the defaults" in " ".join(e.message for e in finding.evidence)
+    setting = "            mixed_precision = False\n"
+    looped = script.replace(setting, setting + "            for mixed_precision in (False, True):\n                pass\n")
+    assert "for mixed_precision in" in looped and not _findings({"train.py": looped}, "TFC001")
+
+
 def test_a_head_fine_tuned_inside_an_evaluation_function_is_not_training():
     """A few-shot learning repo evaluates its encoder by fitting a linear head on each test task, in a loop with a
     GradientTape inside `evaluate()`: the script that runs only that is no training run."""

@@ -2126,6 +2126,7 @@ class SourceQueries:
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
         self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
         self._exit_lines: dict[int, int | None] = {}  # by module
+        self._local_settings: dict[int, dict[str, cst.BaseExpression]] = {}  # by function node: name -> value
         self._statement_orders: dict[int, dict[int, int]] = {}  # by module
         self._aliases: dict[int, dict[str, set[str]]] = {}  # by function (or module) node: name -> what it is bound to
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
@@ -3258,7 +3259,28 @@ class SourceQueries:
         if bound is None and depth and isinstance(value, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, value)
             bound = (constant.module, constant.value) if constant is not None else None
+        if bound is None and depth and isinstance(value, cst.Name):
+            local = self._local_setting(module, value)
+            bound = (module, local) if local is not None else None
         return self._value(*bound, depth - 1) if bound is not None else _UNKNOWN
+
+    def _local_setting(self, module: ModuleInfo, name: cst.Name) -> cst.BaseExpression | None:
+        """What a name the function around ``name`` assigns once, and binds no other way, holds: a setting written
+        in the function (``mixed_precision = False`` at the top of ``main()``, then ``if mixed_precision:``)."""
+        function = self.enclosing_function(module, name)
+        if function is None or name.value in function.params:
+            return None
+        if id(function.node) not in self._local_settings:
+            body = function.node.body
+            # names bound otherwise too: augmented, by a loop or a `with ... as`, or declared global
+            other = {n.value for node in m.findall(body, m.AugAssign() | m.For() | m.AsName())
+                     for n in m.findall(node.target if isinstance(node, (cst.AugAssign, cst.For)) else node.name,
+                                        m.Name())}
+            other |= {n.name.value for node in m.findall(body, m.Global() | m.Nonlocal()) for n in node.names}
+            self._local_settings[id(function.node)] = {
+                bound: values[0] for bound, values in _loop_bindings(body).items()
+                if len(values) == 1 and bound not in other}
+        return self._local_settings[id(function.node)].get(name.value)
 
     def _compared(self, module: ModuleInfo, comparison: cst.Comparison, depth: int) -> object:
         """A comparison chain of known values (``a == b``, ``a in (b, c)``, ``a is None``, ``0 < a <= b``)."""
