@@ -2000,6 +2000,26 @@ def test_numpy_work_on_a_python_batch_inside_a_tape_is_host_work():
                                                                   ("TFH004", "train.py", 16)]
 
 
+def test_norms_of_each_gradient_taken_with_numpy_every_step_are_syncs():
+    """A Tacotron loop plots each layer's gradient norm: `np.linalg.norm(g)` for every `g` of the tape's gradients
+    copies each one to the host every step. Its shape (`len(g.get_shape())`) is known without waiting."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        for x, y in dataset:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            norms = []
+            for i, g in enumerate(gradients):
+                if len(g.get_shape()) > 0:
+                    norms.append(np.linalg.norm(g))
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "train.py", 12)]
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass

@@ -378,7 +378,9 @@ class TrainingLoop:
         or a keyword's name; in a function's body, not before the tensor is bound, unless a loop in the function
         can bring the tensor round to the read."""
         skipped = {id(n.attr) for n in m.findall(expression, m.Attribute())} | {
-            id(a.keyword) for a in m.findall(expression, m.Arg(keyword=m.Name()))}
+            id(a.keyword) for a in m.findall(expression, m.Arg(keyword=m.Name()))} | {
+            id(n.value) for n in m.findall(expression, _STATIC_READ)} | {
+            id(c.args[0].value) for c in m.findall(expression, _LENGTH)}
         return any(name.value in self.tensors and id(name) not in skipped and id(name) not in self.host_reads and (
             id(name) not in self.early_reads or not isinstance(self.node, cst.FunctionDef)
             or self.module.enclosing_loop(name) is not None) for name in m.findall(expression, m.Name()))
@@ -534,6 +536,8 @@ class _TensorNames(InLoopBody):
         self.bound_on_host: set[str] = set()
         self.statement: cst.CSTNode | None = None
         self.shapes: set[str] = set()  # names bound to shapes, or to arithmetic on them
+        self.tapes: set[str] = set()  # names bound to the loop's gradient tapes
+        self.gradients: set[str] = set()  # and to the lists of gradients they return
         scope = loop.node  # what the code around the loop binds (`n_frames = tf.shape(mel)[1]` above it)
         while scope is not None and not isinstance(scope, cst.FunctionDef):
             scope = loop.module.parent(scope)
@@ -545,12 +549,25 @@ class _TensorNames(InLoopBody):
 
     def visit_With(self, node: cst.With) -> None:
         self.taped += self._opens_tape(node)
+        if self._opens_tape(node):  # `with tf.GradientTape() as tape:`: `tape.gradient(...)` returns tensors
+            self.tapes |= {item.asname.name.value for item in node.items
+                           if item.asname is not None and isinstance(item.asname.name, cst.Name)}
 
     def leave_With(self, original_node: cst.With) -> None:
         self.taped -= self._opens_tape(original_node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.statement = node
+
+    def visit_For(self, node: cst.For) -> None:
+        """``for g in gradients:``: the elements of the gradients a tape returns are tensors (not ``enumerate``'s
+        count)."""
+        iterated, target = node.iter, node.target
+        if m.matches(iterated, m.Call(func=m.Name("enumerate"), args=[m.Arg(), m.ZeroOrMore()])) and m.matches(
+                target, m.Tuple(elements=[m.DoNotCare(), m.DoNotCare()])):
+            iterated, target = iterated.args[0].value, target.elements[1].value
+        if isinstance(iterated, cst.Name) and iterated.value in self.gradients:
+            self.loop.tensors.update(_bound_names(target))
 
     def leave_Assign(self, original_node: cst.Assign) -> None:  # once its value is read: `x = f(x)` reads the old x
         node = original_node
@@ -564,6 +581,8 @@ class _TensorNames(InLoopBody):
         elif self.taped and self._host_computation(node.value):
             self.loop.tensors.difference_update(bound)
         elif self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value):
+            if isinstance(node.value, cst.Call) and self._gradients_of_a_tape(node.value):
+                self.gradients |= bound
             self.loop.tensors.update(bound)
             self.bound_on_host -= bound
             self.shapes -= bound
@@ -596,6 +615,10 @@ class _TensorNames(InLoopBody):
             or m.matches(call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(ARRAY_METHODS.__contains__))))
             for call in m.findall(value, m.Call()))
 
+    def _gradients_of_a_tape(self, call: cst.Call) -> bool:
+        return m.matches(call.func, m.Attribute(value=m.Name(value=m.MatchIfTrue(self.tapes.__contains__)),
+                                                attr=m.Name("gradient")))
+
     def _shape_arithmetic(self, value: cst.BaseExpression, depth: int = 2) -> bool:
         """Whether ``value`` computes with shapes (``tf.shape(mel)[1]``, a name bound to one here or by the code
         around the loop) and Python values only: it reads no tensor but for its shape, and calls nothing but
@@ -615,10 +638,16 @@ class _TensorNames(InLoopBody):
             name.value in self.loop.tensors and name.value not in self.shapes for name in names)
 
     def _returns_tensors(self, call: cst.Call) -> bool:
+        if self._gradients_of_a_tape(call):
+            return True
         names = self.names_of(call)
         return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
 
 
+# What a tensor's static shape says, not its value: `grads.shape`, `x.get_shape()`, `x.dtype`, `len(x)`.
+_STATIC_READ = m.Attribute(value=m.Name(), attr=m.Name(value=m.MatchIfTrue(
+    lambda attr: attr in STATIC_ATTRIBUTES or attr == "get_shape")))
+_LENGTH = m.Call(func=m.Name("len"), args=[m.Arg(value=m.Name())])
 # What Python and NumPy compute on the host, and an array's own methods (`gt_imgs[i].copy()`).
 HOST_MODULES = ("numpy.", "builtins.", "random.", "math.")
 ARRAY_METHODS = frozenset({"copy", "astype", "reshape", "transpose", "squeeze", "flatten", "tolist", "item"})
