@@ -369,7 +369,9 @@ class EagerTrainStep(Rule):
         if forward:
             message += _forward_note(module, forward)
         evidence += [_effect_evidence(module, effect) for effect in forward]
-        static = Verdict(Confidence.POSSIBLE if forward else Confidence.LIKELY, typical("tf_function"),
+        compiled = _compiled_forward_evidence(ctx.queries.compiled_forward(module, step))
+        evidence += compiled
+        static = Verdict(Confidence.POSSIBLE if forward or compiled else Confidence.LIKELY, typical("tf_function"),
                          tuple(evidence))
         verdict = ctx.verdicts.eager_dispatch(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static))
         return self.finding(module, step, message, verdict, reach=ctx.queries.reach(module, loop.node),
@@ -400,14 +402,26 @@ class EagerTrainStep(Rule):
         if once:
             evidence.append(Evidence.source("each call ends its loop (a `break` follows it): it runs once per run "
                                             "of that loop, such as an episode, not every iteration"))
-        static = Verdict(Confidence.POSSIBLE if forward or once else Confidence.LIKELY, typical("tf_function"),
-                         tuple(evidence))
+        compiled = _compiled_forward_evidence(ctx.queries.compiled_forward(module, function.node.body))
+        evidence += compiled
+        static = Verdict(Confidence.POSSIBLE if forward or once or compiled else Confidence.LIKELY,
+                         typical("tf_function"), tuple(evidence))
         # (a step that loops over batches itself is an epoch: how often it is called says nothing of its steps)
         if not epoch:
             static = ctx.verdicts.few_steps([(owner, loop) for loop, owner in loops.values()], static)
         verdict = ctx.verdicts.eager_dispatch(static)
         return self.finding(module, function.node.name, message, verdict,
                             reach=ctx.queries.reach(module, function.node), codemod=None if breaking else AddTfFunction)
+
+
+def _compiled_forward_evidence(methods: list[FunctionInfo]) -> list[Evidence]:
+    """Why compiling the step gains less: the models it runs compile their forward pass themselves."""
+    if not methods:
+        return []
+    where = ", ".join(f"`{f.key.rsplit('.', 2)[-2]}.{f.name}` ({f.module.location(f.node.name).display})"
+                      for f in methods[:3])
+    return [Evidence.source(f"the models it runs are compiled already ({where}, `tf.function`): only the loss, "
+                            "the gradients' bookkeeping and the weight update are dispatched eagerly")]
 
 
 def _effect_evidence(module: ModuleInfo, effect: SideEffect) -> Evidence:

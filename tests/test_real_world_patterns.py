@@ -2020,6 +2020,38 @@ def test_norms_of_each_gradient_taken_with_numpy_every_step_are_syncs():
     assert _where(findings) == [("TFH004", "train.py", 12)]
 
 
+def test_an_eager_step_whose_model_compiles_its_own_forward_pass_gains_less():
+    """A text classifier's models decorate their `call` with `@tf.function`: the loop's eager step dispatches only
+    the loss and the update from Python, so compiling it is worth less than the finding's usual promise."""
+    script = """
+        import tensorflow as tf
+
+        class TextCNN(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.convs = [tf.keras.layers.Conv1D(128, k) for k in (3, 4, 5)]
+                self.dense = tf.keras.layers.Dense(10)
+
+            @tf.function
+            def call(self, x):
+                return self.dense(tf.concat([tf.reduce_max(conv(x), axis=1) for conv in self.convs], axis=-1))
+
+        model = TextCNN()
+        optimizer = tf.keras.optimizers.Adam()
+        for epoch in range(10):
+            for x, y in dataset:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, model(x)))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+        """
+    (finding,) = _findings({"train.py": script}, "TFH002")
+    assert finding.confidence is Confidence.POSSIBLE
+    assert any("`TextCNN.call`" in e.message for e in finding.evidence)
+    (eager,) = _findings({"train.py": script.replace("            @tf.function\n", "")}, "TFH002")
+    assert eager.confidence is Confidence.LIKELY
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass

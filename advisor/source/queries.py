@@ -5051,6 +5051,16 @@ class SourceQueries:
                 return callee, copy
         return None
 
+    def compiled_forward(self, module: ModuleInfo, block: cst.CSTNode) -> list[FunctionInfo]:
+        """The ``call`` methods of the repo models ``block`` (a training step's body, or its tape block) runs, where
+        every one of them is compiled (``@tf.function def call(self, x)``): the forward pass already runs as a
+        graph, and only the rest of the step is dispatched eagerly. Empty when one of them is not, or none is
+        known."""
+        methods = [method for call in m.findall(block, m.Call()) if (site := self._call_at.get(id(call))) is not None
+                   and site.module is module for method in self._layer_call_methods(site)]
+        return list({id(f.node): f for f in methods}.values()) if methods and all(
+            self.is_compiled(method) for method in methods) else []
+
     def _layer_call_methods(self, site: CallSite) -> list[FunctionInfo]:
         """The ``call`` method a call of a repo Keras layer or model instance runs (``model(images)``,
         ``self.rpn_head(features)``), where the source shows the instance made."""
