@@ -5533,7 +5533,11 @@ class SourceQueries:
         """The constructions of the models training trains, by how: ``"keras"`` (``fit``, ``train_on_batch``, an
         Estimator), ``"compiled"`` (a training step run as a graph), ``"eager"`` (a step run eagerly, or written
         inline in a loop)."""
-        found: dict[str, list[CallSite]] = {"keras": list(self._constructions_fitted), "compiled": [], "eager": []}
+        found: dict[str, list[CallSite]] = {"keras": [], "compiled": [], "eager": []}
+        # A step's caller (`agent.update(batch)`) holds no model; the step says which models it trains (below).
+        step_calls = {id(c.node) for step in self.training_steps for c in self.callers_of(step)}
+        for site in self._training_calls:
+            found["keras"] += [] if id(site.node) in step_calls else self._constructions_of_receiver(site)
         for step in self.training_steps:
             found["compiled" if self.runs_compiled(step) else "eager"] += self._constructions_called_by(step)
         # A step written inline in a loop (a notebook cell's `for batch in ds: with tf.GradientTape() ...`): the
@@ -5548,13 +5552,22 @@ class SourceQueries:
                                                construction.module.location(construction.node).line) is None]
         return found
 
-    @cached_property
-    def _constructions_fitted(self) -> list[CallSite]:
-        """The constructions of the models Keras' training calls train (``model.fit``, an Estimator's ``train``).
-        A step's caller (``agent.update(batch)``) holds no model; the step says which models it trains."""
-        step_calls = {id(c.node) for step in self.training_steps for c in self.callers_of(step)}
-        return [construction for site in self._training_calls if id(site.node) not in step_calls
-                for construction in self._constructions_of_receiver(site)]
+    def _replaced(self, construction: CallSite) -> bool:
+        """Whether the name ``construction`` is bound to (``model = Generator()``) is bound again to a call by a
+        statement below it in the same block, whatever happens: the first object is dropped (an SRResNet script
+        builds its model, then builds it again and fits the second)."""
+        assignment = self.index.assignment_of(construction.node)
+        module = construction.module
+        statement = module.parent(assignment) if assignment is not None else None
+        block = module.parent(statement) if statement is not None else None
+        names = {n for target in assignment.targets for n in _bound_names(target.target)} if assignment else set()
+        siblings = list(getattr(block, "body", ()))
+        if not names or statement not in siblings:
+            return False
+        return any(isinstance(later, cst.SimpleStatementLine) and any(
+            isinstance(part, cst.Assign) and isinstance(part.value, cst.Call) and names & {
+                n for target in part.targets for n in _bound_names(target.target)} for part in later.body)
+            for later in siblings[siblings.index(statement) + 1:])
 
     def eagerly_trained(self, construction: CallSite) -> bool:
         """Whether only eager steps train the model built at ``construction``: custom steps that are not compiled
@@ -5579,10 +5592,9 @@ class SourceQueries:
     def _find_constructions_called_by(self, step: FunctionInfo) -> list[list[CallSite]]:
         trained = self._differentiated_models(step)
         if trained == {"self"} and step.class_key in self._keras_model_classes:  # a model's own train step
-            # (of the instances a script makes, those `fit` trains: not one made and then replaced by another)
+            # (not an instance a script makes and then replaces with another)
             made = self._constructions_of_class(step.class_key)
-            fitted = {id(c.node) for c in self._constructions_fitted}
-            return [[c for c in made if id(c.node) in fitted] or made]
+            return [[c for c in made if not self._replaced(c)] or made]
         calls = self.calls_in(step)
         # The models it calls, and those it differentiates but hands to a loss function to call (a GAN's
         # `d_loss_fn(generator, discriminator, z, x)`): both run in the step.
