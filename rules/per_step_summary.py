@@ -22,7 +22,8 @@ HEAVY_SUMMARY_OPS = ("image", "histogram", "audio")
 # Often enough to follow training, rarely enough that the writes stop mattering.
 WRITE_EVERY = 100
 _ADD_SUMMARY = m.Attribute(attr=m.Name("add_summary"))  # TensorFlow 1.x's FileWriter
-# Python's own output streams: flushing one writes no summary.
+# Python's own output streams: flushing one in a script hands a print to the terminal, no summary; in a notebook the
+# kernel blocks until its IO thread has sent the output.
 STANDARD_STREAMS = ("sys.stdout.", "sys.stderr.")
 # In a TensorFlow 1.x merged summary: images are encoded as PNGs on the host every run; a histogram's size is that of
 # its tensor, which the source does not tell (often a loss: nothing), unless one is made per variable or gradient.
@@ -55,8 +56,8 @@ def _summary_write(module: ModuleInfo, node: cst.Call, heavy_written: Callable[[
     ops = {n.rsplit(".", 1)[-1] for n in names if n.startswith(SUMMARY_PREFIX)}
     if ops & set(SUMMARY_OPS):
         return f"writes a summary (`{module.node_code(node.func)}`)", bool(ops & set(HEAVY_SUMMARY_OPS))
-    if m.matches(node.func, m.Attribute(attr=m.Name("flush"))) and not node.args and not any(
-            n.startswith(STANDARD_STREAMS) for n in names):  # (`sys.stdout.flush()` hands a print to the terminal)
+    if m.matches(node.func, m.Attribute(attr=m.Name("flush"))) and not node.args and (
+            module.notebook is not None or not any(n.startswith(STANDARD_STREAMS) for n in names)):
         return f"flushes a writer (`{module.node_code(node)}`)", False
     if m.matches(node.func, _ADD_SUMMARY) and node.args:
         # TensorFlow 1.x: the session computed the summary in the step's run, the writer serializes it.

@@ -2052,6 +2052,27 @@ def test_an_eager_step_whose_model_compiles_its_own_forward_pass_gains_less():
     assert eager.confidence is Confidence.LIKELY
 
 
+def test_a_sum_of_losses_built_up_in_a_tape_is_a_tensor():
+    """A YOLOv3 step adds each scale's losses to names it starts at 0 (`giou_loss += loss_items[0]`), then sums
+    them: formatting the total for a log line every step reads the device's result."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        for x, y in dataset:
+            with tf.GradientTape() as tape:
+                giou_loss = conf_loss = 0
+                for head in heads:
+                    loss_items = compute_loss(head(x), y)
+                    giou_loss += loss_items[0]
+                    conf_loss += loss_items[1]
+                total_loss = giou_loss + conf_loss
+            optimizer.apply_gradients(zip(tape.gradient(total_loss, model.trainable_variables),
+                                          model.trainable_variables))
+            print("total_loss: %4.2f" % total_loss)
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "train.py", 13)]
+
+
 def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile():
     """A detection model's `call` computes anchor shapes with `.numpy()` (dragen1860's Faster R-CNN): the eager
     inline step cannot just be compiled, and the loop's `loss.numpy()` adds little to the waits the forward pass
@@ -8230,6 +8251,29 @@ def test_a_caffe_tensorflow_network_counts_the_layers_its_setup_chains():
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("train.py", 7, Confidence.LIKELY)]
     assert "makes 10 convolution and 0 dense layers" in findings[0].evidence[1].message
+
+
+def test_flushing_standard_output_every_step_costs_in_a_notebook_not_in_a_script():
+    """A progress line flushed every step (`print("\\r{}%".format(i), end=""); sys.stdout.flush()`): in a script the
+    flush hands it to the terminal, no summary writer's work; in a notebook the kernel blocks until its IO thread
+    has sent it."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    loop = """import sys
+import tensorflow as tf
+
+for step, (x, y) in enumerate(dataset):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    print("\\r{}".format(step), end="")
+    sys.stdout.flush()
+"""
+    assert not _findings({"train.py": loop}, "TFH006")
+    notebook = nbformat.writes(new_notebook(cells=[new_code_cell(loop)]))
+    assert [(f.location.cell.line, f.confidence) for f in _findings({"train.ipynb": notebook}, "TFH006")] == [
+        (9, Confidence.POSSIBLE)]
 
 
 def test_each_notebook_that_trains_its_model_inline_gets_its_own_finding():

@@ -590,6 +590,15 @@ class _TensorNames(InLoopBody):
         if id(self.statement) in self.every_iteration:
             self.bound_on_host |= bound
 
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        """``giou_loss += loss_items[0]``: adding a tensor makes one."""
+        node = original_node
+        if isinstance(node.target, cst.Name) and (self.loop.reads_tensor(node.value) or isinstance(
+                node.value, cst.Call) and self._returns_tensors(node.value)):
+            self.loop.tensors.add(node.target.value)
+            self.bound_on_host.discard(node.target.value)
+            self.shapes.discard(node.target.value)
+
     def visit_Name(self, node: cst.Name) -> None:
         if node.value not in self.loop.tensors:
             self.loop.early_reads.add(id(node))
