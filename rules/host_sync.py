@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Iterable
 
 import libcst as cst
 import libcst.matchers as m
@@ -11,7 +11,7 @@ import libcst.matchers as m
 from advisor.codemods.step_interval import GuardWithStepInterval
 from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, CallSite, Confidence, Evidence, Example,
                           Finding, FixAvailability, FunctionInfo, InLoopBody, Rule, RuleContext, SideEffect,
-                          TrainingLoop, Verdict, typical, visit_reading)
+                          SourceQueries, TrainingLoop, Verdict, typical, visit_reading)
 
 METRIC_RESULT = m.Call(func=m.Attribute(attr=m.Name("result")), args=[])
 # Keras' copies of a model's or layer's weights into NumPy arrays and back.
@@ -46,12 +46,10 @@ class _Syncs(InLoopBody):
     """Host reads of tensor values in per-step code: ``.numpy()``, ``float(t)``, ``print(t)``, ``np.mean(t)``,
     ``if t:``."""
 
-    def __init__(self, loop: TrainingLoop, environment: CallSite | None,
-                 copy_in_callee: Callable[[cst.Call, Callable[[cst.BaseExpression], bool]],
-                                          tuple[FunctionInfo, cst.Call] | None]) -> None:
+    def __init__(self, loop: TrainingLoop, environment: CallSite | None, queries: SourceQueries) -> None:
         super().__init__()
         self.loop = loop
-        self.copy_in_callee = copy_in_callee  # where a repo function a call runs copies a tensor passed to it
+        self.queries = queries  # where a repo function a call runs copies a tensor passed to it
         self.found: list[Sync] = []
         self.statement: cst.CSTNode | None = None
         self.blocked_by: cst.Call | None = None  # the first blocking call met so far in the step
@@ -92,7 +90,7 @@ class _Syncs(InLoopBody):
         if m.matches(node.func, m.Attribute(value=m.SimpleString() | m.ConcatenatedString(), attr=m.Name("format"))):
             self.string_formatting(node)
         if node.args:  # `state = to_np(state)`, a helper that returns `t.numpy()`
-            copied_by = self.copy_in_callee(node, self._reads_value)
+            copied_by = self.queries.host_copy_of_argument(self.loop.module, node, self._reads_value)
             if copied_by is not None:
                 self._add(node, "helper", copied_by)
 
@@ -401,8 +399,7 @@ class HostSync(Rule):
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for loop in ctx.queries.training_loops:
-            syncs = _Syncs(loop, ctx.queries.environment_step(loop), lambda call, holds_tensor, module=loop.module:
-                           ctx.queries.host_copy_of_argument(module, call, holds_tensor))
+            syncs = _Syncs(loop, ctx.queries.environment_step(loop), ctx.queries)
             visit_reading(loop.node.body, syncs)
             forward: list[SideEffect] | None = None  # the step's own waits in its models' forward pass, asked once
             for sync in syncs.found:

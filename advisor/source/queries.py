@@ -538,10 +538,14 @@ class _TensorNames(InLoopBody):
         self.shapes: set[str] = set()  # names bound to shapes, or to arithmetic on them
         self.tapes: set[str] = set()  # names bound to the loop's gradient tapes
         self.gradients: set[str] = set()  # and to the lists of gradients they return
-        scope = loop.node  # what the code around the loop binds (`n_frames = tf.shape(mel)[1]` above it)
+
+    @cached_property
+    def _around(self) -> dict[str, list[cst.BaseExpression]]:
+        """What the code around the loop binds (``n_frames = tf.shape(mel)[1]`` above it), read once a name asks."""
+        scope = self.loop.node
         while scope is not None and not isinstance(scope, cst.FunctionDef):
-            scope = loop.module.parent(scope)
-        self.around = _loop_bindings(scope.body if scope is not None else loop.module.tree)
+            scope = self.loop.module.parent(scope)
+        return _loop_bindings(scope.body if scope is not None else self.loop.module.tree)
 
     def _opens_tape(self, node: cst.With) -> bool:
         return any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in self.loop.module.qualified_names(item.item.func)
@@ -583,9 +587,7 @@ class _TensorNames(InLoopBody):
         elif self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value):
             if isinstance(node.value, cst.Call) and self._gradients_of_a_tape(node.value):
                 self.gradients |= bound
-            self.loop.tensors.update(bound)
-            self.bound_on_host -= bound
-            self.shapes -= bound
+            self._hold_tensors(bound)
             return
         if id(self.statement) in self.every_iteration:
             self.bound_on_host |= bound
@@ -595,9 +597,12 @@ class _TensorNames(InLoopBody):
         node = original_node
         if isinstance(node.target, cst.Name) and (self.loop.reads_tensor(node.value) or isinstance(
                 node.value, cst.Call) and self._returns_tensors(node.value)):
-            self.loop.tensors.add(node.target.value)
-            self.bound_on_host.discard(node.target.value)
-            self.shapes.discard(node.target.value)
+            self._hold_tensors({node.target.value})
+
+    def _hold_tensors(self, names: set[str]) -> None:
+        self.loop.tensors.update(names)
+        self.bound_on_host -= names
+        self.shapes -= names
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value not in self.loop.tensors:
@@ -639,7 +644,7 @@ class _TensorNames(InLoopBody):
 
         def shape(name: cst.Name) -> bool:
             return name.value in self.shapes or depth > 0 and name.value not in self.loop.tensors and bool(
-                bound := self.around.get(name.value)) and all(self._shape_arithmetic(v, depth - 1) for v in bound)
+                bound := self._around.get(name.value)) and all(self._shape_arithmetic(v, depth - 1) for v in bound)
 
         return bool(shape_reads or any(shape(name) for name in names)) and all(
             (called := self.names_of(call)) and all(n.startswith("tensorflow.") and not n.startswith(
@@ -5569,14 +5574,13 @@ class SourceQueries:
         module = construction.module
         statement = module.parent(assignment) if assignment is not None else None
         block = module.parent(statement) if statement is not None else None
-        names = {n for target in assignment.targets for n in _bound_names(target.target)} if assignment else set()
+        names = _assigned_names(assignment)
         siblings = list(getattr(block, "body", ()))
         if not names or statement not in siblings:
             return False
         return any(isinstance(later, cst.SimpleStatementLine) and any(
-            isinstance(part, cst.Assign) and isinstance(part.value, cst.Call) and names & {
-                n for target in part.targets for n in _bound_names(target.target)} for part in later.body)
-            for later in siblings[siblings.index(statement) + 1:])
+            isinstance(part, cst.Assign) and isinstance(part.value, cst.Call) and names & _assigned_names(part)
+            for part in later.body) for later in siblings[siblings.index(statement) + 1:])
 
     def eagerly_trained(self, construction: CallSite) -> bool:
         """Whether only eager steps train the model built at ``construction``: custom steps that are not compiled
