@@ -104,7 +104,8 @@ class _Syncs(InLoopBody):
             self._add(node.expression, "conversion")
 
     def numpy_call(self, node: cst.Call) -> None:
-        self._add(node, "conversion")
+        if not m.matches(node.func.value, m.Name(value=m.MatchIfTrue(self.loop.inputs.__contains__))):
+            self._add(node, "conversion")
 
     def builtin_call(self, node: cst.Call) -> None:
         if self._reads_value(node):

@@ -9337,3 +9337,162 @@ def test_a_function_a_script_hands_to_fire_as_a_command_is_a_way_into_training()
         """}, "TFH002", show_all=True)
     assert sorted((f.location.path.as_posix(), f.location.line, f.reach) for f in findings) == [
         ("cli.py", 8, Reach.TRAINING), ("train.py", 7, Reach.TRAINING), ("train.py", 16, Reach.OTHER)]
+
+
+def test_a_distributed_evaluation_pass_beside_the_training_loop_is_not_training_input():
+    """A segmentation trainer distributes two `from_generator` datasets with its strategy, then each epoch loops
+    over the training one with the compiled `train_step` and over the validation one with `test_step`: the strategy
+    hands the batches on, so the loops consume the pipelines. The validation generator is no input a training step
+    waits for; the training one is."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+        from PIL import Image
+
+        class Parser:
+            def __init__(self, paths):
+                self.paths = paths
+            def generator(self):
+                for path in self.paths:
+                    yield np.asarray(Image.open(path), np.float32), np.zeros((64, 64), np.float32)
+
+        strategy = tf.distribute.MirroredStrategy()
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3, padding="same")])
+            optimizer = tf.keras.optimizers.Adam()
+        shapes = (tf.TensorShape([None, None, 3]), tf.TensorShape([None, None]))
+        dataset = tf.data.Dataset.from_generator(Parser(train_paths).generator, (tf.float32, tf.float32),
+                                                 shapes).batch(8)
+        datasetv = tf.data.Dataset.from_generator(Parser(val_paths).generator, (tf.float32, tf.float32),
+                                                  shapes).batch(8)
+        dist_dataset = strategy.experimental_distribute_dataset(dataset)
+        dist_datasetv = strategy.experimental_distribute_dataset(datasetv)
+
+        @tf.function
+        def train_step(inputs):
+            def step_fn(batch):
+                x, y = batch
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x)[..., 0] - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+            return strategy.run(step_fn, args=(inputs,))
+
+        @tf.function
+        def test_step(inputs):
+            return strategy.run(lambda batch: model(batch[0]), args=(inputs,))
+
+        for epoch in range(10):
+            for batch in dist_dataset:
+                train_step(batch)
+            for batch in dist_datasetv:
+                test_step(batch)
+        """}, "TFD004", show_all=True)
+    (finding,) = findings
+    assert (finding.location.line, finding.confidence) == (17, Confidence.LIKELY)
+    assert "feeds loop at train.py:40:5" in finding.evidence[0].message
+
+
+def test_a_class_a_script_imports_is_the_one_in_its_own_folder():
+    """A text-recognition repo has one folder per model variant, each with its own `Seq2Seq.py` whose class has the
+    same name; a script imports the one beside it (its folder comes first on the import path). The eager step of
+    the `ctc` trainer runs `ctc/Seq2Seq.py`, not the `seq2seq` variant's model, whose Python randomness would make
+    compiling the step change what it computes."""
+    model = """
+        import random
+        import tensorflow as tf
+
+        class Seq2Seq(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(256)
+
+            def call(self, x):
+                {body}
+        """
+    findings = _findings({
+        "ctc/Seq2Seq.py": model.format(body="return self.dense(x)"),
+        "seq2seq/Seq2Seq.py": model.format(body="return self.dense(x) if random.random() < 0.5 else x"),
+        "ctc/TrainSlover.py": """
+            import tensorflow as tf
+            from Seq2Seq import Seq2Seq
+
+            class Solver:
+                def __init__(self, dataset):
+                    self.seq2seq = Seq2Seq()
+                    self.optimizer = tf.keras.optimizers.Adam()
+                    self.dataset = dataset
+
+                def train(self):
+                    for x, y in self.dataset:
+                        with tf.GradientTape() as tape:
+                            loss = tf.reduce_mean(tf.square(self.seq2seq(x) - y))
+                        grads = tape.gradient(loss, self.seq2seq.trainable_variables)
+                        self.optimizer.apply_gradients(zip(grads, self.seq2seq.trainable_variables))
+
+            if __name__ == "__main__":
+                Solver(tf.data.Dataset.from_tensor_slices((tf.zeros((64, 8)), tf.zeros((64, 256)))).batch(8)).train()
+            """}, "TFH002")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("ctc/TrainSlover.py", 12, Confidence.LIKELY)]
+
+
+def test_reading_the_batch_a_loop_iterates_waits_for_no_step():
+    """An OCR trainer logs the labels of each batch it takes from its dataset (`ctc_idx.numpy()`): a dataset's
+    elements are made on the host, so reading them waits for no step. Reading the loss the step computed does."""
+    findings = _findings({"train.py": """
+        import logging
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+        optimizer = tf.keras.optimizers.Adam()
+        dataset = tf.data.Dataset.from_tensor_slices((tf.zeros((64, 8)), tf.zeros((64,), tf.int32))).batch(8)
+
+        @tf.function
+        def train_step(images, labels):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(labels, model(images)))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        for epoch in range(10):
+            for data in dataset:
+                images, labels = data
+                logging.debug("labels: {}".format(labels.numpy()))
+                loss = train_step(images, labels)
+                logging.info("loss: {}".format(loss.numpy()))
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "train.py", 20)]
+
+
+def test_a_step_compiled_by_tf_function_func_keyword_is_compiled():
+    """LFADS compiles its step with `tf.function(func=self._step, input_signature=...)` and runs the eager `_step`
+    only when a debugging option asks: the step is compiled."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+
+        class LFADS:
+            def __init__(self, eager=False):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(256)])
+                self.optimizer = tf.keras.optimizers.Adam()
+                self.eager = eager
+                self._graph_step = tf.function(func=self._step)
+
+            def _step(self, batch):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self.model(batch)))
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+            def train_epoch(self, dataset):
+                for batch in dataset.batch(16):
+                    if self.eager:
+                        self._step(batch)
+                    else:
+                        self._graph_step(batch)
+
+        if __name__ == "__main__":
+            LFADS().train_epoch(tf.data.Dataset.from_tensor_slices(tf.zeros((256, 32))))
+        """}, "TFH002", show_all=True)
+    assert not findings

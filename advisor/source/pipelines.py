@@ -318,7 +318,12 @@ class PipelineCollector(CollectorVisitor):
                 self._add_sink(node.args[0].value, node, "iter")
                 return
             if method in DISTRIBUTE_METHODS and node.args:
-                self._add_sink(node.args[0].value, node, "distribute")
+                # The strategy hands the same batches on: whoever reads the distributed dataset (a loop over it, an
+                # iterator) consumes the pipeline; one nobody is seen reading ends here (_end_distributed_pipelines).
+                value = self.value_of(node.args[0].value)
+                if value is not None:
+                    self.graph.add_node(("call", id(node)), kind="distributed", node=node, module=self.module)
+                    self.graph.add_edge(value, ("call", id(node)))
                 return
             if method in TRAIN_METHODS:
                 self._train_sinks(node, TRAIN_METHODS[method])
@@ -522,6 +527,7 @@ def link(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Callees) 
     _settle_tentative_stages(graph)
     _link_functions_passed(graph, callees)
     _end_returned_pipelines(graph)
+    _end_distributed_pipelines(graph)
 
 
 def _link_calls(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Callees) -> None:
@@ -616,6 +622,17 @@ def _end_returned_pipelines(graph: nx.DiGraph) -> None:
             role = "returned" if not NOT_TRAINING_NAME.search(data["function"]) else "returned_eval"
             sink = ("sink", id(data["node"]), role)
             graph.add_node(sink, kind="sink", sink=Sink(role, data["node"], data["module"], data["function"]))
+            graph.add_edge(node, sink)
+
+
+def _end_distributed_pipelines(graph: nx.DiGraph) -> None:
+    """A strategy's distributed dataset that no code is seen reading (handed to a function of another library, an
+    iterator made out of sight) is consumed by the strategy: its pipeline ends at the distributing call."""
+    for node, data in list(graph.nodes(data=True)):
+        if data["kind"] == "distributed" and not any(graph.nodes[d]["kind"] == "sink"
+                                                      for d in nx.descendants(graph, node)):
+            sink = ("sink", id(data["node"]), "distribute")
+            graph.add_node(sink, kind="sink", sink=Sink("distribute", data["node"], data["module"]))
             graph.add_edge(node, sink)
 
 

@@ -367,6 +367,9 @@ class TrainingLoop:
     # of the loop's own body above them: no tensor of an earlier iteration comes round to them (`obs = []`, filled
     # from the rollout, then `obs = tf.convert_to_tensor(np.asarray(obs))`).
     host_reads: set[int] = field(default_factory=set)
+    # Names holding the batch a `for` loop iterates over: its target, and names bound to it or unpacked from it
+    # (`images, labels = batch`). A dataset's elements are made on the host: reading them waits for no step.
+    inputs: set[str] = field(default_factory=set)
     # A TensorFlow 1.x loop: the session runs in its body that run a training op (`sess.run([train_op, loss],
     # feed_dict=...)`). A session returns NumPy values: reading them costs nothing more.
     session_runs: list[cst.Call] = field(default_factory=list)
@@ -538,6 +541,8 @@ class _TensorNames(InLoopBody):
         self.shapes: set[str] = set()  # names bound to shapes, or to arithmetic on them
         self.tapes: set[str] = set()  # names bound to the loop's gradient tapes
         self.gradients: set[str] = set()  # and to the lists of gradients they return
+        if isinstance(loop.node, cst.For):
+            loop.inputs.update(_bound_names(loop.node.target))
 
     @cached_property
     def _around(self) -> dict[str, list[cst.BaseExpression]]:
@@ -576,6 +581,11 @@ class _TensorNames(InLoopBody):
     def leave_Assign(self, original_node: cst.Assign) -> None:  # once its value is read: `x = f(x)` reads the old x
         node = original_node
         bound = {name for target in node.targets for name in _bound_names(target.target)}
+        copied = node.value.value if isinstance(node.value, cst.Subscript) else node.value
+        if isinstance(copied, cst.Name) and copied.value in self.loop.inputs:  # `data_train = data`: the batch still
+            self.loop.inputs |= bound
+        else:
+            self.loop.inputs -= bound
         if m.matches(node.value, _HOST_COPY):  # `num_pos = tf.reduce_sum(labels).numpy()`: a host value from here
             self.loop.tensors.difference_update(bound)
         elif self._shape_arithmetic(node.value):
@@ -1701,15 +1711,13 @@ def _draws_a_fixed_size(site: CallSite) -> bool:
 
 
 def _wrapped_function(call: cst.Call) -> cst.Name | cst.Attribute | None:
-    """The function a call hands to a wrapper, by name: ``wrapper(f, ...)``, or ``wrapper(...)(f)`` where the
-    wrapper is given options only (else the outer call is a call of what the wrapper returned)."""
-    args = call.args
+    """The function a call hands to a wrapper, by name: ``wrapper(f, ...)`` or ``wrapper(func=f, ...)``
+    (``tf.function``'s parameter), or ``wrapper(...)(f)`` where the wrapper is given options only (else the outer
+    call is a call of what the wrapper returned)."""
     if isinstance(call.func, cst.Call) and any(a.keyword is None for a in call.func.args):
         return None
-    first = args[0] if args else None
-    if first is None or first.keyword is not None or first.star:
-        return None
-    return first.value if isinstance(first.value, (cst.Name, cst.Attribute)) else None
+    given = argument_value(call, "func", 0)
+    return given if isinstance(given, (cst.Name, cst.Attribute)) else None
 
 
 def _step_context(function: FunctionInfo, kind: str) -> HotContext:
@@ -2520,7 +2528,7 @@ class SourceQueries:
             found += [f for cls_info in self.index.subclasses_of(owner) for f in self.index.methods_of(cls_info)
                       if f.name == method]
         elif not found and (bound := self.bound_call(site.module, site.node, expr.value.value)) is not None:
-            found = [f for cls_info in self._classes_named(bound.names)
+            found = [f for cls_info in self._classes_constructed(bound)
                      for f in self._methods_of_class(cls_info, method)]
         return found
 
@@ -2801,7 +2809,7 @@ class SourceQueries:
             bound = self.bound_call(site.module, site.node, receiver.value)
             if bound is None and site.function is not None and receiver.value in _called_parameters(site.function):
                 return self._classes_given(site.function, receiver.value)
-            return self._classes_named(bound.names) or self._classes_made_by(bound) if bound is not None else []
+            return self._classes_constructed(bound) or self._classes_made_by(bound) if bound is not None else []
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
             return self._attribute_classes(_owner_class(site.function), receiver.attr.value, CALL_DEPTH)
         return []
@@ -2833,7 +2841,7 @@ class SourceQueries:
             made = self._call_at.get(id(given)) if isinstance(given, cst.Call) else self.bound_call(
                 caller.module, caller.node, given.value) if isinstance(given, cst.Name) else None
             if made is not None:
-                found.update((c.key, c) for c in self._classes_named(made.names))
+                found.update((c.key, c) for c in self._classes_constructed(made))
         return list(found.values())
 
     @cached_property
@@ -2856,7 +2864,7 @@ class SourceQueries:
         the class, or, for ``self.actor = actor`` in ``__init__``, what the class's constructions pass for
         ``actor`` (``Worker(Actor())``, ``Worker(self.actor)`` in a class that made one)."""
         found = [c for bound in self._bindings.get(("attr", owner, attribute), ())
-                 for c in self._classes_named(bound.names)]
+                 for c in self._classes_constructed(bound)]
         parameter = self._attribute_parameters.get((owner, attribute))
         if found or parameter is None or depth == 0:
             return found
@@ -2865,7 +2873,7 @@ class SourceQueries:
             passed = argument_value(construction.node, name, init.params.index(name) - 1)
             if isinstance(passed, cst.Name):
                 bound = self.bound_call(construction.module, construction.node, passed.value)
-                found += self._classes_named(bound.names) if bound is not None else []
+                found += self._classes_constructed(bound) if bound is not None else []
             elif m.matches(passed, m.Attribute(value=m.Name("self"), attr=m.Name())) and construction.function:
                 found += self._attribute_classes(construction.function.class_key, passed.attr.value, depth - 1)
         return found
@@ -3181,7 +3189,7 @@ class SourceQueries:
                 if callee.name == "__init__" and callee.class_key is not None:
                     for method in methods_by_class.get(callee.class_key, ()):
                         add(caller, method, evaluation, instantiated=True)
-            for cls_info in self._classes_named(site.names):
+            for cls_info in self._classes_constructed(site):
                 for method in methods_by_class.get(cls_info.key, ()):
                     add(caller, method, evaluation, instantiated=True)
         for function in self.index.functions:  # a nested function runs when its outer function does
@@ -3634,21 +3642,38 @@ class SourceQueries:
             return False
         if sink.role == "loop" and any(loop.node is sink.node for loop in self.training_loops):
             return True
-        if self._inspects_only(sink):
+        if self._inspects_only(sink) or sink.role == "loop" and self._beside_training_loop(sink):
             return False
         return self._trains_around(sink.module, sink.node) or sink.role == "iter" and any(
             self._trains_around(caller.module, caller.node)
             for method in self._held_iterator_readers(sink) for caller in self.callers_of(method))
 
+    def _beside_training_loop(self, sink: Sink) -> bool:
+        """A loop over a dataset that trains nothing, beside a loop of its function that trains over another
+        dataset (``for batch in train_ds: train_step(batch)``, then ``for batch in val_ds: test_step(batch)``): the
+        function trains on the other pipeline; this one is its evaluation pass."""
+        scope = self.enclosing_function(sink.module, sink.node)
+        return any(loop.node is not sink.node and loop.module is sink.module and id(loop.node) in self._dataset_loops
+                   and self.enclosing_function(loop.module, loop.node) is scope
+                   and not _inside(sink.module, sink.node, loop.node) and not _inside(sink.module, loop.node, sink.node)
+                   for loop in self.training_loops)
+
+    @cached_property
+    def _dataset_loops(self) -> set[int]:
+        """The loops (by node id) that iterate a dataset."""
+        return {id(pipeline.sink.node) for pipeline in self.index.pipelines() if pipeline.sink.role == "loop"}
+
     def evaluation_use(self, pipeline: Pipeline) -> str | None:
         """"validation", "evaluation" or "prediction" where ``pipeline`` feeds evaluation code, not the input every
         training step waits for: its consumer is (:attr:`Sink.evaluation_use`), it starts or ends in the branch only
-        an evaluation takes (the ``else`` of ``if split == "train":`` in an input function serving both), or the
+        an evaluation takes (the ``else`` of ``if split == "train":`` in an input function serving both), a loop
+        over it trains nothing beside the loop that trains (:meth:`_beside_training_loop`), or the
         function that builds it is named like evaluation code and its iterator or loop trains nothing
         (``eval_data_input_fn`` handing the dataset to a helper that makes its iterator)."""
         use = pipeline.sink.evaluation_use
         last = pipeline.last_stage
-        if use is None and any(_in_evaluation_branch(stage.module, stage.node) for stage in (pipeline.stages[0], last)):
+        if use is None and (any(_in_evaluation_branch(stage.module, stage.node) for stage in (pipeline.stages[0], last))
+                            or pipeline.sink.role == "loop" and self._beside_training_loop(pipeline.sink)):
             return "evaluation"
         if use is not None or pipeline.sink.role not in ("iter", "loop") or self.feeds_training(pipeline):
             return use
@@ -3763,7 +3788,7 @@ class SourceQueries:
         """Every repo class's instantiations, found in one pass (receivers ask per call)."""
         found: dict[int, list[CallSite]] = {}
         for site in self.index.calls:
-            for cls_info in {id(c): c for c in self._classes_named(site.names)}.values():
+            for cls_info in {id(c): c for c in self._classes_constructed(site)}.values():
                 found.setdefault(id(cls_info), []).append(site)
         return found
 
@@ -3873,7 +3898,7 @@ class SourceQueries:
                 found := self.batch_makers(site.module, site.node, arg.value, depth - 1)) is not None), None)
         if self._is_keras_image_iterator(site):
             return [], True
-        classes = self.index.nearest(site.module, site.names, self._classes_named(site.names), lambda c: c.module)
+        classes = self._classes_constructed(site)
         makers = [method for cls_info in classes
                   for method in self._methods_of_hierarchy(cls_info) if method.name in BATCH_METHODS]
         generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
@@ -3946,7 +3971,7 @@ class SourceQueries:
         called = {call.node.func.attr.value for generator in generators for call in self.calls_in(generator)
                   if m.matches(call.node.func, m.Attribute(value=m.Name("self"), attr=m.Name()))}
         owners = {generator.class_key for generator in generators}
-        return [method for cls_info in self._classes_named(bound.names) if cls_info.key not in owners
+        return [method for cls_info in self._classes_constructed(bound) if cls_info.key not in owners
                 for method in self.index.methods_of(cls_info) if method.name in called]
 
     @cached_property
@@ -4002,6 +4027,12 @@ class SourceQueries:
     def _classes_named(self, names: frozenset[str]) -> list[ClassInfo]:
         """Repo classes a callee's names may refer to (``Net()``, ``models.Net()``), by suffix as for functions."""
         return [c for name in names for c in self._classes_by_name.get(name, ())]
+
+    def _classes_constructed(self, site: CallSite) -> list[ClassInfo]:
+        """The repo classes a call makes (``Seq2Seq(...)``), as Python imports them where it is written: a class of
+        its own module or folder before the same-named classes of the repo's other projects (:meth:`nearest`)."""
+        found = self._classes_named(site.names)
+        return self.index.nearest(site.module, site.names, found, lambda c: c.module) if len(found) > 1 else found
 
     @cached_property
     def _classes_by_name(self) -> dict[str, list[ClassInfo]]:
@@ -4484,7 +4515,7 @@ class SourceQueries:
             made = [bound]
         elif m.matches(receiver, m.Attribute(value=m.Name(), attr=m.Name())):  # `agent.brain.predict(...)`
             holder = self.bound_call(site.module, site.node, receiver.value.value)
-            made = [assigned for cls_info in self._classes_named(holder.names if holder else frozenset())
+            made = [assigned for cls_info in (self._classes_constructed(holder) if holder else [])
                     for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])]
         else:
             made = self._constructions_of_receiver(site)
@@ -4493,7 +4524,7 @@ class SourceQueries:
         constructions = [c for call in made for c in self._constructions_in_call(call, CALL_DEPTH)]
         method = site.node.func.attr.value
         return bool(constructions) and not any(f.name == method for c in [*made, *constructions]
-                                               for cls_info in self._classes_named(c.names)
+                                               for cls_info in self._classes_constructed(c)
                                                for f in self.index.methods_of(cls_info))
 
     def _per_iteration(self, site: CallSite, data: cst.BaseExpression
@@ -5087,7 +5118,7 @@ class SourceQueries:
             bindings = self._bindings.get(("attr", site.function.class_key, func.attr.value), [])
         else:
             return []
-        return [method for bound in bindings for cls_info in self._classes_named(bound.names)
+        return [method for bound in bindings for cls_info in self._classes_constructed(bound)
                 if cls_info.key in self._keras_layer_classes for method in self._methods_of_class(cls_info, "call")]
 
     @cached_property
@@ -5668,7 +5699,7 @@ class SourceQueries:
         """The calls that construct the repo class ``class_key`` or a subclass: by name, or ``cls(...)`` in a
         classmethod (``ForwardTransformer.from_config(config)``)."""
         keys = {class_key} | {c.key for c in self.index.subclasses_of(class_key)}
-        return [site for site in self.index.calls if any(c.key in keys for c in self._classes_named(site.names))
+        return [site for site in self.index.calls if any(c.key in keys for c in self._classes_constructed(site))
                 or any(f.name == "__init__" and f.class_key in keys for f in self.callees_of(site))]
 
     def _differentiated_models(self, step: FunctionInfo) -> set[str] | None:
@@ -5983,7 +6014,7 @@ class SourceQueries:
 
     def _constructs_model(self, site: CallSite) -> bool:
         return bool(site.names & (SEQUENTIAL | KERAS_MODEL)) or any(
-            c.key in self._keras_model_classes for c in self._classes_named(site.names))
+            c.key in self._keras_model_classes for c in self._classes_constructed(site))
 
     @cached_property
     def _module_level_calls(self) -> dict[int, list[CallSite]]:
@@ -6101,7 +6132,7 @@ class SourceQueries:
                 arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
                 # an `__init__` runs the methods of the class instantiated, which may inherit it (`VGG16(inputs)` runs
                 # its own `setup`, which `Network.__init__` calls)
-                instantiated = (self._classes_named(call.names) or self._classes_named(
+                instantiated = (self._classes_constructed(call) or self._classes_named(
                     frozenset({callee.class_key}))) if callee.name == "__init__" else []
                 methods = [f for c in instantiated for f in self._methods_run_by_framework(c)] or [callee]
                 # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
@@ -6742,7 +6773,7 @@ class SourceQueries:
         subclass."""
         return bool(site.names & (KERAS_INPUT | SEQUENTIAL | KERAS_MODEL)) or self._library_network(site) or any(
             n.startswith(MODEL_BUILDING_PREFIXES) for n in site.names) or _pretrained(site.names) or any(
-            c.key in self._keras_model_classes for c in self._classes_named(site.names))
+            c.key in self._keras_model_classes for c in self._classes_constructed(site))
 
     def _library_network(self, site: CallSite) -> bool:
         """A whole network a library outside the repo builds (:data:`LIBRARY_NETWORKS`): in the library's own repo,
@@ -6785,7 +6816,7 @@ class SourceQueries:
             classes = [self.index.class_of(site.function)]
         else:
             holder = self.bound_call(site.module, site.node, receiver.value.value)
-            classes = self._classes_named(holder.names) if holder is not None else []
+            classes = self._classes_constructed(holder) if holder is not None else []
         found = [construction for cls_info in classes
                  for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])
                  for construction in self._constructions_in_call(assigned, CALL_DEPTH)]

@@ -173,6 +173,7 @@ def test_a_helper_applied_to_two_datasets_keeps_them_apart(index_of):
     ("for batch, label in zip(ds, labels):\n    pass", "loop"),
     ("batches = iter(ds)", "iter"),
     ("dist = strategy.experimental_distribute_dataset(ds)", "distribute"),
+    ("dist = strategy.experimental_distribute_dataset(ds)\nfor batch in dist:\n    pass", "loop"),
 ])
 def test_every_kind_of_consumer_is_a_sink_with_its_role(index_of, consumer, role):
     index = index_of(code=f"import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\n{consumer}\n")
