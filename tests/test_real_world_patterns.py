@@ -9496,3 +9496,64 @@ def test_a_step_compiled_by_tf_function_func_keyword_is_compiled():
             LFADS().train_epoch(tf.data.Dataset.from_tensor_slices(tf.zeros((256, 32))))
         """}, "TFH002", show_all=True)
     assert not findings
+
+
+def test_a_gan_class_given_its_keras_models_predicts_once_per_step():
+    """A WGAN class is handed the generator and critic a notebook builds (`WGAN(generator, critic)`), and each
+    critic step generates its fakes with `self.generator.predict(noise)`: Keras' whole-dataset set-up on every
+    step, for one batch."""
+    findings = _findings({"wgan.py": """
+        import numpy as np
+
+        class WGAN:
+            def __init__(self, generator, critic):
+                self.generator = generator
+                self.critic = critic
+
+            def _train_critic(self, x_train, batch_size):
+                true_imgs = x_train[np.random.randint(0, x_train.shape[0], batch_size)]
+                noise = np.random.normal(0, 1, (batch_size, 100))
+                gen_imgs = self.generator.predict(noise)
+                self.critic.train_on_batch(true_imgs, np.ones((batch_size, 1)))
+                self.critic.train_on_batch(gen_imgs, -np.ones((batch_size, 1)))
+
+            def train(self, x_train, batch_size, epochs):
+                for epoch in range(epochs):
+                    for _ in range(5):
+                        self._train_critic(x_train, batch_size)
+        """, "run.py": """
+        import numpy as np
+        from tensorflow.keras import layers, models
+        from wgan import WGAN
+
+        generator = models.Sequential([layers.Dense(3072, input_shape=(100,)), layers.Reshape((32, 32, 3))])
+        critic = models.Sequential([layers.Conv2D(64, 3, input_shape=(32, 32, 3)), layers.Flatten(),
+                                    layers.Dense(1)])
+        critic.compile(optimizer="rmsprop", loss="mse")
+        WGAN(generator, critic).train(np.zeros((1000, 32, 32, 3)), 32, 200)
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "wgan.py", 11)]
+
+
+def test_a_validation_pass_every_few_epochs_evaluates_each_batch_it_walks():
+    """An open-set classifier validates every few epochs by calling `evaluate` on each validation batch: the
+    interval makes the pass rare, not the calls in it, which run once per batch whenever it comes. A sample
+    predicted every few epochs stays a rare call."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        classifier = tf.keras.applications.ResNet50(weights=None)
+        classifier.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+        for epoch in range(100):
+            for step in range(1000):
+                img, label = next(train_batches)
+                classifier.train_on_batch(img, label)
+            if (epoch + 1) % 5 == 0:
+                val_accs = []
+                for val_img, val_label in val_batches:
+                    _, val_acc = classifier.evaluate(val_img, val_label, verbose=0)
+                    val_accs.append(val_acc)
+                sample = classifier.predict(np.random.normal(size=(1, 224, 224, 3)))
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "train.py", 13)]

@@ -2865,18 +2865,26 @@ class SourceQueries:
         ``actor`` (``Worker(Actor())``, ``Worker(self.actor)`` in a class that made one)."""
         found = [c for bound in self._bindings.get(("attr", owner, attribute), ())
                  for c in self._classes_constructed(bound)]
-        parameter = self._attribute_parameters.get((owner, attribute))
-        if found or parameter is None or depth == 0:
+        if found or depth == 0:
             return found
-        init, name = parameter
-        for construction in self.constructions_of(self.index.class_of(init)):
-            passed = argument_value(construction.node, name, init.params.index(name) - 1)
+        for construction, passed in self._passed_for_attribute(owner, attribute):
             if isinstance(passed, cst.Name):
                 bound = self.bound_call(construction.module, construction.node, passed.value)
                 found += self._classes_constructed(bound) if bound is not None else []
             elif m.matches(passed, m.Attribute(value=m.Name("self"), attr=m.Name())) and construction.function:
                 found += self._attribute_classes(construction.function.class_key, passed.attr.value, depth - 1)
         return found
+
+    def _passed_for_attribute(self, owner: str | None, attribute: str
+                              ) -> list[tuple[CallSite, cst.BaseExpression]]:
+        """For ``self.actor = actor`` in class ``owner``'s ``__init__``: each construction of the class, with what
+        it passes for ``actor``."""
+        parameter = self._attribute_parameters.get((owner, attribute))
+        if parameter is None:
+            return []
+        init, name = parameter
+        return [(construction, passed) for construction in self.constructions_of(self.index.class_of(init))
+                if (passed := argument_value(construction.node, name, init.params.index(name) - 1)) is not None]
 
     @cached_property
     def _attribute_parameters(self) -> dict[tuple[str, str], tuple[FunctionInfo, str]]:
@@ -4507,10 +4515,15 @@ class SourceQueries:
     def _keras_model_receiver(self, site: CallSite) -> bool:
         """Whether ``site``'s receiver is a Keras model whose ``site`` method is Keras' own: bound to a model's
         construction (or a builder returning one, or ``load_model``), passed one, or an attribute its class assigns
-        one (``self.model = self._build_model()``); not a repo model class that defines the method itself."""
+        one (``self.model = self._build_model()``) or is given one (``WGAN(generator, critic)`` for ``self.generator =
+        generator``); not a repo model class that defines the method itself."""
         receiver = site.node.func.value
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())):
-            made = self._bindings.get(("attr", _owner_class(site.function), receiver.attr.value), [])
+            owner, attribute = _owner_class(site.function), receiver.attr.value
+            made = self._bindings.get(("attr", owner, attribute), []) or [
+                bound for construction, passed in self._passed_for_attribute(owner, attribute)
+                if isinstance(passed, cst.Name) and (bound := self.bound_call(
+                    construction.module, construction.node, passed.value)) is not None]
         elif isinstance(receiver, cst.Name) and (bound := self.bound_call(site.module, site.node, receiver.value)):
             made = [bound]
         elif m.matches(receiver, m.Attribute(value=m.Name(), attr=m.Name())):  # `agent.brain.predict(...)`
@@ -4599,10 +4612,13 @@ class SourceQueries:
     def _every_n_steps(self, site: CallSite) -> bool:
         """Whether ``site`` runs under a step interval (``if batch % 100 == 0:``) in its function, not an interval
         of 1 (``if t % FRAME_PER_ACTION == 0:`` with ``FRAME_PER_ACTION = 1``), or only the first time (``if not
-        self.started: self.started = True; ...``)."""
+        self.started: self.started = True; ...``). An interval around a loop that walks data (``for x, y in
+        val_batches:``, a validation pass every few epochs) makes the call once per element whenever it comes."""
         one = m.Integer("1")
+        walker = next((loop for loop in _loop_nest(site.module, site.node) if isinstance(loop, cst.For)
+                       and not m.matches(loop.iter, m.Call(func=m.Name("range")) | m.List() | m.Tuple())), None)
         for branch, part in _branches_around(site.module, site.node):
-            if part is branch.test:
+            if part is branch.test or walker is not None and _inside(site.module, walker, part):
                 continue
             if part is branch.body and _initialises_once(branch):
                 return True
