@@ -346,6 +346,13 @@ class MixedPrecision(Rule):
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source(f"placed on the CPU (`{site.module.node_code(placement)}`), which has no "
                                             "16-bit units to gain from"))
+        hidden = ctx.queries.gpus_hidden_for(site) if hardware is None else None
+        if hidden is not None:
+            confidence = Confidence.POSSIBLE
+            module, setting = hidden
+            evidence.append(Evidence.source(f"the program hides every GPU (`{module.node_code(setting).strip()}`, "
+                                            f"{module.location(setting).display}): as written it trains on the CPU, "
+                                            "which has no 16-bit units to gain from"))
         if environment is not None:
             # Reinforcement learning: updates are small batches between environment steps the host runs in Python.
             confidence = Confidence.POSSIBLE

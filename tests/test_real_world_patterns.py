@@ -9557,3 +9557,25 @@ def test_a_validation_pass_every_few_epochs_evaluates_each_batch_it_walks():
                 sample = classifier.predict(np.random.normal(size=(1, 224, 224, 3)))
         """}, "TFH007")
     assert _where(findings) == [("TFH007", "train.py", 13)]
+
+
+def test_a_script_that_hides_every_gpu_trains_on_the_cpu():
+    """A YOLOv5 port sets `CUDA_VISIBLE_DEVICES = "-1"` at the top of its training script: as written it trains on
+    the CPU, where float16 gains nothing, so mixed precision is only possible. Hiding the GPUs under a flag (a
+    `--cpu` option) says nothing of the run the defaults make."""
+    script = """
+        import os
+        {hide}
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 512, 1024)])
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(dataset, epochs=300)
+        """
+    hidden = script.format(hide='os.environ["CUDA_VISIBLE_DEVICES"] = "-1"')
+    (finding,) = _findings({"train.py": hidden}, "TFC001")
+    assert finding.confidence is Confidence.POSSIBLE
+    assert "hides every GPU" in " ".join(e.message for e in finding.evidence)
+    flagged = script.format(hide='if os.getenv("FORCE_CPU"): os.environ["CUDA_VISIBLE_DEVICES"] = "-1"')
+    (finding,) = _findings({"train.py": flagged}, "TFC001")
+    assert finding.confidence is Confidence.LIKELY

@@ -1300,18 +1300,38 @@ class _SixteenBitMentions(_KeyedFinds):
 
 class _GpuSettings(_KeyedFinds):
     """A module's GPU settings: a session's ``gpu_options`` (``config.gpu_options.allow_growth = True``) and
-    ``os.environ["CUDA_VISIBLE_DEVICES"] = "0"`` (not ``"-1"`` or ``""``, which hide every GPU)."""
+    ``os.environ["CUDA_VISIBLE_DEVICES"] = "0"``; and in ``hidden``, the settings of ``"-1"`` or ``""`` that hide
+    every GPU from all that runs after them (not under an ``if`` or a ``try``: set whatever the run)."""
+
+    def __init__(self, module: ModuleInfo) -> None:
+        super().__init__(module)
+        self.hidden: list[tuple[cst.CSTNode, int | tuple]] = []
+        self._conditions = 0
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "gpu_options":
             self.found.append((node, self._key()))
 
+    def visit_If(self, node: cst.If) -> None:
+        self._conditions += 1
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._conditions -= 1
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self._conditions += 1
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        self._conditions -= 1
+
     def visit_Assign(self, node: cst.Assign) -> None:
-        hidden = isinstance(node.value, cst.SimpleString) and node.value.evaluated_value in ("-1", "")
-        if not hidden and any(m.matches(t.target, m.Subscript(slice=[m.SubscriptElement(m.Index(
-                m.SimpleString()))])) and literal(t.target.slice[0].slice.value) == "CUDA_VISIBLE_DEVICES"
-                for t in node.targets):
+        if not any(m.matches(t.target, m.Subscript(slice=[m.SubscriptElement(m.Index(m.SimpleString()))]))
+                   and literal(t.target.slice[0].slice.value) == "CUDA_VISIBLE_DEVICES" for t in node.targets):
+            return
+        if not (isinstance(node.value, cst.SimpleString) and node.value.evaluated_value in ("-1", "")):
             self.found.append((node, self._key()))
+        elif not self._conditions:
+            self.hidden.append((node, self._key()))
 
 
 # -- what runs per element or per compiled step -------------------------------------------------------------------
@@ -5521,13 +5541,30 @@ class SourceQueries:
             device = next((d for d in ("gpu", "tpu") if any(d in text for text in named)), None)
             if device is not None:
                 found.append((AcceleratorRequest(device, site.module.location(site.node)), self._caller_key(site)))
-        # The text test first: most modules configure no GPU and are not walked.
+        found += [(AcceleratorRequest("gpu", settings.module.location(node)), key)
+                  for settings in self._gpu_settings for node, key in settings.found]
+        return found
+
+    @cached_property
+    def _gpu_settings(self) -> list[_GpuSettings]:
+        """The GPU settings of the modules that make some (the text test first: most configure no GPU and are not
+        walked)."""
+        found = []
         for module in self.index.modules:
             if "gpu_options" in module.code or "CUDA_VISIBLE_DEVICES" in module.code:
                 settings = _GpuSettings(module)
                 visit_reading(module.tree, settings)
-                found += [(AcceleratorRequest("gpu", module.location(node)), key) for node, key in settings.found]
+                found.append(settings)
         return found
+
+    def gpus_hidden_for(self, site: CallSite) -> tuple[ModuleInfo, cst.Assign] | None:
+        """Where every program that runs ``site`` hides every GPU (``os.environ["CUDA_VISIBLE_DEVICES"] = "-1"``,
+        whatever the run): it trains on the CPU as written. None where some way into ``site`` is unknown."""
+        run = self._run_of(self._caller_key(site))
+        if run is None:
+            return None
+        return next(((settings.module, node) for settings in self._gpu_settings for node, key in settings.hidden
+                     if key in run), None)
 
     def accelerator_for(self, module: ModuleInfo, node: cst.CSTNode) -> AcceleratorRequest | None:
         """Where a program that runs ``node`` asks for a GPU or TPU (:attr:`accelerator_requests`), None when none
