@@ -357,8 +357,16 @@ class MixedPrecision(Rule):
             # Reinforcement learning: updates are small batches between environment steps the host runs in Python.
             confidence = Confidence.POSSIBLE
             evidence.append(environment_steps(environment, "the device often waits on it, whatever the precision"))
+        # Keras' policy and its loss scaling are TensorFlow 2's, and 1.x's graph rewrite needs a graph.
+        tf1_eager = ctx.queries.tf1_eager_execution(site.module) if api_since == KERAS_POLICY_SINCE else None
+        if tf1_eager is not None:
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(
+                f"this code runs TensorFlow 1.x eagerly (`{site.module.node_code(tf1_eager.node).strip()}`, "
+                f"{site.module.location(tf1_eager.node).display}): Keras' mixed-precision policy and loss scaling "
+                f"need TensorFlow {api_since[0]}.{api_since[1]}, and 1.x's graph rewrite applies to graphs only"))
         pin = ctx.index.tensorflow_pin(site.module)
-        if pin is not None and pin.predates(api_since):
+        if tf1_eager is None and pin is not None and pin.predates(api_since):
             # Upgrading TensorFlow comes first: a bigger change than the finding's, which it cannot promise.
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source(f"the repo declares {pin.describe()}, older than the TensorFlow "

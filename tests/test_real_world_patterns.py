@@ -9579,3 +9579,26 @@ def test_a_script_that_hides_every_gpu_trains_on_the_cpu():
     flagged = script.format(hide='if os.getenv("FORCE_CPU"): os.environ["CUDA_VISIBLE_DEVICES"] = "-1"')
     (finding,) = _findings({"train.py": flagged}, "TFC001")
     assert finding.confidence is Confidence.LIKELY
+
+
+def test_a_keras_model_trained_by_tensorflow_1_eagerly_has_no_policy_to_set():
+    """An OCR trainer written for TensorFlow 1.x eager execution (`tf.enable_eager_execution()`, a `tf.train`
+    optimizer) trains a big Keras model: Keras' mixed-precision policy and loss scaling are TensorFlow 2's, and
+    1.x's graph rewrite needs a graph, so the advice is only possible there."""
+    script = """
+        import tensorflow as tf
+        {eager}
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 512, 512)])
+        optimizer = tf.train.AdamOptimizer(1e-3)
+        for images, labels in dataset:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(images) - labels))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        """
+    (finding,) = _findings({"train.py": script.format(eager="tf.enable_eager_execution()")}, "TFC001")
+    assert (finding.location.line, finding.confidence) == (4, Confidence.POSSIBLE)
+    assert "runs TensorFlow 1.x eagerly" in " ".join(e.message for e in finding.evidence)
+    # In a graph (no eager execution) the 1.x rewrite applies: the model's finding stays likely.
+    graph = {f.location.line: f for f in _findings({"train.py": script.format(eager="")}, "TFC001")}
+    assert graph[4].confidence is Confidence.LIKELY

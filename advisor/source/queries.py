@@ -3480,6 +3480,11 @@ class SourceQueries:
         return next((site for mod in modules for site in self._tf1_calls.get(id(mod), ())
                      if self.reach(site.module, site.node) is not Reach.OTHER), None)
 
+    def tf1_eager_execution(self, module: ModuleInfo) -> CallSite | None:
+        """``tf.enable_eager_execution()`` in ``module``: TensorFlow 1.x run eagerly (2.x spells it only under
+        ``tf.compat.v1``, and runs eagerly anyway)."""
+        return next((site for site in self.index.calls_to(*EAGER_EXECUTION) if site.module is module), None)
+
     def legacy_keras_call(self, module: ModuleInfo) -> tuple[CallSite, str] | None:
         """A call of multi-backend Keras (``keras``, not ``tensorflow.keras``) in ``module`` with a Keras 1 argument
         (``Dense(output_dim=1024)``, ``fit(..., nb_epoch=10)``), which only Keras 2.3 and older still accept, and
