@@ -9602,3 +9602,43 @@ def test_a_keras_model_trained_by_tensorflow_1_eagerly_has_no_policy_to_set():
     # In a graph (no eager execution) the 1.x rewrite applies: the model's finding stays likely.
     graph = {f.location.line: f for f in _findings({"train.py": script.format(eager="")}, "TFC001")}
     assert graph[4].confidence is Confidence.LIKELY
+
+
+def test_python_run_by_a_function_a_map_reaches_through_a_lambda_or_a_bound_method_runs_per_element():
+    """Two YOLOv3 loaders run their augmentation through `tf.numpy_function` in the parse function their dataset
+    maps: one maps `lambda x: _parse_fn(x, training=training)`, the other its own method, `dataset.map(self.parse)`.
+    Either way the Python runs for every element, under the GIL."""
+    findings = _findings({"loader.py": """
+        import cv2
+        import numpy as np
+        import tensorflow as tf
+
+        def augment(image):
+            return cv2.GaussianBlur(image, (5, 5), 0).astype(np.float32)
+
+        def _parse_fn(record, training):
+            image = tf.io.decode_jpeg(record)
+            if training:
+                image = tf.numpy_function(augment, [image], tf.float32)
+            return image
+
+        def make_dataset(files, training=True):
+            dataset = tf.data.TFRecordDataset(files)
+            return dataset.map(lambda x: _parse_fn(x, training=training), num_parallel_calls=-1).batch(8)
+
+        class Reader:
+            def change_image(self, image):
+                return cv2.resize(image.numpy(), (416, 416)).astype(np.float32)
+
+            def parse(self, image):
+                return tf.py_function(self.change_image, [image], tf.float32)
+
+            def dataset(self, images):
+                return tf.data.Dataset.from_tensor_slices(images).map(self.parse, num_parallel_calls=-1).batch(8)
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3)])
+        model.compile("adam", "mse")
+        model.fit(make_dataset(["train.tfrecord"]), epochs=10)
+        model.fit(Reader().dataset(np.zeros((64, 500, 500, 3), np.uint8)), epochs=10)
+        """}, "TFD003", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY), (23, Confidence.LIKELY)]

@@ -1398,6 +1398,7 @@ class HotFunctions:
         self.functions: dict[int, HotContext] = {}
         self.lambda_calls: dict[int, HotContext] = {}
         self._calls_by_function: dict[int, list[CallSite]] = {}
+        self._call_at = {id(site.node): site for site in index.calls}
         for site in index.calls:
             if site.function is not None:
                 self._calls_by_function.setdefault(id(site.function.node), []).append(site)
@@ -1419,8 +1420,13 @@ class HotFunctions:
                 continue
             context = HotContext(stage.module, stage.anchor, "", in_dataset=True, stage=stage)
             if isinstance(func, cst.Lambda):
+                # `map(lambda x: parse(x, training=True))`: the calls run per element, and so do the repo
+                # functions they call
                 for call in m.findall(func, m.Call()):
                     self.lambda_calls[id(call)] = context
+                    site = self._call_at.get(id(call))
+                    if site is not None:
+                        self._mark(self.index.functions_near(site.module, site.names), context)
             else:
                 self._mark(self.functions_handed(stage, func), context)
         for compiled in compilations:
@@ -5416,12 +5422,17 @@ class SourceQueries:
         return [function for call in self.keras_compiles for function in self._functions_passed(call)]
 
     def _functions_handed(self, stage: Stage, expr: cst.BaseExpression) -> list[FunctionInfo]:
-        """The repo functions an argument of a dataset stage stands for: by name, or through a wrapper of one
-        (``functools.partial(make_dataset, files)``, written there or bound to a name before)."""
+        """The repo functions an argument of a dataset stage stands for: by name, a method of the class building
+        the stage (``dataset.map(self.parse)``), or through a wrapper of one (``functools.partial(make_dataset,
+        files)``, written there or bound to a name before)."""
         names = stage.module.qualified_names(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else frozenset()
         found = self.index.functions_near(stage.module, names)
         if found:
             return found
+        builder = self.enclosing_function(stage.module, stage.node)
+        if m.matches(expr, m.Attribute(value=m.Name("self"), attr=m.Name())) and builder is not None \
+                and builder.class_key is not None:
+            return self._methods_of_class(self.index.class_of(builder), expr.attr.value)
         wrapping = self._call_at.get(id(expr)) if isinstance(expr, cst.Call) else \
             self.bound_call(stage.module, stage.node, expr.value) if isinstance(expr, cst.Name) else None
         wrapped = _wrapped_function(wrapping.node) if wrapping is not None else None
