@@ -77,6 +77,22 @@ class StepsPerExecution(Rule):
             import re
             pattern = re.compile("step [0-9]+")
             """, profile="samples/profiles/slow_callback", note="not a Keras model"),
+        Example("""
+            import argparse
+            import tensorflow as tf
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--strategy", default="mirror")
+            args = parser.parse_args()
+            if args.strategy == "mirror":
+                strategy = tf.distribute.MirroredStrategy()
+            elif args.strategy == "tpu":
+                strategy = tf.distribute.TPUStrategy(tf.distribute.cluster_resolver.TPUClusterResolver())
+            with strategy.scope():
+                model = tf.keras.applications.ResNet50(weights=None)
+                model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
+            model.fit(dataset, epochs=10)
+            """, note="no profile, and the TPU is an option the defaults leave off: the run uses GPUs"),
     )
     invalid = (
         Example("""

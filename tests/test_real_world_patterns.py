@@ -9439,8 +9439,9 @@ def test_a_class_a_script_imports_is_the_one_in_its_own_folder():
 
 
 def test_reading_the_batch_a_loop_iterates_waits_for_no_step():
-    """An OCR trainer logs the labels of each batch it takes from its dataset (`ctc_idx.numpy()`): a dataset's
-    elements are made on the host, so reading them waits for no step. Reading the loss the step computed does."""
+    """An OCR trainer logs the labels of each batch it takes from its dataset (`ctc_idx.numpy()`, or an item of it,
+    `data[0][0].cpu().numpy()`): a dataset's elements are made on the host, so reading them waits for no step.
+    Reading the loss the step computed does."""
     findings = _findings({"train.py": """
         import logging
         import tensorflow as tf
@@ -9460,10 +9461,11 @@ def test_reading_the_batch_a_loop_iterates_waits_for_no_step():
             for data in dataset:
                 images, labels = data
                 logging.debug("labels: {}".format(labels.numpy()))
+                logging.debug("first: {}".format(data[0][0].cpu().numpy()))
                 loss = train_step(images, labels)
                 logging.info("loss: {}".format(loss.numpy()))
         """}, "TFH004")
-    assert _where(findings) == [("TFH004", "train.py", 20)]
+    assert _where(findings) == [("TFH004", "train.py", 21)]
 
 
 def test_a_step_compiled_by_tf_function_func_keyword_is_compiled():

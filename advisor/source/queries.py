@@ -3560,12 +3560,14 @@ class SourceQueries:
     @cached_property
     def _tpu_training(self) -> dict[Path, list[CallSite]]:
         """By folder. Not a ``TPUEstimator(use_tpu=FLAGS.use_tpu)`` whose flag is off with the defaults the source
-        sets (BERT's scripts): it then runs on the CPU or GPU, as an Estimator."""
+        sets (BERT's scripts): it then runs on the CPU or GPU, as an Estimator; nor a TPU strategy in a branch a run
+        with those defaults skips (``elif FLAGS.strategy_type == "tpu":`` beside the default ``"mirror"``)."""
         found: dict[Path, list[CallSite]] = {}
         for site in self.index.calls:
             if any(n.startswith("tensorflow.") and n.endswith(TPU_TRAINING_SUFFIXES) for n in site.names):
                 use_tpu = argument_value(site.node, "use_tpu", None)
-                if use_tpu is None or self._truth(site.module, use_tpu) is not False:
+                if (use_tpu is None or self._truth(site.module, use_tpu) is not False) and self.skipped_by_default(
+                        site.module, site.module.location(site.node).line) is None:
                     found.setdefault(site.module.path.parent, []).append(site)
         return found
 
