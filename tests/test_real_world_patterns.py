@@ -9644,3 +9644,40 @@ def test_python_run_by_a_function_a_map_reaches_through_a_lambda_or_a_bound_meth
         model.fit(Reader().dataset(np.zeros((64, 500, 500, 3), np.uint8)), epochs=10)
         """}, "TFD003", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY), (23, Confidence.LIKELY)]
+
+
+def test_the_model_a_step_is_passed_is_the_one_the_default_run_binds():
+    """A YOLOv1 script builds `Model()` when `--mode` is `train` (the default) and `Model(is_train=False)` otherwise,
+    then hands `model` to its eager training function: the model to make 16-bit is the one training builds."""
+    findings = _findings({"main.py": """
+        import argparse
+        import tensorflow as tf
+
+        class Model(tf.keras.Model):
+            def __init__(self, is_train=True):
+                super().__init__()
+                self.convs = [tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 1024, 1024)]
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            def call(self, x):
+                for conv in self.convs:
+                    x = conv(x)
+                return x
+
+        def train(model, dataset):
+            for images, labels in dataset:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(images) - labels))
+                gradients = tape.gradient(loss, model.trainable_variables)
+                model.optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--mode", default="train")
+        args = parser.parse_args()
+        if args.mode == "train":
+            model = Model()
+        else:
+            model = Model(is_train=False)
+        train(model, dataset)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(26, Confidence.LIKELY)]

@@ -5753,7 +5753,8 @@ class SourceQueries:
     def _argument_constructions(self, site: CallSite, argument: cst.BaseExpression | None,
                                 depth: int) -> list[CallSite]:
         """The model constructions behind an argument of the call ``site``: a builder called in place, a name bound
-        to a builder's result, or a parameter of the calling function (what its callers pass)."""
+        to a builder's result (the binding a run with the defaults makes: ``if args.mode == "train": model = Model()``
+        ``else: model = Model(is_train=False)``), or a parameter of the calling function (what its callers pass)."""
         if isinstance(argument, cst.Call) and id(argument) in self._call_at:
             return self._constructions_in_call(self._call_at[id(argument)], CALL_DEPTH)
         if m.matches(argument, m.Attribute(value=m.Name(), attr=m.Name())):  # `trainer.model`
@@ -5762,7 +5763,7 @@ class SourceQueries:
             return []
         if site.function is not None and argument.value in site.function.params:
             return self._passed_constructions(site.function, argument.value, depth - 1) if depth else []
-        bound = self.bound_call(site.module, site.node, argument.value)
+        bound = self.bound_call(site.module, site.node, argument.value, by_default=True)
         return [] if bound is None else self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
             self.index.assignment_of(bound.node), argument.value))
 
