@@ -9681,3 +9681,27 @@ def test_the_model_a_step_is_passed_is_the_one_the_default_run_binds():
         train(model, dataset)
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(26, Confidence.LIKELY)]
+
+
+def test_arithmetic_on_a_running_total_of_losses_is_a_tensor_too():
+    """A YOLOv1 loop keeps a running average of the loss (`loss_sum += loss`, `loss_avg = loss_sum / (i + 1)`) and
+    prints both the batch loss and the average each step: each `float()` waits for the step, so fixing one alone
+    gains nothing."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def train(model, dataset, optimizer):
+            loss_sum = 0
+            for i, (images, labels) in enumerate(dataset):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(images) - labels))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+                loss_sum += loss
+                loss_avg = loss_sum / (i + 1)
+                avg_loss_str = str(float(loss_avg))
+                batch_loss_str = str(float(loss))
+
+        train(tf.keras.Sequential([tf.keras.layers.Dense(10)]), dataset, tf.keras.optimizers.Adam())
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "train.py", 12), ("TFH004", "train.py", 13)]

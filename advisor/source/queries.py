@@ -594,7 +594,8 @@ class _TensorNames(InLoopBody):
             return
         elif self.taped and self._host_computation(node.value):
             self.loop.tensors.difference_update(bound)
-        elif self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value):
+        elif self.taped or isinstance(node.value, cst.Call) and self._returns_tensors(node.value) or isinstance(
+                node.value, cst.BinaryOperation) and self.loop.reads_tensor(node.value):  # `avg = total / (i + 1)`
             if isinstance(node.value, cst.Call) and self._gradients_of_a_tape(node.value):
                 self.gradients |= bound
             self._hold_tensors(bound)
