@@ -9705,3 +9705,35 @@ def test_arithmetic_on_a_running_total_of_losses_is_a_tensor_too():
         train(tf.keras.Sequential([tf.keras.layers.Dense(10)]), dataset, tf.keras.optimizers.Adam())
         """}, "TFH004")
     assert _where(findings) == [("TFH004", "train.py", 12), ("TFH004", "train.py", 13)]
+
+
+def test_a_keras_loop_beside_a_custom_training_loop_trains_too():
+    """A two-stage trainer pretrains with a custom step over one dataset, then fine-tunes with `train_on_batch` over
+    another: both loops train, so the second dataset's Python generator is input a training step waits for."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+        from PIL import Image
+
+        def images(paths):
+            for path in paths:
+                yield np.asarray(Image.open(path), np.float32), np.float32(0)
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3), tf.keras.layers.GlobalAveragePooling2D()])
+        model.compile("adam", "mse")
+        optimizer = tf.keras.optimizers.Adam()
+        pretrain = tf.data.Dataset.from_tensor_slices((np.zeros((64, 32, 32, 3)), np.zeros(64))).batch(8)
+        finetune = tf.data.Dataset.from_generator(lambda: images(paths), (tf.float32, tf.float32)).batch(8)
+
+        @tf.function
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+        for x, y in pretrain:
+            train_step(x, y)
+        for x, y in finetune:
+            model.train_on_batch(x, y)
+        """}, "TFD004")
+    assert _where(findings) == [("TFD004", "train.py", 13)]

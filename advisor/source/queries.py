@@ -3694,6 +3694,8 @@ class SourceQueries:
         """A loop over a dataset that trains nothing, beside a loop of its function that trains over another
         dataset (``for batch in train_ds: train_step(batch)``, then ``for batch in val_ds: test_step(batch)``): the
         function trains on the other pipeline; this one is its evaluation pass."""
+        if any(self._reaches_training(call, CALL_DEPTH) for call in m.findall(sink.node.body, m.Call())):
+            return False  # (a Keras loop's `train_on_batch` trains too)
         scope = self.enclosing_function(sink.module, sink.node)
         return any(loop.node is not sink.node and loop.module is sink.module and id(loop.node) in self._dataset_loops
                    and self.enclosing_function(loop.module, loop.node) is scope
