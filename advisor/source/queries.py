@@ -3695,9 +3695,10 @@ class SourceQueries:
         dataset (``for batch in train_ds: train_step(batch)``, then ``for batch in val_ds: test_step(batch)``): the
         function trains on the other pipeline; this one is its evaluation pass."""
         scope = self.enclosing_function(sink.module, sink.node)
-        beside = any(loop.node is not sink.node and loop.module is sink.module and id(loop.node) in self._dataset_loops
-                     and self.enclosing_function(loop.module, loop.node) is scope
-                     and not _inside(sink.module, sink.node, loop.node) and not _inside(sink.module, loop.node, sink.node)
+        module = sink.module
+        beside = any(loop.node is not sink.node and loop.module is module and id(loop.node) in self._dataset_loops
+                     and self.enclosing_function(module, loop.node) is scope
+                     and not _inside(module, sink.node, loop.node) and not _inside(module, loop.node, sink.node)
                      for loop in self.training_loops)
         # (a Keras loop's `train_on_batch` over the other dataset trains too)
         return beside and not any(self._reaches_training(call, CALL_DEPTH) for call in m.findall(sink.node.body,
