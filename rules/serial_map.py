@@ -8,7 +8,8 @@ import libcst as cst
 
 from advisor.codemods.parallel_map import AddNumParallelCalls
 from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
-                          RuleContext, Stage, Verdict, num_parallel_calls, spelling_args, tf1_runtime, typical)
+                          RuleContext, Stage, Verdict, argument_value, num_parallel_calls, spelling_args, tf1_runtime,
+                          typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -160,8 +161,10 @@ class SerialMap(Rule):
             confidence = Confidence.POSSIBLE
         elif stage.op == "map" and waiting:
             first = waiting[0]
+            # the library function a `tf.numpy_function(np.load, ...)` hands over, or the call its Python makes
+            waits = argument_value(first.node, "func", 0) if first.names & PYTHON_FUNCTION_OPS else first.node.func
             message = (f"`.map()` has no `num_parallel_calls`, and its Python function waits "
-                       f"(`{first.module.node_code(first.node.func)}`, line {first.module.location(first.node).line}): "
+                       f"(`{first.module.node_code(waits)}`, line {first.module.location(first.node).line}): "
                        "TensorFlow runs it one element at a time, but waiting releases the GIL, so parallel calls run "
                        "several at once.")
             confidence = Confidence.LIKELY

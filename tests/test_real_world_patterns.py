@@ -9737,3 +9737,25 @@ def test_a_keras_loop_beside_a_custom_training_loop_trains_too():
             model.train_on_batch(x, y)
         """}, "TFD004")
     assert _where(findings) == [("TFD004", "train.py", 13)]
+
+
+def test_numpy_function_handed_a_loader_waits_on_files():
+    """TensorFlowTTS loads each utterance's features with `tf.numpy_function(np.load, [path], tf.float32)` in its
+    dataset's map: the Python waits on a file, releasing the GIL, so parallel calls do help. With them, nothing to
+    report (TFD003 is for Python that computes); without them, the serial map is the finding."""
+    script = """
+        import numpy as np
+        import tensorflow as tf
+
+        @tf.function
+        def load(path):
+            return tf.numpy_function(np.load, [path], tf.float32)
+
+        dataset = tf.data.Dataset.from_tensor_slices(paths).map(lambda p: load(p){parallel}).batch(16)
+        model.fit(dataset, epochs=10)
+        """
+    assert not _findings({"train.py": script.format(parallel=", tf.data.AUTOTUNE")}, "TFD003", "TFD002",
+                         show_all=True)
+    (finding,) = _findings({"train.py": script.format(parallel="")}, "TFD003", "TFD002")
+    assert (finding.code, finding.location.line, finding.confidence) == ("TFD002", 8, Confidence.LIKELY)
+    assert "waits (`np.load`, line 6)" in finding.message

@@ -5268,7 +5268,13 @@ class SourceQueries:
 
     def waiting_calls(self, python_function_call: CallSite) -> list[CallSite]:
         """For a ``tf.py_function``/``numpy_function`` call: the calls its Python makes that wait (sleep, file or
-        network I/O) rather than compute; empty when it computes, or when the source does not show its Python."""
+        network I/O) rather than compute, or the call itself where it hands over a library function that waits
+        (``tf.numpy_function(np.load, [path], tf.float32)``); empty when it computes, or when the source does not
+        show its Python."""
+        given = argument_value(python_function_call.node, "func", 0)
+        if isinstance(given, (cst.Name, cst.Attribute)) and any(
+                name.startswith(WAITING_PREFIXES) for name in python_function_call.module.qualified_names(given)):
+            return [python_function_call]
         function = self.mapped_function(python_function_call.node, python_function_call.module, "func")
         if function is None:
             return []
