@@ -9581,6 +9581,25 @@ def test_a_script_that_hides_every_gpu_trains_on_the_cpu():
     flagged = script.format(hide='if os.getenv("FORCE_CPU"): os.environ["CUDA_VISIBLE_DEVICES"] = "-1"')
     (finding,) = _findings({"train.py": flagged}, "TFC001")
     assert finding.confidence is Confidence.LIKELY
+    # A weight converter that hides the GPUs and builds the same model says nothing of the training script.
+    model = """
+        import tensorflow as tf
+
+        def yolo():
+            return tf.keras.Sequential([tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 512, 1024)])
+        """
+    findings = _findings({"model.py": model, "convert.py": """
+        import os
+        os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
+        from model import yolo
+        yolo().save_weights("converted.h5")
+        """, "train.py": """
+        from model import yolo
+        net = yolo()
+        net.compile(optimizer="adam", loss="mse")
+        net.fit(dataset, epochs=300)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("model.py", Confidence.LIKELY)]
 
 
 def test_a_keras_model_trained_by_tensorflow_1_eagerly_has_no_policy_to_set():

@@ -5588,12 +5588,20 @@ class SourceQueries:
 
     def gpus_hidden_for(self, site: CallSite) -> tuple[ModuleInfo, cst.Assign] | None:
         """Where every program that runs ``site`` hides every GPU (``os.environ["CUDA_VISIBLE_DEVICES"] = "-1"``,
-        whatever the run): it trains on the CPU as written. None where some way into ``site`` is unknown."""
-        run = self._run_of(self._caller_key(site))
-        if run is None:
+        whatever the run): it trains on the CPU as written. None where one does not, or where some way into ``site``
+        is unknown."""
+        starts = self._starts(self._caller_key(site))
+        if not starts or not all(self._is_program(start) for start in starts):
             return None
-        return next(((settings.module, node) for settings in self._gpu_settings for node, key in settings.hidden
-                     if key in run), None)
+        found = None
+        for start in starts:  # each: a weight converter hiding the GPUs says nothing of the training script
+            run = {start} | self._program_run(start)
+            here = next(((settings.module, node) for settings in self._gpu_settings
+                         for node, key in settings.hidden if key in run), None)
+            if here is None:
+                return None
+            found = found or here
+        return found
 
     def accelerator_for(self, module: ModuleInfo, node: cst.CSTNode) -> AcceleratorRequest | None:
         """Where a program that runs ``node`` asks for a GPU or TPU (:attr:`accelerator_requests`), None when none
