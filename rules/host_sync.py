@@ -42,18 +42,6 @@ _KEY_TEST = m.Comparison(left=m.SimpleString(), comparisons=[m.ComparisonTarget(
 _STRING_FORMATTING = m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo())
 
 
-def _read_from(expression: cst.BaseExpression) -> cst.Name | None:
-    """The name a chain of item reads, attributes and method calls starts from: ``data["imgs"][0].cpu()`` reads
-    ``data``."""
-    while True:
-        if isinstance(expression, (cst.Subscript, cst.Attribute)):
-            expression = expression.value
-        elif isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
-            expression = expression.func.value
-        else:
-            return expression if isinstance(expression, cst.Name) else None
-
-
 class _Syncs(InLoopBody):
     """Host reads of tensor values in per-step code: ``.numpy()``, ``float(t)``, ``print(t)``, ``np.mean(t)``,
     ``if t:``."""
@@ -116,8 +104,7 @@ class _Syncs(InLoopBody):
             self._add(node.expression, "conversion")
 
     def numpy_call(self, node: cst.Call) -> None:
-        read = _read_from(node.func.value)
-        if read is None or read.value not in self.loop.inputs:
+        if not self.loop.reads_input(node.func.value):
             self._add(node, "conversion")
 
     def builtin_call(self, node: cst.Call) -> None:

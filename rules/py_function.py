@@ -122,7 +122,7 @@ class PyFunction(Rule):
         sites = [(site, context) for site in ctx.index.calls_to(*PYTHON_FUNCTION_OPS)
                  if (context := hot.context_of(site) or ctx.queries.session_graph_context(site)) is not None]
         for site, context in sites:
-            if not (context.in_dataset and ctx.queries.waiting_calls(site)):
+            if not (context.in_dataset and ctx.queries.waits(site)):
                 yield self._finding(ctx, site, context, sites)
 
     def _finding(self, ctx: RuleContext, site: CallSite, context: HotContext,

@@ -8,8 +8,7 @@ import libcst as cst
 
 from advisor.codemods.parallel_map import AddNumParallelCalls
 from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
-                          RuleContext, Stage, Verdict, argument_value, num_parallel_calls, spelling_args, tf1_runtime,
-                          typical)
+                          RuleContext, Stage, Verdict, num_parallel_calls, spelling_args, tf1_runtime, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -145,7 +144,7 @@ class SerialMap(Rule):
             return None  # selecting fields, setting shapes, making constants: nothing worth parallelizing
         stateful = ctx.queries.stateful_calls(mapped) if mapped is not None else []
         python = [site for site in stateful if site.names & PYTHON_FUNCTION_OPS]
-        waiting = [w for site in python for w in ctx.queries.waiting_calls(site)]
+        waiting = [w for site in python for w in ctx.queries.waits(site)]
         if python and not waiting and len(python) == len(stateful):
             return None  # Python that computes: the GIL serializes it whatever the parallelism (TFD003's advice)
         modules = [module for p in pipelines for module in p.modules] or [stage.module]
@@ -160,11 +159,9 @@ class SerialMap(Rule):
                        "would tell).")
             confidence = Confidence.POSSIBLE
         elif stage.op == "map" and waiting:
-            first = waiting[0]
-            # the library function a `tf.numpy_function(np.load, ...)` hands over, or the call its Python makes
-            waits = argument_value(first.node, "func", 0) if first.names & PYTHON_FUNCTION_OPS else first.node.func
+            module, waits = waiting[0]
             message = (f"`.map()` has no `num_parallel_calls`, and its Python function waits "
-                       f"(`{first.module.node_code(waits)}`, line {first.module.location(first.node).line}): "
+                       f"(`{module.node_code(waits)}`, line {module.location(waits).line}): "
                        "TensorFlow runs it one element at a time, but waiting releases the GIL, so parallel calls run "
                        "several at once.")
             confidence = Confidence.LIKELY

@@ -376,6 +376,11 @@ class TrainingLoop:
     # A Keras loop: the `train_on_batch` calls in its body, each a whole step that returns NumPy values.
     batch_trainings: list[cst.Call] = field(default_factory=list)
 
+    def reads_input(self, expression: cst.BaseExpression) -> bool:
+        """Whether ``expression`` reads the batch the loop iterates over (:attr:`inputs`), an item of it or what a
+        method of it returns (``data["imgs"][0].cpu()``): made on the host, it waits for no step."""
+        return _root_name(expression, through_methods=True) in self.inputs
+
     def reads_tensor(self, expression: cst.CSTNode) -> bool:
         """Whether ``expression`` (in this code) reads one of its tensors: a name bound to one, not an attribute's
         or a keyword's name; in a function's body, not before the tensor is bound, unless a loop in the function
@@ -581,8 +586,7 @@ class _TensorNames(InLoopBody):
     def leave_Assign(self, original_node: cst.Assign) -> None:  # once its value is read: `x = f(x)` reads the old x
         node = original_node
         bound = {name for target in node.targets for name in _bound_names(target.target)}
-        copied = node.value.value if isinstance(node.value, cst.Subscript) else node.value
-        if isinstance(copied, cst.Name) and copied.value in self.loop.inputs:  # `data_train = data`: the batch still
+        if self.loop.reads_input(node.value):  # `data_train = data`, `images = data[0]`: the batch still
             self.loop.inputs |= bound
         else:
             self.loop.inputs -= bound
@@ -736,11 +740,16 @@ _SETS_TRAINABLE = m.Assign(targets=[m.AssignTarget(target=m.Attribute(attr=m.Nam
                            value=m.Name("True"))
 
 
-def _root_name(expression: cst.BaseExpression) -> str | None:
-    """The name an attribute or item chain starts from: ``model`` for ``model.layers[1]``."""
-    while isinstance(expression, (cst.Attribute, cst.Subscript)):
-        expression = expression.value
-    return expression.value if isinstance(expression, cst.Name) else None
+def _root_name(expression: cst.BaseExpression, through_methods: bool = False) -> str | None:
+    """The name an attribute or item chain starts from: ``model`` for ``model.layers[1]``; with ``through_methods``,
+    through the methods called on the way too: ``data`` for ``data["imgs"][0].cpu()``."""
+    while True:
+        if isinstance(expression, (cst.Attribute, cst.Subscript)):
+            expression = expression.value
+        elif through_methods and isinstance(expression, cst.Call) and isinstance(expression.func, cst.Attribute):
+            expression = expression.func.value
+        else:
+            return expression.value if isinstance(expression, cst.Name) else None
 
 
 def _initialises_once(branch: cst.If) -> bool:
@@ -1390,16 +1399,16 @@ class HotFunctions:
     ``compile``), or when a hot function calls it.
     """
 
-    def __init__(self, index: SourceIndex, compilations: Iterable[Compilation],
+    def __init__(self, index: SourceIndex, call_at: dict[int, CallSite], compilations: Iterable[Compilation],
                  functions_handed: Callable[[Stage, cst.BaseExpression], list[FunctionInfo]],
                  compiled_losses: Iterable[FunctionInfo]) -> None:
         self.index = index
+        self._call_at = call_at  # each call's site, by its node's id
         self.functions_handed = functions_handed  # the repo functions an argument of a stage stands for
         # By the function's node: a notebook and the script exported from it define functions of the same keys.
         self.functions: dict[int, HotContext] = {}
         self.lambda_calls: dict[int, HotContext] = {}
         self._calls_by_function: dict[int, list[CallSite]] = {}
-        self._call_at = {id(site.node): site for site in index.calls}
         for site in index.calls:
             if site.function is not None:
                 self._calls_by_function.setdefault(id(site.function.node), []).append(site)
@@ -5266,19 +5275,20 @@ class SourceQueries:
                                                             CALL_DEPTH))
         return found if found or call.names else self.callees_of(call)
 
-    def waiting_calls(self, python_function_call: CallSite) -> list[CallSite]:
-        """For a ``tf.py_function``/``numpy_function`` call: the calls its Python makes that wait (sleep, file or
-        network I/O) rather than compute, or the call itself where it hands over a library function that waits
-        (``tf.numpy_function(np.load, [path], tf.float32)``); empty when it computes, or when the source does not
-        show its Python."""
+    def waits(self, python_function_call: CallSite) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
+        """For a ``tf.py_function``/``numpy_function`` call: what in its Python waits (sleep, file or network I/O)
+        rather than computes, each with its module: the functions its calls call, or the library function it is
+        handed (``tf.numpy_function(np.load, [path], tf.float32)``); empty when it computes, or when the source does
+        not show its Python."""
+        module = python_function_call.module
         given = argument_value(python_function_call.node, "func", 0)
         if isinstance(given, (cst.Name, cst.Attribute)) and any(
-                name.startswith(WAITING_PREFIXES) for name in python_function_call.module.qualified_names(given)):
-            return [python_function_call]
-        function = self.mapped_function(python_function_call.node, python_function_call.module, "func")
+                name.startswith(WAITING_PREFIXES) for name in module.qualified_names(given)):
+            return [(module, given)]
+        function = self.mapped_function(python_function_call.node, module, "func")
         if function is None:
             return []
-        return [site for site in self.calls_run_by(function)
+        return [(site.module, site.node.func) for site in self.calls_run_by(function)
                 if any(name.startswith(WAITING_PREFIXES) for name in site.names)
                 or (not site.names and isinstance(site.node.func, cst.Attribute)
                     and site.node.func.attr.value in WAITING_METHODS)]
@@ -5393,7 +5403,7 @@ class SourceQueries:
 
     @cached_property
     def hot_functions(self) -> HotFunctions:
-        return HotFunctions(self.index, self.compilations, self._functions_handed, self.compiled_losses)
+        return HotFunctions(self.index, self._call_at, self.compilations, self._functions_handed, self.compiled_losses)
 
     @cached_property
     def eager_switches(self) -> list[tuple[CallSite, cst.Arg]]:
