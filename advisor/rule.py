@@ -46,8 +46,8 @@ __all__ = [
     "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "PerStepKerasCall", "Pipeline",
     "PrecisionSetting", "Reach",
     "Rule", "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict",
-    "anchor", "argument", "argument_value", "batch_parameter", "brief", "compiled_function_name", "environment_steps",
-    "literal",
+    "anchor", "argument", "argument_value", "batch_parameter", "brief", "cached_results", "compiled_function_name",
+    "environment_steps", "literal",
     "method_name", "num_parallel_calls", "round_up", "runs_in_parallel", "spelling_args", "tf1_runtime", "typical",
     "visit_reading",
 ]
@@ -155,6 +155,13 @@ def environment_steps(environment: CallSite, consequence: str) -> Evidence:
     return Evidence.source(f"the agent trains between steps of an environment (`{module.node_code(environment.node)}`"
                            f", {module.location(environment.node).display}), which the host runs in Python: "
                            f"{consequence}")
+
+
+def cached_results(cache: Stage) -> Evidence:
+    """Why a per-element function runs in the first epoch only: the ``.cache()`` ``ctx.queries.cached_after``
+    found after it."""
+    return Evidence.source(f"`.cache()` ({cache.module.location(cache.anchor).line_label}) keeps its results: it "
+                           "runs in the first epoch only")
 
 
 def tf1_runtime(call: CallSite) -> Evidence:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from advisor.rule import (PYTHON_FUNCTION_OPS, CallSite, Confidence, Evidence, Example, Finding, HotContext, Rule,
-                          RuleContext, Verdict, anchor, brief, typical)
+                          RuleContext, Verdict, anchor, brief, cached_results, typical)
 
 
 class PyFunction(Rule):
@@ -142,6 +142,10 @@ class PyFunction(Rule):
         if not per_step:
             evidence.append(Evidence.source("no training step calls it: it runs for evaluation or in a callback, "
                                             "not on every training step"))
+        cache = ctx.queries.cached_after(context.stage) if context.stage is not None else None
+        if cache is not None:
+            per_step = False
+            evidence.append(cached_results(cache))
         condition = ctx.queries.graph_op_condition(site) if context.in_graph else None
         if condition is not None:
             per_step = False

@@ -8,7 +8,8 @@ import libcst as cst
 
 from advisor.codemods.parallel_map import AddNumParallelCalls
 from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
-                          RuleContext, Stage, Verdict, num_parallel_calls, spelling_args, tf1_runtime, typical)
+                          RuleContext, Stage, Verdict, cached_results, num_parallel_calls, spelling_args, tf1_runtime,
+                          typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 2
@@ -197,11 +198,10 @@ class SerialMap(Rule):
             evidence.append(Evidence.source(
                 f"its function only splits, looks up, slices, casts or draws random numbers per element{overlap}: "
                 "one thread likely keeps up"))
-        cache = _cache_after(stage, pipelines)
+        cache = ctx.queries.cached_after(stage)
         if cache is not None:
             confidence = Confidence.POSSIBLE
-            evidence.append(Evidence.source(f"`.cache()` ({cache.module.location(cache.anchor).line_label}) keeps "
-                                            "its results: it runs in the first epoch only"))
+            evidence.append(cached_results(cache))
         if not pipelines:
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source("no consumer of this dataset is seen (`fit`, a loop, an iterator, a "
@@ -226,11 +226,6 @@ class SerialMap(Rule):
         return self.finding(stage.module, stage.anchor, message, verdict, reach=ctx.queries.stage_reach(stage),
                             codemod=AddNumParallelCalls, fix_args=spelling_args(ctx, modules),
                             priority=priority, end_node=stage.node)
-
-
-def _cache_after(stage: Stage, pipelines: list[Pipeline]) -> Stage | None:
-    """The ``.cache()`` that follows ``stage`` in every pipeline it is part of, if there is one."""
-    return _after(stage, pipelines, lambda before, after: _first(after, "cache"))
 
 
 def _prefetch_after(stage: Stage, pipelines: list[Pipeline]) -> Stage | None:

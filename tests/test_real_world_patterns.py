@@ -4458,6 +4458,27 @@ def test_a_helper_defined_inside_a_function_hides_the_module_function_of_that_na
     assert [(f.location.line, f.confidence) for f in findings] == [(6, Confidence.LIKELY), (15, Confidence.LIKELY)]
 
 
+@pytest.mark.parametrize("cache, confidence", [(".cache()", Confidence.POSSIBLE), ("", Confidence.LIKELY)])
+def test_a_python_function_whose_results_are_cached_runs_in_the_first_epoch_only(cache, confidence):
+    """The Transformer tutorial tokenizes with `tf.py_function`, then caches the tokenized pairs: 19 of its 20
+    epochs read the cache, so the Python is a first-epoch cost, below the default output."""
+    findings = _findings({"transformer.py": f"""
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+
+        def tf_encode(pt, en):
+            return tf.py_function(encode, [pt, en], [tf.int64, tf.int64])
+
+        examples = tfds.load("ted_hrlr_translate/pt_to_en", split="train", as_supervised=True)
+        train = examples.map(tf_encode).filter(short){cache}.shuffle(20000).padded_batch(64).prefetch(2)
+        for epoch in range(20):
+            for inp, tar in train:
+                train_step(inp, tar)
+        """}, "TFD003", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(5, confidence)]
+    assert ("first epoch only" in " ".join(e.message for e in findings[0].evidence)) == bool(cache)
+
+
 def test_a_script_and_its_notebook_each_name_their_own_map_of_a_python_function():
     """The same chapter as script and notebook: each `tf.py_function` finding names the map of its own file."""
     import nbformat
@@ -4813,6 +4834,32 @@ def test_a_map_of_a_method_of_a_repo_object_is_read_for_what_it_does():
             return data.repeat().shuffle(1024).batch(params["batch_size"])
 
         estimator.train(input_fn=input_fn_train, steps=1000)
+        """}, "TFD002", show_all=True)
+    assert findings == []
+
+
+@pytest.mark.parametrize("regroup", [
+    """x, y = {}, {}
+            for name, tensor in record.items():
+                if name in ("start_positions", "end_positions"):
+                    y[name] = tensor
+                else:
+                    x[name] = tensor
+            return x, y""",
+    "return tf.SparseTensor(record[0], record[1], record[2]), record[3]",
+], ids=["dict-split", "sparse-wrap"])
+def test_a_map_that_walks_or_wraps_the_fields_it_is_given_does_no_work(regroup):
+    """BERT's SQuAD pipeline splits each record's dict into features and labels with a loop over `.items()`; a
+    knowledge-graph notebook wraps a generator's (indices, values, shape) into a `tf.SparseTensor`: structure, not
+    per-element work worth parallel calls."""
+    findings = _findings({"squad.py": f"""
+        import tensorflow as tf
+
+        def select(record):
+            {regroup}
+
+        ds = tf.data.TFRecordDataset(files).map(select).batch(32).prefetch(8)
+        model.fit(ds, epochs=2)
         """}, "TFD002", show_all=True)
     assert findings == []
 

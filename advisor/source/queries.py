@@ -186,7 +186,7 @@ STATEFUL_OP_PREFIXES = ("tensorflow.random.", "tensorflow.random_", "tensorflow.
 METADATA_OPS = frozenset(f"tensorflow.{op}" for op in (
     "reshape", "ensure_shape", "cast", "identity", "zeros", "ones", "zeros_like", "ones_like", "constant", "fill",
     "shape", "expand_dims", "squeeze", "convert_to_tensor", "TensorShape", "dtypes.cast", "decode_raw",
-    "io.decode_raw"))
+    "io.decode_raw", "SparseTensor", "sparse.SparseTensor"))
 METADATA_METHODS = frozenset({"set_shape", "get_shape", "as_list", "merge_with", "with_rank", "with_rank_at_least"})
 # Ops that split, look up, slice, join and compare what an element already holds, parse a CSV line or draw random
 # numbers: microseconds per element, next to decoding, resizing or augmenting an image. With METADATA_OPS, a map's
@@ -328,6 +328,9 @@ DOCSTRING = m.SimpleStatementLine(body=[m.Expr(value=m.SimpleString() | m.Concat
 # A layer with one of these activations produces class scores.
 OUTPUT_ACTIVATIONS = frozenset({"softmax", "sigmoid"})
 STRUCTURE_TESTS = (cst.In, cst.NotIn, cst.Is, cst.IsNot)  # comparisons no tensor op makes
+# A dict's or list's methods that walk or regroup its fields, with no tensor op: `record.items()`, `x.get("label")`.
+_CONTAINER_METHOD_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(frozenset(
+    {"items", "keys", "values", "get", "copy", "pop", "update", "setdefault", "append"}).__contains__))))
 
 
 # -- training loops -----------------------------------------------------------------------------------------------
@@ -1777,11 +1780,13 @@ class MappedFunction:
         """A function that only selects, renames or regroups fields (``lambda x: x["image"]``, ``lambda a, b: (b,
         a)``, ``def example_fn(data): return {"feature": data["text"]}, data["label"]``): no call and no arithmetic,
         nothing worth running in parallel. Membership and identity tests (``assert key not in result`` while
-        merging zipped feature dicts) are Python's, on the structure: no op."""
+        merging zipped feature dicts) are Python's, on the structure: no op; so are a container's own methods
+        (``for name, tensor in record.items(): x[name] = tensor``), which walk the fields at trace time."""
         work = m.findall(self.body, m.Call() | m.BinaryOperation() | m.UnaryOperation() | m.Comparison()
                          | m.BooleanOperation())
-        return all(isinstance(node, cst.Comparison) and all(isinstance(target.operator, STRUCTURE_TESTS)
-                                                            for target in node.comparisons) for node in work)
+        return all((isinstance(node, cst.Comparison) and all(isinstance(target.operator, STRUCTURE_TESTS)
+                                                             for target in node.comparisons))
+                   or m.matches(node, _CONTAINER_METHOD_CALL) for node in work)
 
 
 # -- sizes written as literals ------------------------------------------------------------------------------------
@@ -3440,6 +3445,16 @@ class SourceQueries:
         if pipeline.sink.role in ("loop", "iter") and self._inspects_only(pipeline.sink) or _reads_a_few(pipeline):
             return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
         return self.reach(pipeline.sink.module, pipeline.sink.node)
+
+    def cached_after(self, stage: Stage) -> Stage | None:
+        """The ``.cache()`` that follows ``stage`` in every pipeline it is part of, if there is one: what ``stage``
+        makes is kept, so it runs in the first epoch only."""
+        found = []
+        for pipeline in self.index.pipelines():
+            place = next((i for i, s in enumerate(pipeline.stages) if s.node is stage.node), None)
+            if place is not None:
+                found.append(next((s for s in pipeline.stages[place + 1:] if s.op == "cache"), None))
+        return found[0] if found and None not in found else None
 
     def stage_reach(self, stage: Stage) -> Reach:
         """Whether a training run reaches the consumer of a pipeline ``stage`` is part of (the best reached of them,
