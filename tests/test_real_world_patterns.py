@@ -8111,6 +8111,54 @@ def test_the_model_a_run_with_the_default_flags_builds_of_two_branches():
     assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.LIKELY)]
 
 
+@pytest.mark.parametrize("reset", ["", "Config.structure = ModelStructure.CUSTOM"])
+def test_the_model_a_config_class_picks_of_two_branches(reset):
+    """An open-set classifier picks its architecture with `Config.structure`, a class setting in config.py: the
+    finding belongs to the model that setting builds, unless the program sets it again."""
+    findings = _findings({
+        "config.py": """
+            from enum import Enum
+
+            class ModelStructure(Enum):
+                RESNET = "resnet"
+                CUSTOM = "custom"
+
+            class Config:
+                structure = ModelStructure.RESNET
+                batch_size = 64
+            """,
+        "train.py": f"""
+            from keras.layers import Conv2D, Dense, Flatten, Input
+            from keras.models import Model
+
+            from config import Config, ModelStructure
+            {reset}
+
+            def resnet():
+                inputs = Input((224, 224, 3))
+                x = inputs
+                for filters in (64, 128, 256):
+                    for _ in range(4):
+                        x = Conv2D(filters, 3, padding="same", activation="relu")(x)
+                return Model(inputs, Dense(10, activation="softmax")(Flatten()(x)))
+
+            def custom():
+                inputs = Input((224, 224, 3))
+                x = Conv2D(128, 3, activation="relu")(inputs)
+                x = Conv2D(256, 3, activation="relu")(x)
+                return Model(inputs, Dense(10, activation="softmax")(Flatten()(x)))
+
+            if Config.structure == ModelStructure.RESNET:
+                model = resnet()
+            elif Config.structure == ModelStructure.CUSTOM:
+                model = custom()
+            model.compile(loss="categorical_crossentropy", optimizer="sgd")
+            model.fit(x_train, y_train, batch_size=Config.batch_size, epochs=200)
+            """}, "TFC001", show_all=True)
+    shown = [f.location.line for f in findings if f.confidence is Confidence.LIKELY]
+    assert shown == ([] if reset else [13])  # set again: which model trains, the source does not settle
+
+
 def test_a_training_function_that_builds_its_model_through_a_global_alias():
     """`model_fn = HAN_model_1` at the top of a worker script, `model, saver = model_fn(sess)` in its `train()`: the
     alias leads the training function to the model's update, so its loop is training code, not code no training

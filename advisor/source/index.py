@@ -185,6 +185,7 @@ class SourceIndex:
         self._by_import_name: dict[str, list[FunctionInfo]] | None = None
         self._inserted_arguments: dict[int, int] = {}  # by decorator node: see _arguments_inserted_by
         self._constants: dict[Path, dict[str, Constant]] = {}
+        self._settings_set: dict[str, bool] = {}  # by `Class.attribute`
         self._assignments: dict[int, cst.Assign] = {}
         self._modules_by_import_name: dict[str, list[ModuleInfo]] = {}  # each suffix of a module's dotted name
         self._tensorflow_pins: dict[Path, TensorflowPin | None] = {}  # by declaring folder
@@ -524,15 +525,26 @@ class SourceIndex:
         another repo module."""
         for qualified in module.qualified_names(name):
             owner_name, _, attribute = qualified.rpartition(".")
-            for owner in self.modules:
-                # A suffix match, as for functions: the repo may be run from a folder above its packages.
-                if owner.name == owner_name or owner.name.endswith("." + owner_name):
-                    if owner.path not in self._constants:
-                        self._constants[owner.path] = _module_constants(owner)
-                    found = self._constants[owner.path].get(attribute)
-                    if found is not None:
-                        return found
+            # A class's setting, read off the class (`Config.BATCH_SIZE`), is `Config.BATCH_SIZE` of its module.
+            module_name, _, class_name = owner_name.rpartition(".")
+            for owner_name, attribute in ((owner_name, attribute), (module_name, f"{class_name}.{attribute}")):
+                for owner in self.modules:
+                    # A suffix match, as for functions: the repo may be run from a folder above its packages.
+                    if owner_name and (owner.name == owner_name or owner.name.endswith("." + owner_name)):
+                        if owner.path not in self._constants:
+                            self._constants[owner.path] = _module_constants(owner)
+                        found = self._constants[owner.path].get(attribute)
+                        if found is not None and ("." not in attribute or not self._set_elsewhere(attribute)):
+                            return found
         return None
+
+    def _set_elsewhere(self, setting: str) -> bool:
+        """Whether some module assigns a class's setting (``Config.structure = args.structure``): what the class
+        body writes is then only where the run starts."""
+        if setting not in self._settings_set:
+            written = re.compile(rf"\b{re.escape(setting)}\s*(=(?!=)|[-+*/]=)")
+            self._settings_set[setting] = any(written.search(module.code) for module in self.modules)
+        return self._settings_set[setting]
 
     def is_suppressed(self, path: Path, line: int, end_line: int, code: str) -> bool:
         file_codes, by_line = self._noqa.get(path, (frozenset(), {}))
@@ -638,20 +650,24 @@ _MAIN_BLOCK = m.If(test=m.Comparison(left=m.Name("__name__"), comparisons=[m.Com
 
 def _module_constants(module: ModuleInfo) -> dict[str, Constant]:
     """Names bound exactly once at the top level of ``module`` (a script's ``if __name__ == "__main__":`` block
-    included: its settings are module names too), by ``NAME = value``; rebinding disqualifies a name."""
+    included: its settings are module names too), by ``NAME = value``, and the settings of its top-level classes
+    (``Config.BATCH_SIZE`` for ``class Config: BATCH_SIZE = 32``); rebinding disqualifies a name."""
     bound: dict[str, list[cst.BaseExpression | None]] = {}
     statements = [*module.tree.body, *(inner for block in module.tree.body if m.matches(block, _MAIN_BLOCK)
                                        for inner in block.body.body)]
-    for statement in statements:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Assign):
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name):
-                        single = len(small.targets) == 1
-                        bound.setdefault(target.target.value, []).append(small.value if single else None)
-            elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and isinstance(small.target, cst.Name):
-                bound.setdefault(small.target.value, []).append(None)
+    for prefix, body in [("", statements), *((f"{c.name.value}.", c.body.body) for c in module.tree.body
+                                             if isinstance(c, cst.ClassDef))]:
+        for statement in body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            single = len(small.targets) == 1
+                            bound.setdefault(prefix + target.target.value, []).append(small.value if single else None)
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and isinstance(small.target, cst.Name):
+                    value = small.value if isinstance(small, cst.AnnAssign) and prefix else None
+                    bound.setdefault(prefix + small.target.value, []).append(value)
     return {name: Constant(name, values[0], module) for name, values in bound.items()
             if len(values) == 1 and values[0] is not None}
