@@ -43,6 +43,34 @@ _REPLICA_STEP = """def step_fn(x, y):
 """
 
 
+def test_per_step_reads_of_the_allocator_and_of_the_first_batches_only_wait_for_no_step():
+    """A YOLOv5 port's batch loop formats `tf.config.experimental.get_memory_usage` (an allocator counter, a Python
+    int) into its progress bar and plots the batches only while `ni = batch_idx + nb * epoch`, the batches since
+    the run started, is below 3: only the running mean loss it prints is read every step."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def train(model, optimizer, loader, nb, epochs):
+            for epoch in range(epochs):
+                mloss = tf.zeros([])
+                for batch_idx, (images, targets) in enumerate(loader):
+                    ni = batch_idx + nb * epoch
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(model(images) - targets))
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                    mloss = (mloss * batch_idx + loss) / (batch_idx + 1)
+                    gpus = tf.config.list_physical_devices("GPU")
+                    gpu_mem = f"{tf.config.experimental.get_memory_usage('GPU:0') / 1E9 if gpus else 0:.3g}G"
+                    print(f"{epoch} {mloss.numpy():.4g} {gpu_mem}")
+                    if ni < 3:
+                        plot_images(images.numpy(), loss.numpy(), f"train_batch{ni}.jpg")
+
+        train(tf.keras.Sequential([tf.keras.layers.Dense(1)]), tf.keras.optimizers.Adam(), batches, 100, 300)
+        """}, "TFH004", show_all=True)
+    assert _where(findings) == [("TFH004", "train.py", 15)]
+
+
 def test_a_step_closure_in_main_fed_by_a_python_iterator():
     findings = _findings({"run.py": """
         import tensorflow as tf

@@ -56,6 +56,10 @@ _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_ME
 _GRADIENT_CALL = m.Call(func=_GRADIENT)
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
 TENSOR_APIS = ("tensorflow.", "keras.")
+# TensorFlow's calls that answer with Python values about the machine, files or settings (memory in use, devices,
+# paths), not tensors: reading them waits for no step.
+HOST_VALUE_APIS = ("tensorflow.config.", "tensorflow.io.gfile.", "tensorflow.test.", "tensorflow.sysconfig.",
+                   "tensorflow.executing_eagerly")
 # Calls that make every tf.function run eagerly (a debugging switch).
 EAGER_SWITCHES = frozenset({"tensorflow.config.run_functions_eagerly",
                             "tensorflow.config.experimental_run_functions_eagerly"})
@@ -425,7 +429,7 @@ class TrainingLoop:
         return any(part is not branch.test and not self.reads_tensor(branch.test) and not (
             part is branch.orelse and m.matches(branch.test, _ON_INTERVAL_AT_MOST)) and (
             m.findall(branch.test, _INTERVAL_TEST) or any(
-                n.value == self.counter or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
+                n.value in self._counters or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
             and not self._phase_test(branch.test)
             or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self._ends(branch)
             for branch, part in _branches_around(self.module, statement, self.node))
@@ -434,13 +438,32 @@ class TrainingLoop:
         """Whether ``test`` orders the loop's counter against a bound the source does not write as a few steps
         (``if step >= warmup:``, ``if i < pretrain_steps:``): it splits the run into two phases, each of which runs
         on every one of its steps. (``if step < 5:`` checks the first few steps.)"""
-        if not (self.counter is not None and isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
+        if not (self._counters and isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
                 isinstance(test.comparisons[0].operator, ORDERINGS)):
             return False
         sides = (test.left, test.comparisons[0].comparator)
-        counter = [side for side in sides if m.matches(side, m.Name(self.counter))]
+        counter = [side for side in sides if isinstance(side, cst.Name) and side.value in self._counters]
         bound = literal(next(side for side in sides if side is not counter[0])) if counter else None
         return bool(counter) and not (isinstance(bound, int) and bound < FIRST_STEPS)
+
+    @cached_property
+    def _counters(self) -> frozenset[str]:
+        """The loop's step counter and the names its body computes from it (``ni = i + nb * epoch``, a step count
+        since the run started): numbers that move on every step."""
+        if self.counter is None:
+            return frozenset()
+        counters = {self.counter}
+        computed = [(names, value) for assign in m.findall(self.node.body, m.Assign(value=m.BinaryOperation()))
+                    if len(names := _assigned_names(assign)) == 1 for value in (assign.value,)]
+        grew = True
+        while grew:
+            grew = False
+            for names, value in computed:
+                if names - counters and m.findall(value, m.Name(value=m.MatchIfTrue(counters.__contains__))) \
+                        and not m.findall(value, m.Call() | m.Subscript()):
+                    counters |= names
+                    grew = True
+        return frozenset(counters)
 
     def _ends(self, branch: cst.If) -> bool:
         """Whether ``branch``'s body ends with leaving this loop: a ``break`` out of it, or a ``return``."""
@@ -673,7 +696,8 @@ class _TensorNames(InLoopBody):
         if self._gradients_of_a_tape(call):
             return True
         names = self.names_of(call)
-        return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) for n in names)
+        return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) and not n.startswith(
+            HOST_VALUE_APIS) for n in names)
 
 
 # What a tensor's static shape says, not its value: `grads.shape`, `x.get_shape()`, `x.dtype`, `len(x)`.
