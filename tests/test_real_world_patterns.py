@@ -8187,6 +8187,35 @@ def test_the_model_a_config_class_picks_of_two_branches(reset):
     assert shown == ([] if reset else [13])  # set again: which model trains, the source does not settle
 
 
+def test_the_model_a_step_trains_is_the_one_bound_when_the_module_first_calls_it():
+    """An image-captioning notebook builds its model, trains it through a `tf.function` that reads the global,
+    then binds the same name to a new model that loads the weights to generate: the step trains the first."""
+    findings = _findings({"captioning.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(256, 3, padding="same") for _ in range(8)]
+                                    + [tf.keras.layers.Dense(1000)])
+        optimizer = tf.keras.optimizers.Adam()
+
+        @tf.function
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, model(x)))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+        for epoch in range(10):
+            for x, y in train_set:
+                train_step(x, y)
+        model.save_weights("captioner")
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(256, 3, padding="same") for _ in range(8)]
+                                    + [tf.keras.layers.Dense(1000)])
+        model.load_weights("captioner")
+        print(model(test_images))
+        """}, "TFC001", show_all=True)
+    assert [f.location.line for f in findings] == [3]
+
+
 def test_a_training_function_that_builds_its_model_through_a_global_alias():
     """`model_fn = HAN_model_1` at the top of a worker script, `model, saver = model_fn(sess)` in its `train()`: the
     alias leads the training function to the model's update, so its loop is training code, not code no training

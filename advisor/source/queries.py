@@ -7097,7 +7097,15 @@ class SourceQueries:
                                   or enclosing)
             outer = outer.outer
         module_level = self._bindings.get((id(module), None, name), []) if scope is not None else []
-        return self._last(module_level) if module_level else None
+        if not module_level:
+            return None
+        # As bound when the module first calls the function (a notebook's training cell), not by a rebinding below
+        # (the same name rebuilt to load the weights and generate).
+        first = next((site for site in self._module_level_calls.get(id(module), ())
+                      if any(f is scope for f in self.index.functions_named(*site.names))), None)
+        before = [site for site in module_level if first is not None and self._not_below(module, site.node,
+                                                                                           first.node)]
+        return self._last(before or module_level)
 
     def _not_below(self, module: ModuleInfo, call: cst.Call, near: cst.CSTNode) -> bool:
         """Whether ``call`` starts no later than ``near``: for a call ``near``, the index's visit order tells (a call
