@@ -6919,6 +6919,33 @@ def test_a_sequence_taking_items_from_a_dataset_object_reads_its_images():
     assert [(f.location.line, f.confidence) for f in findings] == [(26, Confidence.LIKELY)]
 
 
+def test_a_generator_method_yielding_its_own_items_runs_its_getitem():
+    """A YOLOv5 port hands `dataset.iter` to `from_generator`; `iter` yields `self[i]`, so each element is what the
+    class's own `__getitem__` makes: an image read, decoded and resized."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        class LoadImagesAndLabels:
+            def __init__(self, paths):
+                self.paths = paths
+                self.indices = range(len(paths))
+
+            def __getitem__(self, index):
+                image = tf.image.decode_jpeg(tf.io.read_file(self.paths[index]))
+                return tf.image.resize(image, (640, 640)), index
+
+            def iter(self):
+                for i in self.indices:
+                    yield self[i]
+
+        dataset = LoadImagesAndLabels(paths)
+        loader = tf.data.Dataset.from_generator(dataset.iter, output_signature=(
+            tf.TensorSpec([640, 640, 3], tf.float32), tf.TensorSpec([], tf.int32))).batch(16)
+        model.fit(loader, epochs=300)
+        """}, "TFD004", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.LIKELY)]
+
+
 def test_a_keras_image_iterator_handed_to_the_method_that_fits():
     # The model class fits whatever iterator it is handed; the script hands it an ImageDataGenerator's.
     findings = _findings({"models/vae.py": """
@@ -8214,6 +8241,47 @@ def test_the_model_a_step_trains_is_the_one_bound_when_the_module_first_calls_it
         print(model(test_images))
         """}, "TFC001", show_all=True)
     assert [f.location.line for f in findings] == [3]
+
+
+def test_a_branch_on_the_argument_namespace_a_trainer_keeps_is_decided_by_the_flags_default():
+    """A pruning repo's trainer keeps the parsed arguments (`self.args = args`) and takes an eager step only under
+    `if self.args.prop_a != 0:`, a flag defaulting to 0: a run with the defaults takes the compiled step."""
+    findings = _findings({"train.py": """
+        import argparse
+
+        import tensorflow as tf
+
+        class Train:
+            def __init__(self, model, optimizer, data, args):
+                self.model, self.optimizer, self.data = model, optimizer, data
+                self.args = args
+
+            @tf.function
+            def train_step(self, x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self.model(x) - y))
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+            def train_step_prop(self, x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self.model(x) - y)) * self.args.prop_a
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+
+            def __call__(self):
+                for x, y in self.data:
+                    if self.args.prop_a != 0:
+                        self.train_step_prop(x, y)
+                    else:
+                        self.train_step(x, y)
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--prop_a", type=float, default=0.0)
+        args = parser.parse_args()
+        Train(tf.keras.Sequential([tf.keras.layers.Dense(1)]), tf.keras.optimizers.SGD(), dataset, args)()
+        """}, "TFH002", show_all=True)
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
 
 
 def test_a_training_function_that_builds_its_model_through_a_global_alias():

@@ -5371,12 +5371,16 @@ class SourceQueries:
 
     def _items_read(self, method: FunctionInfo, body: cst.CSTNode) -> list[FunctionInfo]:
         """The ``__getitem__`` methods of the repo classes whose objects ``body`` (of ``method``) takes items from
-        through an attribute of ``self`` (``self.dataset[i]``, the dataset the constructor was given)."""
+        through an attribute of ``self`` (``self.dataset[i]``, the dataset the constructor was given), or of its own
+        class (``yield self[i]``)."""
         attributes = {node.value.attr.value for node in m.findall(body, m.Subscript(
             value=m.Attribute(value=m.Name("self"), attr=m.Name())))}
-        return [getitem for attribute in sorted(attributes)
-                for cls_info in self._attribute_classes(method.class_key, attribute, CALL_DEPTH)
-                for getitem in self._methods_of_class(cls_info, "__getitem__")]
+        own = self.index.class_of(method) if method.class_key is not None and m.findall(
+            body, m.Subscript(value=m.Name("self"))) else None
+        return [*(self._methods_of_class(own, "__getitem__") if own is not None else ()),
+                *(getitem for attribute in sorted(attributes)
+                  for cls_info in self._attribute_classes(method.class_key, attribute, CALL_DEPTH)
+                  for getitem in self._methods_of_class(cls_info, "__getitem__"))]
 
     def background_producer(self, function: MappedFunction) -> CallSite | None:
         """Where a Python batch source hands the making of its batches to background workers and takes them from
@@ -6779,6 +6783,10 @@ class SourceQueries:
         their own defaults), else the default every definition in the repo agrees on."""
         if not isinstance(expression, cst.Attribute):
             return None
+        if m.matches(expression.value, m.Attribute(value=m.Name("self"), attr=m.Name())) and \
+                expression.value.attr.value in self._attributes_assigned(module).get("self", ()):
+            # `self.args.prop_a`, the namespace a class was given and keeps (`self.args = args`), read as `args`
+            expression = expression.with_changes(value=expression.value.attr)
         if any(n.startswith(FLAG_MODULES) and n.split(".")[-2] == "FLAGS" for n in module.qualified_names(expression)):
             definitions = self._flag_definitions.get(expression.attr.value, [])
         elif isinstance(expression.value, cst.Name) and expression.value.value in self._argument_namespaces and \
