@@ -56,6 +56,7 @@ GRADIENT_TAPE = "tensorflow.GradientTape"
 
 # How many repo modules that pass on an import (`from .backend import keras`) a name is followed through.
 REEXPORT_DEPTH = 3
+STAR_DEPTH = 3  # star imports followed through star imports: a script's helpers' helpers
 
 # A file that mentions none of these cannot use TensorFlow or Keras; it is not parsed at all.
 PREFILTER_WORDS = (b"tensorflow", b"keras", b"tf_keras")
@@ -244,30 +245,45 @@ class ModuleNames(cst.CSTVisitor):
         elif head in self.nested_functions and not rest:
             return frozenset(self.nested_functions[head])
         elif self.star_imports and head not in ("self", "cls"):  # `self.im.get_batch` is no star-imported name
-            return frozenset(self._through_star_import(module, dotted) for module in self.star_imports)
+            found, guessed = self._through_star_imports(dotted, STAR_DEPTH)
+            return frozenset(found or guessed)
         else:
             return frozenset()
         return frozenset({canonical(full)})
 
 
-    def _through_star_import(self, module: str, dotted: str) -> str:
-        """What ``dotted`` names if ``from module import *`` brought its head: a name that module imports (its
-        ``tf``), else one it defines."""
-        exporter = self.star_modules.get(module)
-        imported = exporter.imported(dotted, through_star_imports=False) if exporter is not None else None
-        return canonical(imported or f"{module}.{dotted}")
+    def _through_star_imports(self, dotted: str, depth: int) -> tuple[set[str], set[str]]:
+        """What ``dotted`` names if a ``from module import *`` brought its head: the names of the star-imported repo
+        modules that import it (their ``tf``) or define it, also through their own star imports (``depth`` levels:
+        a script star-importing a helper that star-imports the module importing TensorFlow); and, where none
+        does, a guess per star import (``module.dotted``, a module the repo does not hold)."""
+        head = dotted.partition(".")[0]
+        found: set[str] = set()
+        guessed: set[str] = set()
+        for module in self.star_imports:
+            exporter = self.star_modules.get(module)
+            imported = exporter.imported(dotted, depth - 1) if exporter is not None else None
+            if imported is not None:
+                found.add(canonical(imported))
+            elif exporter is not None and head in exporter.top_level:
+                found.add(canonical(f"{module}.{dotted}"))
+            elif exporter is not None and exporter.star_imports and depth > 1:
+                found |= exporter._through_star_imports(dotted, depth - 1)[0]
+            else:
+                guessed.add(canonical(f"{module}.{dotted}"))
+        return found, guessed
 
-    def imported(self, dotted: str, through_star_imports: bool = True) -> str | None:
+    def imported(self, dotted: str, depth: int = STAR_DEPTH) -> str | None:
         """The dotted name ``dotted`` (``tf.Session``) spells through the module's imports, as imported
         (``tensorflow.Session``, not canonical: ``tensorflow.compat.v1.Session`` stays what it is), or through
-        those of a repo module it star-imports (one level: star imports may import each other); None when no
-        import binds its head."""
+        those of the repo modules it star-imports (``depth`` levels: star imports may import each other); None when
+        no import binds its head."""
         head, _, rest = dotted.partition(".")
         if head in self.aliases:
             return self._reexported(self.aliases[head]) + ("." + rest if rest else "")
-        exporters = [self.star_modules.get(module) for module in self.star_imports] if through_star_imports else []
+        exporters = [self.star_modules.get(module) for module in self.star_imports] if depth > 0 else []
         return next((found for exporter in exporters if exporter is not None
-                     and (found := exporter.imported(dotted, through_star_imports=False))), None)
+                     and (found := exporter.imported(dotted, depth - 1))), None)
 
     def _reexported(self, target: str) -> str:
         """What ``target`` (``bert4keras.backend.keras``) is when a repo module only passes on a name it imports

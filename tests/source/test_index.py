@@ -414,6 +414,32 @@ def test_a_star_import_brings_in_what_the_star_imported_module_imports_and_defin
     assert train.names.imported("tf.train.AdamOptimizer") == "tensorflow.train.AdamOptimizer"  # TF1 API, seen
 
 
+def test_star_imports_are_followed_through_the_star_imports_of_the_star_imported_module(index_of):
+    """A Mask R-CNN port's train.py star-imports its data generator, which star-imports the preprocessing module
+    that imports TensorFlow and defines the resize helper: `tf` and `resize` come from there."""
+    index = index_of({
+        "datasets/preprocess.py": """
+            import tensorflow as tf
+
+            def resize(image):
+                return tf.image.resize(image, (1024, 1024))
+            """,
+        "datasets/data_generator.py": "from datasets.preprocess import *\n",
+        "config.py": "import numpy as np\n",
+        "train.py": """
+            from config import *
+            from datasets.data_generator import *
+
+            with tf.GradientTape() as tape:
+                loss = model(resize(images))
+            """,
+    })
+    names = {site.module.node_code(site.node.func): site.names for site in index.calls
+             if site.module.path.name == "train.py"}
+    assert names["tf.GradientTape"] == {"tensorflow.GradientTape"}
+    assert names["resize"] == {"datasets.preprocess.resize"}
+
+
 @pytest.mark.parametrize("root_init, resolved", [(True, True), (False, False)])
 def test_imports_through_the_root_packages_own_name_reach_its_modules(index_of, root_init: bool, resolved: bool):
     """ALBERT's root is the `albert` package (`__init__.py` beside its scripts), which its scripts import as `from
