@@ -8284,6 +8284,33 @@ def test_a_branch_on_the_argument_namespace_a_trainer_keeps_is_decided_by_the_fl
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
 
 
+@pytest.mark.parametrize("factor, confidence", [("1.0", Confidence.POSSIBLE), ("4.0", Confidence.LIKELY)])
+def test_layer_widths_scaled_by_a_factor_the_builder_sets(factor, confidence):
+    """A speech-to-face model scales its convolutions' filters by `factor = 1.0` (`int(32 * factor)`): 32- and
+    64-filter layers, counted as such, not as widths the source does not say."""
+    findings = _findings({"model.py": f"""
+        import tensorflow as tf
+
+        def conv(x, filters):
+            return tf.keras.layers.Conv2D(filters, 3, padding="same")(x)
+
+        def build():
+            inputs = tf.keras.Input((128, 128, 3))
+            factor = {factor}
+            x = conv(inputs, int(32 * factor))
+            x = conv(x, int(32 * factor))
+            x = conv(x, int(64 * factor))
+            x = conv(x, int(64 * factor))
+            x = tf.keras.layers.Dense(128)(tf.keras.layers.Flatten()(x))
+            return tf.keras.Model(inputs, tf.keras.layers.Dense(15069)(x))
+
+        model = build()
+        model.compile("adam", "mse")
+        model.fit(x_train, y_train, batch_size=64, epochs=50)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(14, confidence)]
+
+
 def test_a_training_function_that_builds_its_model_through_a_global_alias():
     """`model_fn = HAN_model_1` at the top of a worker script, `model, saver = model_fn(sess)` in its `train()`: the
     alias leads the training function to the model's update, so its loop is training code, not code no training

@@ -3371,6 +3371,11 @@ class SourceQueries:
             return _UNKNOWN if left is _UNKNOWN or right is _UNKNOWN else right
         if isinstance(value, cst.Comparison):
             return self._compared(module, value, depth)
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
+            left, right = self._value(module, value.left, depth), self._value(module, value.right, depth)
+            numbers = all(isinstance(side, (int, float)) and not isinstance(side, bool) for side in (left, right))
+            result = ARITHMETIC[type(value.operator)](left, right) if numbers else None
+            return _UNKNOWN if result is None else result
         if m.matches(value, m.Call(func=m.Name("str"), args=[m.Arg(keyword=None)])):
             known = self._value(module, value.args[0].value, depth)
             return _UNKNOWN if known is _UNKNOWN else str(known)
@@ -6699,6 +6704,13 @@ class SourceQueries:
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
             left, right = (self._integer(module, side, passed, scope, depth) for side in (value.left, value.right))
             return ARITHMETIC[type(value.operator)](left, right) if left is not None and right is not None else None
+        if m.matches(value, m.Call(func=m.Name("int"), args=[m.Arg(keyword=None)])):
+            # `int(32 * factor)`, with `factor = 1.0` set in the function: a width scaled by a number
+            whole = self._integer(module, value.args[0].value, passed, scope, depth)
+            if whole is None:
+                scaled = self._value(module, value.args[0].value, depth)
+                whole = int(scaled) if isinstance(scaled, (int, float)) and not isinstance(scaled, bool) else None
+            return whole
         number = self.integer_literal(module, value)
         if number is not None or depth == 0 or value is None:
             return number.value if number is not None else None
