@@ -42,6 +42,17 @@ _KEY_TEST = m.Comparison(left=m.SimpleString(), comparisons=[m.ComparisonTarget(
 _STRING_FORMATTING = m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo())
 
 
+def _identity_test(test: cst.BaseExpression) -> bool:
+    """``aux_logits is not None``, and ``and``/``or``/``not`` of such: Python compares the objects, not the values
+    a tensor holds."""
+    if isinstance(test, cst.BooleanOperation):
+        return _identity_test(test.left) and _identity_test(test.right)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _identity_test(test.expression)
+    return isinstance(test, cst.Comparison) and all(isinstance(target.operator, (cst.Is, cst.IsNot))
+                                                    for target in test.comparisons)
+
+
 class _Syncs(InLoopBody):
     """Host reads of tensor values in per-step code: ``.numpy()``, ``float(t)``, ``print(t)``, ``np.mean(t)``,
     ``if t:``."""
@@ -73,7 +84,7 @@ class _Syncs(InLoopBody):
 
     def visit_If(self, node: cst.If) -> None:
         self.statement = node
-        if m.matches(node.test, _KEY_TEST):
+        if m.matches(node.test, _KEY_TEST) or _identity_test(node.test):
             return
         if self._mentions_tensor(node.test) or self.loop.reads_device_value(node.test):
             self._add(node.test, "branch")
@@ -526,7 +537,13 @@ class HostSync(Rule):
             evidence.append(Evidence.source(
                 f"the step already waits for the device in its model's forward pass: {forward[0].what} "
                 f"({module.location(forward[0].node).line_label}) {forward[0].consequence}; this read adds little"))
-        waits_anyway = sync.environment is not None or sync.blocked_by is not None or bool(forward)
+        placement = ctx.queries.cpu_placement_at(loop.loop_module, loop.loop)
+        if placement is not None:
+            evidence.append(Evidence.source(
+                f"the loop runs on the CPU (`{loop.loop_module.node_code(placement)}`, "
+                f"{loop.loop_module.location(placement).line_label}): no device computes ahead of the host"))
+        waits_anyway = sync.environment is not None or sync.blocked_by is not None or bool(forward) or \
+            placement is not None
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
         verdict = ctx.verdicts.host_sync(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static))

@@ -71,6 +71,61 @@ def test_per_step_reads_of_the_allocator_and_of_the_first_batches_only_wait_for_
     assert _where(findings) == [("TFH004", "train.py", 15)]
 
 
+def test_an_identity_test_on_a_tensor_reads_no_value():
+    """A NAS trainer's step adds the auxiliary head's loss `if aux_logits is not None:` (Python compares objects)
+    and keeps an EMA baseline `if ema_baseline is None:`; its early stop on the loss's value does read it."""
+    findings = _findings({"train_cifar.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(model, optimizer, images, labels):
+            with tf.GradientTape() as tape:
+                logits = model(images, training=True)
+                loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(labels, logits))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss, None
+
+        def train(model, optimizer, dataset):
+            baseline = None
+            for images, labels in dataset:
+                loss, aux = train_step(model, optimizer, images, labels)
+                if aux is not None and baseline is None:
+                    baseline = loss
+                if loss < 1e-3:
+                    break
+
+        train(tf.keras.Sequential([tf.keras.layers.Dense(10)]), tf.keras.optimizers.Adam(), batches)
+        """}, "TFH004", show_all=True)
+    assert _where(findings) == [("TFH004", "train_cifar.py", 17)]
+
+
+@pytest.mark.parametrize("device", ['"CPU: 0"', '"/gpu:0"'])
+def test_a_model_trained_under_a_cpu_device_scope_gains_nothing_from_16_bits_or_from_fewer_syncs(device):
+    """An NER repo builds its BERT-sized model, then runs the whole training loop under `with tf.device("CPU: 0"):`:
+    no 16-bit units, and no device computing ahead of the host that a per-step read would stall."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        @tf.function
+        def forward_step(batch, model, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(batch["x"]) - batch["y"]))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1024) for _ in range(24)])
+        optimizer = tf.keras.optimizers.Adam()
+        with tf.device({device}):
+            for epoch in range(10):
+                for batch in dataset:
+                    loss = forward_step(batch, model, optimizer)
+                    print("loss", loss.numpy())
+        """}, "TFC001", "TFH004", show_all=True)
+    expected = Confidence.POSSIBLE if "CPU" in device else Confidence.LIKELY
+    assert [(f.code, f.location.line, f.confidence) for f in findings] == [
+        ("TFC001", 10, expected), ("TFH004", 16, expected)]
+
+
 def test_a_step_closure_in_main_fed_by_a_python_iterator():
     findings = _findings({"run.py": """
         import tensorflow as tf
@@ -3879,6 +3934,34 @@ def test_a_summary_name_reused_by_two_runs_is_read_from_the_run_above_its_write(
                     writer.add_summary(summary_str, counter)
         """}, "TFH006")
     assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.LIKELY)]
+
+
+def test_a_summary_behind_a_flag_its_body_turns_off_is_written_once():
+    """A YOLO trainer writes the first batch's images `if img_write is True:`, then sets `img_write = False`: one
+    image summary per run; the per-step scalars are written every step."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(images, target):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(images) - target))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        writer = tf.summary.create_file_writer("logs")
+        img_write = True
+        for epoch in range(100):
+            for step, (image_data, target) in enumerate(trainset):
+                if img_write is True:
+                    with writer.as_default():
+                        tf.summary.image("Training data", image_data, max_outputs=10, step=0)
+                    img_write = False
+                loss = train_step(image_data, target)
+                with writer.as_default():
+                    tf.summary.histogram("loss", loss, step=step)
+        """}, "TFH006", show_all=True)
+    assert [f.location.line for f in findings] == [20]
 
 
 def test_a_step_named_like_an_evaluation_step_elsewhere_is_the_one_its_scope_defines():

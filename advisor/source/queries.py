@@ -752,6 +752,10 @@ _ON_INTERVAL_AT_MOST = _ON_INTERVAL | m.BooleanOperation(operator=m.And(), left=
     | m.BooleanOperation(operator=m.And(), right=_ON_INTERVAL)
 # `if x is None:`, `if self.mean == 0:`, `if not self.ready:`: a test of one name or attribute against its unset value.
 _UNSET_VALUE = m.Name("None") | m.Integer("0") | m.Float("0.0") | m.Name("False")
+_LITERAL = m.Name("None") | m.Name("True") | m.Name("False") | m.Integer() | m.Float() | m.SimpleString()
+# A flag tested for one literal value: `if img_write is True:`, `if state == "warmup":`
+_FLAG_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.ComparisonTarget(
+    operator=m.Is() | m.Equal(), comparator=_LITERAL)])
 _UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.ComparisonTarget(
     operator=m.Is() | m.Equal(), comparator=_UNSET_VALUE)]) \
     | m.UnaryOperation(operator=m.Not(), expression=m.Name() | m.Attribute())
@@ -788,6 +792,13 @@ def _initialises_once(branch: cst.If) -> bool:
         flag = cst.helpers.get_full_name_for_node(branch.test)
         return any(cst.helpers.get_full_name_for_node(target.target) == flag and m.matches(assignment.value, _UNSET_VALUE)
                    for assignment in m.findall(branch.body, m.Assign()) for target in assignment.targets)
+    if m.matches(branch.test, _FLAG_TEST):
+        # `if img_write is True: ...; img_write = False`: the body sets the flag to another literal
+        flag, tested = cst.helpers.get_full_name_for_node(branch.test.left), branch.test.comparisons[0].comparator
+        if any(cst.helpers.get_full_name_for_node(target.target) == flag and m.matches(assignment.value, _LITERAL)
+               and not assignment.value.deep_equals(tested)
+               for assignment in m.findall(branch.body, m.Assign()) for target in assignment.targets):
+            return True
     if not m.matches(branch.test, _UNSET_TEST):
         return False
     tested = cst.helpers.get_full_name_for_node(
@@ -4499,19 +4510,24 @@ class SourceQueries:
             _is_input_batch(bound) or any(_is_input_batch(site) for function in self.callees_of(bound)
                                           for site in self.calls_in(function))) for run in runs)
 
-    def cpu_placement(self, site: CallSite, depth: int = CALL_DEPTH) -> cst.Call | None:
+    def cpu_placement(self, site: CallSite) -> cst.Call | None:
         """The ``with tf.device("/cpu:0"):`` (or a graph's ``g.device(...)``) that places ``site`` on the CPU: around
         it, or around every call of its function the repo shows (``main()`` building and training the whole model
         under it); None where the repo places code on a GPU too (towers under a CPU scope holding the variables)."""
-        node = site.module.parent(site.node)
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
-            if isinstance(node, cst.With):
-                placing = next((item.item for item in node.items if m.matches(item.item, _CPU_DEVICE)), None)
+        return self.cpu_placement_at(site.module, site.node)
+
+    def cpu_placement_at(self, module: ModuleInfo, node: cst.CSTNode, depth: int = CALL_DEPTH) -> cst.Call | None:
+        """:meth:`cpu_placement` of any node (a training loop)."""
+        around = module.parent(node)
+        while around is not None and not isinstance(around, (cst.FunctionDef, cst.Module)):
+            if isinstance(around, cst.With):
+                placing = next((item.item for item in around.items if m.matches(item.item, _CPU_DEVICE)), None)
                 if placing is not None:
                     return None if self._places_on_gpu else placing
-            node = site.module.parent(node)
-        callers = self.callers_of(site.function) if site.function is not None and depth else []
-        placed = [self.cpu_placement(caller, depth - 1) for caller in callers]
+            around = module.parent(around)
+        function = self.enclosing_function(module, node)
+        callers = self.callers_of(function) if function is not None and depth else []
+        placed = [self.cpu_placement_at(caller.module, caller.node, depth - 1) for caller in callers]
         return placed[0] if placed and all(placed) and not self._places_on_gpu else None
 
     @cached_property
@@ -5727,23 +5743,45 @@ class SourceQueries:
         Estimator), ``"compiled"`` (a training step run as a graph), ``"eager"`` (a step run eagerly, or written
         inline in a loop)."""
         found: dict[str, list[CallSite]] = {"keras": [], "compiled": [], "eager": []}
+        for kind, construction, _ in self._model_trainings:
+            found[kind].append(construction)
+        return found
+
+    @cached_property
+    def _model_trainings(self) -> list[tuple[str, CallSite, list[CallSite]]]:
+        """Each model construction training trains, how (see :attr:`_trained_models`), and the calls that train it
+        (the training call, the calls of its step, a loop's inline ``tape.gradient``; none for a step no code is
+        seen calling)."""
+        found: list[tuple[str, CallSite, list[CallSite]]] = []
         # A step's caller (`agent.update(batch)`) holds no model; the step says which models it trains (below).
         step_calls = {id(c.node) for step in self.training_steps for c in self.callers_of(step)}
         for site in self._training_calls:
-            found["keras"] += [] if id(site.node) in step_calls else self._constructions_of_receiver(site)
+            found += [] if id(site.node) in step_calls else [
+                ("keras", construction, [site]) for construction in self._constructions_of_receiver(site)]
         for step in self.training_steps:
-            found["compiled" if self.runs_compiled(step) else "eager"] += self._constructions_called_by(step)
+            kind = "compiled" if self.runs_compiled(step) else "eager"
+            callers = self.callers_of(step)
+            found += [(kind, construction, callers) for construction in self._constructions_called_by(step)]
         # A step written inline in a loop (a notebook cell's `for batch in ds: with tf.GradientTape() ...`): the
         # models whose weights it differentiates, of those a run with the defaults builds.
         for site in self._inline_gradients:
             for model in _models_differentiated_by(site):
                 bound = self.bound_call(site.module, site.node, model.value, by_default=True) if isinstance(
                     model, cst.Name) else None
-                found["eager"] += [construction for construction in (
+                found += [("eager", construction, [site]) for construction in (
                     self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else [])
                     if self.skipped_by_default(construction.module,
                                                construction.module.location(construction.node).line) is None]
         return found
+
+    def trained_on_cpu(self, construction: CallSite) -> cst.Call | None:
+        """The ``with tf.device("/cpu:0"):`` (:meth:`cpu_placement`) every call that trains the model built at
+        ``construction`` runs under (an NER script building its model, then training it in that scope); None
+        where one does not, or where a way it is trained is unknown."""
+        calls = [call for _, made, trainers in self._model_trainings if made.node is construction.node
+                 for call in trainers or [None]]
+        placements = [self.cpu_placement(call) if call is not None else None for call in calls]
+        return placements[0] if placements and all(placements) else None
 
     def _replaced(self, construction: CallSite) -> bool:
         """Whether the name ``construction`` is bound to (``model = Generator()``) is bound again to a call by a
