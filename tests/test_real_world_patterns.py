@@ -126,6 +126,32 @@ def test_a_model_trained_under_a_cpu_device_scope_gains_nothing_from_16_bits_or_
         ("TFC001", 10, expected), ("TFH004", 16, expected)]
 
 
+def test_a_script_importing_a_name_its_repo_module_lacks_runs_nothing():
+    """A YOLO repo's quantization-aware trainer imports `compute_loss` from the model factory, which no longer has
+    it: the script stops at its import with ImportError, so its eager loop trains in no run; train.py's does."""
+    step = """
+        for images, target in dataset:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(images, training=True))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        """
+    findings = _findings({
+        "core/__init__.py": "",
+        "core/model_factory.py": """
+            import tensorflow as tf
+
+            def get_model():
+                return tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3)])
+            """,
+        "train.py": "import tensorflow as tf\nfrom core.model_factory import get_model\n\nmodel = get_model()\n"
+                    "optimizer = tf.keras.optimizers.Adam()\n" + textwrap.dedent(step),
+        "train_qat.py": "import tensorflow as tf\nfrom core.model_factory import get_model, compute_loss\n\n"
+                        "model = get_model()\noptimizer = tf.keras.optimizers.Adam()\n" + textwrap.dedent(step),
+    }, "TFH002", show_all=True)
+    assert [(f.location.path.as_posix(), f.reach) for f in findings] == [
+        ("train.py", Reach.TRAINING), ("train_qat.py", Reach.OTHER)]
+
+
 def test_a_step_closure_in_main_fed_by_a_python_iterator():
     findings = _findings({"run.py": """
         import tensorflow as tf

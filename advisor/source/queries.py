@@ -2260,6 +2260,7 @@ class SourceQueries:
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[list[CallSite]]] = {}  # by training step node
         self._training_reached: dict[tuple[int, int], bool] = {}  # by (call node id, depth)
+        self._failed_imports: dict[int, cst.ImportFrom | None] = {}  # by module
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -3183,11 +3184,37 @@ class SourceQueries:
         if self._program_graph.in_degree(start) > 0:
             return True
         if isinstance(start, tuple):
-            return self._idle_module(start)
+            return self._idle_module(start) or self.failed_import(self._module_by_id[start[1]]) is not None
         function = self._function_by_id[start]
-        return self._idle_module(("module", id(function.module))) or _is_test_function(function) or (
+        return self._idle_module(("module", id(function.module))) or _is_test_function(function) or \
+            self.failed_import(function.module) is not None or (
             function.class_key is not None and not _called_by_framework(function)
             or self._script_function(function)) and not self._named(function.name)
+
+    def failed_import(self, module: ModuleInfo) -> cst.ImportFrom | None:
+        """A top-level ``from package.module import name`` of ``module`` that raises ImportError: the repo module it
+        names neither defines nor imports ``name``, nor mentions it at all, nor star-imports, and no repo module
+        ``package.module.name`` exists (a quantization-aware trainer importing the ``compute_loss`` its model
+        factory no longer has). Nothing of ``module`` runs then."""
+        if id(module) not in self._failed_imports:
+            self._failed_imports[id(module)] = next((
+                statement for line in module.tree.body if isinstance(line, cst.SimpleStatementLine)
+                for statement in line.body if isinstance(statement, cst.ImportFrom) and not statement.relative
+                and statement.module is not None and not isinstance(statement.names, cst.ImportStar)
+                and self._misses_a_name(statement)), None)
+        return self._failed_imports[id(module)]
+
+    def _misses_a_name(self, statement: cst.ImportFrom) -> bool:
+        source = cst.helpers.get_full_name_for_node(statement.module)
+        owners = self.index.modules_imported_by(source)
+        if len(owners) != 1 or owners[0].name.rsplit(".", 1)[-1] != source.rsplit(".", 1)[-1]:
+            return False  # not exactly one repo module of that name: an installed package, or copies
+        owner = owners[0]
+        if owner.names.star_imports or re.search(r"\b__getattr__\b", owner.code):
+            return False
+        return any(isinstance(alias.name, cst.Name) and not re.search(rf"\b{alias.name.value}\b", owner.code)
+                   and self.index.modules_imported_by(f"{source}.{alias.name.value}") == owners
+                   for alias in statement.names)
 
     def _script_function(self, function: FunctionInfo) -> bool:
         """A plain function of a script (or notebook) no repo module imports: only the script's own code can call
