@@ -152,6 +152,34 @@ def test_a_script_importing_a_name_its_repo_module_lacks_runs_nothing():
         ("train.py", Reach.TRAINING), ("train_qat.py", Reach.OTHER)]
 
 
+def test_a_script_function_only_another_scripts_same_name_calls_runs_in_no_run():
+    """A GAN repo's WGAN-denoise.py defines `train()` and has its call commented out; Train.py calls a `train()`
+    of its own. No other module can import the first (a script nothing imports, named with a hyphen): its eager
+    steps run in no run."""
+    script = """
+        import tensorflow as tf
+
+        generator = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3)])
+        optimizer = tf.keras.optimizers.RMSprop(3e-4)
+
+        def train_step(images):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(generator(images))
+            optimizer.apply_gradients(zip(tape.gradient(loss, generator.trainable_variables),
+                                          generator.trainable_variables))
+
+        def train(dataset, epochs):
+            for epoch in range(epochs):
+                for images in dataset:
+                    train_step(images)
+        """
+    script = textwrap.dedent(script)
+    findings = _findings({"GAN/WGAN-denoise.py": script + "\n# train(dataset, 100)\n",
+                          "GAN/Train.py": script + "\ntrain(dataset, 100)\n"}, "TFH002", show_all=True)
+    assert [(f.location.path.as_posix(), f.reach) for f in findings] == [
+        ("GAN/Train.py", Reach.TRAINING), ("GAN/WGAN-denoise.py", Reach.OTHER)]
+
+
 def test_a_step_closure_in_main_fed_by_a_python_iterator():
     findings = _findings({"run.py": """
         import tensorflow as tf
