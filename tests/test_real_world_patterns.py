@@ -154,8 +154,8 @@ def test_a_script_importing_a_name_its_repo_module_lacks_runs_nothing():
 
 def test_a_script_function_only_another_scripts_same_name_calls_runs_in_no_run():
     """A GAN repo's WGAN-denoise.py defines `train()` and has its call commented out; Train.py calls a `train()`
-    of its own. No other module can import the first (a script nothing imports, named with a hyphen): its eager
-    steps run in no run."""
+    of its own. No other module can import the first (a script nothing imports, named with a hyphen), and its own
+    code names no `train` (`tf.train.Checkpoint` is TensorFlow's): its eager steps run in no run."""
     script = """
         import tensorflow as tf
 
@@ -169,9 +169,11 @@ def test_a_script_function_only_another_scripts_same_name_calls_runs_in_no_run()
                                           generator.trainable_variables))
 
         def train(dataset, epochs):
+            checkpoint = tf.train.Checkpoint(generator=generator)
             for epoch in range(epochs):
                 for images in dataset:
                     train_step(images)
+                checkpoint.save("ckpt")
         """
     script = textwrap.dedent(script)
     findings = _findings({"GAN/WGAN-denoise.py": script + "\n# train(dataset, 100)\n",

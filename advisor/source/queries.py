@@ -2261,7 +2261,6 @@ class SourceQueries:
         self._step_constructions: dict[int, list[list[CallSite]]] = {}  # by training step node
         self._training_reached: dict[tuple[int, int], bool] = {}  # by (call node id, depth)
         self._failed_imports: dict[int, cst.ImportFrom | None] = {}  # by module
-        self._module_words: dict[int, Counter[str]] = {}  # by module
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -3190,7 +3189,7 @@ class SourceQueries:
         return self._idle_module(("module", id(function.module))) or _is_test_function(function) or \
             self.failed_import(function.module) is not None or \
             function.class_key is not None and not _called_by_framework(function) and not self._named(function.name) \
-            or self._script_function(function) and not self._named(function.name, function.module)
+            or self._script_function(function) and not self._named_in(function.module, function.name)
 
     def failed_import(self, module: ModuleInfo) -> cst.ImportFrom | None:
         """A top-level ``from package.module import name`` of ``module`` that raises ImportError: the repo module it
@@ -3309,38 +3308,35 @@ class SourceQueries:
                 graph.add_edge(id(function.outer.node), id(function.node))
         return graph
 
-    def _named(self, name: str, module: ModuleInfo | None = None) -> bool:
-        """Whether the repo's code (``module``'s only, when given) mentions ``name`` anywhere but where functions of
-        that name are defined: a call or a reference (``self.fit_generator(...)``, ``callbacks=[self.on_step]``), a
-        string (``getattr(model, "train")``), a comment after code; not a line that is only a comment, nor code
-        after a script's ``exit()`` (:meth:`_module_word_counts`)."""
-        if module is not None:
-            defined = sum(function.name == name for function in self.index.functions if function.module is module)
-            return self._module_word_counts(module)[name] > defined
+    def _named(self, name: str) -> bool:
+        """Whether the repo's code mentions ``name`` anywhere but where functions of that name are defined: a call
+        or a reference (``self.fit_generator(...)``, ``callbacks=[self.on_step]``), a string (``getattr(model,
+        "train")``), a comment after code; not a line that is only a comment, nor code after a script's ``exit()``
+        (:meth:`_word_counts`)."""
         return self._word_counts[name] > self._definitions_named[name]
+
+    def _named_in(self, module: ModuleInfo, name: str) -> bool:
+        """Whether ``module``'s code names ``name`` as a bare name (a call, a reference, a string), but where
+        functions of that name are defined: ``tf.train.Checkpoint`` names no ``train()`` of a script, and only its
+        own code can name that (:meth:`_named`'s lines and code)."""
+        text = COMMENT_LINE.sub("", self._code_before_exit(module))
+        bare = len(re.findall(rf"(?<![.\w]){re.escape(name)}\b(?!\s*=[^=])", text))
+        return bare > sum(function.name == name for function in self.index.functions if function.module is module)
 
     @cached_property
     def _word_counts(self) -> Counter[str]:
-        """How many times each word names something in the repo's code (:meth:`_module_word_counts`, summed)."""
-        counts: Counter[str] = Counter()
-        for module in self.index.modules:
-            counts.update(self._module_word_counts(module))
-        return counts
-
-    def _module_word_counts(self, module: ModuleInfo) -> Counter[str]:
-        """How many times each word names something in ``module``'s code (one pass over its text, not one per name
+        """How many times each word names something in the repo's code (one pass over its text, not one per name
         asked), lines that are only a comment left out, and prose in strings: commented-out code (``# grads =
         estimated_grads(data)``) calls nothing, nor does a help text ("restart training from a checkpoint"), nor a
         keyword given a value (``model(x, training=True)``)."""
-        if id(module) not in self._module_words:
-            counts = Counter(NAMING_WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))))
-            # A string that is one word (`getattr(model, "train")`) may name a method; one with a space is prose.
-            if self._exit_line(module) is None:
-                counts.subtract(word for string in m.findall(module.tree, m.SimpleString())
-                                if any(space in string.value for space in " \n\t")
-                                for word in NAMING_WORD.findall(string.value))
-            self._module_words[id(module)] = counts
-        return self._module_words[id(module)]
+        counts = Counter(word for module in self.index.modules
+                         for word in NAMING_WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))))
+        # A string that is one word (`getattr(model, "train")`) may name a method; one with a space is prose.
+        counts.subtract(word for module in self.index.modules if self._exit_line(module) is None
+                        for string in m.findall(module.tree, m.SimpleString())
+                        if any(space in string.value for space in " \n\t")
+                        for word in NAMING_WORD.findall(string.value))
+        return counts
 
     def _exit_line(self, module: ModuleInfo) -> int | None:
         """The line of a script's top-level ``exit()``/``sys.exit()``/``raise SystemExit`` that runs whatever
