@@ -537,7 +537,7 @@ class HostSync(Rule):
             evidence.append(Evidence.source(
                 f"the step already waits for the device in its model's forward pass: {forward[0].what} "
                 f"({module.location(forward[0].node).line_label}) {forward[0].consequence}; this read adds little"))
-        placement = ctx.queries.cpu_placement_at(loop.loop_module, loop.loop)
+        placement = ctx.queries.cpu_placement(loop.loop_module, loop.loop)
         if placement is not None:
             evidence.append(Evidence.source(
                 f"the loop runs on the CPU (`{loop.loop_module.node_code(placement)}`, "

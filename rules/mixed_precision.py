@@ -341,7 +341,8 @@ class MixedPrecision(Rule):
             evidence.append(Evidence.source("its training step runs eagerly (no `tf.function`), dispatching every "
                                             "op from Python: compile the step first (TFH002), then its dense layers' "
                                             "work decides"))
-        placement = ctx.queries.cpu_placement(site) or ctx.queries.trained_on_cpu(site) if hardware is None else None
+        placement = (ctx.queries.cpu_placement(site.module, site.node) or ctx.queries.trained_on_cpu(site)
+                     if hardware is None else None)
         if placement is not None:
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source(f"placed on the CPU (`{site.module.node_code(placement)}`), which has no "

@@ -527,14 +527,14 @@ class SourceIndex:
             owner_name, _, attribute = qualified.rpartition(".")
             # A class's setting, read off the class (`Config.BATCH_SIZE`), is `Config.BATCH_SIZE` of its module.
             module_name, _, class_name = owner_name.rpartition(".")
-            for owner_name, attribute in ((owner_name, attribute), (module_name, f"{class_name}.{attribute}")):
+            for where, key in ((owner_name, attribute), (module_name, f"{class_name}.{attribute}")):
                 for owner in self.modules:
                     # A suffix match, as for functions: the repo may be run from a folder above its packages.
-                    if owner_name and (owner.name == owner_name or owner.name.endswith("." + owner_name)):
+                    if where and (owner.name == where or owner.name.endswith("." + where)):
                         if owner.path not in self._constants:
                             self._constants[owner.path] = _module_constants(owner)
-                        found = self._constants[owner.path].get(attribute)
-                        if found is not None and ("." not in attribute or not self._set_elsewhere(attribute)):
+                        found = self._constants[owner.path].get(key)
+                        if found is not None and ("." not in key or not self._set_elsewhere(key)):
                             return found
         return None
 

@@ -452,18 +452,11 @@ class TrainingLoop:
         since the run started): numbers that move on every step."""
         if self.counter is None:
             return frozenset()
-        counters = {self.counter}
-        computed = [(names, value) for assign in m.findall(self.node.body, m.Assign(value=m.BinaryOperation()))
-                    if len(names := _assigned_names(assign)) == 1 for value in (assign.value,)]
-        grew = True
-        while grew:
-            grew = False
-            for names, value in computed:
-                if names - counters and m.findall(value, m.Name(value=m.MatchIfTrue(counters.__contains__))) \
-                        and not m.findall(value, m.Call() | m.Subscript()):
-                    counters |= names
-                    grew = True
-        return frozenset(counters)
+        computed = [(names, assign.value) for assign in m.findall(self.node.body, m.Assign(value=m.BinaryOperation()))
+                    if len(names := _assigned_names(assign)) == 1]
+        return _names_derived(computed, lambda value, counters: any(
+            n.value in counters for n in m.findall(value, m.Name())) and not m.findall(value, m.Call() | m.Subscript()),
+            start={self.counter})
 
     def _ends(self, branch: cst.If) -> bool:
         """Whether ``branch``'s body ends with leaving this loop: a ``break`` out of it, or a ``return``."""
@@ -480,16 +473,8 @@ class TrainingLoop:
         100 == 0 else False``)."""
         assignments = [(_assigned_names(assign), assign.value) for assign in m.findall(self.node, m.Assign(
             value=m.Comparison() | m.BooleanOperation() | m.UnaryOperation() | m.Name() | _TRUTH_OF_A_TEST))]
-        flags: set[str] = set()
-        grew = True
-        while grew:
-            grew = False
-            for names, value in assignments:
-                if names - flags and (m.findall(value, _INTERVAL_TEST) or any(
-                        n.value in flags for n in m.findall(value, m.Name()))):
-                    flags |= names
-                    grew = True
-        return frozenset(flags)
+        return _names_derived(assignments, lambda value, flags: bool(m.findall(value, _INTERVAL_TEST)) or any(
+            n.value in flags for n in m.findall(value, m.Name())))
 
     @property
     def description(self) -> str:
@@ -781,6 +766,22 @@ def _root_name(expression: cst.BaseExpression, through_methods: bool = False) ->
             expression = expression.func.value
         else:
             return expression.value if isinstance(expression, cst.Name) else None
+
+
+def _names_derived(assignments: list[tuple[set[str], cst.BaseExpression]],
+                   derives: Callable[[cst.BaseExpression, set[str]], bool],
+                   start: Iterable[str] = ()) -> frozenset[str]:
+    """``start`` and the names ``assignments`` bind to a value ``derives`` accepts, given the names found so far,
+    to a fixed point: a name bound from such a name is one too."""
+    found = set(start)
+    grew = True
+    while grew:
+        grew = False
+        for names, value in assignments:
+            if names - found and derives(value, found):
+                found |= names
+                grew = True
+    return frozenset(found)
 
 
 def _initialises_once(branch: cst.If) -> bool:
@@ -4545,14 +4546,11 @@ class SourceQueries:
             _is_input_batch(bound) or any(_is_input_batch(site) for function in self.callees_of(bound)
                                           for site in self.calls_in(function))) for run in runs)
 
-    def cpu_placement(self, site: CallSite) -> cst.Call | None:
-        """The ``with tf.device("/cpu:0"):`` (or a graph's ``g.device(...)``) that places ``site`` on the CPU: around
-        it, or around every call of its function the repo shows (``main()`` building and training the whole model
-        under it); None where the repo places code on a GPU too (towers under a CPU scope holding the variables)."""
-        return self.cpu_placement_at(site.module, site.node)
-
-    def cpu_placement_at(self, module: ModuleInfo, node: cst.CSTNode, depth: int = CALL_DEPTH) -> cst.Call | None:
-        """:meth:`cpu_placement` of any node (a training loop)."""
+    def cpu_placement(self, module: ModuleInfo, node: cst.CSTNode, depth: int = CALL_DEPTH) -> cst.Call | None:
+        """The ``with tf.device("/cpu:0"):`` (or a graph's ``g.device(...)``) that places ``node`` (a call, a loop) on
+        the CPU: around it, or around every call of its function the repo shows (``main()`` building and training
+        the whole model under it); None where the repo places code on a GPU too (towers under a CPU scope holding
+        the variables)."""
         around = module.parent(node)
         while around is not None and not isinstance(around, (cst.FunctionDef, cst.Module)):
             if isinstance(around, cst.With):
@@ -4562,7 +4560,7 @@ class SourceQueries:
             around = module.parent(around)
         function = self.enclosing_function(module, node)
         callers = self.callers_of(function) if function is not None and depth else []
-        placed = [self.cpu_placement_at(caller.module, caller.node, depth - 1) for caller in callers]
+        placed = [self.cpu_placement(caller.module, caller.node, depth - 1) for caller in callers]
         return placed[0] if placed and all(placed) and not self._places_on_gpu else None
 
     @cached_property
@@ -5815,7 +5813,7 @@ class SourceQueries:
         where one does not, or where a way it is trained is unknown."""
         calls = [call for _, made, trainers in self._model_trainings if made.node is construction.node
                  for call in trainers or [None]]
-        placements = [self.cpu_placement(call) if call is not None else None for call in calls]
+        placements = [self.cpu_placement(call.module, call.node) if call is not None else None for call in calls]
         return placements[0] if placements and all(placements) else None
 
     def _replaced(self, construction: CallSite) -> bool:
