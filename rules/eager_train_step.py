@@ -10,7 +10,7 @@ import libcst.matchers as m
 from advisor.codemods.tf_function import AddTfFunction
 from advisor.rule import (CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Applicability, CallSite, Confidence, Evidence,
                           Example, Finding, FixAvailability, FunctionInfo, ModuleInfo, Reach, Rule, RuleContext,
-                          SideEffect, TrainingLoop, Verdict, typical)
+                          SideEffect, TrainingLoop, Verdict, brief, typical)
 
 
 class EagerTrainStep(Rule):
@@ -327,7 +327,8 @@ class EagerTrainStep(Rule):
         knows)."""
         module = site.module
         reach = ctx.queries.reach(module, site.node)
-        if m.matches(site.node.func, m.Attribute(attr=m.Name("compile"))):
+        keras_compile = m.matches(site.node.func, m.Attribute(attr=m.Name("compile")))
+        if keras_compile:
             given = module.node_code(switch.value)
             default = "" if given == "True" else \
                 f" (`{given}` defaults to True, and no call of `{site.function.name}` sets it otherwise)"
@@ -338,9 +339,16 @@ class EagerTrainStep(Rule):
             message = (f"`{module.node_code(site.node).strip()}` makes every `tf.function` run eagerly, the "
                        "training step's too: each op is dispatched from Python. It is a debugging switch; remove it "
                        "(or pass False) to train with compiled steps.")
-        evidence = (Evidence.source("the program's training reaches this call" if reach is Reach.TRAINING else
-                                    "a switch for the whole program, set where it runs"),)
-        verdict = Verdict(Confidence.LIKELY, typical("tf_function"), evidence)
+        evidence = [Evidence.source("the program's training reaches this call" if reach is Reach.TRAINING else
+                                    "a switch for the whole program, set where it runs")]
+        condition = None if keras_compile else ctx.queries.condition_around(site)
+        if condition is not None:
+            evidence.append(Evidence.source(
+                f"only where `if {brief(module.node_code(condition.test))}:` "
+                f"({module.location(condition).display}) holds: a mode the run opts into, which the source does not "
+                "say a training run picks"))
+        verdict = Verdict(Confidence.LIKELY if condition is None else Confidence.POSSIBLE, typical("tf_function"),
+                          tuple(evidence))
         return self.finding(module, switch if switch.keyword is not None else site.node, message, verdict,
                             reach=reach)
 

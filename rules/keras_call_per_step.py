@@ -172,12 +172,16 @@ class KerasCallPerStep(Rule):
         tf1 = ctx.queries.tf1_call([site.module])
         pin = ctx.index.tensorflow_pin(site.module)
         legacy = ctx.queries.legacy_keras_call(site.module)
-        without_adapters = tf1 is not None or legacy is not None or pin is not None and pin.predates(
-            DATA_ADAPTERS_SINCE)
+        graph = ctx.queries.eager_turned_off(site.module)
+        without_adapters = tf1 is not None or legacy is not None or graph is not None or pin is not None and \
+            pin.predates(DATA_ADAPTERS_SINCE)
         if without_adapters:
             if tf1 is not None:
                 why = f"TensorFlow 1.x: `{tf1.module.node_code(tf1.node.func)}` " \
                     f"({tf1.module.location(tf1.node).display}) exists only there"
+            elif graph is not None:
+                why = f"TensorFlow 1.x's execution: `{graph.module.node_code(graph.node.func)}()` " \
+                    f"({graph.module.location(graph.node).display}) turns eager execution off"
             elif legacy is not None:
                 spelled, keyword = legacy
                 why = f"multi-backend Keras 2.3 or older: `{spelled.module.node_code(spelled.node.func)}" \

@@ -146,7 +146,7 @@ class PyFunction(Rule):
         if cache is not None:
             per_step = False
             evidence.append(cached_results(cache))
-        condition = ctx.queries.graph_op_condition(site) if context.in_graph else None
+        condition = ctx.queries.condition_around(site) if context.in_graph else None
         if condition is not None:
             per_step = False
             evidence.append(Evidence.source(

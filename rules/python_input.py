@@ -394,12 +394,15 @@ def _sample_loops_evidence(loops: list[tuple[FunctionInfo, cst.For | cst.While]]
 
 
 def _parallel_workers(training: CallSite) -> cst.Arg | None:
-    """The argument that makes Keras run the batch source in several workers: a literal ``workers`` above 1 or
-    ``use_multiprocessing=True``."""
-    for arg in training.node.args:
-        keyword = arg.keyword.value if arg.keyword is not None else None
-        if keyword == "workers" and isinstance(arg.value, cst.Integer) and int(arg.value.value) > 1:
-            return arg
-        if keyword == "use_multiprocessing" and m.matches(arg.value, m.Name("True")):
-            return arg
-    return None
+    """The argument that makes Keras run the batch source in several workers: a literal ``workers`` above 1,
+    ``use_multiprocessing=True``, or both set by the run's configuration (``workers=cfg["num_workers"],
+    use_multiprocessing=cfg["num_workers"] > 1``: the program is built to make its batches in parallel)."""
+    given = {arg.keyword.value: arg for arg in training.node.args if arg.keyword is not None}
+    workers, processes = given.get("workers"), given.get("use_multiprocessing")
+    if workers is not None and isinstance(workers.value, cst.Integer) and int(workers.value.value) > 1:
+        return workers
+    if processes is not None and m.matches(processes.value, m.Name("True")):
+        return processes
+    configured = workers is not None and not isinstance(workers.value, cst.Integer) and processes is not None \
+        and not m.matches(processes.value, m.Name("False") | m.Name("None") | m.Integer())
+    return workers if configured else None

@@ -10153,3 +10153,238 @@ def test_numpy_function_handed_a_loader_waits_on_files():
     (finding,) = _findings({"train.py": script.format(parallel="")}, "TFD003", "TFD002")
     assert (finding.code, finding.location.line, finding.confidence) == ("TFD002", 8, Confidence.LIKELY)
     assert "waits (`np.load`, line 6)" in finding.message
+
+
+_VENDORED_EXAMPLE = """
+import tensorflow as tf
+
+def decode(x):
+    return tf.image.decode_png(x)
+
+ds = tf.data.TFRecordDataset(["a.tfrecord"]).map(decode).batch(32)
+model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3)])
+model.compile("adam", "mse")
+model.fit(ds, epochs=10)
+"""
+_OWN_TRAINING = """
+import tensorflow as tf
+import tensorflow_probability as tfp
+
+x = tf.random.normal([64, 4])
+model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+model.compile("adam", "mse")
+model.fit(x, x, epochs=10)
+"""
+
+
+@pytest.mark.parametrize("packaged", [False, True])
+def test_the_examples_of_a_library_the_repo_keeps_a_copy_of_are_not_its_training(packaged):
+    """A PEARL port keeps all of TensorFlow Probability at its root for `import tensorflow_probability` to find, its
+    examples included: they train, but not in this repo's runs (hidden by default). Where the repo is that library's
+    own distribution (a setup.py at its root), its examples are its training."""
+    files = {"main.py": _OWN_TRAINING, "tensorflow_probability/__init__.py": "import tensorflow as tf\n",
+             "tensorflow_probability/examples/vae.py": _VENDORED_EXAMPLE}
+    if packaged:
+        files["setup.py"] = "from setuptools import setup\nsetup(name='tensorflow-probability')\n"
+    (finding,) = _findings(files, "TFD002", show_all=True)
+    assert finding.location.path.as_posix() == "tensorflow_probability/examples/vae.py"
+    assert finding.reach is (Reach.TRAINING if packaged else Reach.OTHER)
+
+
+@pytest.mark.parametrize("exported", [False, True])
+def test_a_script_importing_a_name_its_module_lost_through_star_imports_does_not_run(exported):
+    """A YOLO repo's stale experiment script imports `YOLOv3Encoder` from `models/yolov3.py`, which no longer has it;
+    that module star-imports a repo module of constants, which lacks it too: the import fails, the script trains in
+    no run. Where the star-imported module defines it, the script runs."""
+    constants = "ANCHORS = [10, 13]\n" + ("class YOLOv3Encoder:\n    pass\n" if exported else "")
+    findings = _findings({
+        "train.py": _OWN_TRAINING, "utils/__init__.py": "", "utils/constant.py": constants, "models/__init__.py": "",
+        "models/yolov3.py": "import tensorflow as tf\nfrom utils.constant import *\n\nclass YOLOv3(tf.keras.Model):\n"
+                            "    pass\n",
+        "experiments/train_yolov3.py": """
+            import tensorflow as tf
+            from models.yolov3 import YOLOv3Encoder
+
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+            model.compile("adam", "mse")
+            model.fit(tf.data.TFRecordDataset(["a"]).map(tf.io.parse_tensor).batch(8), epochs=10)
+            """}, "TFD002", show_all=True)
+    assert [f.reach for f in findings] == [Reach.TRAINING if exported else Reach.OTHER]
+
+
+@pytest.mark.parametrize("workers", ["workers=cfg['num_workers'],\n"
+                                     "          use_multiprocessing=True if cfg['num_workers'] > 1 else False", ""])
+def test_a_sequence_made_by_workers_the_configuration_sets_is_no_finding(workers):
+    """A YOLO trainer passes `workers` and `use_multiprocessing` from its YAML configuration: the program is built to
+    make its batches in parallel processes, so the Python batches are no finding. Without them, they are."""
+    findings = _findings({"train.py": f"""
+        import cv2
+        import numpy as np
+        import tensorflow as tf
+        import yaml
+
+        class Images(tf.keras.utils.Sequence):
+            def __init__(self, paths):
+                self.paths = paths
+
+            def __len__(self):
+                return len(self.paths) // 16
+
+            def __getitem__(self, i):
+                batch = np.stack([cv2.imread(p) for p in self.paths[i * 16:(i + 1) * 16]])
+                return batch, batch
+
+        cfg = yaml.safe_load(open("config.yaml"))
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+        model.compile("adam", "mse")
+        model.fit(Images(["a.jpg"] * 64), epochs=10,
+                  {workers})
+        """}, "TFD004")
+    assert [f.confidence for f in findings] == ([] if workers else [Confidence.LIKELY])
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_eager_functions_turned_on_by_a_mode_the_run_opts_into_is_possible(guarded):
+    """A trainer turns every tf.function eager only `if train_mode == "eager"`, a mode its configuration chooses:
+    whether a training run picks it, the source does not say (possible). Unconditional, it is the finding."""
+    switch = "if train_mode == 'eager':\n" + " " * 16 if guarded else ""
+    findings = _findings({"train.py": f"""
+        import sys
+        import tensorflow as tf
+
+        def prepare(train_mode):
+            {switch}tf.config.run_functions_eagerly(True)
+
+        prepare(sys.argv[1])
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+        model.compile("adam", "mse")
+        model.fit(tf.data.TFRecordDataset(["a"]).batch(8).prefetch(1), epochs=10)
+        """}, "TFH002")
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE if guarded else Confidence.LIKELY]
+
+
+@pytest.mark.parametrize("exits", [True, False])
+def test_a_step_the_loop_exits_after_runs_once(exits):
+    """A debugging notebook runs its eager step on the first batch and then `sys.exit(1)`: the step runs once, no
+    loop of steps to compile. Without the exit, the eager step is the finding."""
+    ending = "sys.exit(1)" if exits else "pass"
+    findings = _findings({"debug.py": f"""
+        import sys
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+        optimizer = tf.keras.optimizers.SGD()
+
+        def train_step(images, labels):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(images) - labels))
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            return loss
+
+        for images, labels in tf.data.TFRecordDataset(["a"]).map(tf.io.parse_tensor).batch(8):
+            loss = train_step(images, labels)
+            {ending}
+        """}, "TFH002")
+    assert [f.location.line for f in findings] == ([] if exits else [7])
+
+
+def test_a_read_in_the_branch_that_runs_the_step_happens_every_step():
+    """A YOLO trainer gathers images with a Python counter and runs its compiled step when the batch is full, in
+    `if batch_counter == BATCH_SIZE:`, then prints the loss there: that branch runs the step itself, so it is no
+    interval the read is throttled by; the read happens on every step."""
+    (finding,) = _findings({"main.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+        optimizer = tf.keras.optimizers.SGD()
+        iter_template = "iter {}, Loss: {}"
+
+        @tf.function
+        def train_step(images):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(images))
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+            return loss
+
+        batch_counter = 0
+        batch_images = []
+        iteration = 0
+        for image in tf.data.TFRecordDataset(["a"]).map(tf.io.parse_tensor):
+            if batch_counter == 4:
+                loss = train_step(tf.stack(batch_images))
+                print(iter_template.format(iteration, loss))
+                batch_images = [image]
+                batch_counter = 1
+                iteration += 1
+            else:
+                batch_images.append(image)
+                batch_counter += 1
+        """}, "TFH004")
+    assert (finding.location.line, finding.confidence) == (21, Confidence.LIKELY)
+
+
+def test_predict_per_step_with_eager_execution_turned_off_is_possible():
+    """A DQN agent module calls `tf.compat.v1.disable_eager_execution()` and then predicts one state per environment
+    step: Keras runs its TensorFlow 1.x loops there, without the per-call set-up that makes TensorFlow 2's
+    `predict` slow (possible)."""
+    findings = _findings({"agent.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        tf.compat.v1.disable_eager_execution()
+
+        env = gym.make("CartPole-v1")
+        model = tf.keras.Sequential([tf.keras.layers.Dense(16), tf.keras.layers.Dense(2)])
+        model.compile("adam", "mse")
+        state = env.reset()
+        for step in range(10000):
+            action = np.argmax(model.predict(state[None]))
+            state, reward, done, _ = env.step(action)
+            model.fit(state[None], np.zeros((1, 2)), verbose=0)
+        """}, "TFH007")
+    assert {(f.location.line, f.confidence) for f in findings} == {(12, Confidence.POSSIBLE), (14, Confidence.POSSIBLE)}
+    assert all("turns eager execution off" in " ".join(e.message for e in f.evidence) for f in findings)
+
+
+def test_a_class_imported_from_a_package_name_two_projects_share_is_the_one_that_exports_it():
+    """Two projects of a repo each have a `models` package; `I2I/train_FST.py` imports `FastStyleTransfer` from its
+    own, which passes it on from a subpackage: the class its loop trains is that one, so its per-step read is
+    found, as in the other project's script."""
+    model = """
+        import tensorflow as tf
+
+        class {name}(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.step = tf.Variable(0)
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            @tf.function
+            def train(self, images):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self(images))
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                self.step.assign_add(1)
+                return loss
+        """
+    script = """
+        import tensorflow as tf
+        from models import {name}
+
+        model = {name}()
+        for images in tf.data.TFRecordDataset(["a"]).map(tf.io.parse_tensor).batch(8).prefetch(1):
+            model.train(images)
+            current_step = model.step.numpy()
+        """
+    files = {}
+    for project, name in (("GAN", "DCGAN"), ("I2I", "FastStyleTransfer")):
+        files |= {f"{project}/models/__init__.py": f"from .{name.lower()} import {name}\n",
+                  f"{project}/models/{name.lower()}/__init__.py": f"from .model import {name}\n",
+                  f"{project}/models/{name.lower()}/model.py": model.format(name=name),
+                  f"{project}/train_{name}.py": script.format(name=name)}
+    assert sorted(f.location.path.as_posix() for f in _findings(files, "TFH004")) == [
+        "GAN/train_DCGAN.py", "I2I/train_FastStyleTransfer.py"]

@@ -140,6 +140,30 @@ class _DefinitionCollector(CollectorVisitor):
         self.facts.calls.append(CallSite(node, names, self.module, self.functions[-1] if self.functions else None))
 
 
+# Import names of third-party libraries a repo may keep a copy of at its root, for `import tensorflow_probability` to
+# find (PEARL's port ships all of TensorFlow Probability beside its own code).
+VENDORED_LIBRARIES = frozenset({
+    "tensorflow", "tensorflow_probability", "tensorflow_addons", "tensorflow_datasets", "tensorflow_hub",
+    "tensorflow_text", "tensorflow_model_optimization", "tf_agents", "keras", "tf_keras", "keras_applications",
+    "keras_preprocessing", "keras_cv", "keras_nlp", "tf_slim", "gym", "gymnasium", "baselines", "stable_baselines",
+    "stable_baselines3", "dopamine", "transformers", "tensor2tensor", "sonnet", "trax", "tensorlayer", "tflearn",
+    "edward2"})
+# Declarations that make the repo a distribution of its own: its root packages are its own code, not copies.
+PACKAGING_FILES = frozenset({"setup.py", "setup.cfg", "pyproject.toml"})
+
+
+def _vendored_packages(root: Path, sources: list[SourceFile], declarations: dict[Path, bytes]) -> frozenset[str]:
+    """The root packages of a repo that are copies of a third-party library (a ``tensorflow_probability/`` folder
+    with its ``__init__.py``), where the repo is no distribution of its own (no ``setup.py``, ``setup.cfg`` or
+    ``pyproject.toml`` at its root: TF-Agents' own repo holds ``tf_agents/``)."""
+    if any(path.parent == Path(".") and path.name in PACKAGING_FILES for path in declarations):
+        return frozenset()
+    named = {source.path.parts[0] for source in sources
+             if len(source.path.parts) > 1 and source.path.parts[0] in VENDORED_LIBRARIES}
+    packages = {source.path.parts[0] for source in sources if source.path.parts[1:] == ("__init__.py",)}
+    return frozenset(name for name in named if name in packages or (root / name / "__init__.py").is_file())
+
+
 # Imports naming a root module through one package name, at least this often: the name the repo's root package is
 # imported by (a checkout's folder is named anything).
 ROOT_PACKAGE_IMPORTS = 2
@@ -190,6 +214,7 @@ class SourceIndex:
         self._modules_by_import_name: dict[str, list[ModuleInfo]] = {}  # each suffix of a module's dotted name
         self._tensorflow_pins: dict[Path, TensorflowPin | None] = {}  # by declaring folder
         self._unread: set[Path] = set()  # files skipped: a syntax error, too deep
+        self._vendored: frozenset[str] = frozenset()  # root packages copied from a third-party library
 
     # -- building -----------------------------------------------------------------------------------------------
     @classmethod
@@ -211,6 +236,7 @@ class SourceIndex:
         index.files_seen = files_seen
         index._tensorflow_pins = tensorflow_pins(declarations or {})
         sources = list(sources)
+        index._vendored = _vendored_packages(root, sources, declarations or {})
         parsed = [(source, module) for source in sources if (module := index._parsed(source)) is not None]
         root_is_package = any(source.path == Path("__init__.py") for source in sources) or (
             root / "__init__.py").is_file()
@@ -222,9 +248,10 @@ class SourceIndex:
             for name in import_names(module.name, shortest=1):
                 index._modules_by_import_name.setdefault(name, []).append(module)
         # `from ops import *` brings in what ops.py imports too (its `tf`): every module's imports are known first.
-        star_modules = {name: modules[0].names for name, modules in index._modules_by_import_name.items()}
+        repo_modules = {name: [module.names for module in modules]
+                        for name, modules in index._modules_by_import_name.items()}
         for source, module in parsed:
-            module.names.star_modules = star_modules
+            module.names.repo_modules = repo_modules
             index._add(source, module)
         pl.link(index.dataflow, index._pending_calls, index.callees)
         return index
@@ -418,6 +445,11 @@ class SourceIndex:
         parents') that declares TensorFlow; None where none does or where that folder leaves the version open."""
         return next((self._tensorflow_pins[folder] for folder in module.path.parents
                      if folder in self._tensorflow_pins), None)
+
+    def is_vendored(self, module: ModuleInfo) -> bool:
+        """Whether ``module`` is part of a third-party library the repo keeps a copy of (``tensorflow_probability/``
+        at its root): the library's own examples and scripts are not this repo's training."""
+        return len(module.path.parts) > 1 and module.path.parts[0] in self._vendored
 
     def assignment_of(self, call: cst.Call) -> cst.Assign | None:
         """The assignment whose value is ``call`` (``ds = make_dataset()``), if any."""

@@ -105,9 +105,10 @@ class ModuleNames(cst.CSTVisitor):
         # functions defined inside other functions (closures like a `train_step` in `main`): name -> their keys
         self.nested_functions: dict[str, set[str]] = {}
         self._renames: dict[str, str] = {}  # `name = other.name`: name -> the dotted name assigned
-        # The repo's modules by the names they are imported as (set by the index): what a star import brings in,
-        # and what a module that only passes on an import binds the name to.
-        self.star_modules: dict[str, ModuleNames] = {}
+        # The repo's modules by the names they are imported as (set by the index; several where copies in several
+        # folders share one): what a star import brings in, and what a module that only passes on an import binds
+        # the name to.
+        self.repo_modules: dict[str, list[ModuleNames]] = {}
         self._assignments: Counter[str] = Counter()  # assignments to each name, at any level
         self._renamed: set[str] = set()  # names bound to another name by their one assignment (`FLAGS = flags.FLAGS`)
         self._path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a function)
@@ -261,7 +262,7 @@ class ModuleNames(cst.CSTVisitor):
         found: set[str] = set()
         guessed: set[str] = set()
         for module in self.star_imports:
-            exporter = self.star_modules.get(module)
+            exporter = self._repo_module(module)
             imported = exporter.imported(dotted, depth - 1) if exporter is not None else None
             if imported is not None:
                 found.add(canonical(imported))
@@ -281,9 +282,17 @@ class ModuleNames(cst.CSTVisitor):
         head, _, rest = dotted.partition(".")
         if head in self.aliases:
             return self._reexported(self.aliases[head]) + ("." + rest if rest else "")
-        exporters = [self.star_modules.get(module) for module in self.star_imports] if depth > 0 else []
+        exporters = [self._repo_module(module) for module in self.star_imports] if depth > 0 else []
         return next((found for exporter in exporters if exporter is not None
                      and (found := exporter.imported(dotted, depth - 1))), None)
+
+    def _repo_module(self, name: str, binding: str | None = None) -> ModuleNames | None:
+        """The repo module imported as ``name``: of several (a ``models`` package in each of two projects), the
+        only one that binds ``binding`` where one is asked for (what ``from models import FastStyleTransfer`` can
+        import), else the first."""
+        modules = self.repo_modules.get(name, [])
+        binds = [module for module in modules if binding in module.module_bindings] if binding is not None else []
+        return binds[0] if len(binds) == 1 else modules[0] if modules else None
 
     def _reexported(self, target: str) -> str:
         """What ``target`` (``bert4keras.backend.keras``) is when a repo module only passes on a name it imports
@@ -292,7 +301,7 @@ class ModuleNames(cst.CSTVisitor):
         ``target``."""
         for _ in range(REEXPORT_DEPTH):
             module, _, name = target.rpartition(".")
-            exporter = self.star_modules.get(module)
+            exporter = self._repo_module(module, binding=name)
             bound = exporter.module_bindings.get(name, set()) if exporter not in (None, self) else set()
             if len(bound) != 1 or name in exporter.top_level and name not in exporter._renamed:
                 # defined there, or imported in branches: not followed

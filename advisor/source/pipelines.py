@@ -144,14 +144,14 @@ class PipelineCollector(CollectorVisitor):
     def _foreign(self, names: frozenset[str]) -> bool:
         """A call into another data library (:data:`FOREIGN_DATA`), not into a repo module of the same name (TF-Slim
         repos have a `datasets/` package)."""
-        return any(n.startswith(FOREIGN_DATA) and n.rsplit(".", 1)[0] not in self.module.names.star_modules
+        return any(n.startswith(FOREIGN_DATA) and n.rsplit(".", 1)[0] not in self.module.names.repo_modules
                    for n in names)
 
     def _names_module(self, expr: cst.BaseExpression, names: frozenset[str]) -> bool:
         """A module (``import utils``, the repo's ``from libml import layers``), whose functions are no dataset's
         methods: ``layers.interleave(logits, batch)`` regroups a list of tensors."""
         return (isinstance(expr, cst.Name) and expr.value in self.module.names.imported_modules) or any(
-            n in self.module.names.star_modules for n in names)
+            n in self.module.names.repo_modules for n in names)
 
     def lookup(self, name: str) -> tuple | None:
         """The value ``name`` is bound to here: the innermost scope first (closures see their outer functions)."""

@@ -24,7 +24,7 @@ import networkx as nx
 from ..model import Location, Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .index import SourceIndex
-from .names import GRADIENT_TAPE, TF_FUNCTION_WRAPPERS, import_names, tf1_only
+from .names import GRADIENT_TAPE, STAR_DEPTH, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PROGRESS_BARS
 from .syntax import argument, argument_value, literal, method_name, parameter_names
 from .visitors import visit_reading
@@ -114,6 +114,8 @@ ITERATOR_WRAPPERS = frozenset({"builtins.iter"}) | PROGRESS_BARS
 GRAPH_MODE_API = frozenset(f"tensorflow.{name}" for name in (
     "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "disable_eager_execution",
     "disable_v2_behavior", "global_variables_initializer", "train.MonitoredTrainingSession"))
+# Calls that make TensorFlow 2 run as TensorFlow 1.x did: graphs, sessions, Keras' old loops.
+EAGER_TURNED_OFF = ("tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior")
 # TensorFlow 1.x API that `tf.compat.v1` keeps but eager execution refuses: code calling it there builds graphs.
 GRAPH_ONLY_COMPAT_API = frozenset({"tensorflow.gradients"})
 # Libraries of reinforcement-learning environments: their `make`/`load` make one.
@@ -425,14 +427,21 @@ class TrainingLoop:
         0:``, not its ``else``), on the loop's counter, or on a value its own body sets (``if self.mean is None:
         self.mean = ...``, a first-step initialisation), or on a mark its body moves on (``if step - last_log >=
         500: ...; last_log = step``), whose test reads no tensor of the step; or in an ``if`` whose body ends the
-        loop (``if it >= num_iterations - 1: ...; break``, an epoch's last step)."""
-        return any(part is not branch.test and not self.reads_tensor(branch.test) and not (
+        loop (``if it >= num_iterations - 1: ...; break``, an epoch's last step). Not where that branch runs the
+        step itself (``if batch_counter == BATCH_SIZE:`` a step on the images gathered so far): it runs every step."""
+        return any(not self._runs_step(part) and (
+            part is not branch.test and not self.reads_tensor(branch.test) and not (
             part is branch.orelse and m.matches(branch.test, _ON_INTERVAL_AT_MOST)) and (
             m.findall(branch.test, _INTERVAL_TEST) or any(
                 n.value in self._counters or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
             and not self._phase_test(branch.test)
-            or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self._ends(branch)
+            or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self._ends(branch))
             for branch, part in _branches_around(self.module, statement, self.node))
+
+    def _runs_step(self, block: cst.CSTNode) -> bool:
+        """Whether ``block`` calls the training step (one of :attr:`step_names`)."""
+        return any(self.module.qualified_names(call.func) & self.step_names for call in m.findall(block, m.Call())
+                   if isinstance(call.func, (cst.Name, cst.Attribute)))
 
     def _phase_test(self, test: cst.BaseExpression) -> bool:
         """Whether ``test`` orders the loop's counter against a bound the source does not write as a few steps
@@ -1931,6 +1940,29 @@ EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.com
 # A word that names something, not one given a value: `training=True` (a keyword), `self.step = 0` (a binding).
 NAMING_WORD = re.compile(r"\w+\b(?!\s*=[^=])")
 EXITS = frozenset({"builtins.exit", "builtins.quit", "sys.exit", "os._exit"})
+
+
+def _exits_after(module: ModuleInfo, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+    """Whether the program ends whenever the body of ``loop`` has run ``node``: a statement after it in its block,
+    or in a block around that one inside the loop, exits or raises (a debugging notebook's ``train_step(batch)``
+    followed by ``sys.exit(1)``): ``node`` runs once, not once per iteration. (A ``break`` leaves only this loop: a
+    loop around it may run it again, as an agent's episodes do.)"""
+    def exits(statement: cst.CSTNode) -> bool:
+        return isinstance(statement, cst.SimpleStatementLine) and any(
+            isinstance(part, cst.Raise) or isinstance(part, cst.Expr) and isinstance(part.value, cst.Call)
+            and bool(module.qualified_names(part.value.func) & EXITS) for part in statement.body)
+
+    child, parent = node, module.parent(node)
+    while parent is not None and parent is not loop:
+        body = getattr(parent, "body", None)
+        if isinstance(body, Sequence):
+            position = next((i for i, statement in enumerate(body) if statement is child), len(body))
+            if any(exits(statement) for statement in body[position + 1:]):
+                return True
+        child, parent = parent, module.parent(parent)
+    return False
+
+
 # The words of a Python name: `evaluate_on_tasks`, `predictValid`, `TEST_LOOP`.
 NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 EVALUATION_WORDS = frozenset({"eval", "evaluate", "evaluation", "validate", "validation", "val", "test", "predict",
@@ -2635,7 +2667,7 @@ class SourceQueries:
         into graph loops."""
         loop = site.module.enclosing_loop(site.node)
         if loop is not None:
-            return loop, site.module
+            return None if _exits_after(site.module, site.node, loop) else (loop, site.module)
         function = site.function
         if function is None or depth == 0 or self.is_compiled(function):
             return None
@@ -3181,22 +3213,24 @@ class SourceQueries:
     def _dead_start(self, start: int | tuple) -> bool:
         """Code where no run starts: a module that nothing imports and whose top level runs nothing, a test function
         nothing calls (a model file's ``test()``), a method no code names (a trainer's ``fit_generator_sim`` beside
-        the ``fit_generator`` its scripts call), or code only evaluation calls lead to."""
+        the ``fit_generator`` its scripts call), code only evaluation calls lead to, or a script of a library the
+        repo keeps a copy of (its examples)."""
         if self._program_graph.in_degree(start) > 0:
             return True
         if isinstance(start, tuple):
-            return self._idle_module(start) or self.failed_import(self._module_by_id[start[1]]) is not None
+            module = self._module_by_id[start[1]]
+            return self._idle_module(start) or self.failed_import(module) is not None or self.index.is_vendored(module)
         function = self._function_by_id[start]
         return self._idle_module(("module", id(function.module))) or _is_test_function(function) or \
-            self.failed_import(function.module) is not None or \
+            self.failed_import(function.module) is not None or self.index.is_vendored(function.module) or \
             function.class_key is not None and not _called_by_framework(function) and not self._named(function.name) \
             or self._script_function(function) and not self._named_in(function.module, function.name)
 
     def failed_import(self, module: ModuleInfo) -> cst.ImportFrom | None:
         """A top-level ``from package.module import name`` of ``module`` that raises ImportError: the repo module it
-        names neither defines nor imports ``name``, nor mentions it at all, nor star-imports, and no repo module
-        ``package.module.name`` exists (a quantization-aware trainer importing the ``compute_loss`` its model
-        factory no longer has). Nothing of ``module`` runs then."""
+        names neither defines nor imports ``name``, nor mentions it at all, nor do the repo modules it star-imports,
+        and no repo module ``package.module.name`` exists (a quantization-aware trainer importing the
+        ``compute_loss`` its model factory no longer has). Nothing of ``module`` runs then."""
         if id(module) not in self._failed_imports:
             self._failed_imports[id(module)] = next((
                 statement for line in module.tree.body if isinstance(line, cst.SimpleStatementLine)
@@ -3210,12 +3244,26 @@ class SourceQueries:
         owners = self.index.modules_imported_by(source)
         if len(owners) != 1 or owners[0].name.rsplit(".", 1)[-1] != source.rsplit(".", 1)[-1]:
             return False  # not exactly one repo module of that name: an installed package, or copies
-        owner = owners[0]
-        if owner.names.star_imports or re.search(r"\b__getattr__\b", owner.code):
+        exporters = self._star_exporters(owners[0])
+        if exporters is None or any(re.search(r"\b__getattr__\b", module.code) for module in exporters):
             return False
-        return any(isinstance(alias.name, cst.Name) and not re.search(rf"\b{alias.name.value}\b", owner.code)
-                   and self.index.modules_imported_by(f"{source}.{alias.name.value}") == owners
-                   for alias in statement.names)
+        return any(isinstance(alias.name, cst.Name) and not any(
+            re.search(rf"\b{alias.name.value}\b", module.code) for module in exporters)
+            and self.index.modules_imported_by(f"{source}.{alias.name.value}") == owners
+            for alias in statement.names)
+
+    def _star_exporters(self, module: ModuleInfo, depth: int = STAR_DEPTH) -> list[ModuleInfo] | None:
+        """The modules whose names ``module`` exports: itself and the repo modules it star-imports (``from
+        utils.constant import *``), through theirs; None where one of those is no single repo module (an installed
+        package's names are unknown) or they go deeper than ``depth``."""
+        found = [module]
+        for name in module.names.star_imports:
+            owners = self.index.modules_imported_by(name)
+            more = self._star_exporters(owners[0], depth - 1) if len(owners) == 1 and depth else None
+            if more is None:
+                return None
+            found += more
+        return found
 
     def _script_function(self, function: FunctionInfo) -> bool:
         """A plain function of a script (or notebook) no repo module imports: only the script's own code can call
@@ -3591,6 +3639,11 @@ class SourceQueries:
         """``tf.enable_eager_execution()`` in ``module``: TensorFlow 1.x run eagerly (2.x spells it only under
         ``tf.compat.v1``, and runs eagerly anyway)."""
         return next((site for site in self.index.calls_to(*EAGER_EXECUTION) if site.module is module), None)
+
+    def eager_turned_off(self, module: ModuleInfo) -> CallSite | None:
+        """``tf.compat.v1.disable_eager_execution()`` (or ``disable_v2_behavior()``) in ``module``: TensorFlow 2 runs
+        its code as TensorFlow 1.x did, Keras' loops included."""
+        return next((site for site in self.index.calls_to(*EAGER_TURNED_OFF) if site.module is module), None)
 
     def legacy_keras_call(self, module: ModuleInfo) -> tuple[CallSite, str] | None:
         """A call of multi-backend Keras (``keras``, not ``tensorflow.keras``) in ``module`` with a Keras 1 argument
@@ -4342,9 +4395,10 @@ class SourceQueries:
         loop = min(loops, key=lambda loop: (loop.module.path.as_posix(), loop.module.location(loop.node).line))
         return HotContext(loop.module, loop.session_runs[0], "", in_dataset=False, in_graph=True)
 
-    def graph_op_condition(self, site: CallSite) -> cst.If | None:
-        """The ``if`` of the code around ``site`` that builds it into the graph only on one of its branches (``if
-        cfg.USE_E2E_TF:`` the TensorFlow proposal layer, ``else:`` the ``py_func`` one): innermost first."""
+    def condition_around(self, site: CallSite) -> cst.If | None:
+        """The innermost ``if`` of the code around ``site`` (in its function) that runs it on one of its branches
+        only: ``if cfg.USE_E2E_TF:`` the TensorFlow proposal layer, ``else:`` the ``py_func`` one; ``if
+        mode == "eager":`` the switch that turns compilation off."""
         scope = site.function.node if site.function is not None else None
         return next((branch for branch, part in _branches_around(site.module, site.node, scope)
                      if part is not branch.test), None)
