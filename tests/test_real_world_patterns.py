@@ -10388,3 +10388,33 @@ def test_a_class_imported_from_a_package_name_two_projects_share_is_the_one_that
                   f"{project}/train_{name}.py": script.format(name=name)}
     assert sorted(f.location.path.as_posix() for f in _findings(files, "TFH004")) == [
         "GAN/train_DCGAN.py", "I2I/train_FastStyleTransfer.py"]
+
+
+def test_a_function_a_package_passes_on_is_reached_through_the_package_attribute():
+    """A notebook does `from mycnn import data` and calls `data.generate_classification_dataset(...)`, a function
+    `mycnn/data/__init__.py` imports from its `classification` module: the pipeline it builds is what training
+    consumes."""
+    findings = _findings({
+        "mycnn/__init__.py": "from . import data\n",
+        "mycnn/data/__init__.py": "from .classification import generate_classification_dataset\n",
+        "mycnn/data/classification.py": """
+            import tensorflow as tf
+
+            def load_img(path):
+                image = tf.image.decode_jpeg(tf.io.read_file(path))
+                return tf.image.random_flip_left_right(tf.image.resize(image, (227, 227)))
+
+            def generate_classification_dataset(paths, batch_size):
+                return tf.data.Dataset.from_tensor_slices(paths).map(load_img).batch(batch_size).prefetch(1)
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from mycnn import data
+
+            train_dataset = data.generate_classification_dataset(["a.jpg"], 50)
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+            model.compile("adam", "mse")
+            model.fit(train_dataset, epochs=30)
+            """}, "TFD002", show_all=True)
+    assert [(f.location.path.as_posix(), f.location.line, f.reach) for f in findings] == [
+        ("mycnn/data/classification.py", 8, Reach.TRAINING)]

@@ -281,7 +281,10 @@ class ModuleNames(cst.CSTVisitor):
         no import binds its head."""
         head, _, rest = dotted.partition(".")
         if head in self.aliases:
-            return self._reexported(self.aliases[head]) + ("." + rest if rest else "")
+            # and what the module it names passes on: `data.make_dataset`, `from mycnn import data` importing a
+            # package whose `__init__` imports `make_dataset` from its `classification` module
+            module = self._reexported(self.aliases[head])
+            return self._reexported(f"{module}.{rest}") if rest else module
         exporters = [self._repo_module(module) for module in self.star_imports] if depth > 0 else []
         return next((found for exporter in exporters if exporter is not None
                      and (found := exporter.imported(dotted, depth - 1))), None)
