@@ -10418,3 +10418,25 @@ def test_a_function_a_package_passes_on_is_reached_through_the_package_attribute
             """}, "TFD002", show_all=True)
     assert [(f.location.path.as_posix(), f.location.line, f.reach) for f in findings] == [
         ("mycnn/data/classification.py", 8, Reach.TRAINING)]
+
+
+def test_a_backbone_cut_at_a_layer_and_then_frozen_is_frozen():
+    """An SSD trainer builds MobileNetV2, binds the name again to a `Model` of its own layers up to one block,
+    and freezes every layer of that: the backbone trains no further (possible), as with the MobileNet it freezes
+    without the cut."""
+    (finding,) = _findings({"ssd.py": """
+        import tensorflow as tf
+        from tensorflow.keras.applications import MobileNetV2
+        from tensorflow.keras.models import Model
+
+        base_network = MobileNetV2(input_shape=(300, 300, 3), weights="imagenet", include_top=False)
+        base_network = Model(inputs=base_network.input, outputs=base_network.get_layer("block_16_project_BN").output)
+        for layer in base_network.layers:
+            layer.trainable = False
+        x = tf.keras.layers.Conv2D(256, 3)(base_network.output)
+        model = Model(base_network.input, tf.keras.layers.Conv2D(24, 3)(x))
+        model.compile(loss="mse", optimizer="adam")
+        model.fit(train_data, epochs=120)
+        """}, "TFC001")
+    assert (finding.location.line, finding.confidence) == (10, Confidence.POSSIBLE)
+    assert "is frozen (`layer.trainable = False`)" in finding.evidence[-1].message

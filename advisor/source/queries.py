@@ -6047,7 +6047,8 @@ class SourceQueries:
     def _frozen_for_good(self, backbone: CallSite) -> str | None:
         """The statement freezing the model ``backbone`` makes (``base = EfficientNetB0(...)``): ``base.trainable =
         False``, or ``layer.trainable = False`` over all of ``base.layers``, where nothing sets it trainable again
-        (``base.trainable = True`` to fine-tune, or over some of its layers) before the name is bound again."""
+        (``base.trainable = True`` to fine-tune, or over some of its layers) before the name is bound again (to
+        another model than a ``Model`` of its own layers: ``base = Model(base.input, base.get_layer(...).output)``)."""
         assignment = self.index.assignment_of(backbone.node)
         if assignment is None or len(assignment.targets) != 1 or not isinstance(assignment.targets[0].target,
                                                                                  cst.Name):
@@ -6055,8 +6056,12 @@ class SourceQueries:
         name, module = assignment.targets[0].target.value, backbone.module
         scope = backbone.function.node if backbone.function is not None else module.tree
         start = module.location(backbone.node).line
+        def own_layers(value: cst.BaseExpression) -> bool:
+            return id(value) in self._call_at and bool(self._call_at[id(value)].names & KERAS_MODEL) and bool(
+                m.findall(value, m.Name(name)))
+
         end = min((line for bound in m.findall(scope, m.Assign(targets=[m.AssignTarget(target=m.Name(name))]))
-                   if (line := module.location(bound).line) > start), default=None)
+                   if (line := module.location(bound).line) > start and not own_layers(bound.value)), default=None)
         # `for layer in base.layers[:-20]:` (some of them) binds `layer` to the model's layers
         layer_loops = {id(setting): loop for loop in m.findall(scope, m.For(target=m.Name()))
                        if m.findall(loop.iter, m.Name(name)) for setting in m.findall(loop.body, m.Assign())}
