@@ -388,14 +388,23 @@ class Verdicts:
             f"the capture ran on {hardware}, which runs steps asynchronously unless the host reads a value"),),
             static.note)
 
-    def few_steps(self, loops: Sequence[tuple[ModuleInfo, cst.For | cst.While]], static: Verdict) -> Verdict:
-        """A per-step cost in loops that run only a few steps in all (``for i in range(10):``, as the source writes
-        them) is at most possible."""
-        runs = [self.queries.loop_runs(module, loop) for module, loop in loops]
-        if not runs or None in runs or max(runs) >= FEW_STEPS or static.confidence is not Confidence.LIKELY:
+    def per_step_cost(self, loops: Sequence[tuple[ModuleInfo, cst.For | cst.While]], static: Verdict) -> Verdict:
+        """A per-step cost, weighed against its loops: at most possible in loops that run only a few steps in all
+        (``for i in range(10):``, as the source writes them), or whose every iteration also runs a whole training
+        of another model (a search controller fitting each child network it samples)."""
+        if static.confidence is not Confidence.LIKELY or not loops:
             return static
+        runs = [self.queries.loop_runs(module, loop) for module, loop in loops]
+        if None not in runs and max(runs) < FEW_STEPS:
+            return Verdict(Confidence.POSSIBLE, static.speedup, static.evidence + (Evidence.source(
+                f"the loop runs {max(runs)} steps in all: a per-step cost adds up to little"),), static.note)
+        nested = [training for module, loop in loops if (training := self.queries.whole_training_in(module, loop))]
+        if len(nested) < len(loops):
+            return static
+        fit = nested[0]
         return Verdict(Confidence.POSSIBLE, static.speedup, static.evidence + (Evidence.source(
-            f"the loop runs {max(runs)} steps in all: a per-step cost adds up to little"),), static.note)
+            f"every iteration also trains a whole model (`{fit.module.node_code(fit.node.func)}(...)`, "
+            f"{fit.module.location(fit.node).display}): a per-step cost is a small share of it"),), static.note)
 
     # -- training steps -------------------------------------------------------------------------------------------
     def eager_dispatch(self, static: Verdict) -> Verdict:

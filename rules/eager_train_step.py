@@ -381,7 +381,7 @@ class EagerTrainStep(Rule):
         evidence += compiled
         static = Verdict(Confidence.POSSIBLE if forward or compiled else Confidence.LIKELY, typical("tf_function"),
                          tuple(evidence))
-        verdict = ctx.verdicts.eager_dispatch(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static))
+        verdict = ctx.verdicts.eager_dispatch(ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], static))
         return self.finding(module, step, message, verdict, reach=ctx.queries.reach(module, loop.node),
                             end_node=step.body.body[0] if isinstance(step, cst.With) and step.body.body else None)
 
@@ -416,7 +416,7 @@ class EagerTrainStep(Rule):
                          typical("tf_function"), tuple(evidence))
         # (a step that loops over batches itself is an epoch: how often it is called says nothing of its steps)
         if not epoch:
-            static = ctx.verdicts.few_steps([(owner, loop) for loop, owner in loops.values()], static)
+            static = ctx.verdicts.per_step_cost([(owner, loop) for loop, owner in loops.values()], static)
         verdict = ctx.verdicts.eager_dispatch(static)
         return self.finding(module, function.node.name, message, verdict,
                             reach=ctx.queries.reach(module, function.node), codemod=None if breaking else AddTfFunction)

@@ -455,7 +455,7 @@ class HostSync(Rule):
         evidence = (Evidence.source(f"`{code}` ({module.location(site.node).line_label}) runs once per iteration "
                                     f"of the loop at {where}, under no step interval"),)
         static = Verdict(Confidence.LIKELY, typical("host_sync"), evidence)
-        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static)
+        verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], static)
         return self.finding(module, site.node, message, verdict, reach=ctx.queries.reach(module, site.node))
 
     def _some_steps_fetch_finding(self, ctx: RuleContext, loop: TrainingLoop,
@@ -474,7 +474,7 @@ class HostSync(Rule):
                                     f"the loop sets ({module.location(read).display})"),
                     Evidence.source("how much that costs depends on the tensor's size and on whether the update "
                                     "computes it anyway, which the source does not say"))
-        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
+        verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)],
                                          Verdict(Confidence.POSSIBLE, typical("host_sync"), evidence))
         return self.finding(module, run, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
@@ -499,7 +499,7 @@ class HostSync(Rule):
             confidence = Confidence.POSSIBLE
             evidence.append(Evidence.source("the graph it trains is tiny: all the code of its file " +
                                             compute.describe().removeprefix("its building code ")))
-        verdict = ctx.verdicts.host_sync(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
+        verdict = ctx.verdicts.host_sync(ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], Verdict(
             confidence, typical("host_sync"), tuple(evidence))))
         return self.finding(module, runs[0], message, verdict, reach=ctx.queries.reach(module, loop.node))
 
@@ -546,7 +546,7 @@ class HostSync(Rule):
             placement is not None
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
-        verdict = ctx.verdicts.host_sync(ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], static))
+        verdict = ctx.verdicts.host_sync(ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], static))
         # Only a print can be thinned out safely enough to offer: other statements keep their result for later.
         mechanical = isinstance(sync.statement, cst.SimpleStatementLine) and sync.kind == "print" and \
             loop.counter is not None and m.matches(sync.statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))

@@ -195,7 +195,7 @@ class KerasCallPerStep(Rule):
             "runs one small batch."
         message = (f"`{method}` runs once per iteration of the loop at {loop}, on that iteration's data:{set_up} "
                    f"`{ON_BATCH[method]}` runs just the batch.")
-        verdict = ctx.verdicts.few_steps([(call.loop_module, call.loop)], Verdict(
+        verdict = ctx.verdicts.per_step_cost([(call.loop_module, call.loop)], Verdict(
             Confidence.POSSIBLE if without_adapters else Confidence.LIKELY, typical("keras_call"), tuple(evidence)))
         fixable = _has_batch_form(site.module.parent(site.node), site.node, method)
         return self.finding(site.module, site.node.func.attr, message, verdict,

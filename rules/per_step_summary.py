@@ -268,7 +268,7 @@ class PerStepSummary(Rule):
         if not heavy:
             evidence.append(Evidence.source("a scalar or text summary is little work for the session: it matters "
                                             "when steps are short"))
-        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
+        verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], Verdict(
             Confidence.LIKELY if heavy else Confidence.POSSIBLE, typical("host_sync"), tuple(evidence)))
         return self.finding(module, run, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
@@ -284,7 +284,7 @@ class PerStepSummary(Rule):
         if not heavy:
             evidence.append(Evidence.source("a scalar or text summary, or a flush, is little host work: it matters "
                                             "when steps are short or the logs go to remote storage"))
-        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
+        verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], Verdict(
             Confidence.LIKELY if heavy else Confidence.POSSIBLE, typical("host_sync"), tuple(evidence)))
         mechanical = loop.counter is not None and not graph_summary and m.matches(
             statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))

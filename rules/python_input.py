@@ -288,7 +288,7 @@ class PythonInput(Rule):
                 "Python: each one is made after the previous step ends, with no overlap")
         message = (f"{description[0].upper()}{description[1:]} takes its batches from {made}. A `tf.data` pipeline "
                    "ending in `.prefetch(tf.data.AUTOTUNE)` makes the next batch while the step runs.")
-        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)], Verdict(
+        verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], Verdict(
             Confidence.LIKELY if works else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence)))
         return self.finding(loop.module, batches, message, verdict, reach=ctx.queries.reach(loop.module, loop.node))
 
@@ -326,7 +326,7 @@ class PythonInput(Rule):
                    "the session starts the step only once the batch is made and copied in, with no overlap. A "
                    "`tf.data` pipeline whose iterator's `get_next()` is the model's input (parallel `map`, then "
                    "`.prefetch()`) prepares batches while the step runs.")
-        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
+        verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)],
                                          Verdict(confidence, typical("prefetch"), tuple(evidence)))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
@@ -340,7 +340,7 @@ class PythonInput(Rule):
                    "it, copying the batch into host memory and back every step. Build the model on the pipeline's "
                    "tensors instead (the iterator's `get_next()`, the queue's batch): the batch then stays in "
                    "TensorFlow, and the pipeline prepares the next one while the step runs.")
-        verdict = ctx.verdicts.few_steps([(loop.loop_module, loop.loop)],
+        verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)],
                                          Verdict(Confidence.LIKELY, typical("prefetch"), evidence))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 

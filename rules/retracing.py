@@ -239,7 +239,7 @@ class Retracing(Rule):
             start = call.module.location(anchor(call.node))
             message = (f"`{call.module.node_code(arg.value)}` is the loop's Python step counter: `tf.function` "
                        f"traces a new graph for every new Python value, so this call retraces every step.")
-            static = ctx.verdicts.few_steps([(call.module, loop.node)], Verdict(
+            static = ctx.verdicts.per_step_cost([(call.module, loop.node)], Verdict(
                 Confidence.LIKELY, typical("retracing"), (Evidence.source(
                     f"`{counter}` counts the iterations of the loop at {call.module.location(loop.node).display}"),)))
             yield self._report(ctx, function.name, call.module, arg.value, message, static, codemod=PassTensor,

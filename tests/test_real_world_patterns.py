@@ -10440,3 +10440,42 @@ def test_a_backbone_cut_at_a_layer_and_then_frozen_is_frozen():
         """}, "TFC001")
     assert (finding.location.line, finding.confidence) == (10, Confidence.POSSIBLE)
     assert "is frozen (`layer.trainable = False`)" in finding.evidence[-1].message
+
+
+@pytest.mark.parametrize("child_epochs", [8, None])
+def test_a_controller_whose_every_step_fits_child_networks_has_no_per_step_cost_worth_a_change(child_epochs):
+    """A NAS controller's loop samples architectures, fits a child network on each for 8 epochs, then updates its
+    own small policy and prints its loss: next to the children's training, the controller's per-step read is a small
+    share (possible). Where the environment only scores the architecture, the read is the finding."""
+    reward = (f"model.fit(self.x, self.y, epochs={child_epochs}, verbose=0)\n"
+              "                return model.evaluate(self.x, self.y)[1]" if child_epochs else "return float(len(actions))")
+    findings = _findings({"controller.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        class DenseEnv:
+            def __init__(self, x, y):
+                self.x, self.y = x, y
+
+            def get_rewards(self, actions):
+                model = tf.keras.Sequential([tf.keras.layers.Dense(units) for units in actions])
+                model.compile("adam", "mse")
+                {reward}
+
+        def train_controller(model, env, optimizer, steps):
+            for step in range(steps):
+                with tf.GradientTape() as tape:
+                    archs, log_probs = model(None)
+                    rewards = [env.get_rewards(list(arch)) for arch in archs.numpy()]
+                    loss = -tf.reduce_sum(log_probs * rewards)
+                gradients = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+                print("policy loss:", loss.numpy())
+
+        controller = tf.keras.Sequential([tf.keras.layers.LSTM(64)])
+        train_controller(controller, DenseEnv(np.zeros((64, 8)), np.zeros((64, 1))), tf.keras.optimizers.Adam(),
+                         steps=500)
+        """}, "TFH004", show_all=True)
+    assert sorted((f.location.line, f.confidence) for f in findings) == (
+        [(18, Confidence.POSSIBLE), (22, Confidence.POSSIBLE)] if child_epochs else
+        [(17, Confidence.LIKELY), (21, Confidence.LIKELY)])

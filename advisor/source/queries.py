@@ -5440,6 +5440,12 @@ class SourceQueries:
                 or (not site.names and isinstance(site.node.func, cst.Attribute)
                     and site.node.func.attr.value in WAITING_METHODS)]
 
+    def whole_training_in(self, module: ModuleInfo, loop: cst.For | cst.While) -> CallSite | None:
+        """A whole training (Keras ``fit`` for several epochs) that every iteration of ``loop`` runs, in its body or
+        in what that calls: a search controller's loop fitting a child network per architecture it samples."""
+        return next((site for site in self.calls_run_by(MappedFunction(loop.body, module, None))
+                     if id(site.node) in self._training_call_nodes and self._whole_training_run(site)), None)
+
     def python_work(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
         """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work for each item
         it hands out: I/O, or array and image computation in NumPy, PIL or OpenCV (not draws of the order samples
