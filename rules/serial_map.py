@@ -12,7 +12,7 @@ from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Fi
                           typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
-SMALL_PARALLELISM = 2
+SMALL_PARALLELISM = 3
 # The stages that group elements into batches: a map after one runs once per step.
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch", "sparse_batch", "bucket_by_sequence_length",
                           "map_and_batch"})

@@ -10479,3 +10479,57 @@ def test_a_controller_whose_every_step_fits_child_networks_has_no_per_step_cost_
     assert sorted((f.location.line, f.confidence) for f in findings) == (
         [(18, Confidence.POSSIBLE), (22, Confidence.POSSIBLE)] if child_epochs else
         [(17, Confidence.LIKELY), (21, Confidence.LIKELY)])
+
+
+@pytest.mark.parametrize("parallelism, found", [("num_parallel_calls=3", True), ("3", True),
+                                                 ("num_parallel_calls=4", False)])
+def test_three_parallel_calls_leave_a_decoding_map_short_of_cores(parallelism, found):
+    """Three checked repos decode images in a map with `num_parallel_calls=3` (a phase-retrieval trainer passing it
+    positionally): a few cores of the many a GPU host has; AUTOTUNE sizes it to the machine. Four is left alone."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        def parse(path):
+            image = tf.image.decode_jpeg(tf.io.read_file(path))
+            return tf.image.resize(image, (299, 299))
+
+        ds = tf.data.Dataset.from_tensor_slices(["a.jpg"]).map(parse, {parallelism}).batch(64).prefetch(1)
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+        model.compile("adam", "mse")
+        model.fit(ds, epochs=10)
+        """}, "TFD002")
+    assert [f.location.line for f in findings] == ([7] if found else [])
+
+
+def test_an_update_whose_gradients_a_tape_records_is_eager_whatever_tensorflow_1_api_its_module_calls():
+    """A style-transfer module makes its optimizer with `tf.train.AdamOptimizer` (TensorFlow 1.x API) and applies
+    the gradients a helper's GradientTape records: the script that runs it enables eager execution, so the loop is
+    an eager one (TFH002 says so), not a graph for TensorFlow 1.x's mixed-precision graph rewrite."""
+    findings = _findings({"transfer_tools.py": """
+        import tensorflow as tf
+
+        def compute_grads(model, image):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(image))
+            return tape.gradient(loss, image), loss
+        """, "stm_model.py": """
+        import tensorflow as tf
+        import transfer_tools as tt
+
+        def run_style_transfer(model, init_image, iterations=1000):
+            opt = tf.train.AdamOptimizer(learning_rate=5)
+            for i in range(iterations):
+                grads, loss = tt.compute_grads(model, init_image)
+                opt.apply_gradients([(grads, init_image)])
+            return init_image
+        """, "app.py": """
+        import tensorflow as tf
+        import stm_model
+
+        tf.enable_eager_execution()
+        vgg = tf.keras.applications.VGG19(include_top=False)
+        stm_model.run_style_transfer(vgg, tf.Variable(tf.zeros((1, 512, 512, 3))))
+        """}, "TFC001", "TFH002", show_all=True)
+    assert [(f.code, f.location.path.as_posix()) for f in findings if "graph" in f.message] == []
+    assert [(f.code, f.location.path.as_posix(), f.location.line) for f in findings if f.code == "TFH002"] == [
+        ("TFH002", "stm_model.py", 7)]

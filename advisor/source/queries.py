@@ -2376,8 +2376,22 @@ class SourceQueries:
             and not (site.function is not None and id(site.function.node) in steps)
             and (all(n.startswith(TENSOR_APIS) for n in site.names) or (
                 id(site.module) in self._graph_mode_modules and self._made_by_tensorflow(site))))]
-        updates = [site for site in updates if not self._updates_inputs_only(site)]
+        updates = [site for site in updates if not self._updates_inputs_only(site) and not self._taped_update(site)]
         return updates + self._hand_written_updates({self._caller_key(site) for site in updates})
+
+    def _taped_update(self, update: CallSite) -> bool:
+        """Whether ``update`` runs in a loop whose body records its gradients on a GradientTape, there or in a
+        function it calls (``grads = compute_grads(cfg)``, the tape in that helper): eager training, whatever
+        TensorFlow 1.x API its module also calls (``tf.enable_eager_execution()`` in the script that runs it)."""
+        loop = update.module.enclosing_loop(update.node)
+        return loop is not None and any(
+            GRADIENT_TAPE in site.names or any(id(f.node) in self._taping_functions for f in self.callees_of(site))
+            for call in m.findall(loop.body, m.Call()) if (site := self._call_at.get(id(call))) is not None)
+
+    @cached_property
+    def _taping_functions(self) -> set[int]:
+        """The repo functions that open a GradientTape (by node id)."""
+        return {id(site.function.node) for site in self.index.calls_to(GRADIENT_TAPE) if site.function is not None}
 
     def _updates_inputs_only(self, update: CallSite) -> bool:
         """Whether a graph update (``z_optimizer.minimize(loss, var_list=[self.z_r])``) updates only variables its
