@@ -10533,3 +10533,39 @@ def test_an_update_whose_gradients_a_tape_records_is_eager_whatever_tensorflow_1
     assert [(f.code, f.location.path.as_posix()) for f in findings if "graph" in f.message] == []
     assert [(f.code, f.location.path.as_posix(), f.location.line) for f in findings if f.code == "TFH002"] == [
         ("TFH002", "stm_model.py", 7)]
+
+
+@pytest.mark.parametrize("batch, likely", [("np.array(x_batch), np.array(y_batch)", False),
+                                           ("np.array([[ord(c) for c in str(t)] for t in x_batch]), y_batch", True)])
+def test_a_generator_that_copies_slices_of_arrays_in_memory_makes_its_batches_cheaply(batch, likely):
+    """An NLP trainer's `fill_feed_batch_data` slices the token arrays it holds and yields `np.array` copies of the
+    slices: a copy of each batch, microseconds (possible). Building the batch in Python (a comprehension over its
+    texts) is the per-batch work that can starve the step (likely)."""
+    findings = _findings({"trainer.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def fill_feed_batch_data(data, batch_size):
+            X, Y = data[0], data[1]
+            for idx in range(X.shape[0] // batch_size):
+                x_batch = X[batch_size * idx: batch_size * (idx + 1)]
+                y_batch = Y[batch_size * idx: batch_size * (idx + 1)]
+                yield {batch}
+
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(8000, 312), tf.keras.layers.LSTM(312)])
+        optimizer = tf.keras.optimizers.Adam()
+
+        @tf.function
+        def train_one_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y, model(x)))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        data = (np.load("x.npy"), np.load("y.npy"))
+        for epoch in range(10):
+            for text_batch, labels_batch in fill_feed_batch_data(data, 64):
+                loss = train_one_step(text_batch, labels_batch)
+        """}, "TFD004")
+    assert [f.confidence for f in findings] == [Confidence.LIKELY if likely else Confidence.POSSIBLE]

@@ -240,6 +240,9 @@ ORDER_DRAWS = frozenset({"numpy.random.shuffle", "numpy.random.permutation", "nu
 # Arrays of one value: a memset of the batch's size, work only where a Python loop then fills them in.
 CONSTANT_ARRAYS = frozenset(f"numpy.{kind}{like}" for kind in ("zeros", "ones", "empty", "full")
                             for like in ("", "_like"))
+# Arrays made from what is already in memory (`np.array(X[i * n:(i + 1) * n])`, a slice of the data): see
+# `_copies_memory`.
+ARRAY_COPIES = frozenset({"numpy.array", "numpy.asarray", "numpy.copy", "numpy.ascontiguousarray"})
 # The summary kind of histograms made in a loop, one per variable or gradient.
 PER_TENSOR_HISTOGRAMS = "histogram per tensor"
 # Summary ops, TensorFlow 1.x's names too (`tf.summary.image`, `tf.image_summary`).
@@ -1940,6 +1943,14 @@ EMBEDDING_LOOKUPS = frozenset({"tensorflow.nn.embedding_lookup", "tensorflow.com
 # A word that names something, not one given a value: `training=True` (a keyword), `self.step = 0` (a binding).
 NAMING_WORD = re.compile(r"\w+\b(?!\s*=[^=])")
 EXITS = frozenset({"builtins.exit", "builtins.quit", "sys.exit", "os._exit"})
+
+
+def _copies_memory(site: CallSite) -> bool:
+    """Whether ``site`` copies an array already in memory (``np.array(X[i * n:(i + 1) * n])``, a slice of the data):
+    a copy of the batch, no work of its own; not one that builds its array in Python (``np.array([[ord(c) for c in
+    word]])``, a comprehension or calls inside)."""
+    return bool(site.names) and site.names <= ARRAY_COPIES and not any(m.findall(arg.value, m.Call() | m.ListComp() | m.GeneratorExp()
+                                                            | m.SetComp() | m.DictComp()) for arg in site.node.args)
 
 
 def _exits_after(module: ModuleInfo, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
@@ -5494,7 +5505,8 @@ class SourceQueries:
         walked = {id(call) for call in m.findall(loop.iter, m.Call())} if isinstance(loop, cst.For) else set()
         # Work under a flag its branch turns off runs once a pass (`if new_epoch: mask = np.arange(n)`).
         return [site for site in sites if not site.names <= ORDER_DRAWS and id(site.node) not in walked
-                and (filled or not site.names <= CONSTANT_ARRAYS) and not self.initialised_once(site.module, site.node)
+                and (filled or not (site.names <= CONSTANT_ARRAYS or _copies_memory(site)))
+                and not self.initialised_once(site.module, site.node)
                 and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
 
     def _items_read(self, method: FunctionInfo, body: cst.CSTNode) -> list[FunctionInfo]:
