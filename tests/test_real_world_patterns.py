@@ -10448,7 +10448,8 @@ def test_a_controller_whose_every_step_fits_child_networks_has_no_per_step_cost_
     own small policy and prints its loss: next to the children's training, the controller's per-step read is a small
     share (possible). Where the environment only scores the architecture, the read is the finding."""
     reward = (f"model.fit(self.x, self.y, epochs={child_epochs}, verbose=0)\n"
-              "                return model.evaluate(self.x, self.y)[1]" if child_epochs else "return float(len(actions))")
+              "                return model.evaluate(self.x, self.y)[1]") if child_epochs else \
+        "return float(len(actions))"
     findings = _findings({"controller.py": f"""
         import numpy as np
         import tensorflow as tf

@@ -1949,8 +1949,9 @@ def _copies_memory(site: CallSite) -> bool:
     """Whether ``site`` copies an array already in memory (``np.array(X[i * n:(i + 1) * n])``, a slice of the data):
     a copy of the batch, no work of its own; not one that builds its array in Python (``np.array([[ord(c) for c in
     word]])``, a comprehension or calls inside)."""
-    return bool(site.names) and site.names <= ARRAY_COPIES and not any(m.findall(arg.value, m.Call() | m.ListComp() | m.GeneratorExp()
-                                                            | m.SetComp() | m.DictComp()) for arg in site.node.args)
+    built = m.Call() | m.ListComp() | m.GeneratorExp() | m.SetComp() | m.DictComp()
+    return bool(site.names) and site.names <= ARRAY_COPIES and not any(m.findall(arg.value, built)
+                                                                       for arg in site.node.args)
 
 
 def _exits_after(module: ModuleInfo, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
