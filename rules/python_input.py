@@ -230,7 +230,7 @@ class PythonInput(Rule):
             if batches is not None:
                 yield self._iterator_finding(ctx, loop, *batches)
         for training, batches, makers, keras_images in ctx.queries.python_fed_trainings:
-            if _parallel_workers(training) is None:  # several workers already make batches side by side
+            if _parallel_workers(ctx, training) is None:  # several workers already make batches side by side
                 yield self._keras_finding(ctx, training, batches, makers, keras_images)
         for loop in ctx.queries.session_loops:
             batches = ctx.queries.python_batches(loop)
@@ -393,16 +393,20 @@ def _sample_loops_evidence(loops: list[tuple[FunctionInfo, cst.For | cst.While]]
     return Evidence.source(f"which makes its samples one at a time in a Python loop: {named}")
 
 
-def _parallel_workers(training: CallSite) -> cst.Arg | None:
-    """The argument that makes Keras run the batch source in several workers: a literal ``workers`` above 1,
-    ``use_multiprocessing=True``, or both set by the run's configuration (``workers=cfg["num_workers"],
-    use_multiprocessing=cfg["num_workers"] > 1``: the program is built to make its batches in parallel)."""
+def _parallel_workers(ctx: RuleContext, training: CallSite) -> cst.Arg | None:
+    """The argument that makes Keras run the batch source in several workers: ``workers`` above 1 (a literal, or
+    what the source sets it to), ``use_multiprocessing=True``, or both set from a configuration's entries the
+    source does not show (``workers=cfg["num_workers"], use_multiprocessing=cfg["num_workers"] > 1``, read from
+    YAML: the program is built to make its batches in parallel). A flag the source cannot resolve
+    (``workers=args.workers``) says nothing: its default is mostly 1."""
     given = {arg.keyword.value: arg for arg in training.node.args if arg.keyword is not None}
     workers, processes = given.get("workers"), given.get("use_multiprocessing")
-    if workers is not None and isinstance(workers.value, cst.Integer) and int(workers.value.value) > 1:
+    count = ctx.queries.integer_value(training.module, workers.value, training.function) \
+        if workers is not None else None
+    if count is not None and count > 1:
         return workers
     if processes is not None and m.matches(processes.value, m.Name("True")):
         return processes
-    configured = workers is not None and not isinstance(workers.value, cst.Integer) and processes is not None \
-        and not m.matches(processes.value, m.Name("False") | m.Name("None") | m.Integer())
+    configured = workers is not None and count is None and isinstance(workers.value, cst.Subscript) and \
+        processes is not None and not m.matches(processes.value, m.Name("False") | m.Name("None") | m.Integer())
     return workers if configured else None

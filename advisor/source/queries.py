@@ -7666,6 +7666,12 @@ class SourceQueries:
             function = function.outer
         return [(module, None, value) for value in _assignments(module.tree, target)]
 
+    def integer_value(self, module: ModuleInfo, value: cst.BaseExpression, scope: FunctionInfo | None) -> int | None:
+        """The largest integer ``value`` (in ``scope``) may come to, where the source says: a literal, a constant, a
+        command-line flag's default, a name assigned once, what callers pass (``workers=num_workers`` with
+        ``num_workers = 1``); None where it does not (a YAML configuration's entry)."""
+        return self._integer(module, value, None, scope)
+
     def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None) -> IntegerLiteral | None:
         """The integer literal ``value`` is, or the module constant it names (``UNITS``, ``config.UNITS``) is bound
         to, in this module or another module of the repo."""
