@@ -10297,35 +10297,31 @@ def test_a_read_in_the_branch_that_runs_the_step_happens_every_step():
     """A YOLO trainer gathers images with a Python counter and runs its compiled step when the batch is full, in
     `if batch_counter == BATCH_SIZE:`, then prints the loss there: that branch runs the step itself, so it is no
     interval the read is throttled by; the read happens on every step."""
-    (finding,) = _findings({"main.py": """
-        import tensorflow as tf
+    head = """import tensorflow as tf
 
-        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
-        optimizer = tf.keras.optimizers.SGD()
-        iter_template = "iter {}, Loss: {}"
+model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+optimizer = tf.keras.optimizers.SGD()
+iter_template = "iter {}, Loss: {}"
 
-        @tf.function
-        def train_step(images):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(model(images))
-            gradients = tape.gradient(loss, model.trainable_variables)
-            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-            return loss
-
-        batch_counter = 0
-        batch_images = []
-        iteration = 0
-        for image in tf.data.TFRecordDataset(["a"]).map(tf.io.parse_tensor):
-            if batch_counter == 4:
-                loss = train_step(tf.stack(batch_images))
-                print(iter_template.format(iteration, loss))
-                batch_images = [image]
-                batch_counter = 1
-                iteration += 1
-            else:
-                batch_images.append(image)
-                batch_counter += 1
-        """}, "TFH004")
+@tf.function
+"""
+    loop = """
+batch_counter = 0
+batch_images, batch_labels = [], []
+iteration = 0
+for image, label in tf.data.TFRecordDataset(["a"]).map(tf.io.parse_tensor):
+    if batch_counter == 4:
+        loss = step_fn(tf.stack(batch_images), tf.stack(batch_labels))
+        print(iter_template.format(iteration, loss))
+        batch_images, batch_labels = [image], [label]
+        batch_counter = 1
+        iteration += 1
+    else:
+        batch_images.append(image)
+        batch_labels.append(label)
+        batch_counter += 1
+"""
+    (finding,) = _findings({"main.py": head + _REPLICA_STEP + loop}, "TFH004")
     assert (finding.location.line, finding.confidence) == (21, Confidence.LIKELY)
 
 
