@@ -475,7 +475,7 @@ class HostSync(Rule):
                     Evidence.source("how much that costs depends on the tensor's size and on whether the update "
                                     "computes it anyway, which the source does not say"))
         verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)],
-                                         Verdict(Confidence.POSSIBLE, typical("host_sync"), evidence))
+                                             Verdict(Confidence.POSSIBLE, typical("host_sync"), evidence))
         return self.finding(module, run, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
     def _rerun_finding(self, ctx: RuleContext, loop: TrainingLoop, runs: list[cst.Call]) -> Finding:

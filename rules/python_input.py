@@ -327,7 +327,7 @@ class PythonInput(Rule):
                    "`tf.data` pipeline whose iterator's `get_next()` is the model's input (parallel `map`, then "
                    "`.prefetch()`) prepares batches while the step runs.")
         verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)],
-                                         Verdict(confidence, typical("prefetch"), tuple(evidence)))
+                                             Verdict(confidence, typical("prefetch"), tuple(evidence)))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
     def _round_trip_finding(self, ctx: RuleContext, loop: TrainingLoop, fed: FedBatches) -> Finding:
@@ -341,7 +341,7 @@ class PythonInput(Rule):
                    "tensors instead (the iterator's `get_next()`, the queue's batch): the batch then stays in "
                    "TensorFlow, and the pipeline prepares the next one while the step runs.")
         verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)],
-                                         Verdict(Confidence.LIKELY, typical("prefetch"), evidence))
+                                             Verdict(Confidence.LIKELY, typical("prefetch"), evidence))
         return self.finding(module, fed.feed, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
 

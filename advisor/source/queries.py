@@ -111,11 +111,11 @@ MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloa
 ITERATOR_WRAPPERS = frozenset({"builtins.iter"}) | PROGRESS_BARS
 # What only a program that builds a graph and runs it in a session calls, through `tf.compat.v1` as much as through
 # TensorFlow 1.x itself (a port to TensorFlow 2 that kept its session).
-GRAPH_MODE_API = frozenset(f"tensorflow.{name}" for name in (
-    "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "disable_eager_execution",
-    "disable_v2_behavior", "global_variables_initializer", "train.MonitoredTrainingSession"))
 # Calls that make TensorFlow 2 run as TensorFlow 1.x did: graphs, sessions, Keras' old loops.
-EAGER_TURNED_OFF = ("tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior")
+EAGER_TURNED_OFF = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
+GRAPH_MODE_API = EAGER_TURNED_OFF | frozenset(f"tensorflow.{name}" for name in (
+    "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "global_variables_initializer",
+    "train.MonitoredTrainingSession"))
 # TensorFlow 1.x API that `tf.compat.v1` keeps but eager execution refuses: code calling it there builds graphs.
 GRAPH_ONLY_COMPAT_API = frozenset({"tensorflow.gradients"})
 # Libraries of reinforcement-learning environments: their `make`/`load` make one.
@@ -1945,6 +1945,12 @@ NAMING_WORD = re.compile(r"\w+\b(?!\s*=[^=])")
 EXITS = frozenset({"builtins.exit", "builtins.quit", "sys.exit", "os._exit"})
 
 
+def _calls_exit(module: ModuleInfo, statement: cst.BaseSmallStatement) -> bool:
+    """``sys.exit(1)``, ``exit()``: a statement that ends the program."""
+    return isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call) and bool(
+        module.qualified_names(statement.value.func) & EXITS)
+
+
 def _copies_memory(site: CallSite) -> bool:
     """Whether ``site`` copies an array already in memory (``np.array(X[i * n:(i + 1) * n])``, a slice of the data):
     a copy of the batch, no work of its own; not one that builds its array in Python (``np.array([[ord(c) for c in
@@ -1961,8 +1967,7 @@ def _exits_after(module: ModuleInfo, node: cst.CSTNode, loop: cst.For | cst.Whil
     loop around it may run it again, as an agent's episodes do.)"""
     def exits(statement: cst.CSTNode) -> bool:
         return isinstance(statement, cst.SimpleStatementLine) and any(
-            isinstance(part, cst.Raise) or isinstance(part, cst.Expr) and isinstance(part.value, cst.Call)
-            and bool(module.qualified_names(part.value.func) & EXITS) for part in statement.body)
+            isinstance(part, cst.Raise) or _calls_exit(module, part) for part in statement.body)
 
     child, parent = node, module.parent(node)
     while parent is not None and parent is not loop:
@@ -3418,8 +3423,7 @@ class SourceQueries:
         happens: Python runs nothing below it, the definitions and the ``__main__`` block there included."""
         if id(module) not in self._exit_lines:
             ending = next((statement for statement in module.tree.body if module.notebook is None and isinstance(
-                statement, cst.SimpleStatementLine) and any(m.matches(part, m.Expr(value=m.Call())) and bool(
-                    module.qualified_names(part.value.func) & EXITS) or m.matches(
+                statement, cst.SimpleStatementLine) and any(_calls_exit(module, part) or m.matches(
                     part, m.Raise(exc=m.Name("SystemExit") | m.Call(func=m.Name("SystemExit"))))
                     for part in statement.body)), None)
             self._exit_lines[id(module)] = module.location(ending).line if ending is not None else None
