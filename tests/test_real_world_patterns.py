@@ -2261,6 +2261,54 @@ def test_a_model_that_reads_host_values_in_its_forward_pass_is_no_quick_compile(
     assert "the step already waits for the device in its model's forward pass" in sync.evidence[-1].message
 
 
+def test_host_values_a_compiled_step_computes_while_tracing_make_no_per_step_wait():
+    """StyleGAN2's regularized discriminator step is a `tf.function` whose generator computes truncation
+    coefficients with `np.ones_like` (StyleGAN2-TensorFlow-2.x): NumPy runs once, while the step is traced, so
+    the loop's `d_loss.numpy()` is the read that waits every step (likely), not one that adds to a wait already
+    there."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        class Generator(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(512)
+                self.layer_indices = np.arange(18)
+
+            def truncation_trick(self, w):
+                ones = np.ones_like(self.layer_indices, dtype=np.float32)
+                return w * ones[0]
+
+            def call(self, z):
+                return self.truncation_trick(self.dense(z))
+
+        class Trainer:
+            def __init__(self):
+                self.generator = Generator()
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            @tf.function
+            def d_train_step(self, z):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.generator(z))
+                grads = tape.gradient(loss, self.generator.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.generator.trainable_variables))
+                return loss
+
+            def train(self, dataset):
+                for step, z in enumerate(dataset):
+                    d_loss = self.d_train_step(z)
+                    losses = {"d_loss": d_loss.numpy()}
+                    if step % 100 == 0:
+                        print(step, losses)
+
+        Trainer().train(tf.data.Dataset.from_tensor_slices(tf.random.normal([64, 8])).batch(8))
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(33, Confidence.LIKELY)]
+    assert not any("already waits" in e.message for e in findings[0].evidence)
+
+
 def test_a_dataset_made_once_before_the_loop_is_no_per_step_python_batch():
     """ColorBot's shape: `load_dataset` downloads a file once (gfile checks), then returns a tf.data pipeline; the
     epoch loop hands that dataset to a training function every epoch. Nothing is read in Python per step."""
@@ -3616,6 +3664,65 @@ def test_tf1_networks_picked_by_a_function_and_applied_to_real_and_fake_images()
     # Each network counted once: the generator's 4 wide convolutions (its 3-filter output too narrow), the
     # discriminator's 1 + 4 and 1 more (a loop of written values counts each), one matrix product each.
     assert "10 convolution and 2 dense layers on 64-pixel images" in evidence, evidence
+
+
+
+_DQN = """
+import gym
+import numpy as np
+import tensorflow as tf
+
+
+class DQN:
+    def __init__(self, state_dim, action_dim):
+        self.model = tf.keras.Sequential([tf.keras.layers.Dense(32, activation="relu"),
+                                          tf.keras.layers.Dense(action_dim)])
+        self.model.compile(loss="mse", optimizer="adam")
+
+    def predict(self, state):
+        return self.model.predict(state)
+
+    def get_action(self, state):
+        return np.argmax(self.predict(state[None])[0])
+
+    def train(self, states, targets):
+        self.model.fit(states, targets, epochs=1)
+
+
+class Agent:
+    def __init__(self, env):
+        self.env = env
+        self.model = DQN(4, 2)
+
+    def train(self, episodes):
+        for ep in range(episodes):
+            done, state = False, self.env.reset()
+            states = []
+            while not done:
+                action = self.model.get_action(state)
+                states.append(state)
+                state, reward, done, _ = self.env.step(action)
+            self.model.train(np.array(states), np.zeros((len(states), 2)))
+
+
+if __name__ == "__main__":
+    Agent(gym.make("CartPole-v0")).train(1000)
+"""
+
+
+def test_a_script_and_its_notebook_copy_keep_their_classes_apart():
+    """An RL cookbook keeps each agent as a script and as the notebook exported from it: `Agent` and `DQN` are
+    classes of each file, so each file's per-step `predict` is run by its own loop, and says so."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    notebook = nbformat.writes(new_notebook(cells=[new_code_cell(_DQN.strip())]))
+    findings = _findings({"dqn.py": _DQN, "dqn.ipynb": notebook}, "TFH007")
+    assert [(f.location.path.suffix, f.location.line, f.confidence) for f in findings] == [
+        (".ipynb", 13, Confidence.LIKELY), (".py", 13, Confidence.LIKELY)]
+    notebook_finding, script_finding = findings
+    assert "the loop at dqn.ipynb:cell 1:31:13" in notebook_finding.message
+    assert "the loop at dqn.py:31:13" in script_finding.message
 
 
 def test_each_notebook_cell_that_builds_a_graph_is_sized_on_its_own():

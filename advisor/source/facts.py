@@ -17,7 +17,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..model import Location
 from .names import ModuleNames
-from .notebook import Notebook
+from .notebook import NOTEBOOK_SUFFIX, Notebook
 from .python2 import libcst_reading
 from .syntax import superseded_definitions
 from .visitors import parents
@@ -191,11 +191,15 @@ class ModuleInfo:
 
 
 def module_and_package(path: Path) -> tuple[str, str]:
-    """``pkg/data.py`` -> (``pkg.data``, ``pkg``); ``pkg/__init__.py`` -> (``pkg``, ``pkg``)."""
+    """``pkg/data.py`` -> (``pkg.data``, ``pkg``); ``pkg/__init__.py`` -> (``pkg``, ``pkg``); a notebook
+    ``pkg/data.ipynb`` -> (``pkg.data[ipynb]``, ``pkg``): no import reaches a notebook, and its definitions are not
+    those of the script exported beside it (``pkg/data.py``, whose ``Agent`` is another class than the notebook's)."""
     parts = list(PurePosixPath(path.as_posix()).with_suffix("").parts)
     if parts and parts[-1] == "__init__":
         parts.pop()
         return ".".join(parts), ".".join(parts)
+    if parts and path.suffix == NOTEBOOK_SUFFIX:
+        parts[-1] += "[ipynb]"
     return ".".join(parts), ".".join(parts[:-1])
 
 

@@ -5302,12 +5302,14 @@ class SourceQueries:
 
     def _host_calls(self, sites: list[CallSite], callers: frozenset[int]) -> list[SideEffect]:
         """Of ``sites``, those running a repo function (or a repo layer's or model's ``call``) that computes with
-        host values, each with the first such place; ``callers``: the functions on the way, not followed again."""
+        host values, each with the first such place; ``callers``: the functions on the way, not followed again. A
+        compiled function's host code runs once, while it is traced: it neither waits for the device each call nor
+        keeps a compiled caller from running it."""
         found = []
         for site in sites:
             forward = self._layer_call_methods(site)
             for callee in [*self.callees_of(site), *forward]:
-                if id(callee.node) in callers:
+                if id(callee.node) in callers or self.is_compiled(callee):
                     continue
                 host = next((e for e in self.side_effects(callee, callers) if e.on_host), None)
                 if host is not None:
