@@ -6722,6 +6722,57 @@ def test_keras_predict_in_a_method_given_one_sample_by_its_caller():
     assert _where(findings) == [("TFH007", "agent.py", 15)]
 
 
+def test_keras_predict_of_a_policy_per_environment_step_with_its_update_in_an_inner_loop():
+    """A PPO agent (an RL cookbook's) flattens the state, then makes it a batch of one in a line of its own, unpacks
+    the policy's two outputs, and updates in an inner loop over epochs every few environment steps: the episode
+    loop's iterations are still the steps the agent takes, each with a `predict` of one state."""
+    findings = _findings({"ppo.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        class Actor:
+            def __init__(self, state_dim):
+                self.state_dim = state_dim
+                inputs = tf.keras.Input((state_dim,))
+                hidden = tf.keras.layers.Dense(32, activation="relu")(inputs)
+                outputs = [tf.keras.layers.Dense(1)(hidden), tf.keras.layers.Dense(1, activation="softplus")(hidden)]
+                self.model = tf.keras.Model(inputs, outputs)
+                self.opt = tf.keras.optimizers.Adam()
+
+            def get_action(self, state):
+                state = state.reshape(-1)
+                state = np.expand_dims(state, axis=0).astype(np.float32)
+                mu, std = self.model.predict(state)
+                return np.random.normal(mu[0], std[0])
+
+            def train(self, states, advantages):
+                with tf.GradientTape() as tape:
+                    mu, std = self.model(states, training=True)
+                    loss = -tf.reduce_mean(mu * advantages)
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.opt.apply_gradients(zip(grads, self.model.trainable_variables))
+
+        env = gym.make("Pendulum-v0")
+        actor = Actor(3)
+        for episode in range(1000):
+            state, done, rollout = env.reset(), False, []
+            while not done:
+                action = actor.get_action(state)
+                state, reward, done, _ = env.step(action)
+                rollout.append((state, reward))
+                if len(rollout) >= 5 or done:
+                    states = np.array([s for s, _ in rollout])
+                    for epoch in range(3):
+                        actor.train(states, np.array([r for _, r in rollout]))
+                    rollout = []
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "ppo.py", 17)]
+    assert "the loop at ppo.py:31:5" in findings[0].message
+    assert [e.message for e in findings[0].evidence] == [
+        "its input is one sample made a batch (`state = np.expand_dims(state, axis=0).astype(np.float32)`)"]
+
+
 def test_keras_predict_on_noise_drawn_each_gan_step():
     # The generator's `predict` on each step's noise, between the discriminator's and the combined model's updates;
     # the images sampled every 50 epochs are not per step.

@@ -4776,7 +4776,8 @@ class SourceQueries:
                 self._whole_training_run(run) for loop in nest for call in m.findall(loop.body, m.Call())
                 if (run := self._call_at.get(id(call))) is not None):
             return None  # a new model, or a whole `fit`, each iteration: the loop iterates training runs
-        reason = self._given(site, data, lambda at, value: _one_sample(at.module, value, at.node)) or self._given(
+        reason = self._given(site, data, lambda at, value: _one_sample(at.module, value, at.node)
+                             or _bound_to_one_sample(at, value)) or self._given(
             site, data, lambda at, value: self._minibatch_drawn(at.module, at.function, at.node, value)) or next(
             (walked for loop in nest if (walked := self._walked_element(site.module, loop, data)
                                          or _one_batch_sliced(site.module, loop, data, site.node)
@@ -4930,7 +4931,10 @@ class SourceQueries:
 
     def _steps_in_inner_loops(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` trains only in loops nested in it (an epoch loop around the loop over batches): what its
-        own body calls runs once per many steps."""
+        own body calls runs once per many steps. Not a loop that steps an environment: each of its iterations is a
+        step the agent takes, whatever loop its updates run in (PPO's epochs over the rollout)."""
+        if self._environment_step_in(loop.body, module) is not None:
+            return False
         inner = m.findall(loop.body, m.For() | m.While())
         training = [call for call in m.findall(loop.body, m.Call()) if self._reaches_training(call, CALL_DEPTH)]
         return bool(training) and all(any(_inside(module, call, nested) for nested in inner) for call in training)
@@ -7747,6 +7751,25 @@ def _one_sample(module: ModuleInfo, data: cst.BaseExpression, call: cst.Call) ->
                     value=result, slice=[m.SubscriptElement(m.Index(m.Integer("0")))])):
                 return f"one sample: the result is reduced to one index (`{module.node_code(reduced)}`)"
     return None
+
+
+def _bound_to_one_sample(site: CallSite, data: cst.BaseExpression) -> str | None:
+    """Why ``data``, a name ``site`` is given, holds one sample made into a batch: the last value the code around
+    the call (its function, else the outermost loop around it) binds to the name above the call is one, cast or
+    not (``state = np.reshape(state, [1, n])``, then ``mu, std = model.predict(state)``)."""
+    nest = _loop_nest(site.module, site.node)
+    scope = site.function.node.body if site.function is not None else nest[-1].body if nest else None
+    if not isinstance(data, cst.Name) or scope is None:
+        return None
+    line = site.module.location(site.node).line
+    above = [value for value in _loop_bindings(scope).get(data.value, []) if site.module.location(value).line < line]
+    if not above:
+        return None
+    last = above[-1]
+    value = last.func.value if m.matches(last, m.Call(func=m.Attribute(attr=m.Name("astype")))) else last
+    if not m.matches(value, _ONE_SAMPLE):
+        return None
+    return f"one sample made a batch (`{data.value} = {site.module.node_code(last)}`)"
 
 
 def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.BaseExpression,
