@@ -2644,6 +2644,48 @@ def test_a_functional_model_made_after_another_on_the_same_tensors_counts_their_
     assert [(f.location.line, f.confidence) for f in findings] == [(21, Confidence.LIKELY), (22, Confidence.LIKELY)]
 
 
+def test_a_functional_head_on_the_tensors_of_a_model_made_to_load_weights_counts_its_layers():
+    """An FCN written out layer by layer (a CV cookbook's): `Model(input, block5_pool)` is made only to load VGG16's
+    weights into the layers; the head's 3-filter convolutions on `block5_pool` end in `Model(input, output)`, the
+    model that trains. The VGG16 layers before the first model are the FCN's too: a model to gain from mixed
+    precision, not one with no layers to count."""
+    findings = _findings({"fcn.py": """
+        import tensorflow as tf
+        from tensorflow.keras.layers import *
+        from tensorflow.keras.models import Model
+
+        def vgg_block(x, filters, convolutions):
+            for _ in range(convolutions):
+                x = Conv2D(filters, (3, 3), activation="relu", padding="same")(x)
+            return x
+
+        class FCN:
+            def __init__(self, output_channels=3):
+                self.output_channels = output_channels
+                self.model = self._create_model()
+                self.model.compile(optimizer="rmsprop", loss="sparse_categorical_crossentropy")
+
+            def _create_model(self):
+                input = Input(shape=(256, 256, 3))
+                x = vgg_block(input, 64, 2)
+                x = vgg_block(MaxPooling2D()(x), 128, 2)
+                x = vgg_block(MaxPooling2D()(x), 256, 3)
+                x = vgg_block(MaxPooling2D()(x), 512, 3)
+                x = vgg_block(MaxPooling2D()(x), 512, 3)
+                block5_pool = MaxPooling2D()(x)
+                vgg = Model(input, block5_pool)
+                vgg.load_weights("vgg16.h5", by_name=True)
+                output = Conv2D(self.output_channels, (7, 7), padding="same")(block5_pool)
+                output = Conv2DTranspose(self.output_channels, (32, 32), strides=32)(output)
+                output = Softmax()(output)
+                return Model(input, output)
+
+        fcn = FCN()
+        fcn.model.fit(train_dataset, epochs=120)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(29, Confidence.LIKELY)]
+
+
 def test_a_model_a_method_keeps_in_self_and_another_trains_is_the_trained_model():
     """The Siamese-network shape: `__init__` sets `self.model = []`, a builder method assigns the functional model
     to `self.model`, and the training method calls `self.model.train_on_batch(...)`: that model is what trains."""

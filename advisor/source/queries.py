@@ -6276,14 +6276,25 @@ class SourceQueries:
 
     def _contains_model(self, later: CallSite, model: CallSite) -> bool:
         """Whether the functional model ``later`` is made on the output tensor ``model`` is made with, bound by the
-        same call (``model_rpn = Model(inputs, rpn)``, then ``model_all = Model([inputs, rois], rpn + classifier)``):
-        the layers before ``model`` are ``later``'s too."""
+        same call (``model_rpn = Model(inputs, rpn)``, then ``model_all = Model([inputs, rois], rpn + classifier)``),
+        or on tensors its layers compute from that one, where the function binds it once (an FCN's
+        ``vgg = Model(input, block5_pool)``, made to load VGG16's weights, then its head ``Conv2D(...)(block5_pool)``
+        up to ``Model(input, output)``): the layers before ``model`` are ``later``'s too."""
         outputs = argument_value(model.node, "outputs", 1)
-        if not isinstance(outputs, cst.Name) or not any(
-                m.findall(arg.value, m.Name(outputs.value)) for arg in later.node.args):
+        if not isinstance(outputs, cst.Name):
             return False
         bound = self.bound_call(model.module, model.node, outputs.value)
-        return bound is not None and bound is self.bound_call(later.module, later.node, outputs.value)
+        if bound is None:
+            return False
+        if any(m.findall(arg.value, m.Name(outputs.value)) for arg in later.node.args):
+            return bound is self.bound_call(later.module, later.node, outputs.value)
+        scope = later.function.node.body if later.function is not None else None
+        if scope is None or model.function is None or model.function.node is not later.function.node:
+            return False
+        bindings = _loop_bindings(scope)
+        return len(bindings.get(outputs.value, [])) == 1 and any(
+            m.findall(expression, m.Name(outputs.value)) for arg in later.node.args
+            for expression in _computed_from(arg.value, bindings))
 
     def _models_built_on(self, construction: CallSite, calls: list[CallSite], depth: int) -> list[CallSite]:
         """The building calls of the models a functional model is built on, made before the window of calls that
