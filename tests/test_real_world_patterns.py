@@ -8032,6 +8032,39 @@ def test_a_backbone_frozen_through_a_flag_its_builder_defaults_to_false(call: st
     assert [(f.location.line, f.confidence) for f in findings] == [(11, confidence)]
 
 
+@pytest.mark.parametrize("freeze, confidence", [
+    ("if freeze_backbone:\n    for layer in inception.layers:\n        layer.trainable = False", Confidence.LIKELY),
+    ("for layer in inception.layers:\n    if \"normalization\" in layer.name:\n        layer.trainable = False",
+     Confidence.LIKELY),
+    ("if FREEZE:\n    inception.trainable = False", Confidence.POSSIBLE)])
+def test_a_backbone_frozen_only_when_the_run_asks_or_only_its_normalization_learns(freeze: str, confidence: Confidence):
+    """A RetinaNet pipeline freezes its InceptionV3 backbone under `if freeze_backbone:`, a flag its callers pass
+    from their configuration, and always freezes only the batch-normalization layers (keras-FRCNN): the backbone
+    trains. Under a constant the source sets (`FREEZE = True`), the freeze is the run's."""
+    written = textwrap.indent(freeze, " " * 12).lstrip()
+    findings = _findings({"train.py": f"""
+        import keras
+
+        FREEZE = True
+
+        def inception_backbone(input_tensor, freeze_backbone=False):
+            inception = keras.applications.inception_v3.InceptionV3(input_tensor=input_tensor, include_top=False)
+            {written}
+            return keras.Model(inputs=input_tensor, outputs=inception.output)
+
+        def retinanet(config):
+            inputs = keras.Input(shape=(800, 800, 3))
+            backbone = inception_backbone(inputs, freeze_backbone=config.freeze_backbone)
+            outputs = keras.layers.Conv2D(9 * config.num_classes, 3, padding="same")(backbone.output)
+            return keras.Model(inputs=inputs, outputs=outputs)
+
+        model = retinanet(config)
+        model.compile(loss="binary_crossentropy", optimizer="adam")
+        model.fit_generator(generator, steps_per_epoch=10000, epochs=50)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(14 + freeze.count("\n"), confidence)]
+
+
 def test_a_gan_written_for_multi_backend_keras_predicts_without_data_adapters():
     """A Keras 1-era DCGAN (`Dense(input_dim=100, output_dim=1024)`, accepted up to Keras 2.3 only) runs where
     `predict` slices arrays without TensorFlow 2's per-call set-up: the per-batch `predict` saves little."""

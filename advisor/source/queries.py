@@ -6119,11 +6119,26 @@ class SourceQueries:
             if value is None or not bound_here or not (m.matches(owner, m.Name(name)) or (
                     loop is not None and m.matches(owner, m.Name(loop.target.value)))):
                 continue
+            if not value and not self._always_runs(module, backbone.function, setting, scope):
+                continue  # a freeze the run may skip, or of some layers (`if "normalization" in layer.name:`)
             if value:
                 return None
             if loop is None or m.matches(loop.iter, m.Attribute(value=m.Name(name), attr=m.Name("layers"))):
                 frozen = frozen or module.node_code(setting).strip()
         return frozen
+
+    def _always_runs(self, module: ModuleInfo, function: FunctionInfo | None, statement: cst.CSTNode,
+                     scope: cst.CSTNode) -> bool:
+        """Whether ``statement`` (in ``function``, or at module level) runs whenever the code of ``scope`` around it
+        does: under no ``if`` there, or only under ones the source says are taken (a flag's literal default, a
+        constant; not ``if freeze_backbone:`` where the callers pass their configuration's value)."""
+        for branch, part in _branches_around(module, statement, scope):
+            test = branch.test
+            taken = self._flag_value(function, test.value) if isinstance(test, cst.Name) and function is not None \
+                and test.value in function.params else self._truth(module, test)
+            if taken is None or taken != (part is branch.body):
+                return False
+        return True
 
     def _flag_value(self, function: FunctionInfo | None, name: str) -> bool | None:
         """What ``True``, ``False``, or a parameter of ``function`` that every call leaves at its literal default or
