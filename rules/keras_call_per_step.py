@@ -195,6 +195,10 @@ class KerasCallPerStep(Rule):
             "runs one small batch."
         message = (f"`{method}` runs once per iteration of the loop at {loop}, on that iteration's data:{set_up} "
                    f"`{ON_BATCH[method]}` runs just the batch.")
+        if method == "fit" and argument_value(site.node, "batch_size") is None:
+            # Keras' default batch size: an input larger than that is several updates to `fit`, one to the fix.
+            message += (" (`fit` splits an input of more than 32 rows into batches of 32: `train_on_batch` takes "
+                        "it as one batch, one update.)")
         verdict = ctx.verdicts.per_step_cost([(call.loop_module, call.loop)], Verdict(
             Confidence.POSSIBLE if without_adapters else Confidence.LIKELY, typical("keras_call"), tuple(evidence)))
         fixable = _has_batch_form(site.module.parent(site.node), site.node, method)

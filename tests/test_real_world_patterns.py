@@ -6207,8 +6207,12 @@ def test_keras_predict_and_fit_per_transition_or_per_character_while_training():
     """
     assert _where(_findings({"dqn.py": agent}, "TFH007")) == [
         ("TFH007", "dqn.py", 21), ("TFH007", "dqn.py", 22), ("TFH007", "dqn.py", 24)]
-    fix = next(f for f in _findings({"dqn.py": agent}, "TFH007") if f.location.line == 24).fix
-    assert fix is not None and fix.applicability.value == "unsafe"
+    fit = next(f for f in _findings({"dqn.py": agent}, "TFH007") if f.location.line == 24)
+    assert fit.fix is not None and fit.fix.applicability.value == "unsafe"
+    # The fix is one update where `fit` would make one per 32 rows: the message says so.
+    assert "`fit` splits an input of more than 32 rows into batches of 32" in fit.message
+    predict = next(f for f in _findings({"dqn.py": agent}, "TFH007") if f.location.line == 22)
+    assert "splits" not in predict.message
 
     sampler = """
     import numpy as np
