@@ -537,13 +537,18 @@ class HostSync(Rule):
             evidence.append(Evidence.source(
                 f"the step already waits for the device in its model's forward pass: {forward[0].what} "
                 f"({module.location(forward[0].node).line_label}) {forward[0].consequence}; this read adds little"))
+        decides_exit = sync.kind == "branch" and isinstance(sync.statement, cst.If) and loop.ends(sync.statement)
+        if decides_exit:
+            evidence.append(Evidence.source(
+                "the value decides whether the loop goes on (early stopping): the host needs it every step, and "
+                "only a loop compiled with its test (`tf.while_loop`) decides without waiting"))
         placement = ctx.queries.cpu_placement(loop.loop_module, loop.loop)
         if placement is not None:
             evidence.append(Evidence.source(
                 f"the loop runs on the CPU (`{loop.loop_module.node_code(placement)}`, "
                 f"{loop.loop_module.location(placement).line_label}): no device computes ahead of the host"))
         waits_anyway = sync.environment is not None or sync.blocked_by is not None or bool(forward) or \
-            placement is not None
+            placement is not None or decides_exit
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
         verdict = ctx.verdicts.host_sync(ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], static))

@@ -775,6 +775,45 @@ def test_a_notebook_dataset_only_looked_at_is_not_training_input():
     assert [(f.code, f.location.line, f.reach) for f in findings] == [("TFD002", 4, Reach.OTHER)]
 
 
+def test_a_device_value_that_stops_the_loop_early_is_a_read_the_algorithm_needs():
+    """PPO's policy update stops its iterations early once the KL divergence exceeds its target (`if kl > 1.5 *
+    target_kl: break`, a Unity ML-Agents PPO port): the host needs the value every step to decide, so the read is
+    at most possible. The same test that only logs is a read to drop (likely)."""
+    template = """
+        import tensorflow as tf
+
+        class Policy:
+            def __init__(self):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(64), tf.keras.layers.Dense(4)])
+                self.optimizer = tf.keras.optimizers.Adam()
+                self.target_kl = 0.01
+
+            @tf.function
+            def train_pi_one_step(self, observations, logp_old):
+                with tf.GradientTape() as tape:
+                    logp = tf.nn.log_softmax(self.model(observations))
+                    loss = -tf.reduce_mean(logp)
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+                return loss, tf.reduce_mean(logp_old - logp)
+
+            def update(self, observations, logp_old):
+                for i in range(80):
+                    loss, kl = self.train_pi_one_step(observations, logp_old)
+                    if kl > 1.5 * self.target_kl:
+                        ACTION
+
+        policy = Policy()
+        for epoch in range(1000):
+            policy.update(*collect_rollout(env, policy))
+        """
+    stops = _findings({"ppo.py": template.replace("ACTION", "break")}, "TFH004")
+    logs = _findings({"ppo.py": template.replace("ACTION", "print('high kl', i)")}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in stops] == [(21, Confidence.POSSIBLE)]
+    assert "decides whether the loop goes on (early stopping)" in stops[0].evidence[-1].message
+    assert [(f.location.line, f.confidence) for f in logs] == [(21, Confidence.LIKELY)]
+
+
 def test_a_read_the_environment_needs_or_after_a_blocking_predict_is_possible():
     findings = _findings({"agent.py": """
         import numpy as np

@@ -438,7 +438,7 @@ class TrainingLoop:
             m.findall(branch.test, _INTERVAL_TEST) or any(
                 n.value in self._counters or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
             and not self._phase_test(branch.test)
-            or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self._ends(branch))
+            or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self.ends(branch))
             for branch, part in _branches_around(self.module, statement, self.node))
 
     def _runs_step(self, block: cst.CSTNode) -> bool:
@@ -470,7 +470,7 @@ class TrainingLoop:
             n.value in counters for n in m.findall(value, m.Name())) and not m.findall(value, m.Call() | m.Subscript()),
             start={self.counter})
 
-    def _ends(self, branch: cst.If) -> bool:
+    def ends(self, branch: cst.If) -> bool:
         """Whether ``branch``'s body ends with leaving this loop: a ``break`` out of it, or a ``return``."""
         last = branch.body.body[-1] if isinstance(branch.body, cst.IndentedBlock) and branch.body.body else None
         if isinstance(last, cst.SimpleStatementLine):
