@@ -6858,6 +6858,32 @@ def test_keras_predict_of_a_policy_per_environment_step_with_its_update_in_an_in
         "its input is one sample made a batch (`state = np.expand_dims(state, axis=0).astype(np.float32)`)"]
 
 
+def test_keras_predict_once_an_episode_with_the_updates_after_it_is_no_per_step_call():
+    """An agent that plays each episode out in an inner loop, then predicts on one state to log its value and
+    replays a few batches: the episode loop's `predict` runs once an episode, not once a step."""
+    findings = _findings({"agent.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(2)])
+        model.compile(optimizer="adam", loss="mse")
+        env = gym.make("CartPole-v1")
+        memory = []
+        for episode in range(1000):
+            state, done = env.reset(), False
+            while not done:
+                state, reward, done, _ = env.step(np.random.randint(2))
+                memory.append((state, reward))
+            start = np.reshape(env.reset(), [1, 4])
+            print(episode, model.predict(start)[0])
+            for _ in range(10):
+                batch = np.array([s for s, _ in memory[-32:]])
+                model.train_on_batch(batch, np.zeros((len(batch), 2)))
+        """}, "TFH007")
+    assert _where(findings) == []
+
+
 def test_keras_predict_on_noise_drawn_each_gan_step():
     # The generator's `predict` on each step's noise, between the discriminator's and the combined model's updates;
     # the images sampled every 50 epochs are not per step.

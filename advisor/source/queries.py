@@ -4931,11 +4931,13 @@ class SourceQueries:
 
     def _steps_in_inner_loops(self, module: ModuleInfo, loop: cst.For | cst.While) -> bool:
         """Whether ``loop`` trains only in loops nested in it (an epoch loop around the loop over batches): what its
-        own body calls runs once per many steps. Not a loop that steps an environment: each of its iterations is a
-        step the agent takes, whatever loop its updates run in (PPO's epochs over the rollout)."""
-        if self._environment_step_in(loop.body, module) is not None:
-            return False
+        own body calls runs once per many steps. Not a loop that steps an environment itself (not in a loop nested
+        in it, an episode's): each of its iterations is a step the agent takes, whatever loop its updates run in
+        (PPO's epochs over the rollout)."""
         inner = m.findall(loop.body, m.For() | m.While())
+        if self._environment_step_in(loop.body, module) is not None and not any(
+                self._environment_step_in(nested.body, module) is not None for nested in inner):
+            return False
         training = [call for call in m.findall(loop.body, m.Call()) if self._reaches_training(call, CALL_DEPTH)]
         return bool(training) and all(any(_inside(module, call, nested) for nested in inner) for call in training)
 
