@@ -6308,6 +6308,10 @@ class SourceQueries:
         scope = later.function.node.body if later.function is not None else None
         if scope is None or model.function is None or model.function.node is not later.function.node:
             return False
+        # Not a model of another branch (`if training: ... else:` a model for export): the two are alternatives.
+        around_later = {(id(b), id(p)) for b, p in _branches_around(later.module, later.node, scope)}
+        if any((id(b), id(p)) not in around_later for b, p in _branches_around(model.module, model.node, scope)):
+            return False
         bindings = _loop_bindings(scope)
         return len(bindings.get(outputs.value, [])) == 1 and any(
             m.findall(expression, m.Name(outputs.value)) for arg in later.node.args

@@ -951,6 +951,43 @@ def test_a_repo_subclass_of_a_convolution_counts_as_one(index_of):
     assert queries.model_compute(construction).convolutions == 4  # 1 + a loop of 3, the narrow head left out
 
 
+@pytest.mark.parametrize("branches, convolutions", [(False, 11), (True, 0)])
+def test_a_model_built_on_another_models_output_counts_its_layers_unless_the_other_is_an_alternative(
+        index_of, branches: bool, convolutions: int):
+    """An FCN's head is built on the output of a model made to load the backbone's weights: the backbone's layers
+    are the FCN's too. Scaled-YOLOv4's export model, in the `else` of `if training:`, is built on the outputs the
+    training model returns in the other branch: an alternative, not one built on the other, whose layers are
+    counted where its own window starts."""
+    body = """
+            if training:
+                model = tf.keras.Model(inputs=inputs, outputs=outputs)
+                return model
+            else:
+                boxes = tf.keras.layers.Reshape((-1, 4))(outputs)
+                return tf.keras.Model(inputs=inputs, outputs=boxes)""" if branches else """
+            backbone = tf.keras.Model(inputs=inputs, outputs=outputs)
+            backbone.load_weights("backbone.h5")
+            boxes = tf.keras.layers.Reshape((-1, 4))(outputs)
+            return tf.keras.Model(inputs=inputs, outputs=boxes)"""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def build(training=True):
+            inputs = tf.keras.Input((608, 608, 3))
+            x = inputs
+            for filters in (64, 128, 256, 512, 1024):
+                x = tf.keras.layers.Conv2D(filters, 3, strides=2, padding="same")(x)
+                x = tf.keras.layers.Conv2D(filters, 3, padding="same")(x)
+            outputs = tf.keras.layers.Conv2D(255, 1)(x)""" + body + """
+
+        model = build()
+        model.fit(data)
+        """)
+    queries = SourceQueries(index)
+    last = max((c for c in index.calls if "keras.Model" in c.names), key=lambda c: c.module.location(c.node).line)
+    assert queries.model_compute(last).convolutions == convolutions
+
+
 def test_the_model_a_setup_function_returns_in_a_tuple_is_followed_into_its_builder(index_of):
     index = index_of({
         "models.py": """
