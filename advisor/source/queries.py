@@ -3250,12 +3250,17 @@ class SourceQueries:
             return True
         if isinstance(start, tuple):
             module = self._module_by_id[start[1]]
-            return self._idle_module(start) or self.failed_import(module) is not None or self.index.is_vendored(module)
+            return self._idle_module(start) or self._runs_none_of_its_code(module)
         function = self._function_by_id[start]
         return self._idle_module(("module", id(function.module))) or _is_test_function(function) or \
-            self.failed_import(function.module) is not None or self.index.is_vendored(function.module) or \
+            self._runs_none_of_its_code(function.module) or \
             function.class_key is not None and not _called_by_framework(function) and not self._named(function.name) \
             or self._script_function(function) and not self._named_in(function.module, function.name)
+
+    def _runs_none_of_its_code(self, module: ModuleInfo) -> bool:
+        """Whether no run of ``module`` gets to its code: an import of it fails (:meth:`failed_import`), or it is
+        part of a library the repo keeps a copy of (its examples are the library's)."""
+        return self.failed_import(module) is not None or self.index.is_vendored(module)
 
     def failed_import(self, module: ModuleInfo) -> cst.ImportFrom | None:
         """A top-level ``from package.module import name`` of ``module`` that raises ImportError: the repo module it
