@@ -106,6 +106,24 @@ class PythonInput(Rule):
                 picked = np.random.randint(0, len(images), 32)
                 discriminator.train_on_batch(images[picked], labels[picked])
             """, note="a Keras loop slicing arrays in memory: little to overlap"),
+        Example("""
+            import tensorflow as tf
+
+            def scaled(batch):
+                images, labels = batch
+                return images.numpy() / 255.0, labels.numpy()
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+
+            for batch in tf.data.Dataset.from_tensor_slices((images, labels)).batch(64).prefetch(1):
+                x, y = scaled(batch)
+                train_step(x, y)
+            """, note="the batch copied to NumPy once, with no Python work per element"),
     )
     invalid = (
         Example("""
@@ -215,6 +233,25 @@ class PythonInput(Rule):
                     images, labels = sess.run(next_batch)
                     sess.run(train_op, feed_dict={x: images, y: labels})
             """, line=9, note="TensorFlow 1.x: each batch fetched out of the graph's own pipeline, then fed back in"),
+        Example("""
+            import tensorflow as tf
+
+            def to_ids(batch):
+                texts, labels = batch
+                ids = [tokenizer.encode(text.numpy().decode()) for text in texts]
+                return tf.ragged.constant(ids).to_tensor(), labels
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(y, model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+
+            for batch in tf.data.TextLineDataset("train.tsv").map(parse).batch(64).prefetch(tf.data.AUTOTUNE):
+                x, y = to_ids(batch)
+                train_step(x, y)
+            """, line=16, note="each batch of a tf.data pipeline tokenized text by text in Python before its step"),
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
@@ -227,8 +264,11 @@ class PythonInput(Rule):
             yield self._generator_finding(ctx, source, pipelines)
         for loop in [*ctx.queries.training_loops, *ctx.queries.keras_batch_loops]:
             batches = ctx.queries.python_batches(loop)
+            processed = ctx.queries.host_processed_batches(loop) if batches is None else None
             if batches is not None:
                 yield self._iterator_finding(ctx, loop, *batches)
+            elif processed is not None:
+                yield self._host_processing_finding(ctx, loop, *processed)
         for training, batches, makers, keras_images in ctx.queries.python_fed_trainings:
             if _parallel_workers(ctx, training) is None:  # several workers already make batches side by side
                 yield self._keras_finding(ctx, training, batches, makers, keras_images)
@@ -291,6 +331,27 @@ class PythonInput(Rule):
         verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], Verdict(
             Confidence.LIKELY if works else Confidence.POSSIBLE, typical("prefetch"), tuple(evidence)))
         return self.finding(loop.module, batches, message, verdict, reach=ctx.queries.reach(loop.module, loop.node))
+
+    def _host_processing_finding(self, ctx: RuleContext, loop: TrainingLoop, call: cst.Call, function: FunctionInfo,
+                                 element_loop: cst.CSTNode) -> Finding:
+        """Each batch of the loop's input finished in Python, element by element, between two steps."""
+        module = loop.module
+        where = function.module.location(element_loop).display
+        header = _loop_header(function.module, element_loop) if isinstance(element_loop, cst.For) else brief(
+            function.module.node_code(element_loop.for_in))
+        description = loop.description
+        message = (f"{description[0].upper()}{description[1:]} hands each batch to `{function.name}`, which copies it "
+                   "to the host and works through it one element at a time in Python before the step can start: "
+                   "that runs in one thread between two steps, whatever the pipeline prefetches. Do the work in the "
+                   "pipeline (a `map` with `num_parallel_calls=tf.data.AUTOTUNE`, in TensorFlow ops: "
+                   "`tf.io.decode_image`, `tf.strings` or TensorFlow Text for tokens), or once before training.")
+        evidence = (Evidence.source(f"`{brief(module.node_code(call))}` ({module.location(call).line_label}) takes "
+                                    f"the loop's batch and makes the step's input"),
+                    Evidence.source(f"`{function.name}` copies the batch to NumPy and loops over its elements: "
+                                    f"`{header}` ({where})"))
+        verdict = ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)],
+                                             Verdict(Confidence.LIKELY, typical("prefetch"), evidence))
+        return self.finding(module, call, message, verdict, reach=ctx.queries.reach(module, loop.node))
 
     def _keras_finding(self, ctx: RuleContext, training: CallSite, batches: cst.CSTNode,
                        makers: list[FunctionInfo], keras_images: bool) -> Finding:

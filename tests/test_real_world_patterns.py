@@ -10872,3 +10872,47 @@ def test_a_generator_that_copies_slices_of_arrays_in_memory_makes_its_batches_ch
                 loss = train_one_step(text_batch, labels_batch)
         """}, "TFD004")
     assert [f.confidence for f in findings] == [Confidence.LIKELY if likely else Confidence.POSSIBLE]
+
+
+@pytest.mark.parametrize("element_work, found", [
+    ("[self.tokenize(line.numpy().decode('utf-8')) for line in texts]", True),
+    ("[int(label) for label in labels.numpy()]", False),  # a conversion per element, no work of its own
+])
+def test_a_tf_data_batch_tokenized_element_by_element_in_python_before_an_inline_step(element_work, found):
+    """A text pipeline's batches, each handed to a preprocessor object's method that copies the batch to the host
+    and tokenizes it line by line in Python (MeCab, a vocabulary lookup, padding), before a step written in the
+    loop: the pipeline's prefetch cannot overlap that work, which runs in one thread between two steps."""
+    findings = _findings({"utils.py": f"""
+        import tensorflow as tf
+        from tensorflow.keras.preprocessing.sequence import pad_sequences
+
+        class PreProcessor:
+            def __init__(self, vocab, tokenizer):
+                self.vocab = vocab
+                self.tokenize = tokenizer
+
+            def convert2idx(self, record):
+                texts, labels = tf.io.decode_csv(record, record_defaults=[[""], [0]], field_delim="\\t")
+                data = {element_work}
+                return tf.convert_to_tensor(pad_sequences(data, maxlen=70)), labels
+        """, "train.py": """
+        import tensorflow as tf
+        from utils import PreProcessor
+
+        dataset = tf.data.TextLineDataset("train.tsv").shuffle(1000).batch(128).prefetch(1)
+        pre_processor = PreProcessor(vocab, tokenizer=mecab.morphs)
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(8000, 300), tf.keras.layers.Conv1D(300, 3),
+                                     tf.keras.layers.GlobalMaxPooling1D(), tf.keras.layers.Dense(2)])
+        opt = tf.keras.optimizers.Adam()
+        for epoch in range(10):
+            for mb in dataset:
+                x_mb, y_mb = pre_processor.convert2idx(mb)
+                with tf.GradientTape() as tape:
+                    mb_loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(y_mb, model(x_mb)))
+                grads = tape.gradient(mb_loss, model.trainable_variables)
+                opt.apply_gradients(zip(grads, model.trainable_variables))
+        """}, "TFD004", show_all=True)
+    assert _where(findings) == ([("TFD004", "train.py", 11)] if found else [])
+    if found:
+        assert findings[0].confidence == Confidence.LIKELY
+        assert "`for line in texts`" in findings[0].evidence[1].message

@@ -7,6 +7,7 @@ computed on first use and kept for the run, so rules that ask the same question 
 
 from __future__ import annotations
 
+import builtins
 import operator
 import re
 from collections import Counter
@@ -4085,6 +4086,37 @@ class SourceQueries:
                     return arg.value, makers, False
         return None
 
+    def host_processed_batches(self, loop: TrainingLoop) -> tuple[cst.Call, FunctionInfo, cst.CSTNode] | None:
+        """A batch the loop takes from its input (a ``tf.data`` pipeline), handed each step to a repo function that
+        copies it to the host and works through it one element at a time in Python before the step can use it
+        (``x, y = preprocessor.convert2idx(batch)``, whose body tokenizes ``[tokenize(s.numpy().decode()) for s in
+        data]``): the call, the function and its loop over the elements (:func:`_element_loop`). However the
+        pipeline prefetches, that work runs in one thread between two steps."""
+        if not isinstance(loop.node, cst.For) or not loop.inputs:
+            return None
+        for assignment in m.findall(loop.node.body, m.Assign(value=m.Call())):
+            site = self._call_at.get(id(assignment.value))
+            if site is None or not any(_root_name(arg.value) in loop.inputs for arg in site.node.args):
+                continue
+            if not self._feeds_step(loop, {name for target in assignment.targets
+                                           for name in _bound_names(target.target)}):
+                continue
+            for function in self.callees_of(site):
+                element_loop = None if self.is_compiled(function) else _element_loop(function)
+                if element_loop is not None:
+                    return site.node, function, element_loop
+        return None
+
+    def _feeds_step(self, loop: TrainingLoop, names: set[str]) -> bool:
+        """Whether the loop's step reads one of ``names``: as an argument of its step function or of
+        ``train_on_batch``, or, for a step written in the loop, inside a ``with`` block (its ``GradientTape``)."""
+        steps = [call for call in m.findall(loop.node.body, m.Call())
+                 if self._names_of(call) & loop.step_names or any(call is c for c in loop.batch_trainings)]
+        reads: list[cst.CSTNode] = [arg.value for call in steps for arg in call.args]
+        if loop.inline_step:
+            reads += m.findall(loop.node.body, m.With())
+        return any(name.value in names for read in reads for name in m.findall(read, m.Name()))
+
     @cached_property
     def python_fed_trainings(self) -> list[tuple[CallSite, cst.BaseExpression, list[FunctionInfo], bool]]:
         """Keras training calls fed by Python (``fit_generator(data_generator(...))``, ``fit(train_sequence)`` with a
@@ -7878,6 +7910,35 @@ def _draws_items(site: CallSite) -> bool:
     """Whether ``site`` draws items at random from a collection or a range (``random.sample``,
     ``np.random.choice``, ``np.random.randint`` indices)."""
     return any(name.startswith(ITEM_DRAWS) for name in site.names)
+
+
+_BUILTINS = frozenset(dir(builtins))
+# Calls that only convert an element or collect it (`s.numpy().decode()`, `out.append(x)`): no work of their own.
+_ELEMENT_CONVERSIONS = frozenset({"numpy", "decode", "append", "extend", "item", "tolist"})
+
+
+def _element_loop(function: FunctionInfo) -> cst.CSTNode | None:
+    """A loop of ``function`` (a ``for`` or a comprehension) over a tensor it was given, copied to NumPy on the way
+    or element by element (``for image in features["image_raw"].numpy():``, ``[tokenize(s.numpy().decode()) for s
+    in data]`` with ``data`` made from a parameter), that calls something per element besides converting it. None
+    when there is none."""
+    params = set(function.params) - {"self", "cls"}
+    bindings = _loop_bindings(function.node.body)
+    comprehensions = m.ListComp() | m.GeneratorExp() | m.SetComp() | m.DictComp()
+    for loop in m.findall(function.node.body, m.For() | comprehensions):
+        walked = loop.iter if isinstance(loop, cst.For) else loop.for_in.iter
+        origins = list(_computed_from(walked, bindings))
+        per_element = [loop.body] if isinstance(loop, cst.For) else [
+            getattr(loop, part) for part in ("elt", "key", "value") if hasattr(loop, part)]
+        if not any(name.value in params for origin in origins for name in m.findall(origin, m.Name())):
+            continue
+        if not m.findall(loop, NUMPY_CALL) and not any(m.findall(origin, NUMPY_CALL) for origin in origins):
+            continue
+        if any(not (isinstance(call.func, cst.Attribute) and call.func.attr.value in _ELEMENT_CONVERSIONS)
+               and not (isinstance(call.func, cst.Name) and call.func.value in _BUILTINS)
+               for part in per_element for call in m.findall(part, m.Call())):
+            return loop
+    return None
 
 
 def _loop_bindings(body: cst.BaseSuite) -> dict[str, list[cst.BaseExpression]]:
