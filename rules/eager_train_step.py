@@ -347,8 +347,13 @@ class EagerTrainStep(Rule):
                 f"only where `if {brief(module.node_code(condition.test))}:` "
                 f"({module.location(condition).display}) holds: a mode the run opts into, which the source does not "
                 "say a training run picks"))
-        verdict = Verdict(Confidence.LIKELY if condition is None else Confidence.POSSIBLE, typical("tf_function"),
-                          tuple(evidence))
+        unfitted = keras_compile and not ctx.queries.keras_trains_near(module)
+        if unfitted:
+            evidence.append(Evidence.source(
+                "no `fit` or `train_on_batch` in this module or the modules importing it: the switch changes only "
+                "Keras' own loops, and the model may train in a loop of the repo's, which it does not touch"))
+        verdict = Verdict(Confidence.POSSIBLE if condition is not None or unfitted else Confidence.LIKELY,
+                          typical("tf_function"), tuple(evidence))
         return self.finding(module, switch if switch.keyword is not None else site.node, message, verdict,
                             reach=reach)
 

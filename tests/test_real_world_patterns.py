@@ -10916,3 +10916,119 @@ def test_a_tf_data_batch_tokenized_element_by_element_in_python_before_an_inline
     if found:
         assert findings[0].confidence == Confidence.LIKELY
         assert "`for line in texts`" in findings[0].evidence[1].message
+
+
+@pytest.mark.parametrize("trainer, likely", [
+    ("agent.train(states)", False),  # the repo's own tape loop: `run_eagerly` changes nothing it runs
+    ("agent.policy.fit(states, targets, epochs=5)", True),
+])
+def test_run_eagerly_on_a_model_keras_never_trains_changes_no_training_step(trainer, likely):
+    """A policy network compiled with `run_eagerly=True` inside an agent that trains it with a GradientTape of its
+    own: the switch only affects Keras' loops (`fit`), which no module importing the agent runs."""
+    findings = _findings({"agent.py": """
+        import tensorflow as tf
+
+        class Agent:
+            def __init__(self):
+                self.policy = tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(4)])
+                self.policy.compile(run_eagerly=True)
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            def train(self, states):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.policy(states))
+                grads = tape.gradient(loss, self.policy.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.policy.trainable_variables))
+        """, "main.py": f"""
+        from agent import Agent
+
+        agent = Agent()
+        for episode in range(1000):
+            states, targets = play(agent)
+            {trainer}
+        """}, "TFH002", show_all=True)
+    switch = [f for f in findings if f.location.line == 6]
+    assert [f.confidence for f in switch] == [Confidence.LIKELY if likely else Confidence.POSSIBLE]
+
+
+@pytest.mark.parametrize("layers, reach", [
+    ("# def dense(x, units):\n#     return tf.keras.layers.Dense(units)(x)\n", Reach.OTHER),
+    ("def dense(x, units):\n    return tf.keras.layers.Dense(units)(x)\n", Reach.TRAINING),
+])
+def test_scripts_whose_imports_fail_through_a_chain_of_modules_train_in_no_run(layers, reach):
+    """An MCMC port whose layers module is commented out whole: the sampler module importing `dense` from it fails,
+    so does the trainer importing the sampler, and every example importing the trainer in its `__main__` block.
+    With no script that can start, the trainer is no library its users call either: its findings are hidden."""
+    findings = _findings({
+        "mc/__init__.py": "",
+        "mc/layers.py": "import tensorflow as tf\n\n" + layers,
+        "mc/nice.py": """
+            import tensorflow as tf
+            from mc.layers import dense
+
+            def network(x):
+                for _ in range(6):
+                    x = dense(x, 1024)
+                return x
+            """,
+        "mc/trainer.py": """
+            import tensorflow as tf
+            from mc.nice import network
+
+            class Trainer:
+                def train(self, dataset):
+                    model = tf.keras.Sequential([tf.keras.layers.Dense(1024), tf.keras.layers.Dense(1024)])
+                    optimizer = tf.keras.optimizers.Adam()
+                    for x in dataset:
+                        with tf.GradientTape() as tape:
+                            loss = tf.reduce_mean(network(model(x)))
+                        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                                      model.trainable_variables))
+            """,
+        "examples/ring.py": """
+            import numpy as np
+
+            if __name__ == "__main__":
+                from mc.trainer import Trainer
+
+                Trainer().train(np.load("ring.npy"))
+            """,
+    }, "TFH002", show_all=True)
+    assert [(f.location.path.as_posix(), f.reach) for f in findings] == [("mc/trainer.py", reach)]
+
+
+@pytest.mark.parametrize("applied, likely", [("decoder(encoder(content))", True),
+                                             ("tf.keras.layers.Dense(3)(content)", False)])
+def test_a_model_built_from_the_models_its_builder_is_given_counts_their_layers(applied, likely):
+    """A style-transfer model made by a function that applies the encoder and the decoder it is given to its
+    inputs (`build_model(vgg19, decoder)`): the model it returns runs their convolutions, which its own code only
+    calls."""
+    convolutions = ", ".join(["Conv2D(256, 3, padding='same')"] * 6)
+    findings = _findings({"models.py": f"""
+        import tensorflow as tf
+        from tensorflow.keras.layers import Conv2D, Input
+        from tensorflow.keras.models import Model, Sequential
+
+        def build_encoder():
+            return Sequential([{convolutions}])
+
+        def build_decoder():
+            return Sequential([{convolutions}])
+
+        def build_model(encoder, decoder):
+            content = Input(shape=(256, 256, 3))
+            return Model(inputs=content, outputs={applied})
+        """, "train.py": """
+        import tensorflow as tf
+        from models import build_decoder, build_encoder, build_model
+
+        encoder = build_encoder()
+        model = build_model(encoder, build_decoder())
+        optimizer = tf.keras.optimizers.Adam()
+        for images in dataset:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(images) - images))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        """}, "TFC001", show_all=True)
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("models.py", 13, Confidence.LIKELY if likely else Confidence.POSSIBLE)]

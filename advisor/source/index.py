@@ -675,7 +675,7 @@ def _read_noqa(module: ModuleInfo) -> tuple[frozenset[str], dict[int, frozenset[
 
 
 # A script's `if __name__ == "__main__":` block (either quoting), whose body runs at the top level.
-_MAIN_BLOCK = m.If(test=m.Comparison(left=m.Name("__name__"), comparisons=[m.ComparisonTarget(
+MAIN_BLOCK = m.If(test=m.Comparison(left=m.Name("__name__"), comparisons=[m.ComparisonTarget(
     operator=m.Equal(), comparator=m.SimpleString(value=m.MatchIfTrue(lambda v: v.strip("'\"") == "__main__")))]),
     body=m.IndentedBlock())
 
@@ -685,7 +685,7 @@ def _module_constants(module: ModuleInfo) -> dict[str, Constant]:
     included: its settings are module names too), by ``NAME = value``, and the settings of its top-level classes
     (``Config.BATCH_SIZE`` for ``class Config: BATCH_SIZE = 32``); rebinding disqualifies a name."""
     bound: dict[str, list[cst.BaseExpression | None]] = {}
-    statements = [*module.tree.body, *(inner for block in module.tree.body if m.matches(block, _MAIN_BLOCK)
+    statements = [*module.tree.body, *(inner for block in module.tree.body if m.matches(block, MAIN_BLOCK)
                                        for inner in block.body.body)]
     for prefix, body in [("", statements), *((f"{c.name.value}.", c.body.body) for c in module.tree.body
                                              if isinstance(c, cst.ClassDef))]:

@@ -8,8 +8,10 @@ computed on first use and kept for the run, so rules that ask the same question 
 from __future__ import annotations
 
 import builtins
+import io
 import operator
 import re
+import tokenize
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
@@ -24,7 +26,7 @@ import networkx as nx
 
 from ..model import Location, Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
-from .index import SourceIndex
+from .index import MAIN_BLOCK, SourceIndex
 from .names import GRADIENT_TAPE, STAR_DEPTH, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PROGRESS_BARS
 from .syntax import argument, argument_value, literal, method_name, parameter_names
@@ -2311,7 +2313,8 @@ class SourceQueries:
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[list[CallSite]]] = {}  # by training step node
         self._training_reached: dict[tuple[int, int], bool] = {}  # by (call node id, depth)
-        self._failed_imports: dict[int, cst.ImportFrom | None] = {}  # by module
+        self._failed_imports: dict[tuple[int, bool], cst.ImportFrom | None] = {}  # by module, and as a script
+        self._words: dict[int, frozenset[str]] = {}  # by module: what its code names outside comments
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -3205,8 +3208,10 @@ class SourceQueries:
                        for anchor, found in starts.items()}
         live = {anchor for anchor in anchors if live_starts[anchor] or not starts[anchor]}
         region = self._live_region(set().union(*live_starts.values())) if live else None
-        roots = set(live or anchors)
-        for anchor in live or anchors:
+        # With no live way in, the repo is a library its users call; but not through scripts that fail to import.
+        called = live or {anchor for anchor in anchors if not all(self._fails_to_start(s) for s in starts[anchor])}
+        roots = set(called)
+        for anchor in called:
             ancestors = nx.ancestors(training_calls, anchor)
             roots |= ancestors if region is None else ancestors & region
         # Instantiating a class reaches its methods, but not one named like evaluation that no code on the way calls.
@@ -3251,43 +3256,64 @@ class SourceQueries:
             return True
         if isinstance(start, tuple):
             module = self._module_by_id[start[1]]
-            return self._idle_module(start) or self._runs_none_of_its_code(module)
+            return self._idle_module(start) or self._runs_none_of_its_code(module) or \
+                self.failed_import(module, as_script=True) is not None
         function = self._function_by_id[start]
         return self._idle_module(("module", id(function.module))) or _is_test_function(function) or \
             self._runs_none_of_its_code(function.module) or \
             function.class_key is not None and not _called_by_framework(function) and not self._named(function.name) \
             or self._script_function(function) and not self._named_in(function.module, function.name)
 
+    def _fails_to_start(self, start: int | tuple) -> bool:
+        """Whether a run starting at ``start`` (a module, or a function) stops at an import that fails."""
+        module = self._module_by_id[start[1]] if isinstance(start, tuple) else self._function_by_id[start].module
+        return self.failed_import(module, as_script=isinstance(start, tuple)) is not None
+
     def _runs_none_of_its_code(self, module: ModuleInfo) -> bool:
         """Whether no run of ``module`` gets to its code: an import of it fails (:meth:`failed_import`), or it is
         part of a library the repo keeps a copy of (its examples are the library's)."""
         return self.failed_import(module) is not None or self.index.is_vendored(module)
 
-    def failed_import(self, module: ModuleInfo) -> cst.ImportFrom | None:
+    def failed_import(self, module: ModuleInfo, as_script: bool = False) -> cst.ImportFrom | None:
         """A top-level ``from package.module import name`` of ``module`` that raises ImportError: the repo module it
-        names neither defines nor imports ``name``, nor mentions it at all, nor do the repo modules it star-imports,
-        and no repo module ``package.module.name`` exists (a quantization-aware trainer importing the
-        ``compute_loss`` its model factory no longer has). Nothing of ``module`` runs then."""
-        if id(module) not in self._failed_imports:
-            self._failed_imports[id(module)] = next((
-                statement for line in module.tree.body if isinstance(line, cst.SimpleStatementLine)
+        names neither defines nor imports ``name``, nor mentions it outside comments, nor do the repo modules it
+        star-imports, and no repo module ``package.module.name`` exists (a quantization-aware trainer importing the
+        ``compute_loss`` its model factory no longer has), or that module's own import fails. Nothing of
+        ``module`` runs then. ``as_script``: also such an import in its ``if __name__ == "__main__":`` block, which
+        stops a run of the module as a script (its functions may still run where other modules import them)."""
+        key = (id(module), as_script)
+        if key not in self._failed_imports:
+            self._failed_imports[key] = None  # an import cycle reaching back here: not known to fail
+            statements = [*module.tree.body, *(inner for block in module.tree.body if m.matches(block, MAIN_BLOCK)
+                                               for inner in block.body.body)] if as_script else module.tree.body
+            self._failed_imports[key] = next((
+                statement for line in statements if isinstance(line, cst.SimpleStatementLine)
                 for statement in line.body if isinstance(statement, cst.ImportFrom) and not statement.relative
                 and statement.module is not None and not isinstance(statement.names, cst.ImportStar)
-                and self._misses_a_name(statement)), None)
-        return self._failed_imports[id(module)]
+                and self._import_fails(statement)), None)
+        return self._failed_imports[key]
 
-    def _misses_a_name(self, statement: cst.ImportFrom) -> bool:
+    def _import_fails(self, statement: cst.ImportFrom) -> bool:
+        """``from package.module import name`` where ``package.module`` is exactly one repo module that lacks
+        ``name`` (mentions it only in comments, if at all), or whose own import fails."""
         source = cst.helpers.get_full_name_for_node(statement.module)
         owners = self.index.modules_imported_by(source)
         if len(owners) != 1 or owners[0].name.rsplit(".", 1)[-1] != source.rsplit(".", 1)[-1]:
             return False  # not exactly one repo module of that name: an installed package, or copies
+        if self.failed_import(owners[0]) is not None:
+            return True
         exporters = self._star_exporters(owners[0])
-        if exporters is None or any(re.search(r"\b__getattr__\b", module.code) for module in exporters):
+        if exporters is None or any("__getattr__" in self._code_words(module) for module in exporters):
             return False
         return any(isinstance(alias.name, cst.Name) and not any(
-            re.search(rf"\b{alias.name.value}\b", module.code) for module in exporters)
+            alias.name.value in self._code_words(module) for module in exporters)
             and self.index.modules_imported_by(f"{source}.{alias.name.value}") == owners
             for alias in statement.names)
+
+    def _code_words(self, module: ModuleInfo) -> frozenset[str]:
+        if id(module) not in self._words:
+            self._words[id(module)] = _code_words(module.code)
+        return self._words[id(module)]
 
     def _star_exporters(self, module: ModuleInfo, depth: int = STAR_DEPTH) -> list[ModuleInfo] | None:
         """The modules whose names ``module`` exports: itself and the repo modules it star-imports (``from
@@ -5656,6 +5682,18 @@ class SourceQueries:
                 found.append((site, switch))
         return found
 
+    def keras_trains_near(self, module: ModuleInfo) -> bool:
+        """Whether Keras trains a model (``fit``, ``train_on_batch``) in ``module`` or in a module importing it,
+        directly or through others: where ``compile(run_eagerly=True)`` can change how a training step runs."""
+        modules, pending = {id(module)}, [module]
+        while pending:
+            for importer in self._importers.get(id(pending.pop()), ()):
+                if id(importer) not in modules:
+                    modules.add(id(importer))
+                    pending.append(importer)
+        return any(id(site.module) in modules and isinstance(site.node.func, cst.Attribute)
+                   and site.node.func.attr.value in TRAINING_METHODS for site in self._training_calls)
+
     def _true_by_default(self, site: CallSite, value: cst.BaseExpression) -> bool:
         """``True``, a module constant or a command-line flag's default that holds it (``ENABLE_EAGER = True``), or
         a parameter of the function making ``site`` that defaults to ``True`` and that no call of the function sets
@@ -6086,7 +6124,7 @@ class SourceQueries:
         if not alone:
             models.update((id(c.node), c) for c in self.trained_with(construction))
         for model in list(models.values()):
-            models.update((id(part.node), part) for part in self._models_given(model))
+            models.update((id(part.node), part) for part in [*self._models_given(model), *self._models_applied(model)])
         tally = _LayerTally()
         for model in models.values():
             self._count_layers(self._built_by(model), 1, LAYER_DEPTH, tally, set())
@@ -6201,6 +6239,18 @@ class SourceQueries:
         given = [self._bound_model(construction.module, construction.node, arg.value.value)
                  for arg in construction.node.args if isinstance(arg.value, cst.Name)]
         return [site for site in given if site is not None and site.node is not construction.node]
+
+    def _models_applied(self, construction: CallSite) -> list[CallSite]:
+        """The models the function building ``construction`` is given and applies to its tensors (``def
+        build_model(encoder, decoder):`` ... ``out = decoder(features)``, ``return Model(inputs, out)``, called as
+        ``build_model(vgg, build_decoder(shape))``): the model it builds runs their layers."""
+        function = construction.function
+        if function is None or not self._constructs_model(construction):
+            return []
+        applied = {call.func.value for call in m.findall(function.node.body, m.Call(func=m.Name()))
+                   if call.func.value in function.params}
+        return [model for name in sorted(applied) for model in self._passed_constructions(function, name, CALL_DEPTH)
+                if model.node is not construction.node]
 
     def _image_side(self, module: ModuleInfo, call: cst.Call, declares_input: bool) -> int | None:
         """The smaller side of the images a layer's ``input_shape=(28, 28, 1)`` (or an ``Input``'s ``shape``, a
@@ -7939,6 +7989,22 @@ def _element_loop(function: FunctionInfo) -> cst.CSTNode | None:
                for part in per_element for call in m.findall(part, m.Call())):
             return loop
     return None
+
+
+def _code_words(code: str) -> frozenset[str]:
+    """The words of ``code`` outside its comments: its names, and the words of its strings (``__all__``,
+    ``setattr(module, "name", ...)``). A name only a comment mentions (a definition commented out) is not there.
+    Code the tokenizer rejects keeps every word."""
+    words: set[str] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.NAME:
+                words.add(token.string)
+            elif token.type == tokenize.STRING:
+                words.update(re.findall(r"\w+", token.string))
+    except (tokenize.TokenError, SyntaxError):
+        return frozenset(re.findall(r"\w+", code))
+    return frozenset(words)
 
 
 def _loop_bindings(body: cst.BaseSuite) -> dict[str, list[cst.BaseExpression]]:
