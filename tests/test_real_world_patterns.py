@@ -11032,3 +11032,71 @@ def test_a_model_built_from_the_models_its_builder_is_given_counts_their_layers(
         """}, "TFC001", show_all=True)
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("models.py", 13, Confidence.LIKELY if likely else Confidence.POSSIBLE)]
+
+
+@pytest.mark.parametrize("policy", [
+    "self.pi = Categorical(env_info)",
+    "if discrete:\n    self.pi = Categorical(env_info)\nelse:\n    self.pi = Gaussian(env_info)",
+])
+def test_a_policy_model_predicting_its_own_observation_through_an_agents_attribute_each_environment_step(policy):
+    """A PPO port's policy, a Keras model subclass, runs `self.predict(obs)` in its `get_action`, which the trainer
+    calls as `self.agent.pi.get_action(o)` on each observation the environment's step returns: a whole `predict`
+    per step, for one state."""
+    made = textwrap.indent(policy, " " * 16).lstrip()
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+
+        class Categorical(tf.keras.Model):
+            def __init__(self, env_info):
+                super().__init__()
+                self.hidden = tf.keras.layers.Dense(64)
+                self.logits = tf.keras.layers.Dense(env_info.actions)
+
+            def call(self, inputs):
+                return self.logits(self.hidden(inputs))
+
+            def get_action(self, obs):
+                logits = self.predict(obs)
+                return tf.random.categorical(logits, 1)
+
+        class Gaussian(Categorical):
+            def get_action(self, obs):
+                mu = self.predict(obs)
+                return mu + tf.random.normal(tf.shape(mu))
+        """, "agent.py": f"""
+        import tensorflow as tf
+        from models import Categorical, Gaussian
+
+        class Agent:
+            def __init__(self, env_info, discrete=True):
+                {made}
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            def update(self, obs, actions, advantages):
+                with tf.GradientTape() as tape:
+                    loss = -tf.reduce_mean(self.pi(obs) * advantages)
+                grads = tape.gradient(loss, self.pi.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.pi.trainable_variables))
+        """, "trainer.py": """
+        from agent import Agent
+
+        class Trainer:
+            def __init__(self, env):
+                self.env = env
+                self.agent = Agent(env.info)
+
+            def train(self):
+                o, r, d = self.env.reset()
+                for epoch in range(1000):
+                    batch = []
+                    for step in range(250):
+                        a = self.agent.pi.get_action(o)
+                        batch.append((o, a))
+                        o, r, d = self.env.step(a)
+                    self.agent.update(*collate(batch))
+
+        Trainer(make_env()).train()
+        """}, "TFH007", show_all=True)
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("models.py", 13, Confidence.LIKELY), *([("models.py", 18, Confidence.LIKELY)] if "Gaussian" in policy else [])]
+    assert "an environment's observation (`self.env.step(a)`)" in findings[0].evidence[0].message

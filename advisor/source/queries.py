@@ -2957,6 +2957,11 @@ class SourceQueries:
             return self._classes_constructed(bound) or self._classes_made_by(bound) if bound is not None else []
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
             return self._attribute_classes(_owner_class(site.function), receiver.attr.value, CALL_DEPTH)
+        if m.matches(receiver, m.Attribute(value=m.Attribute(value=m.Name("self"), attr=m.Name()), attr=m.Name())) \
+                and site.function is not None:  # `self.agent.pi.act(o)`: what the agent's class sets `pi` to
+            return [found for holder in self._attribute_classes(_owner_class(site.function), receiver.value.attr.value,
+                                                                CALL_DEPTH)
+                    for found in self._attribute_classes(holder.key, receiver.attr.value, CALL_DEPTH)]
         return []
 
     def _library_receiver(self, site: CallSite) -> bool:
@@ -4805,6 +4810,8 @@ class SourceQueries:
         one (``self.model = self._build_model()``) or is given one (``WGAN(generator, critic)`` for ``self.generator =
         generator``); not a repo model class that defines the method itself."""
         receiver = site.node.func.value
+        if m.matches(receiver, m.Name("self")):  # `self.predict(obs)` in a method of a Keras model subclass
+            return self._inherits_keras_method(_owner_class(site.function), site.node.func.attr.value)
         if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())):
             owner, attribute = _owner_class(site.function), receiver.attr.value
             made = self._bindings.get(("attr", owner, attribute), []) or [
@@ -4827,6 +4834,15 @@ class SourceQueries:
                                                for cls_info in self._classes_constructed(c)
                                                for f in self.index.methods_of(cls_info))
 
+    def _inherits_keras_method(self, class_key: str | None, method: str) -> bool:
+        """Whether the repo class ``class_key`` is a Keras model whose ``method`` is Keras' own: neither it nor a
+        repo class it extends defines one."""
+        if class_key not in self._keras_model_classes:
+            return False
+        lineage = [c for c in self.index.classes if c.key == class_key or class_key in {
+            sub.key for sub in self.index.subclasses_of(c.key)}]
+        return not any(f.name == method for c in lineage for f in self.index.methods_of(c))
+
     def _per_iteration(self, site: CallSite, data: cst.BaseExpression
                        ) -> tuple[cst.For | cst.While, ModuleInfo, str] | None:
         """The loop whose iterations make ``site`` on their own data, with why the data is one iteration's: the
@@ -4840,7 +4856,7 @@ class SourceQueries:
                 if (run := self._call_at.get(id(call))) is not None):
             return None  # a new model, or a whole `fit`, each iteration: the loop iterates training runs
         reason = self._given(site, data, lambda at, value: _one_sample(at.module, value, at.node)
-                             or _bound_to_one_sample(at, value)) or self._given(
+                             or _bound_to_one_sample(at, value) or _environment_observation(at, value)) or self._given(
             site, data, lambda at, value: self._minibatch_drawn(at.module, at.function, at.node, value)) or next(
             (walked for loop in nest if (walked := self._walked_element(site.module, loop, data)
                                          or _one_batch_sliced(site.module, loop, data, site.node)
@@ -7889,6 +7905,19 @@ def _bound_to_one_sample(site: CallSite, data: cst.BaseExpression) -> str | None
     if not m.matches(value, _ONE_SAMPLE):
         return None
     return f"one sample made a batch (`{data.value} = {site.module.node_code(last)}`)"
+
+
+def _environment_observation(site: CallSite, data: cst.BaseExpression) -> str | None:
+    """Why ``data``, a name ``site`` is given, holds one step's observation: the code around the call (its function,
+    else the outermost loop around it) binds the name to what an environment's step returns (``o, r, d =
+    self.env.step(a)``), one state each step."""
+    nest = _loop_nest(site.module, site.node)
+    scope = site.function.node.body if site.function is not None else nest[-1].body if nest else None
+    if not isinstance(data, cst.Name) or scope is None:
+        return None
+    step = next((value for value in _loop_bindings(scope).get(data.value, [])
+                 if m.matches(value, _ENVIRONMENT_STEP)), None)
+    return None if step is None else f"an environment's observation (`{site.module.node_code(step)}`), one each step"
 
 
 def _one_batch_sliced(module: ModuleInfo, loop: cst.For | cst.While, data: cst.BaseExpression,
