@@ -11100,3 +11100,79 @@ def test_a_policy_model_predicting_its_own_observation_through_an_agents_attribu
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("models.py", 13, Confidence.LIKELY), *([("models.py", 18, Confidence.LIKELY)] if "Gaussian" in policy else [])]
     assert "an environment's observation (`self.env.step(a)`)" in findings[0].evidence[0].message
+
+
+@pytest.mark.parametrize("read", ["cv2.imread(path)", "self.cache[path]"])
+def test_a_loader_passed_to_the_training_function_reads_each_batch_for_a_step_written_in_its_loop(read):
+    """A style-transfer trainer given two image loaders (`train(model, content_ds, style_ds)`) takes a batch from
+    each every iteration for the step it writes in its loop: the loaders read and decode the images in Python,
+    between two steps (an in-memory cache of them is no batch worth a pipeline)."""
+    findings = _findings({"utils.py": f"""
+        import cv2
+        import numpy as np
+
+        class ImageDataset:
+            def __init__(self, paths, batch_size=8):
+                self.paths, self.batch_size, self.cache = paths, batch_size, {{}}
+
+            def get_batch(self):
+                images = []
+                for path in self.paths[:self.batch_size]:
+                    images.append({read})
+                return np.stack(images)
+        """, "train.py": """
+        import tensorflow as tf
+
+        def train(model, content_ds, style_ds, steps):
+            optimizer = tf.keras.optimizers.Adam(1e-4)
+            for i in range(steps):
+                content, style = content_ds.get_batch(), style_ds.get_batch()
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model([content, style]) - content))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """, "main.py": """
+        from train import train
+        from utils import ImageDataset
+
+        train(build_model(), ImageDataset(content_paths), ImageDataset(style_paths), 10000)
+        """}, "TFD004", show_all=True)
+    assert _where(findings) == ([("TFD004", "train.py", 6)] if "cv2" in read else [])
+
+
+def test_a_loop_handing_its_tape_to_an_update_helper_trains_the_models_its_caller_passes():
+    """A pix2pix loop opens the tape and hands it to `optimize(tape, model, loss)`, which takes the gradients and
+    applies them: the loop is an eager training step, and it trains the generator and discriminator `main()` builds
+    and passes to it."""
+    blocks = "\n".join(f"                self.conv_{i} = tf.keras.layers.Conv2D(256, 4, strides=2)" for i in range(6))
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        class Generator(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+{blocks}
+
+            def call(self, x):
+                return self.conv_5(self.conv_4(self.conv_3(self.conv_2(self.conv_1(self.conv_0(x))))))
+
+        optimizer = tf.keras.optimizers.Adam(2e-4)
+
+        def optimize(tape, model, loss):
+            gradients = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+
+        def train(generator, dataset):
+            for images, targets in dataset:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.abs(generator(images) - targets))
+                optimize(tape, generator, loss)
+
+        def main():
+            generator = Generator()
+            train(generator, load_image_batches("facades", size=256))
+
+        main()
+        """}, "TFH002", "TFC001", show_all=True)
+    assert sorted((f.code, f.location.line, f.confidence) for f in findings) == [
+        ("TFC001", 29, Confidence.LIKELY), ("TFH002", 24, Confidence.LIKELY)]

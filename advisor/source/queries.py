@@ -4092,29 +4092,35 @@ class SourceQueries:
     def _step_argument_batches(self, loop: TrainingLoop) -> tuple[cst.CSTNode, list[FunctionInfo], bool] | None:
         """A batch handed to the step (or to ``train_on_batch``) straight from a repo function that reads it in
         Python each step (``train_step(self.im.get_batch(n).astype("float32"))``, ``x = loader.get_batch();
-        train_step(x)``, ``batch = handler.get_batch(n); model.train_on_batch(batch["lr"], batch["hr"])``): that
-        function reads files or decodes images (noise drawn with NumPy is no batch worth a pipeline)."""
+        train_step(x)``, ``batch = handler.get_batch(n); model.train_on_batch(batch["lr"], batch["hr"])``; for a step
+        written in the loop, a name its tape block reads: ``content = content_ds.get_batch()``, then
+        ``model(content)``): that function reads files or decodes images (noise drawn with NumPy is no batch worth
+        a pipeline)."""
         in_loop = m.findall(loop.node.body, m.Call())
         made_per_step = {id(call) for call in in_loop}
-        for call in in_loop:
-            if not (self._names_of(call) & loop.step_names or any(call is c for c in loop.batch_trainings)):
-                continue
-            for arg in call.args:
-                value = arg.value
-                while isinstance(value, cst.Subscript):  # `batch["lr"]`: an item of what the call made
-                    value = value.value
-                if isinstance(value, cst.Name):  # bound in the loop: made every step (not a dataset made once)
-                    bound = self.bound_call(loop.module, call, value.value)
-                    value = bound.node if bound is not None and id(bound.node) in made_per_step else value
-                # `get_batch(n).astype("float32")`: the batch is what the inner call makes
-                while m.matches(value, m.Call(func=m.Attribute(value=m.Call()))) and id(value) in self._call_at \
-                        and not self.callees_of(self._call_at[id(value)]):
-                    value = value.func.value
-                site = self._call_at.get(id(value)) if isinstance(value, cst.Call) else None
-                makers = [f for f in self.callees_of(site) if self.reading_work(MappedFunction(f.node.body, f.module,
-                                                                                               f))] if site else []
-                if makers:
-                    return arg.value, makers, False
+        given: list[tuple[cst.BaseExpression, cst.CSTNode]] = [  # what the step is given, and where
+            (arg.value, call) for call in in_loop
+            if self._names_of(call) & loop.step_names or any(call is c for c in loop.batch_trainings)
+            for arg in call.args]
+        if loop.inline_step:  # a step written in the loop: the names its tape block reads
+            given += [(name, block) for block in m.findall(loop.node.body, m.With())
+                      for name in m.findall(block, m.Name())]
+        for argument, near in given:
+            value = argument
+            while isinstance(value, cst.Subscript):  # `batch["lr"]`: an item of what the call made
+                value = value.value
+            if isinstance(value, cst.Name):  # bound in the loop: made every step (not a dataset made once)
+                bound = self.bound_call(loop.module, near, value.value)
+                value = bound.node if bound is not None and id(bound.node) in made_per_step else value
+            # `get_batch(n).astype("float32")`: the batch is what the inner call makes
+            while m.matches(value, m.Call(func=m.Attribute(value=m.Call()))) and id(value) in self._call_at \
+                    and not self.callees_of(self._call_at[id(value)]):
+                value = value.func.value
+            site = self._call_at.get(id(value)) if isinstance(value, cst.Call) else None
+            makers = [f for f in self.callees_of(site) if self.reading_work(MappedFunction(f.node.body, f.module,
+                                                                                           f))] if site else []
+            if makers:  # reported where the step's call is given the batch, or for a step in the loop, where made
+                return (site.node if isinstance(near, cst.With) else argument), makers, False
         return None
 
     def host_processed_batches(self, loop: TrainingLoop) -> tuple[cst.Call, FunctionInfo, cst.CSTNode] | None:
@@ -4408,7 +4414,7 @@ class SourceQueries:
         for call in self.index.calls_to(GRADIENT_TAPE):
             loop = call.module.enclosing_loop(call.node)
             if loop is not None and not (call.function is not None and self.runs_compiled(call.function)) \
-                    and _updates_weights(loop.body):
+                    and (_updates_weights(loop.body) or self._tape_takers(loop.body)):
                 scopes.setdefault(id(loop), TrainingLoop(call.module, loop, loop, call.module)).inline_step = True
             elif loop is None and call.function is not None and not self.runs_compiled(call.function) \
                     and not _updates_weights(call.function.node.body):
@@ -4424,6 +4430,16 @@ class SourceQueries:
         for scope in scopes.values():
             visit_reading(scope.node.body, _TensorNames(scope, self._names_of))
         return list(scopes.values())
+
+    def _tape_takers(self, body: cst.BaseSuite) -> list[FunctionInfo]:
+        """The repo functions ``body`` hands a tape it opens (``with tf.GradientTape() as tape:``) that take its
+        gradients and update weights (``optimize(tape, generator, loss_g)``): the step's update, written apart."""
+        tapes = {item.asname.name.value for item in m.findall(body, m.WithItem(asname=m.AsName(name=m.Name())))
+                 if GRADIENT_TAPE in self._names_of(item.item)}
+        handed = [self._call_at[id(call)] for call in m.findall(body, m.Call()) if id(call) in self._call_at and any(
+            m.matches(arg.value, m.Name(value=m.MatchIfTrue(tapes.__contains__))) for arg in call.args)]
+        return [function for site in handed for function in self.callees_of(site)
+                if _updates_weights(function.node.body)]
 
     def loop_runs(self, module: ModuleInfo, loop: cst.For | cst.While, depth: int = CALL_DEPTH) -> int | None:
         """How many times the body of ``loop`` runs in all, where the source says: a ``for`` over ``range`` of known
@@ -5989,10 +6005,8 @@ class SourceQueries:
         # models whose weights it differentiates, of those a run with the defaults builds.
         for site in self._inline_gradients:
             for model in _models_differentiated_by(site):
-                bound = self.bound_call(site.module, site.node, model.value, by_default=True) if isinstance(
-                    model, cst.Name) else None
                 found += [("eager", construction, [site]) for construction in (
-                    self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else [])
+                    self._argument_constructions(site, model, CALL_DEPTH) if isinstance(model, cst.Name) else [])
                     if self.skipped_by_default(construction.module,
                                                construction.module.location(construction.node).line) is None]
         return found
@@ -7635,8 +7649,12 @@ class SourceQueries:
     def _inline_gradients(self) -> list[CallSite]:
         """The ``tape.gradient(...)`` calls of the loops that write their training step inline."""
         inline_steps = {id(loop.node) for loop in self.training_loops if loop.inline_step}
-        return [site for site in self.index.calls if m.matches(site.node.func, _GRADIENT)
-                and (loop := site.module.enclosing_loop(site.node)) is not None and id(loop) in inline_steps]
+        # and those of the functions such a loop hands its tape to (`optimize(tape, generator, loss_g)`)
+        takers = {id(function.node) for loop in self.training_loops if loop.inline_step
+                  for function in self._tape_takers(loop.node.body)}
+        return [site for site in self.index.calls if m.matches(site.node.func, _GRADIENT) and (
+            (loop := site.module.enclosing_loop(site.node)) is not None and id(loop) in inline_steps
+            or site.function is not None and id(site.function.node) in takers)]
 
     @staticmethod
     def _policy_statement(resolver: _ModelResolver, model: ModelConstruction) -> tuple[ModuleInfo, cst.BaseStatement]:
