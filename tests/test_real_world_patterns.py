@@ -11205,3 +11205,24 @@ def test_a_py_function_that_only_looks_values_up_holds_the_step_back_little(body
         """}, "TFD003", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [
         (9, Confidence.LIKELY if likely else Confidence.POSSIBLE)]
+
+
+@pytest.mark.parametrize("default, found", [(2, True), (32, False)])
+def test_a_small_batch_set_by_a_command_line_flags_default_is_reported_at_the_default(default, found):
+    """A segmentation script trains with `batch_size=args.batch_size` on the GPU it grows memory on: the flag's
+    default is the batch a run without options trains with."""
+    findings = _findings({"train.py": f"""
+        import argparse
+        import tensorflow as tf
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--batch_size", type=int, default={default})
+        args = parser.parse_args()
+
+        for gpu in tf.config.list_physical_devices("GPU"):
+            tf.config.experimental.set_memory_growth(gpu, True)
+        model.fit(images, masks, batch_size=args.batch_size, epochs=50)
+        """}, "TFC003", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == ([(5, Confidence.LIKELY)] if found else [])
+    if found:
+        assert "`args.batch_size = 2`" in findings[0].message

@@ -7852,15 +7852,23 @@ class SourceQueries:
         ``num_workers = 1``); None where it does not (a YAML configuration's entry)."""
         return self._integer(module, value, None, scope)
 
-    def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None) -> IntegerLiteral | None:
+    def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None,
+                        flags: bool = False) -> IntegerLiteral | None:
         """The integer literal ``value`` is, or the module constant it names (``UNITS``, ``config.UNITS``) is bound
-        to, in this module or another module of the repo."""
+        to, in this module or another module of the repo; with ``flags``, also the literal default of the
+        command-line flag it reads (``args.batch_size``, ``FLAGS.batch_size``, :meth:`flag_default`), directly or
+        through such a constant."""
         if isinstance(value, cst.Integer):
             return IntegerLiteral(value, module, None)
         if isinstance(value, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, value)
             if constant is not None and isinstance(constant.value, cst.Integer):
                 return IntegerLiteral(constant.value, constant.module, constant.name)
+            if flags and constant is not None:
+                module, value = constant.module, constant.value
+            flag = self.flag_default(module, value) if flags and isinstance(value, cst.Attribute) else None
+            if flag is not None and isinstance(flag[1], cst.Integer):
+                return IntegerLiteral(flag[1], flag[0], module.node_code(value))
         return None
 
     @staticmethod
