@@ -113,16 +113,9 @@ class PythonInput(Rule):
                 images, labels = batch
                 return images.numpy() / 255.0, labels.numpy()
 
-            @tf.function
-            def train_step(x, y):
-                with tf.GradientTape() as tape:
-                    loss = loss_fn(y, model(x))
-                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
-                                              model.trainable_variables))
-
             for batch in tf.data.Dataset.from_tensor_slices((images, labels)).batch(64).prefetch(1):
                 x, y = scaled(batch)
-                train_step(x, y)
+                model.train_on_batch(x, y)
             """, note="the batch copied to NumPy once, with no Python work per element"),
     )
     invalid = (
