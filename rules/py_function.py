@@ -146,11 +146,6 @@ class PyFunction(Rule):
         if cache is not None:
             per_step = False
             evidence.append(cached_results(cache))
-        if ctx.queries.runs_plain_python(site):
-            per_step = False
-            evidence.append(Evidence.source(
-                "the Python it runs only looks values up, draws at random or converts them (no file read, no "
-                "array, image or text library): microseconds a call, little to gain"))
         condition = ctx.queries.condition_around(site) if context.in_graph else None
         if condition is not None:
             per_step = False

@@ -11178,35 +11178,6 @@ def test_a_loop_handing_its_tape_to_an_update_helper_trains_the_models_its_calle
         ("TFC001", 29, Confidence.LIKELY), ("TFH002", 24, Confidence.LIKELY)]
 
 
-@pytest.mark.parametrize("body, likely", [
-    ("return np.random.choice(files_of[int(label)], 20)", False),  # a dict lookup and a draw of names
-    ("return cv2.resize(image.numpy(), (84, 84))", True),
-])
-def test_a_py_function_that_only_looks_values_up_holds_the_step_back_little(body, likely):
-    """A meta-learning loader's `tf.py_function` that picks a class's file names from a dict at random costs
-    microseconds per element, next to the decoding the pipeline does in TensorFlow; one that resizes an image in
-    OpenCV is the work to move into TensorFlow ops."""
-    findings = _findings({"train.py": f"""
-        import cv2
-        import numpy as np
-        import tensorflow as tf
-
-        def pick(label, image):
-            {body}
-
-        def load(label, image):
-            return tf.py_function(pick, [label, image], tf.float32), label
-
-        dataset = tf.data.Dataset.from_tensor_slices((labels, images)).map(load, num_parallel_calls=8)
-        dataset = dataset.batch(32).prefetch(tf.data.AUTOTUNE)
-        model = tf.keras.applications.ResNet50(weights=None)
-        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
-        model.fit(dataset, epochs=10)
-        """}, "TFD003", show_all=True)
-    assert [(f.location.line, f.confidence) for f in findings] == [
-        (9, Confidence.LIKELY if likely else Confidence.POSSIBLE)]
-
-
 @pytest.mark.parametrize("default, found", [(2, True), (32, False)])
 def test_a_small_batch_set_by_a_command_line_flags_default_is_reported_at_the_default(default, found):
     """A segmentation script trains with `batch_size=args.batch_size` on the GPU it grows memory on: the flag's

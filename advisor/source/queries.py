@@ -215,9 +215,6 @@ RANDOM_DRAWS = frozenset(f"tensorflow.{op}" for op in (
 _ELEMENT_SHAPE = m.Call(func=m.Attribute(attr=m.Name("shape")) | m.Name("shape")) | m.Attribute(attr=m.Name("shape"))
 # Methods of lookup tables and sparse results with the same cost (`vocab_table.lookup(tokens)`).
 LIGHT_METHODS = METADATA_METHODS | frozenset({"lookup"})
-# Methods that convert a value, or look up and collect items in Python's own containers: no work of their own.
-PLAIN_PYTHON_METHODS = frozenset({"numpy", "decode", "encode", "item", "tolist", "get", "keys", "values", "items",
-                                  "append", "extend", "split", "strip", "format", "join"})
 PARTIAL = frozenset({"functools.partial"})
 # Python's own calls of a function on each item of an iterable.
 PYTHON_APPLIERS = frozenset({"builtins.map", "builtins.filter"})
@@ -5674,20 +5671,6 @@ class SourceQueries:
         holds, or draw random numbers (:data:`LIGHT_OPS`, ``vocab.lookup(tokens)``): text tokenized into ids, a
         noise vector, no decoding or image work."""
         return self._calls_only(function, LIGHT_OPS, LIGHT_METHODS, light=_draws_a_fixed_size)
-
-    def runs_plain_python(self, site: CallSite) -> bool:
-        """Whether the Python a ``tf.py_function`` (``site``) runs does next to nothing per call: a builtin
-        (``tf.py_func(len, [t], tf.int64)``), or a function that only looks values up in dicts and lists, calls
-        builtins, draws indices or names at random and converts the tensors it is given; no file read and no array,
-        image or text-processing library."""
-        given = argument_value(site.node, "func", 0)
-        if given is not None and (names := site.module.qualified_names(given)) and all(
-                n.startswith("builtins.") for n in names):
-            return True
-        function = self.mapped_function(site.node, site.module, "func")
-        return function is not None and (not self.calls_run_by(function) or self._calls_only(
-            function, frozenset(), PLAIN_PYTHON_METHODS,
-            light=lambda call: any(n.startswith(("numpy.random.", "random.")) for n in call.names)))
 
     def _calls_only(self, function: MappedFunction, ops: frozenset[str], methods: frozenset[str],
                     light: Callable[[CallSite], bool] = lambda site: False) -> bool:
