@@ -415,6 +415,14 @@ class EagerTrainStep(Rule):
         if once:
             evidence.append(Evidence.source("each call ends its loop (a `break` follows it): it runs once per run "
                                             "of that loop, such as an episode, not every iteration"))
+        episodes = [] if epoch or once else [ctx.queries.episode_before(call) for call in calls]
+        if episodes and all(episodes):
+            once = True
+            played = episodes[0]
+            evidence.append(Evidence.source(
+                f"each call follows an episode its loop plays first (`{played.module.node_code(played.node.func)}"
+                f"(...)` in an inner loop, {played.module.location(played.node).display}): one update per many "
+                "environment steps, which take most of the time"))
         compiled = _compiled_forward_evidence(ctx.queries.compiled_forward(module, function.node.body))
         evidence += compiled
         static = Verdict(Confidence.POSSIBLE if forward or once or compiled else Confidence.LIKELY,

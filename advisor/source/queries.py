@@ -2712,6 +2712,23 @@ class SourceQueries:
                 return found
         return None
 
+    def episode_before(self, site: CallSite, depth: int = CALL_DEPTH) -> CallSite | None:
+        """Where the loop that makes ``site`` once per iteration (:meth:`iteration_loop`) first plays an episode: an
+        environment's step in a loop nested in that loop's body, outside which ``site`` (or the call leading to it)
+        is. Each iteration is then an episode of many steps and one update (REINFORCE, a GAIL discriminator trained
+        after its rollouts). None otherwise, or where a way to ``site`` does not."""
+        loop = site.module.enclosing_loop(site.node)
+        if loop is not None:
+            return None if _exits_after(site.module, site.node, loop) else next((
+                step for nested in m.findall(loop.body, m.For() | m.While())
+                if not _inside(site.module, site.node, nested)
+                and (step := self._environment_step_in(nested.body, site.module)) is not None), None)
+        function = site.function
+        if function is None or depth == 0 or self.is_compiled(function):
+            return None
+        found = [self.episode_before(caller, depth - 1) for caller in self.callers_of(function)]
+        return found[0] if found and all(found) else None
+
     def runs_compiled(self, function: FunctionInfo, depth: int = CALL_DEPTH) -> bool:
         """Whether ``function`` runs as a graph: it is compiled, or every call of it the repo shows (one at least)
         is made from code that runs compiled (it is traced into the caller's graph)."""
