@@ -1147,6 +1147,7 @@ class _SideEffects(cst.CSTVisitor):
         self.found: list[SideEffect] = []
         self.declared: set[str] = set()  # global / nonlocal names: state that outlives one call
         self.bound: set[str] = set(values.parameters)  # names bound so far, in source order
+        self.static: set[str] = set()  # names bound to literals and static shapes only, so far: fixed per trace
         self._loops: list[cst.For | cst.While] = []
 
     def _add(self, node: cst.CSTNode, consequence: str, breaks_step: bool, on_host: bool = False) -> None:
@@ -1193,11 +1194,14 @@ class _SideEffects(cst.CSTVisitor):
 
     def _reads_values(self, node: cst.CSTNode) -> bool:
         """Whether ``node`` reads a variable, not only literals, modules and static properties (``np.pi``,
-        ``x.shape[0]``)."""
+        ``x.shape[0]``), or names bound to those alone."""
         if isinstance(node, cst.Attribute):
             return node.attr.value not in STATIC_ATTRIBUTES and self._reads_values(node.value)
+        if isinstance(node, cst.Arg):  # (`dtype=np.float32`: the keyword is a name, not a value read)
+            return self._reads_values(node.value)
         if isinstance(node, cst.Name):
-            return node.value not in self.module.names.aliases and node.value not in ("True", "False", "None")
+            return node.value not in self.module.names.aliases and node.value not in ("True", "False", "None") \
+                and node.value not in self.static
         return any(self._reads_values(child) for child in node.children)
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -1238,8 +1242,11 @@ class _SideEffects(cst.CSTVisitor):
                                 "tensor instead of one value per step", True)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
+        static = not self._reads_values(original_node.value)  # `shape = (x.shape[1], x.shape[1])`: fixed per trace
         for target in original_node.targets:
-            self.bound.update(_target_names(target.target))
+            names = set(_target_names(target.target))
+            self.bound.update(names)
+            self.static = self.static | names if static else self.static - names
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         self.bound.update(_target_names(original_node.target))

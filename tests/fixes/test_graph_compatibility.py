@@ -170,6 +170,22 @@ STEPS = {
         def step(x):
             return x * np.sqrt(2.0) / np.prod(x.shape) + np.pi
         """, False),
+    "NumPy on a name bound to the static shape": ("""
+        import numpy as np
+
+        def step(x):
+            shape = (x.shape[0], x.shape[0])
+            mask = np.tril(np.ones(shape, dtype=np.float32), k=0)
+            return tf.reduce_sum(x * tf.convert_to_tensor(mask))
+        """, False),
+    "NumPy on a name rebound to the step's tensor": ("""
+        import numpy as np
+
+        def step(x):
+            shape = (x.shape[0], x.shape[0])
+            shape = x * 2
+            return np.clip(shape, 0.0, 1.0)
+        """, True),
     "Keras weights copied through NumPy": ("""
         model = tf.keras.Sequential([tf.keras.layers.Dense(3, kernel_initializer="ones")])
         model.build((None, 3))
