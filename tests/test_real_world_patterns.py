@@ -11226,3 +11226,25 @@ def test_an_eager_update_after_each_episode_the_loop_plays_is_a_small_share_of_t
         """}, "TFH002", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [
         (4, Confidence.LIKELY if likely else Confidence.POSSIBLE)]
+
+
+@pytest.mark.parametrize("imports, modules", [
+    ("from typing import Optional", {"lib/__init__.py": "", "lib/typing/__init__.py": "Types = dict\n"}),
+    ("from metrics import metrics", {"metrics/metrics.py": "def iou(a, b):\n    return a\n"}),
+    ("from bert import BertModelLayer", {"19-bert/bert.py": "class Bert:\n    pass\n"}),
+])
+def test_an_import_that_names_a_module_the_script_cannot_import_that_way_says_nothing_of_failing(imports, modules):
+    """A library's own subpackage named like the standard library's `typing`, a submodule `metrics/metrics.py` the
+    script imports from its folder, another example folder's `bert.py` beside a script importing the installed
+    `bert`: none is the module the script's import reads, so the import says nothing of the script failing."""
+    findings = _findings({**modules, "train.py": f"""
+        import tensorflow as tf
+        {imports}
+
+        optimizer = tf.keras.optimizers.Adam()
+        for images, target in dataset:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(images, training=True))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        """}, "TFH002", show_all=True)
+    assert [(f.location.path.as_posix(), f.reach) for f in findings] == [("train.py", Reach.TRAINING)]

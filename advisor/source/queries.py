@@ -3319,16 +3319,17 @@ class SourceQueries:
                 statement for line in statements if isinstance(line, cst.SimpleStatementLine)
                 for statement in line.body if isinstance(statement, cst.ImportFrom) and not statement.relative
                 and statement.module is not None and not isinstance(statement.names, cst.ImportStar)
-                and self._import_fails(statement)), None)
+                and self._import_fails(module, statement)), None)
         return self._failed_imports[key]
 
-    def _import_fails(self, statement: cst.ImportFrom) -> bool:
-        """``from package.module import name`` where ``package.module`` is exactly one repo module that lacks
-        ``name`` (mentions it only in comments, if at all), or whose own import fails."""
+    def _import_fails(self, importer: ModuleInfo, statement: cst.ImportFrom) -> bool:
+        """``from package.module import name`` (in ``importer``) where ``package.module`` is exactly one repo module,
+        one ``importer`` can import by that name (:func:`_importable_as`), that lacks ``name`` (mentions it only in
+        comments, if at all), or whose own import fails."""
         source = cst.helpers.get_full_name_for_node(statement.module)
         owners = self.index.modules_imported_by(source)
-        if len(owners) != 1 or owners[0].name.rsplit(".", 1)[-1] != source.rsplit(".", 1)[-1]:
-            return False  # not exactly one repo module of that name: an installed package, or copies
+        if len(owners) != 1 or not _importable_as(owners[0], source, importer):
+            return False  # an installed package (`typing`, `bert`), a module elsewhere of that name, or copies
         if self.failed_import(owners[0]) is not None:
             return True
         exporters = self._star_exporters(owners[0])
@@ -8068,6 +8069,21 @@ def _element_loop(function: FunctionInfo) -> cst.CSTNode | None:
                for part in per_element for call in m.findall(part, m.Call())):
             return loop
     return None
+
+
+def _importable_as(owner: ModuleInfo, source: str, importer: ModuleInfo) -> bool:
+    """Whether ``importer`` imports the repo module ``owner`` by the dotted name ``source``: ``owner`` sits at that
+    name's path (``a/b.py`` or ``a/b/__init__.py`` for ``a.b``) below the repo's root or below the importer's own
+    folder (a script's folder is on ``sys.path``). Not a module of another example's folder (``19-BERT/bert.py`` for
+    ``from bert import ...`` in ``21-translation/``), a subpackage shadowing a library (``tf_agents/typing/`` for
+    ``from typing import ...``), nor a submodule inside a folder of the same name (``metrics/metrics.py`` for
+    ``from metrics import metrics``)."""
+    parts = source.split(".")
+    for expected in ((*parts[:-1], f"{parts[-1]}.py"), (*parts, "__init__.py")):
+        if owner.path.parts[-len(expected):] == expected:
+            root = Path(*owner.path.parts[:-len(expected)])
+            return root == Path() or root == importer.path.parent
+    return False
 
 
 def _code_words(code: str) -> frozenset[str]:
