@@ -4130,8 +4130,8 @@ class SourceQueries:
         if loop.inline_step:  # a step written in the loop: the names its tape block reads
             given += [(name, block) for block in m.findall(loop.node.body, m.With())
                       for name in m.findall(block, m.Name())]
-        for argument, near in given:
-            value = argument
+        for passed, near in given:
+            value = passed
             while isinstance(value, cst.Subscript):  # `batch["lr"]`: an item of what the call made
                 value = value.value
             if isinstance(value, cst.Name):  # bound in the loop: made every step (not a dataset made once)
@@ -4145,7 +4145,7 @@ class SourceQueries:
             makers = [f for f in self.callees_of(site) if self.reading_work(MappedFunction(f.node.body, f.module,
                                                                                            f))] if site else []
             if makers:  # reported where the step's call is given the batch, or for a step in the loop, where made
-                return (site.node if isinstance(near, cst.With) else argument), makers, False
+                return (site.node if isinstance(near, cst.With) else passed), makers, False
         return None
 
     def host_processed_batches(self, loop: TrainingLoop) -> tuple[cst.Call, FunctionInfo, cst.CSTNode] | None:
