@@ -11248,3 +11248,41 @@ def test_an_import_that_names_a_module_the_script_cannot_import_that_way_says_no
             optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
         """}, "TFH002", show_all=True)
     assert [(f.location.path.as_posix(), f.reach) for f in findings] == [("train.py", Reach.TRAINING)]
+
+
+def test_an_episode_played_inside_the_tape_reads_the_environments_flags_on_the_host():
+    """REINFORCE recording a whole CartPole episode on one tape, then handing the tape to the policy's update: what
+    `env.step` returns there is Python, so `if done: break` waits for no device value."""
+    findings = _findings({"reinforce.py": """
+        import tensorflow as tf
+
+        class Policy(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.fc = tf.keras.layers.Dense(2, activation="softmax")
+                self.optimizer = tf.keras.optimizers.Adam(2e-4)
+                self.data = []
+
+            def call(self, s):
+                return self.fc(s)
+
+            def train_net(self, tape):
+                loss = -tf.add_n([log_prob * r for r, log_prob in self.data])
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+
+        pi = Policy()
+        for episode in range(400):
+            s = env.reset()
+            with tf.GradientTape(persistent=True) as tape:
+                for t in range(501):
+                    prob = pi(tf.expand_dims(tf.constant(s, dtype=tf.float32), axis=0))
+                    a = int(tf.random.categorical(tf.math.log(prob), 1)[0])
+                    s, r, done, info = env.step(a)
+                    pi.data.append((r, tf.math.log(prob[0][a])))
+                    if done:
+                        break
+                pi.train_net(tape)
+        """}, "TFH004", show_all=True)
+    assert [f.location.line for f in findings if f.location.line == 27] == []
+    assert [f.location.line for f in findings] == [24]  # (the action the environment needs: possible, saying so)

@@ -653,13 +653,16 @@ class _TensorNames(InLoopBody):
 
     def _host_computation(self, value: cst.BaseExpression) -> bool:
         """Whether ``value``, assigned in a tape, is computed on the host, not by the forward pass: NumPy's work
-        (``gt = np.array(data["boxes"] / 416.)``: a host array, whatever it copies), a batch drawn from a data
-        source (``data = loader.next_batch()``: the forward pass takes inputs), or, from no tensor, a copy, a number,
+        (``gt = np.array(data["boxes"] / 416.)``: a host array, whatever it copies), an environment's step (a
+        policy-gradient episode played inside the tape), a batch drawn from a data source (``data =
+        loader.next_batch()``: the forward pass takes inputs), or, from no tensor, a copy, a number,
         arithmetic and indexing (``box = gt[i] * 416``), Python's and NumPy's functions and an array's own methods."""
         made = value
         while isinstance(made, cst.Subscript):  # `np.where(probs.numpy() < 0.2)[0]`
             made = made.value
         if isinstance(made, cst.Call) and (numpy := self.names_of(made)) and all(n.startswith("numpy.") for n in numpy):
+            return True
+        if m.matches(value, _ENVIRONMENT_STEP):  # `s, r, done, info = env.step(a)`: Python values from the simulator
             return True
         names = self.names_of(value) if isinstance(value, cst.Call) else frozenset()
         if isinstance(value, cst.Call) and not value.args and not names & self.loop.step_names and not any(
