@@ -4124,15 +4124,10 @@ class SourceQueries:
         written in the loop, a name its tape block reads: ``content = content_ds.get_batch()``, then
         ``model(content)``): that function reads files or decodes images (noise drawn with NumPy is no batch worth
         a pipeline)."""
-        in_loop = m.findall(loop.node.body, m.Call())
-        made_per_step = {id(call) for call in in_loop}
-        given: list[tuple[cst.BaseExpression, cst.CSTNode]] = [  # what the step is given, and where
-            (arg.value, call) for call in in_loop
-            if self._names_of(call) & loop.step_names or any(call is c for c in loop.batch_trainings)
-            for arg in call.args]
-        if loop.inline_step:  # a step written in the loop: the names its tape block reads
-            given += [(name, block) for block in m.findall(loop.node.body, m.With())
-                      for name in m.findall(block, m.Name())]
+        made_per_step = {id(call) for call in m.findall(loop.node.body, m.Call())}
+        # (a step written in the loop: each name its tape block reads)
+        given = [(passed, near) for read, near in self._step_inputs(loop)
+                 for passed in (m.findall(read, m.Name()) if isinstance(near, cst.With) else [read])]
         for passed, near in given:
             value = passed
             while isinstance(value, cst.Subscript):  # `batch["lr"]`: an item of what the call made
@@ -4173,14 +4168,20 @@ class SourceQueries:
         return None
 
     def _feeds_step(self, loop: TrainingLoop, names: set[str]) -> bool:
-        """Whether the loop's step reads one of ``names``: as an argument of its step function or of
-        ``train_on_batch``, or, for a step written in the loop, inside a ``with`` block (its ``GradientTape``)."""
-        steps = [call for call in m.findall(loop.node.body, m.Call())
-                 if self._names_of(call) & loop.step_names or any(call is c for c in loop.batch_trainings)]
-        reads: list[cst.CSTNode] = [arg.value for call in steps for arg in call.args]
+        """Whether the loop's step reads one of ``names`` (:meth:`_step_inputs`)."""
+        return any(name.value in names for read, _ in self._step_inputs(loop) for name in m.findall(read, m.Name()))
+
+    def _step_inputs(self, loop: TrainingLoop) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+        """What the loop's step reads, each with where: the arguments of the calls of its step function and of
+        ``train_on_batch`` (with the call), or, for a step written in the loop, its ``with`` blocks (its
+        ``GradientTape``'s, with the block itself)."""
+        found: list[tuple[cst.CSTNode, cst.CSTNode]] = [
+            (arg.value, call) for call in m.findall(loop.node.body, m.Call())
+            if self._names_of(call) & loop.step_names or any(call is c for c in loop.batch_trainings)
+            for arg in call.args]
         if loop.inline_step:
-            reads += m.findall(loop.node.body, m.With())
-        return any(name.value in names for read in reads for name in m.findall(read, m.Name()))
+            found += [(block, block) for block in m.findall(loop.node.body, m.With())]
+        return found
 
     @cached_property
     def python_fed_trainings(self) -> list[tuple[CallSite, cst.BaseExpression, list[FunctionInfo], bool]]:
@@ -4944,8 +4945,7 @@ class SourceQueries:
         items (``random.sample(memory, 32)``, ``np.random.choice``) or to a repo function that draws from what its
         object holds (a replay memory's ``sample(n)``): a DQN's replay batch, rows filled in from it (``x[i] = s``)
         or sized by it. (A function that makes up a whole dataset at random draws from no held collection.)"""
-        nest = _loop_nest(module, near)
-        scope = function.node.body if function is not None else nest[-1].body if nest else None
+        scope = _code_around(module, function, near)
         if scope is None:
             return None
         for expression in _computed_from(data, _loop_bindings(scope)):
@@ -7942,12 +7942,18 @@ def _one_sample(module: ModuleInfo, data: cst.BaseExpression, call: cst.Call) ->
     return None
 
 
+def _code_around(module: ModuleInfo, function: FunctionInfo | None, node: cst.CSTNode) -> cst.BaseSuite | None:
+    """The code whose bindings say what a name read at ``node`` holds: the body of ``function``, the function it is
+    in, else (at module level) of the outermost loop around it; None for module-level code in no loop."""
+    nest = _loop_nest(module, node)
+    return function.node.body if function is not None else nest[-1].body if nest else None
+
+
 def _bound_to_one_sample(site: CallSite, data: cst.BaseExpression) -> str | None:
     """Why ``data``, a name ``site`` is given, holds one sample made into a batch: the last value the code around
     the call (its function, else the outermost loop around it) binds to the name above the call is one, cast or
     not (``state = np.reshape(state, [1, n])``, then ``mu, std = model.predict(state)``)."""
-    nest = _loop_nest(site.module, site.node)
-    scope = site.function.node.body if site.function is not None else nest[-1].body if nest else None
+    scope = _code_around(site.module, site.function, site.node)
     if not isinstance(data, cst.Name) or scope is None:
         return None
     line = site.module.location(site.node).line
@@ -7965,8 +7971,7 @@ def _environment_observation(site: CallSite, data: cst.BaseExpression) -> str | 
     """Why ``data``, a name ``site`` is given, holds one step's observation: the code around the call (its function,
     else the outermost loop around it) binds the name to what an environment's step returns (``o, r, d =
     self.env.step(a)``), one state each step."""
-    nest = _loop_nest(site.module, site.node)
-    scope = site.function.node.body if site.function is not None else nest[-1].body if nest else None
+    scope = _code_around(site.module, site.function, site.node)
     if not isinstance(data, cst.Name) or scope is None:
         return None
     step = next((value for value in _loop_bindings(scope).get(data.value, [])
