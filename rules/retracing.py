@@ -104,6 +104,13 @@ class Retracing(Rule):
                     for batch in dataset:
                         self.train_step(batch)
             """, note="made on the first step only: its test fails once its body has set it"),
+        Example("""
+            import tensorflow as tf
+
+            for resolution in (4, 8, 16, 32):
+                generator = tf.function(build_generator(resolution))
+                generator(tf.zeros([1, 512]))
+            """, note="a different function per iteration, built from the loop's own value: each traces once"),
     )
     invalid = (
         Example("""
@@ -197,6 +204,8 @@ class Retracing(Rule):
                 continue  # made the first time only (`if self.step is None: self.step = tf.function(...)`)
             loop = module.enclosing_loop(node)
             if loop is not None:
+                if self._one_function_per_iteration(ctx, node, loop):
+                    continue
                 yield self._per_iteration(ctx, function_name, module, node,
                                           f"{what} inside the loop at {module.location(loop).display}")
                 continue
@@ -211,6 +220,14 @@ class Retracing(Rule):
                 where = per_batch[0].module.location(per_batch[0].node).display
                 yield self._per_iteration(ctx, function_name, module, node,
                                           f"{what} inside `{outer.name}`, which a loop calls per iteration at {where}")
+
+    @staticmethod
+    def _one_function_per_iteration(ctx: RuleContext, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
+        """``tf.function(build(res))`` in ``for res in resolutions``, a loop that runs no training step: each
+        iteration compiles a different function, which traces once; nothing is traced again."""
+        return (isinstance(node, cst.Call) and bool(node.args)
+                and ctx.queries.varies_per_iteration(node.args[0].value, loop)
+                and all(training.node is not loop for training in ctx.queries.training_loops))
 
     @staticmethod
     def _looped_within(ctx: RuleContext, outer: FunctionInfo, function_name: str | None) -> bool:

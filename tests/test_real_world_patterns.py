@@ -9842,6 +9842,56 @@ def test_a_model_an_evaluation_script_builds_is_not_the_one_training_builds():
     assert [(f.location.path.as_posix(), f.location.line) for f in _findings(files, "TFC001")] == [("train.py", 5)]
 
 
+def test_steps_a_factory_returns_by_name_train_the_script_that_calls_them():
+    """A StarGAN port picks its compiled steps with a factory that returns module functions by name (`train_d,
+    train_g = define_train_loop(False)`, returning `train_disc, train_gen` or their mixed-precision pair): the
+    script's loop calls them, so the script trains, and its pipeline's serial JPEG-decoding map is on the way."""
+    files = {"utils.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_disc(disc, x, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(disc(x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, disc.trainable_variables), disc.trainable_variables))
+            return loss
+
+        @tf.function
+        def train_disc_mp(disc, x, optimizer):
+            return train_disc(disc, x, optimizer)
+
+        def define_train_loop(use_mp):
+            if use_mp:
+                return train_disc_mp, None
+            else:
+                return train_disc, None
+        """, "train.py": """
+        import tensorflow as tf
+        from utils import *
+
+        def parse(record):
+            features = tf.io.parse_single_example(record, {"image": tf.io.FixedLenFeature([], tf.string)})
+            return tf.image.resize(tf.io.decode_jpeg(features["image"]), (128, 128))
+
+        def main():
+            dataset = tf.data.TFRecordDataset(["train.tfrecord"])
+            dataset = dataset.map(parse)
+            dataset = dataset.batch(16).prefetch(tf.data.AUTOTUNE)
+            disc = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.Adam()
+            train_d, _ = define_train_loop(False)
+            for epoch in range(10):
+                for x in dataset:
+                    train_d(disc, x, optimizer)
+
+        if __name__ == "__main__":
+            main()
+        """}
+    findings = _findings(files, "TFD002", show_all=True)
+    assert [(f.location.path.as_posix(), f.location.line, f.reach) for f in findings] == [
+        ("train.py", 10, Reach.TRAINING)]
+
+
 def test_code_that_handles_a_16_bit_dtype_a_caller_may_ask_for_sets_no_mixed_precision():
     """An ImageNet loader (DeepMind's, copied into many ports) takes a `dtype` parameter and, `if dtype ==
     tf.bfloat16:`, casts each batch to it; the training leaves it at float32. Neither the comparison nor the cast

@@ -2936,19 +2936,27 @@ class SourceQueries:
 
     @cached_property
     def _closures_returned(self) -> dict[int, dict[int | None, list[FunctionInfo]]]:
-        """Functions a repo function defines and returns, by the defining function's node, by their place in the
-        tuple it returns (None: returned alone)."""
+        """Functions a repo function returns by name, by the returning function's node, by their place in the tuple
+        it returns (None: returned alone): those it defines (closures), and repo functions defined elsewhere that
+        it names (``return train_disc, train_gen``, another pair under ``if use_mp:``)."""
         found: dict[int, dict[int | None, list[FunctionInfo]]] = {}
-        returned: dict[int, dict[str, int | None]] = {}  # by defining function (one walk of its body)
+        defined: dict[int, dict[str, FunctionInfo]] = {}
         for function in self.index.functions:
-            outer = function.outer
-            if outer is None:
+            if function.outer is not None:
+                defined.setdefault(id(function.outer.node), {})[function.name] = function
+        for factory in self.index.functions:
+            returned = _returned_names(factory.node.body)
+            if not returned:
                 continue
-            if id(outer.node) not in returned:
-                returned[id(outer.node)] = _returned_names(outer.node.body)
-            if function.name in returned[id(outer.node)]:
-                place = returned[id(outer.node)][function.name]
-                found.setdefault(id(outer.node), {}).setdefault(place, []).append(function)
+            local = set(_all_parameter_names(factory.node)) | {name for assign in m.findall(
+                factory.node.body, m.AssignTarget()) for name in _bound_names(assign.target)}
+            inner = defined.get(id(factory.node), {})
+            for name, place in returned.items():
+                functions = [inner[name]] if name in inner else [] if name in local else [
+                    function for function, _ in self.index.callees(factory.module.names.resolve(cst.Name(name)))
+                    if function.outer is None and function.class_key is None]
+                if functions:
+                    found.setdefault(id(factory.node), {}).setdefault(place, []).extend(functions)
         return found
 
     @cached_property
@@ -5822,6 +5830,15 @@ class SourceQueries:
             node, parent = parent, module.parent(parent)
         return False
 
+    def varies_per_iteration(self, expression: cst.BaseExpression, loop: cst.For | cst.While) -> bool:
+        """Whether ``expression`` is computed anew from each iteration's own value: it reads what ``loop``'s ``for``
+        binds, directly or through the names its body assigns from it (``tf.function(build_generator(res))`` in
+        ``for res in resolutions``)."""
+        if not isinstance(loop, cst.For):
+            return False
+        bound = set(_bound_names(loop.target))
+        return any(_read_names(computed) & bound for computed in _computed_from(expression, _loop_bindings(loop.body)))
+
     def enclosing_function(self, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
         """The function whose body holds ``node`` (for a ``def``'s own name: the function around that ``def``)."""
         site = self._call_at.get(id(node))
@@ -8108,6 +8125,14 @@ def _code_words(code: str) -> frozenset[str]:
     except (tokenize.TokenError, SyntaxError):
         return frozenset(re.findall(r"\w+", code))
     return frozenset(words)
+
+
+def _read_names(expression: cst.CSTNode) -> set[str]:
+    """The plain names ``expression`` reads: not attribute names, keywords, or a lambda's own parameters."""
+    not_read = {id(attribute.attr) for attribute in m.findall(expression, m.Attribute())}
+    not_read |= {id(arg.keyword) for arg in m.findall(expression, m.Arg()) if arg.keyword is not None}
+    parameters = {param.name.value for lam in m.findall(expression, m.Lambda()) for param in lam.params.params}
+    return {name.value for name in m.findall(expression, m.Name()) if id(name) not in not_read} - parameters
 
 
 def _loop_bindings(body: cst.BaseSuite) -> dict[str, list[cst.BaseExpression]]:
