@@ -127,6 +127,18 @@ class PerStepSummary(Rule):
                     print(step, float(loss))
                 sys.stdout.flush()
             """, note="flushing Python's standard output writes no summary"),
+        Example("""
+            import tensorflow as tf
+
+            def write_histograms(model, write_now, step):
+                if write_now:
+                    for weight in model.trainable_weights:
+                        tf.summary.histogram(weight.name, weight, step=step)
+
+            for step, (x, y) in enumerate(batches):
+                model.train_on_batch(x, y)
+                write_histograms(model, step % 1000 == 0, step)
+            """, note="the helper writes only when its caller switches it on, every 1000 steps"),
     )
     invalid = (
         Example("""

@@ -9892,6 +9892,43 @@ def test_steps_a_factory_returns_by_name_train_the_script_that_calls_them():
         ("train.py", 10, Reach.TRAINING)]
 
 
+@pytest.mark.parametrize("switch, written_every_step", [("write_hists", False), ("True", True)])
+def test_summaries_a_step_helper_writes_only_when_its_caller_switches_them_on(switch, written_every_step):
+    """A StyleGAN port's step hands its helper a flag (`process_hists(model, grads, write_hists_summary, step)`,
+    set every 25k images) and the helper writes its histograms under `if write_hists_summary:`: not every step.
+    Passed True, it would be."""
+    files = {"train.py": f"""
+        import tensorflow as tf
+
+        def process_hists(model, grads, write_hists_summary, step):
+            if write_hists_summary:
+                for weight, grad in zip(model.trainable_weights, grads):
+                    tf.summary.histogram(weight.name, weight, step=step)
+                    tf.summary.histogram(weight.name + "/grad", grad, step=step)
+
+        @tf.function
+        def step_grads(model, images):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(images))
+            grads = tape.gradient(loss, model.trainable_weights)
+            optimizer.apply_gradients(zip(grads, model.trainable_weights))
+            return grads
+
+        def train(model, dataset):
+            seen = 0
+            for step, images in enumerate(dataset):
+                write_hists = seen // 25000 != (seen + 32) // 25000
+                grads = step_grads(model, images)
+                process_hists(model, grads, {switch}, step)
+                seen += 32
+
+        train(tf.keras.Sequential([tf.keras.layers.Dense(512)]), tf.data.Dataset.range(10).batch(2))
+        """}
+    findings = _findings(files, "TFH006", show_all=True)
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == (
+        [("train.py", 22)] if written_every_step else [])
+
+
 def test_code_that_handles_a_16_bit_dtype_a_caller_may_ask_for_sets_no_mixed_precision():
     """An ImageNet loader (DeepMind's, copied into many ports) takes a `dtype` parameter and, `if dtype ==
     tf.bfloat16:`, casts each batch to it; the training leaves it at float32. Neither the comparison nor the cast

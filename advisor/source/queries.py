@@ -4642,13 +4642,28 @@ class SourceQueries:
                 continue
             made, seen, frontier = [], set(), [site]
             for _ in range(CALL_DEPTH):
-                called = [f for s in frontier if not known_callees or self._callee_named(s)
+                called = [(s, f) for s in frontier if not known_callees or self._callee_named(s)
                           and len(self.callees_of(s)) == 1 for f in self.callees_of(s) if id(f.node) not in seen]
-                seen |= {id(f.node) for f in called}
-                frontier = [s for f in called for s in self.calls_in(f) if not _on_some_calls_only(f, s.node)]
+                seen |= {id(f.node) for _, f in called}
+                frontier = [inner for s, f in called for inner in self.calls_in(f) if not (
+                    _on_some_calls_only(f, inner.node) or self._switched_off_by(s, f, inner.node))]
                 made += frontier
             found.append((site, made))
         return found
+
+    def _switched_off_by(self, site: CallSite, function: FunctionInfo, node: cst.CSTNode) -> bool:
+        """Whether ``node`` in ``function``'s body is under an ``if`` on one of its parameters (``if
+        write_hists_summary:``) that ``site``, the call of it, does not switch on: the caller passes a value the
+        source does not show true (a flag it sets every so many steps), or leaves a default that is not true."""
+        skipped = self.index.unpassed_parameters(function)
+        passed = _arguments_by_parameter(site.node, function.params[skipped:])
+        for branch, part in _branches_around(function.module, node, function.node):
+            test = branch.test
+            if part is branch.body and isinstance(test, cst.Name) and test.value in function.params[skipped:]:
+                given = passed.get(test.value, _parameter_default(function, test.value))
+                if given is None or self._truth(site.module, given) is not True:
+                    return True
+        return False
 
     def _callee_named(self, site: CallSite) -> bool:
         """Whether the source names what ``site`` calls: a function by name or through a module, a method of
