@@ -8,11 +8,13 @@ import libcst as cst
 
 from advisor.codemods.parallel_map import AddNumParallelCalls
 from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
-                          RuleContext, Stage, Verdict, cached_results, num_parallel_calls, spelling_args, tf1_runtime,
-                          typical)
+                          RuleContext, Stage, Verdict, argument_value, cached_results, num_parallel_calls,
+                          spelling_args, tf1_runtime, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 3
+# Batches this small make a step wait for one or two mapped elements, which a prefetch makes during the step before.
+FEW_PER_STEP = 2
 # The stages that group elements into batches: a map after one runs once per step.
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch", "sparse_batch", "bucket_by_sequence_length",
                           "map_and_batch"})
@@ -189,6 +191,14 @@ class SerialMap(Rule):
             evidence.append(Evidence.source(
                 f"it maps whole batches, one call per step, and the `.prefetch()` after it "
                 f"({prefetch.module.location(prefetch.anchor).line_label}) makes them while the steps run"))
+        single = _prefetched_single_batches(ctx, stage, pipelines) if stage.op == "map" and prefetch is None else None
+        if single is not None:
+            size, ahead = single
+            confidence = Confidence.POSSIBLE
+            evidence.append(Evidence.source(
+                f"batches of {size}, then a `.prefetch()` ({ahead.module.location(ahead.anchor).line_label}): each "
+                f"step takes {'one mapped element' if size == 1 else f'{size} mapped elements'}, made while the step "
+                "before runs; the map holds training back only if slower than a whole step"))
         if prefetch is None and stage.op == "map" and mapped is not None and ctx.queries.does_light_work(mapped):
             # Microseconds per element: a batch's worth is a small share of a step, whether or not it overlaps.
             confidence = Confidence.POSSIBLE
@@ -238,6 +248,27 @@ def _prefetch_after_batching(stage: Stage, pipelines: list[Pipeline]) -> Stage |
     it), in every pipeline it is part of: one call per step, made ahead of the step by the prefetch."""
     return _after(stage, pipelines, lambda before, after: _first(after, "prefetch")
                   if any(s.op in BATCHING_OPS for s in before) else None)
+
+
+def _prefetched_single_batches(ctx: RuleContext, stage: Stage, pipelines: list[Pipeline]) -> tuple[int, Stage] | None:
+    """The batch size (at most :data:`FEW_PER_STEP`) and the ``.prefetch()`` after it where, in every pipeline
+    ``stage`` is part of, a ``.batch()`` of that literal size and then a prefetch follow it: a step takes one or two
+    mapped elements, made while the step before it runs (a CycleGAN at batch 1)."""
+    sizes: set[int] = set()
+
+    def found(before: list[Stage], after: list[Stage]) -> Stage | None:
+        place = next((i for i, s in enumerate(after) if s.op in BATCHING_OPS), None)
+        if place is None or after[place].op != "batch":
+            return None
+        size = ctx.queries.integer_literal(after[place].module, argument_value(after[place].node, "batch_size", 0),
+                                           flags=True)
+        if size is None or not 0 < size.value <= FEW_PER_STEP:
+            return None
+        sizes.add(size.value)
+        return _first(after[place + 1:], "prefetch")
+
+    ahead = _after(stage, pipelines, found)
+    return (max(sizes), ahead) if ahead is not None else None
 
 
 def _first(stages: list[Stage], op: str) -> Stage | None:

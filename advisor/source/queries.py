@@ -3975,12 +3975,21 @@ class SourceQueries:
         use = pipeline.sink.evaluation_use
         last = pipeline.last_stage
         if use is None and (any(_in_evaluation_branch(stage.module, stage.node) for stage in (pipeline.stages[0], last))
-                            or pipeline.sink.role == "loop" and self._beside_training_loop(pipeline.sink)):
+                            or pipeline.sink.role == "loop" and self._beside_training_loop(pipeline.sink)
+                            or self._evaluation_iterator(pipeline.sink)):
             return "evaluation"
         if use is not None or pipeline.sink.role not in ("iter", "loop") or self.feeds_training(pipeline):
             return use
         builder = self.enclosing_function(last.module, last.node)
         return "evaluation" if builder is not None and NOT_TRAINING_NAME.search(builder.name) else None
+
+    def _evaluation_iterator(self, sink: Sink) -> bool:
+        """An iterator bound to names of evaluation data only (``testA = iter(test_ds)``, read with ``next(testA)``
+        every 500 steps to show the generator's progress): what the training loop takes from it is no step's input."""
+        if sink.role != "iter" or not isinstance(sink.node, cst.Call):
+            return False
+        names = _assigned_names(self.index.assignment_of(sink.node))
+        return bool(names) and all(_named_like_evaluation(name) for name in names)
 
     def _trains_around(self, module: ModuleInfo, node: cst.CSTNode) -> bool:
         """Whether the code around ``node`` (its function, or its module's top level) trains: it makes a training
