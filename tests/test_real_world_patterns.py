@@ -9929,6 +9929,75 @@ def test_summaries_a_step_helper_writes_only_when_its_caller_switches_them_on(sw
         [("train.py", 22)] if written_every_step else [])
 
 
+def test_an_early_stop_written_on_the_line_of_its_test_decides_the_loop():
+    """A CycleGAN port stops when all four losses are small, its `break` on the `if`'s own line (`if GA_loss < 0.01
+    and ...: break;`): the host needs those values every step, as it does for the same test over two lines."""
+    files = {"train.py": """
+        import tensorflow as tf
+
+        def main(model, images):
+            optimizer = tf.keras.optimizers.Adam(2e-4)
+            while True:
+                with tf.GradientTape() as tape:
+                    ga_loss, gb_loss = model(next(images))
+                variables = model.trainable_variables
+                optimizer.apply_gradients(zip(tape.gradient(ga_loss + gb_loss, variables), variables))
+                if ga_loss < 0.01 and gb_loss < 0.01: break;
+
+        main(tf.keras.Model(), iter(tf.data.Dataset.range(10)))
+        """}
+    findings = _findings(files, "TFH004", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.POSSIBLE)]
+
+
+def test_predict_on_the_model_an_agents_actor_holds_runs_per_environment_step():
+    """A book's A2C agent calls `self.actor.model.predict(state)` and `self.critic.model.predict(state)` on each
+    state the environment returns, `model` being what the Actor and Critic classes build (`self.model =
+    self.create_model()`, a Sequential): a whole `predict` per environment step."""
+    files = {"a2c.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        class Actor:
+            def __init__(self, state_dim, action_dim):
+                self.model = self.create_model(state_dim, action_dim)
+                self.opt = tf.keras.optimizers.Adam(5e-4)
+
+            def create_model(self, state_dim, action_dim):
+                return tf.keras.Sequential([tf.keras.layers.Dense(32, activation="relu"),
+                                            tf.keras.layers.Dense(action_dim, activation="softmax")])
+
+            def train(self, states, actions):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.model(states) * actions)
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.opt.apply_gradients(zip(grads, self.model.trainable_variables))
+
+        class Agent:
+            def __init__(self, env):
+                self.env = env
+                self.actor = Actor(4, 2)
+
+            def train(self, episodes=1000):
+                for episode in range(episodes):
+                    state, done, states, actions = self.env.reset(), False, [], []
+                    while not done:
+                        probs = self.actor.model.predict(np.reshape(state, [1, 4]))
+                        action = np.random.choice(2, p=probs[0])
+                        next_state, reward, done, _ = self.env.step(action)
+                        states.append(state)
+                        actions.append(action)
+                        if len(states) >= 5 or done:
+                            self.actor.train(np.array(states), np.array(actions))
+                            states, actions = [], []
+                        state = next_state
+
+        Agent(gym.make("CartPole-v1")).train()
+        """}
+    findings = _findings(files, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(28, Confidence.LIKELY)]
+
+
 def test_code_that_handles_a_16_bit_dtype_a_caller_may_ask_for_sets_no_mixed_precision():
     """An ImageNet loader (DeepMind's, copied into many ports) takes a `dtype` parameter and, `if dtype ==
     tf.bfloat16:`, casts each batch to it; the training leaves it at float32. Neither the comparison nor the cast

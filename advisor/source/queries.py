@@ -475,7 +475,7 @@ class TrainingLoop:
 
     def ends(self, branch: cst.If) -> bool:
         """Whether ``branch``'s body ends with leaving this loop: a ``break`` out of it, or a ``return``."""
-        last = branch.body.body[-1] if isinstance(branch.body, cst.IndentedBlock) and branch.body.body else None
+        last = branch.body.body[-1] if branch.body.body else None  # a statement, or on the if's line a small one
         if isinstance(last, cst.SimpleStatementLine):
             last = last.body[-1]
         return isinstance(last, cst.Return) or isinstance(last, cst.Break) and (
@@ -4900,6 +4900,11 @@ class SourceQueries:
         elif m.matches(receiver, m.Attribute(value=m.Name(), attr=m.Name())):  # `agent.brain.predict(...)`
             holder = self.bound_call(site.module, site.node, receiver.value.value)
             made = [assigned for cls_info in (self._classes_constructed(holder) if holder else [])
+                    for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])]
+        elif m.matches(receiver, m.Attribute(value=m.Attribute(value=m.Name("self"), attr=m.Name()), attr=m.Name())):
+            # `self.actor.model.predict(state)`: what the class of the agent's actor sets its `model` to
+            made = [assigned for cls_info in self._attribute_classes(_owner_class(site.function),
+                                                                     receiver.value.attr.value, CALL_DEPTH)
                     for assigned in self._bindings.get(("attr", cls_info.key, receiver.attr.value), [])]
         else:
             made = self._constructions_of_receiver(site)
