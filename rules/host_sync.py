@@ -414,13 +414,16 @@ class HostSync(Rule):
             syncs = _Syncs(loop, ctx.queries.environment_step(loop), ctx.queries)
             visit_reading(loop.node.body, syncs)
             forward: list[SideEffect] | None = None  # the step's own waits in its models' forward pass, asked once
+            # An early stop on a device value waits for every step (`if loss < 0.01: break`): other reads add little.
+            stop = next((sync for sync in syncs.found if _decides_exit(loop, sync)
+                         and not loop.throttles(sync.statement)), None)
             for sync in syncs.found:
                 host_value = isinstance(sync.node, cst.Call) and ctx.queries.reads_host_variable(loop.module,
                                                                                                   sync.node)
                 if not loop.throttles(sync.statement) and not host_value:
                     if forward is None:
                         forward = [e for e in ctx.queries.host_calls_in(loop.module, loop.node.body) if e.in_forward]
-                    yield self._finding(ctx, loop, sync, forward)
+                    yield self._finding(ctx, loop, sync, forward, stop if stop is not sync else None)
         # One finding per function that copies (an actor's and a critic's target updates are two fixes), at its first
         # copy.
         copies: dict[int, tuple[TrainingLoop, CallSite]] = {}
@@ -503,7 +506,8 @@ class HostSync(Rule):
             confidence, typical("host_sync"), tuple(evidence))))
         return self.finding(module, runs[0], message, verdict, reach=ctx.queries.reach(module, loop.node))
 
-    def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync, forward: list[SideEffect]) -> Finding:
+    def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync, forward: list[SideEffect],
+                 stop: Sync | None) -> Finding:
         module = loop.module
         code = module.node_code(sync.node)
         loop_at = loop.loop_module.location(loop.loop).display
@@ -533,11 +537,16 @@ class HostSync(Rule):
             evidence.append(Evidence.source(
                 f"the step already waits for the device at `{module.node_code(sync.blocked_by.func)}(...)` "
                 f"({module.location(sync.blocked_by).line_label}), which returns NumPy values: this read adds little"))
+        elif stop is not None:
+            evidence.append(Evidence.source(
+                f"the loop already waits for the device every step at `{module.node_code(stop.node)}` "
+                f"({module.location(stop.node).line_label}), whose value decides whether it goes on: this read adds "
+                "little"))
         elif forward:
             evidence.append(Evidence.source(
                 f"the step already waits for the device in its model's forward pass: {forward[0].what} "
                 f"({module.location(forward[0].node).line_label}) {forward[0].consequence}; this read adds little"))
-        decides_exit = sync.kind == "branch" and isinstance(sync.statement, cst.If) and loop.ends(sync.statement)
+        decides_exit = _decides_exit(loop, sync)
         if decides_exit:
             evidence.append(Evidence.source(
                 "the value decides whether the loop goes on (early stopping): the host needs it every step, and "
@@ -548,7 +557,7 @@ class HostSync(Rule):
                 f"the loop runs on the CPU (`{loop.loop_module.node_code(placement)}`, "
                 f"{loop.loop_module.location(placement).line_label}): no device computes ahead of the host"))
         waits_anyway = sync.environment is not None or sync.blocked_by is not None or bool(forward) or \
-            placement is not None or decides_exit
+            placement is not None or decides_exit or stop is not None
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
         verdict = ctx.verdicts.host_sync(ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], static))
@@ -558,3 +567,8 @@ class HostSync(Rule):
         return self.finding(module, sync.node, message, verdict, reach=ctx.queries.reach(module, loop.node),
                             codemod=GuardWithStepInterval if mechanical else None,
                             fix_args={"counter": loop.counter, "every": LOG_EVERY} if mechanical else None)
+
+
+def _decides_exit(loop: TrainingLoop, sync: Sync) -> bool:
+    """Whether ``sync`` is the test of an ``if`` that leaves the loop (early stopping on a device value)."""
+    return sync.kind == "branch" and isinstance(sync.statement, cst.If) and loop.ends(sync.statement)
