@@ -10002,6 +10002,38 @@ def test_predict_on_the_model_an_agents_actor_holds_runs_per_environment_step():
     assert [(f.location.line, f.confidence) for f in findings] == [(28, Confidence.LIKELY)]
 
 
+def test_a_ctc_model_made_on_a_recognizers_output_counts_the_recognizers_layers():
+    """A book's captcha recognizer applies ResNet50 to its input, reshapes the features for two bidirectional GRUs
+    (`x = ...(x)` each time), makes `model = Model(image_input, x)` to predict with, then the CTC model it trains on
+    that same `x` (`ctc_model = Model([image_input, labels, ...], Lambda(ctc)([x, labels, ...]))`): ResNet50 is the
+    trained model's too."""
+    files = {"train.py": """
+        import tensorflow as tf
+        from tensorflow.keras.applications.resnet50 import ResNet50
+        from tensorflow.keras.layers import GRU, Bidirectional, Dense, Input, Lambda, Reshape
+        from tensorflow.keras.models import Model
+
+        resnet50 = ResNet50(weights="imagenet", include_top=False, input_shape=(64, 160, 3))
+        image_input = Input((64, 160, 3))
+        x = resnet50(image_input)
+        x = Reshape((10, 2048))(x)
+        x = Bidirectional(GRU(128, return_sequences=True))(x)
+        x = Dense(37, activation="softmax")(x)
+        model = Model(image_input, x)
+
+        labels = Input(shape=(6,))
+        input_len = Input(shape=(1,))
+        label_len = Input(shape=(1,))
+        ctc_out = Lambda(lambda args: tf.keras.backend.ctc_batch_cost(*args))([labels, x, input_len, label_len])
+        ctc_model = Model(inputs=[image_input, labels, input_len, label_len], outputs=ctc_out)
+        ctc_model.compile(loss=lambda y_true, y_pred: y_pred, optimizer="adam")
+        ctc_model.fit(train_data, epochs=100)
+        """}
+    findings = _findings(files, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(18, Confidence.LIKELY)]
+    assert "`ResNet50`, a known architecture" in str(findings[0].evidence)
+
+
 def test_code_that_handles_a_16_bit_dtype_a_caller_may_ask_for_sets_no_mixed_precision():
     """An ImageNet loader (DeepMind's, copied into many ports) takes a `dtype` parameter and, `if dtype ==
     tf.bfloat16:`, casts each batch to it; the training leaves it at float32. Neither the comparison nor the cast

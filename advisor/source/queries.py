@@ -6485,26 +6485,30 @@ class SourceQueries:
     def _contains_model(self, later: CallSite, model: CallSite) -> bool:
         """Whether the functional model ``later`` is made on the output tensor ``model`` is made with, bound by the
         same call (``model_rpn = Model(inputs, rpn)``, then ``model_all = Model([inputs, rois], rpn + classifier)``),
-        or on tensors its layers compute from that one, where the function binds it once (an FCN's
-        ``vgg = Model(input, block5_pool)``, made to load VGG16's weights, then its head ``Conv2D(...)(block5_pool)``
-        up to ``Model(input, output)``): the layers before ``model`` are ``later``'s too."""
+        or on tensors its layers compute from that one, where the function or script binds it once or not again
+        before ``later`` (an FCN's ``vgg = Model(input, block5_pool)``, made to load VGG16's weights, then its head
+        ``Conv2D(...)(block5_pool)`` up to ``Model(input, output)``; a CTC model made on a recognizer's output
+        ``x``): the layers before ``model`` are ``later``'s too."""
         outputs = argument_value(model.node, "outputs", 1)
         if not isinstance(outputs, cst.Name):
             return False
         bound = self.bound_call(model.module, model.node, outputs.value)
         if bound is None:
             return False
+        unchanged = bound is self.bound_call(later.module, later.node, outputs.value)
         if any(m.findall(arg.value, m.Name(outputs.value)) for arg in later.node.args):
-            return bound is self.bound_call(later.module, later.node, outputs.value)
-        scope = later.function.node.body if later.function is not None else None
-        if scope is None or model.function is None or model.function.node is not later.function.node:
+            return unchanged
+        if later.module is not model.module or (later.function and later.function.node) is not (
+                model.function and model.function.node):
             return False
+        scope = later.function.node.body if later.function is not None else later.module.tree
         # Not a model of another branch (`if training: ... else:` a model for export): the two are alternatives.
         around_later = {(id(b), id(p)) for b, p in _branches_around(later.module, later.node, scope)}
         if any((id(b), id(p)) not in around_later for b, p in _branches_around(model.module, model.node, scope)):
             return False
+        # The output bound once, or (a script's `x = Dense(...)(x)` chain) still the same binding where `later` is.
         bindings = _loop_bindings(scope)
-        return len(bindings.get(outputs.value, [])) == 1 and any(
+        return (len(bindings.get(outputs.value, [])) == 1 or unchanged) and any(
             m.findall(expression, m.Name(outputs.value)) for arg in later.node.args
             for expression in _computed_from(arg.value, bindings))
 
