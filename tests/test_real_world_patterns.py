@@ -2924,15 +2924,17 @@ def test_a_loop_over_written_values_makes_a_layer_once_per_wide_value(loop, widt
     assert [f.confidence for f in findings] == [confidence]
 
 
-def test_a_library_transformer_reexported_keras_and_a_model_object_holding_its_keras_model():
+@pytest.mark.parametrize("library", ["bert4keras", "tf2_bert"])
+def test_a_library_transformer_reexported_keras_and_a_model_object_holding_its_keras_model(library):
     """bert4keras style: `keras` comes from the package's backend module (which imports it), the transformer from
-    `build_transformer_model`, and the classifier is built on `bert.model.output`."""
+    `build_transformer_model`, and the classifier is built on `bert.model.output`; tf2_bert, its TensorFlow 2 port
+    (a book's RoBERTa fine-tuning), builds the same."""
     findings = _findings({"pkg/__init__.py": "", "pkg/backend.py": """
         import keras
         import keras.backend as K
-        """, "train.py": """
+        """, "train.py": f"""
         from pkg.backend import keras
-        from bert4keras.models import build_transformer_model
+        from {library}.models import build_transformer_model
 
         bert = build_transformer_model(config_path, checkpoint_path, return_keras_model=False)
         output = keras.layers.Dense(2, activation="softmax")(keras.layers.Lambda(lambda x: x[:, 0])(bert.model.output))

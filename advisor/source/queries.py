@@ -71,10 +71,11 @@ KERAS_MODEL = frozenset({"keras.Model", "keras.models.Model"})
 SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
-# Architectures built by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets.
+# Architectures built by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets, bert4keras
+# and its TensorFlow 2 port tf2_bert.
 PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")),
                         (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
-                        ("bert4keras.models.", (".build_transformer_model",)))
+                        (("bert4keras.models.", "tf2_bert.models."), (".build_transformer_model",)))
 # The architectures keras.applications builds, by the start of their names (VGG16, ResNet50V2, EfficientNetB0...).
 APPLICATION_FAMILIES = ("VGG", "ResNet", "Inception", "Xception", "MobileNet", "DenseNet", "NASNet", "EfficientNet",
                         "ConvNeXt", "RegNet")
