@@ -115,7 +115,9 @@ class _Syncs(InLoopBody):
             self._add(node.expression, "conversion")
 
     def numpy_call(self, node: cst.Call) -> None:
-        if not self.loop.reads_input(node.func.value):
+        receiver = node.func.value
+        if not (self.loop.reads_input(receiver)
+                or isinstance(receiver, cst.Name) and receiver.value in self.loop.host_counters):
             self._add(node, "conversion")
 
     def builtin_call(self, node: cst.Call) -> None:

@@ -10036,6 +10036,39 @@ def test_a_ctc_model_made_on_a_recognizers_output_counts_the_recognizers_layers(
     assert "`ResNet50`, a known architecture" in str(findings[0].evidence)
 
 
+def test_a_count_the_host_keeps_in_a_tensor_waits_for_no_step():
+    """A StarGAN port counts its steps in a tensor (`step = tf.constant(0)`, `step += 1`) and reads it every
+    iteration (`if step.numpy() % 5 == 0:`, `if step.numpy() == iters_per_epoch: break`): no step computes it, and
+    an int32 scalar stays in host memory. Reading the step's loss is a wait."""
+    files = {"train.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_d(model, x, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        def main(model, dataset, iters_per_epoch):
+            optimizer = tf.keras.optimizers.Adam()
+            for epoch in range(10):
+                step = tf.constant(0)
+                for x in dataset:
+                    step += 1
+                    loss = train_d(model, x, optimizer)
+                    if step.numpy() % 5 == 0:
+                        print(step.numpy())
+                    print(loss.numpy())
+                    if step.numpy() == iters_per_epoch:
+                        break
+
+        main(tf.keras.Sequential([tf.keras.layers.Dense(1)]), tf.data.Dataset.range(10).batch(2), 5)
+        """}
+    findings = _findings(files, "TFH004", show_all=True)
+    assert [f.location.line for f in findings] == [19]
+
+
 def test_code_that_handles_a_16_bit_dtype_a_caller_may_ask_for_sets_no_mixed_precision():
     """An ImageNet loader (DeepMind's, copied into many ports) takes a `dtype` parameter and, `if dtype ==
     tf.bfloat16:`, casts each batch to it; the training leaves it at float32. Neither the comparison nor the cast

@@ -406,6 +406,7 @@ class TrainingLoop:
             id(n.value) for n in m.findall(expression, _STATIC_READ)} | {
             id(c.args[0].value) for c in m.findall(expression, _LENGTH)}
         return any(name.value in self.tensors and id(name) not in skipped and id(name) not in self.host_reads and (
+            name.value not in self.host_counters) and (
             id(name) not in self.early_reads or not isinstance(self.node, cst.FunctionDef)
             or self.module.enclosing_loop(name) is not None) for name in m.findall(expression, m.Name()))
 
@@ -461,6 +462,30 @@ class TrainingLoop:
         counter = [side for side in sides if isinstance(side, cst.Name) and side.value in self._counters]
         bound = literal(next(side for side in sides if side is not counter[0])) if counter else None
         return bool(counter) and not (isinstance(bound, int) and bound < FIRST_STEPS)
+
+    @cached_property
+    def host_counters(self) -> frozenset[str]:
+        """Names the code around the loop binds only to an integer tensor made from a literal and steps by integer
+        literals (``step = tf.constant(0)``, then ``step += 1``): a count the host keeps as a tensor, which no
+        training step computes; an int32 scalar stays in host memory, and reading it waits for no device work."""
+        scope = self.node
+        while scope is not None and not isinstance(scope, cst.FunctionDef):
+            scope = self.module.parent(scope)
+        body = scope.body if scope is not None else self.module.tree
+        looped = {name for loop in m.findall(body, m.For()) for name in _bound_names(loop.target)}
+        stepped: dict[str, bool] = {}
+        for step in m.findall(body, m.AugAssign(target=m.Name())):
+            name = step.target.value
+            stepped[name] = stepped.get(name, True) and isinstance(step.value, cst.Integer)
+
+        def counts(name: str, value: cst.BaseExpression) -> bool:
+            return m.matches(value, m.Call(args=[m.Arg(value=m.Integer(), keyword=None)])) and \
+                "tensorflow.constant" in self.module.qualified_names(value.func) or m.matches(
+                    value, m.BinaryOperation(left=m.Name(name), operator=m.Add() | m.Subtract(), right=m.Integer()))
+
+        return frozenset(name for name, values in _loop_bindings(body).items() if name not in looped
+                         and stepped.get(name, True) and all(counts(name, value) for value in values)
+                         and any(not isinstance(value, cst.BinaryOperation) for value in values))
 
     @cached_property
     def _counters(self) -> frozenset[str]:
