@@ -132,6 +132,32 @@ def test_complete_labels_pass_and_write_the_accuracy_page(tmp_path, snapshot):
     assert "| 1 | debatable | TFD001 | negligible-work |" in text
 
 
+def test_repos_without_a_snapshot_can_be_left_out_and_are_named(tmp_path, snapshot, capsys):
+    mirror, commit = snapshot
+    manifest = write_manifest(tmp_path, commit, [
+        label("train.py", 3, "TFD002", "right"),
+        label("train.py", 3, "TFD001", "debatable"),
+        label("train.py", 3, "TFC002", "wrong"),
+        label("data.py", 3, "TFD002", "wrong", reached=False),
+        label("explore.ipynb", 2, "TFD002", "right", cell=2),
+    ])
+    document = json.loads(manifest.read_text())
+    document["repos"].append({"repo": "other/gone", "commit": "0" * 40, "why": "no snapshot", "entry_points": []})
+    manifest.write_text(json.dumps(document))
+    page = tmp_path / "accuracy.md"
+
+    assert run(tmp_path, manifest, mirror, "--write-docs", str(page)) == accuracy.EXIT_UNUSABLE
+    assert "other/gone" in capsys.readouterr().err
+    assert run(tmp_path, manifest, mirror, "--skip-missing", "--write-docs", str(page)) == accuracy.EXIT_OK
+    assert "not evaluated (no checkout or snapshot): other/gone" in capsys.readouterr().err
+
+    text = page.read_text()
+    assert "on 1 public TensorFlow/Keras repos" in text
+    assert "1 more repos of the manifest were not evaluated in this run" in text
+    assert "| other/gone | 000000000000 | no snapshot |  | not evaluated in this run |" in text
+    assert "| TFD002 | 3 | 2 | 0 | 1 | 0 | 0.67 |" in text
+
+
 def test_kept_findings_are_rescored_without_running_advisor_again(tmp_path, snapshot, capsys):
     mirror, commit = snapshot
     kept = tmp_path / "findings.json"
