@@ -42,6 +42,15 @@ _REPLICA_STEP = """def step_fn(x, y):
     return loss
 """
 
+# A GAN's compiled discriminator step (StarGAN ports).
+_DISCRIMINATOR_STEP = """@tf.function
+def train_disc(disc, x, optimizer):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(disc(x))
+    optimizer.apply_gradients(zip(tape.gradient(loss, disc.trainable_variables), disc.trainable_variables))
+    return loss
+"""
+
 
 def test_per_step_reads_of_the_allocator_and_of_the_first_batches_only_wait_for_no_step():
     """A YOLOv5 port's batch loop formats `tf.config.experimental.get_memory_usage` (an allocator counter, a Python
@@ -9851,13 +9860,7 @@ def test_steps_a_factory_returns_by_name_train_the_script_that_calls_them():
     files = {"utils.py": """
         import tensorflow as tf
 
-        @tf.function
-        def train_disc(disc, x, optimizer):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(disc(x))
-            optimizer.apply_gradients(zip(tape.gradient(loss, disc.trainable_variables), disc.trainable_variables))
-            return loss
-
+""" + textwrap.indent(_DISCRIMINATOR_STEP, " " * 8) + """
         @tf.function
         def train_disc_mp(disc, x, optimizer):
             return train_disc(disc, x, optimizer)
@@ -10043,20 +10046,14 @@ def test_a_count_the_host_keeps_in_a_tensor_waits_for_no_step():
     files = {"train.py": """
         import tensorflow as tf
 
-        @tf.function
-        def train_d(model, x, optimizer):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(model(x))
-            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
-            return loss
-
+""" + textwrap.indent(_DISCRIMINATOR_STEP, " " * 8) + """
         def main(model, dataset, iters_per_epoch):
             optimizer = tf.keras.optimizers.Adam()
             for epoch in range(10):
                 step = tf.constant(0)
                 for x in dataset:
                     step += 1
-                    loss = train_d(model, x, optimizer)
+                    loss = train_disc(model, x, optimizer)
                     if step.numpy() % 5 == 0:
                         print(step.numpy())
                     print(loss.numpy())

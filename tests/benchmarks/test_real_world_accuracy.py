@@ -63,6 +63,13 @@ def label(path: str, line: int, rule: str, verdict: str, reached: bool = True, c
             "cause": None if verdict == "right" else "negligible-work", "reason": "a reason"}
 
 
+def every_finding_labelled() -> list[dict]:
+    """A label for each of advisor's five findings on the snapshot."""
+    return [label("train.py", 3, "TFD002", "right"), label("train.py", 3, "TFD001", "debatable"),
+            label("train.py", 3, "TFC002", "wrong"), label("data.py", 3, "TFD002", "wrong", reached=False),
+            label("explore.ipynb", 2, "TFD002", "right", cell=2)]
+
+
 def write_manifest(folder: Path, commit: str, findings: list[dict], misses: list[dict] = ()) -> Path:
     manifest = folder / "manifest.json"
     manifest.write_text(json.dumps({"repos": [{"repo": REPO, "commit": commit, "why": "a sample",
@@ -115,13 +122,7 @@ def test_scores_labelled_findings_and_lists_unlabelled_ones(tmp_path, snapshot, 
 
 def test_complete_labels_pass_and_write_the_accuracy_page(tmp_path, snapshot):
     mirror, commit = snapshot
-    manifest = write_manifest(tmp_path, commit, [
-        label("train.py", 3, "TFD002", "right"),
-        label("train.py", 3, "TFD001", "debatable"),
-        label("train.py", 3, "TFC002", "wrong"),
-        label("data.py", 3, "TFD002", "wrong", reached=False),
-        label("explore.ipynb", 2, "TFD002", "right", cell=2),
-    ])
+    manifest = write_manifest(tmp_path, commit, every_finding_labelled())
     page = tmp_path / "accuracy.md"
 
     assert run(tmp_path, manifest, mirror, "--write-docs", str(page)) == accuracy.EXIT_OK
@@ -134,13 +135,7 @@ def test_complete_labels_pass_and_write_the_accuracy_page(tmp_path, snapshot):
 
 def test_repos_without_a_snapshot_can_be_left_out_and_are_named(tmp_path, snapshot, capsys):
     mirror, commit = snapshot
-    manifest = write_manifest(tmp_path, commit, [
-        label("train.py", 3, "TFD002", "right"),
-        label("train.py", 3, "TFD001", "debatable"),
-        label("train.py", 3, "TFC002", "wrong"),
-        label("data.py", 3, "TFD002", "wrong", reached=False),
-        label("explore.ipynb", 2, "TFD002", "right", cell=2),
-    ])
+    manifest = write_manifest(tmp_path, commit, every_finding_labelled())
     document = json.loads(manifest.read_text())
     document["repos"].append({"repo": "other/gone", "commit": "0" * 40, "why": "no snapshot", "entry_points": []})
     manifest.write_text(json.dumps(document))
