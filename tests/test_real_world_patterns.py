@@ -10066,6 +10066,41 @@ def test_a_count_the_host_keeps_in_a_tensor_waits_for_no_step():
     assert [f.location.line for f in findings] == [19]
 
 
+def test_calling_a_policy_object_runs_its_call_method_per_environment_step():
+    """An RL library's policies are callable objects (`a = pi(s)`, `pi = SoftmaxPolicy(func)`) whose `__call__`
+    runs the model's `predict` on the one state: calling the instance runs that method, once per environment step."""
+    files = {"train.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+
+        class GreedyPolicy:
+            def __init__(self, model):
+                self.model = model
+
+            def __call__(self, state):
+                return int(np.argmax(self.model.predict(state[None])[0]))
+
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(64, activation="relu"), tf.keras.layers.Dense(2)])
+        model.compile(optimizer="adam", loss="mse")
+        policy = GreedyPolicy(model)
+        env = gym.make("CartPole-v1")
+        for episode in range(500):
+            state, done, states, targets = env.reset(), False, [], []
+            while not done:
+                action = policy(state)
+                next_state, reward, done, _ = env.step(action)
+                states.append(state)
+                targets.append(reward)
+                state = next_state
+            model.fit(np.array(states), np.array(targets), verbose=0)
+        """}
+    findings = _findings(files, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+
+
 def test_code_that_handles_a_16_bit_dtype_a_caller_may_ask_for_sets_no_mixed_precision():
     """An ImageNet loader (DeepMind's, copied into many ports) takes a `dtype` parameter and, `if dtype ==
     tf.bfloat16:`, casts each batch to it; the training leaves it at float32. Neither the comparison nor the cast

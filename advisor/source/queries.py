@@ -2795,7 +2795,8 @@ class SourceQueries:
             found = self._defined_last_before(site, _visible_from(site.function, found))
         if not found:
             found = self._base_methods(site) or self._wrapped_callees(site) or self._replica_functions(site) or \
-                self._closure_callees(site) or self._alternative_construction(site) or self._aliased_callees(site)
+                self._closure_callees(site) or self._alternative_construction(site) or self._aliased_callees(site) \
+                or self._instance_called(site)
         else:
             found = found + self._overrides(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
@@ -2907,6 +2908,15 @@ class SourceQueries:
             return []
         return [f for base in self._classes_named(self.index.class_of(function).bases)
                 for f in self._methods_of_class(base, site.node.func.attr.value)]
+
+    def _instance_called(self, site: CallSite) -> list[FunctionInfo]:
+        """``pi(s)`` where ``pi = SoftmaxPolicy(func)``: the ``__call__`` of the repo class the name holds an instance
+        of, or of its repo bases (a Keras layer's or model's ``__call__`` is Keras' own, which runs its ``call``)."""
+        func = site.node.func
+        bound = self.bound_call(site.module, site.node, func.value) if isinstance(func, cst.Name) else None
+        return [method for cls_info in (self._classes_constructed(bound) if bound is not None else [])
+                if cls_info.key not in self._keras_layer_classes
+                for method in self._methods_of_class(cls_info, "__call__")]
 
     def _alternative_construction(self, site: CallSite) -> list[FunctionInfo]:
         """``cls(...)`` in a classmethod (``from_config``) constructs its class: the class's ``__init__``."""
