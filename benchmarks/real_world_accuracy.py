@@ -18,7 +18,8 @@ and right / labelled on code a training run reaches), recall (expected places re
 expected = right labels and misses; also without notebooks), findings in test files and on code no training run
 reaches; then the wrong and debatable findings and the misses by cause. Findings without a label are listed in
 manifest-ready form; the run then exits 1, as it does when a labelled finding's confidence changed or advisor
-crashed. ``--write-docs`` regenerates docs/accuracy.md.
+crashed. ``--write-docs`` regenerates docs/accuracy.md. ``real_world_labels.py`` keeps the labels in step with a
+run's findings (what changed, confidences synced, new labels added, the repos still to fetch).
 
 Run: python benchmarks/real_world_accuracy.py [--repos DIR] [--mirror DIR] [--only OWNER/NAME ...] [--skip-missing]
 [--write-docs]
