@@ -464,14 +464,19 @@ class TrainingLoop:
         return bool(counter) and not (isinstance(bound, int) and bound < FIRST_STEPS)
 
     @cached_property
+    def code_around(self) -> cst.CSTNode:
+        """The code the loop is part of: the body of the function around it, else its module."""
+        scope = self.node
+        while scope is not None and not isinstance(scope, cst.FunctionDef):
+            scope = self.module.parent(scope)
+        return scope.body if scope is not None else self.module.tree
+
+    @cached_property
     def host_counters(self) -> frozenset[str]:
         """Names the code around the loop binds only to an integer tensor made from a literal and steps by integer
         literals (``step = tf.constant(0)``, then ``step += 1``): a count the host keeps as a tensor, which no
         training step computes; an int32 scalar stays in host memory, and reading it waits for no device work."""
-        scope = self.node
-        while scope is not None and not isinstance(scope, cst.FunctionDef):
-            scope = self.module.parent(scope)
-        body = scope.body if scope is not None else self.module.tree
+        body = self.code_around
         looped = {name for loop in m.findall(body, m.For()) for name in _bound_names(loop.target)}
         stepped: dict[str, bool] = {}
         for step in m.findall(body, m.AugAssign(target=m.Name())):
@@ -604,10 +609,7 @@ class _TensorNames(InLoopBody):
     @cached_property
     def _around(self) -> dict[str, list[cst.BaseExpression]]:
         """What the code around the loop binds (``n_frames = tf.shape(mel)[1]`` above it), read once a name asks."""
-        scope = self.loop.node
-        while scope is not None and not isinstance(scope, cst.FunctionDef):
-            scope = self.loop.module.parent(scope)
-        return _loop_bindings(scope.body if scope is not None else self.loop.module.tree)
+        return _loop_bindings(self.loop.code_around)
 
     def _opens_tape(self, node: cst.With) -> bool:
         return any(isinstance(item.item, cst.Call) and GRADIENT_TAPE in self.loop.module.qualified_names(item.item.func)
@@ -2968,10 +2970,10 @@ class SourceQueries:
         if bound is None:
             return []
         return [closure for factory, _ in self.index.callees(bound.names)
-                for closure in self._closures_returned.get(id(factory.node), {}).get(place, [])]
+                for closure in self._functions_returned.get(id(factory.node), {}).get(place, [])]
 
     @cached_property
-    def _closures_returned(self) -> dict[int, dict[int | None, list[FunctionInfo]]]:
+    def _functions_returned(self) -> dict[int, dict[int | None, list[FunctionInfo]]]:
         """Functions a repo function returns by name, by the returning function's node, by their place in the tuple
         it returns (None: returned alone): those it defines (closures), and repo functions defined elsewhere that
         it names (``return train_disc, train_gen``, another pair under ``if use_mp:``)."""
@@ -2996,15 +2998,15 @@ class SourceQueries:
         return found
 
     @cached_property
-    def _returned_closures(self) -> dict[int, list[FunctionInfo]]:
-        """Functions a repo function defines and returns alone, by the defining function's node."""
-        return {key: places[None] for key, places in self._closures_returned.items() if None in places}
+    def _functions_returned_alone(self) -> dict[int, list[FunctionInfo]]:
+        """Functions a repo function returns alone (:attr:`_functions_returned`), by the returning function's node."""
+        return {key: places[None] for key, places in self._functions_returned.items() if None in places}
 
     @cached_property
     def _closure_names(self) -> frozenset[str]:
-        """Names bound somewhere to what a function returning a closure returned (a filter, as for wrappers)."""
+        """Names bound somewhere to what a function returning functions returned (a filter, as for wrappers)."""
         return frozenset(name[-1] for name, sites in self._bindings.items() if any(
-            id(factory.node) in self._closures_returned for site in sites
+            id(factory.node) in self._functions_returned for site in sites
             for factory, _ in self.index.callees(site.names)))
 
     def _functions_wrapped(self, wrappings: Iterable[CallSite]) -> list[FunctionInfo]:
@@ -5902,7 +5904,7 @@ class SourceQueries:
         if not isinstance(loop, cst.For):
             return False
         bound = set(_bound_names(loop.target))
-        return any(_read_names(computed) & bound for computed in _computed_from(expression, _loop_bindings(loop.body)))
+        return any(_reads_names(computed, bound) for computed in _computed_from(expression, _loop_bindings(loop.body)))
 
     def enclosing_function(self, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
         """The function whose body holds ``node`` (for a ``def``'s own name: the function around that ``def``)."""
@@ -6709,7 +6711,7 @@ class SourceQueries:
                 # `block_fn(filters=64)(x)`: the closure returned by the factory a parameter holds
                 factories = self._passed_callable(self._call_at[id(call.node.func)], passed)
                 callees = [(closure, 0) for factory, _ in self.index.callees(factories)
-                           for closure in self._returned_closures.get(id(factory.node), [])]
+                           for closure in self._functions_returned_alone.get(id(factory.node), [])]
             known_before = tally.application
             for callee, skipped in callees:
                 if self._applies_again(call, callee, reapplied):
@@ -6946,7 +6948,7 @@ class SourceQueries:
         it returns a call of (``return resnet_v1_generator(block, layers)``)."""
         found: list[FunctionInfo] = []
         for factory in self.callees_of(site):
-            found += self._returned_closures.get(id(factory.node), [])
+            found += self._functions_returned_alone.get(id(factory.node), [])
             for returned in m.findall(factory.node.body, m.Return(value=m.Call())) if depth else ():
                 inner = self._call_at.get(id(returned.value))
                 found += self._closures_made_by(inner, depth - 1) if inner is not None else []
@@ -8197,7 +8199,8 @@ def _code_words(code: str) -> frozenset[str]:
 
 
 def _read_names(expression: cst.CSTNode) -> set[str]:
-    """The plain names ``expression`` reads: not attribute names, keywords, or a lambda's own parameters."""
+    """The plain names ``expression`` reads: not attribute names (``self.q``), keywords, or a lambda's own
+    parameters."""
     not_read = {id(attribute.attr) for attribute in m.findall(expression, m.Attribute())}
     not_read |= {id(arg.keyword) for arg in m.findall(expression, m.Arg()) if arg.keyword is not None}
     parameters = {param.name.value for lam in m.findall(expression, m.Lambda()) for param in lam.params.params}
@@ -8269,9 +8272,8 @@ def _value_bound_names(module: ModuleInfo, call: cst.Call) -> set[str]:
 
 
 def _reads_names(expression: cst.BaseExpression, names: set[str]) -> bool:
-    """Whether ``expression`` reads one of the plain ``names`` (not an attribute so named: ``self.q``)."""
-    attributes = {id(a.attr) for a in m.findall(expression, m.Attribute())}
-    return any(n.value in names and id(n) not in attributes for n in m.findall(expression, m.Name()))
+    """Whether ``expression`` reads one of the plain ``names`` (:func:`_read_names`)."""
+    return bool(_read_names(expression) & names)
 
 
 def _enclosing_passed(scope: FunctionInfo | None, value: cst.BaseExpression | None,
