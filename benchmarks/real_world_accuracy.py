@@ -333,20 +333,26 @@ class Evaluation:
         return total
 
 
+def reported_places(findings: dict[str, list[dict]]) -> dict[Place, dict]:
+    """The finding scored at each place, by repo: one label per place, so of two findings on one line
+    (`ds.map(parse).map(augment)`) the surest."""
+    reported: dict[Place, dict] = {}
+    for repo, found in findings.items():
+        for finding in found:
+            place = finding_place(repo, finding)
+            if place not in reported or CONFIDENCES.index(finding["confidence"]) < CONFIDENCES.index(
+                    reported[place]["confidence"]):
+                reported[place] = finding
+    return reported
+
+
 def evaluate(manifest: Manifest, findings: dict[str, list[dict]], rule_codes: list[str],
              crashes: dict[str, str] | None = None) -> Evaluation:
     """Score the findings of each analysed repo against the manifest's labels and misses; ``crashes``: the repos
     advisor failed on, with what it printed."""
     scores = {code: RuleScore() for code in rule_codes}
     result = Evaluation(scores, per_repo={repo: Counter() for repo in findings}, crashes=dict(crashes or {}))
-    reported: dict[Place, dict] = {}
-    for repo, found in findings.items():
-        for finding in found:
-            # One label per place: of two findings on one line (`ds.map(parse).map(augment)`), the surest is scored.
-            place = finding_place(repo, finding)
-            if place not in reported or CONFIDENCES.index(finding["confidence"]) < CONFIDENCES.index(
-                    reported[place]["confidence"]):
-                reported[place] = finding
+    reported = reported_places(findings)
     for place, finding in reported.items():
         label = manifest.labels.get(place)
         levels = [result.by_confidence[finding["confidence"]]]

@@ -20,13 +20,12 @@ import argparse
 import json
 import sys
 from collections import Counter
+from dataclasses import astuple
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import real_world_accuracy as accuracy  # noqa: E402  (a sibling script, not a package)
 
-Key = tuple  # (repo, path, cell, line, rule)
-ORDER = {confidence: rank for rank, confidence in enumerate(accuracy.CONFIDENCES)}
 
 
 def read(path: Path) -> dict:
@@ -41,43 +40,34 @@ def write(document: dict, path: Path) -> None:
     path.write_text("{\n" + ",\n".join(parts) + "\n}\n", encoding="utf-8")
 
 
-def key(entry: dict, repo: str | None = None) -> Key:
-    return (repo or entry["repo"], entry["path"], entry.get("cell"), entry["line"], entry.get("rule") or entry["code"])
-
-
-def reported(findings: dict[str, list[dict]]) -> dict[Key, dict]:
-    """The surest finding at each place, as the accuracy script scores them."""
-    places: dict[Key, dict] = {}
-    for repo, found in findings.items():
-        for finding in found:
-            place = key(finding, repo)
-            if place not in places or ORDER[finding["confidence"]] < ORDER[places[place]["confidence"]]:
-                places[place] = finding
-    return places
+def key(entry: dict) -> accuracy.Place:
+    """Where a label or a miss is."""
+    return accuracy.Place(entry["repo"], entry["path"], entry.get("cell"), entry["line"], entry["rule"])
 
 
 def diff(document: dict, findings: dict[str, list[dict]], verbose: bool) -> int:
-    places = reported(findings)
+    places = accuracy.reported_places(findings)
     labels = {key(entry): entry for entry in document["findings"]}
     misses = {key(entry): entry for entry in document["misses"]}
     changed, gone = Counter(), Counter()
     for place, label in labels.items():
-        if place[0] not in findings:
+        if place.repo not in findings:
             continue
         if place not in places:
             gone[(label["rule"], label["label"], label["confidence"])] += 1
             if verbose:
-                print(f"no longer reported: {label['label']} {label['confidence']} {place}: {label['reason']}")
+                print(f"no longer reported: {label['label']} {label['confidence']} {astuple(place)}: {label['reason']}")
         elif places[place]["confidence"] != label["confidence"]:
             now = places[place]["confidence"]
             changed[(label["rule"], label["label"], label["confidence"], now)] += 1
             if verbose:
-                print(f"confidence {label['confidence']} -> {now}: {label['label']} {place}: {label['reason']}")
+                print(f"confidence {label['confidence']} -> {now}: {label['label']} {astuple(place)}: "
+                      f"{label['reason']}")
     new = [(place, finding) for place, finding in places.items() if place not in labels]
     for place, finding in new:
         if place in misses:
             print(f"# a recorded miss, now reported: {misses[place]['reason']}")
-        print(accuracy.manifest_line(accuracy.Place(*place), finding))
+        print(accuracy.manifest_line(place, finding))
     print(f"{len(new)} findings without a label")
     for title, counts in (("confidence changed", changed), ("no longer reported", gone)):
         print(f"{title}: {sum(counts.values())}")
@@ -87,7 +77,7 @@ def diff(document: dict, findings: dict[str, list[dict]], verbose: bool) -> int:
 
 
 def sync(document: dict, findings: dict[str, list[dict]]) -> int:
-    places = reported(findings)
+    places = accuracy.reported_places(findings)
     updated = 0
     for label in document["findings"]:
         finding = places.get(key(label))
@@ -109,10 +99,10 @@ def add(document: dict, labels_file: Path | None, misses_file: Path | None) -> i
                 continue
             entry = {name: value for name, value in json.loads(line).items() if value is not None}
             place = key(entry)
-            if place[0] not in known:
-                raise accuracy.ManifestError(f"{path}:{number}: {place[0]} is not a repo of the manifest")
+            if place.repo not in known:
+                raise accuracy.ManifestError(f"{path}:{number}: {place.repo} is not a repo of the manifest")
             if place in labels or (into is misses and place in misses):
-                raise accuracy.ManifestError(f"{path}:{number}: {accuracy.Place(*place).describe()} is there already")
+                raise accuracy.ManifestError(f"{path}:{number}: {place.describe()} is there already")
             if into is labels:
                 misses.pop(place, None)
             into[place] = entry
