@@ -279,10 +279,11 @@ class MixedPrecision(Rule):
             setting = queries.mixed_precision_set_for(construction)
             if setting.policy_set:
                 continue
-            if _head_of_a_backbone(queries, construction):
+            carrier = _heavy_partner(queries, construction)
+            if carrier is not None and _dense_head_of(queries, construction, carrier):
                 continue  # the backbone's finding covers the steps both train: one policy serves the two
             compute = queries.model_compute(construction)
-            verdict, policy = self._verdict(ctx, construction, compute, setting, KERAS_POLICY_SINCE)
+            verdict, policy = self._verdict(ctx, construction, compute, setting, KERAS_POLICY_SINCE, carrier)
             if verdict is None:
                 return  # the capture already computes in 16 bits
             yield self._finding(ctx, construction, verdict, policy, compute)
@@ -298,10 +299,11 @@ class MixedPrecision(Rule):
 
     @staticmethod
     def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute, setting: PrecisionSetting,
-                 api_since: tuple[int, int]) -> tuple[Verdict | None, str]:
+                 api_since: tuple[int, int], carrier: CallSite | None = None) -> tuple[Verdict | None, str]:
         """How sure the finding at ``site`` is, and the policy it proposes; None when the capture already computes
         in 16 bits. ``setting``: where the repo turns mixed precision on, if it does, off the way of this training
-        or behind a flag off by default; ``api_since``: the TensorFlow release the advice needs."""
+        or behind a flag off by default; ``api_since``: the TensorFlow release the advice needs; ``carrier``: a
+        model the same steps train, heavy where this one is not (:func:`_heavy_partner`)."""
         hardware = ctx.target_device
         # Without a configured or captured device, code that sets up a TPU beside the model trains there.
         tpu = ctx.queries.tpu_training([site.module], run_by=site) if hardware is None else None
@@ -366,6 +368,14 @@ class MixedPrecision(Rule):
                 f"this code runs TensorFlow 1.x eagerly (`{site.module.node_code(tf1_eager.node).strip()}`, "
                 f"{site.module.location(tf1_eager.node).display}): Keras' mixed-precision policy and loss scaling "
                 f"need TensorFlow {api_since[0]}.{api_since[1]}, and 1.x's graph rewrite applies to graphs only"))
+        if carrier is not None:
+            # One global policy serves every model of the steps: the heavy model's finding is the one to act on.
+            confidence = Confidence.POSSIBLE
+            own = ctx.queries.model_compute(site, alone=True)
+            evidence.append(Evidence.source(
+                f"on its own it makes {own.convolutions} convolution and {own.dense} dense layers of the sizes counted "
+                f"above; the model built at {carrier.module.location(carrier.node).display}, which the same steps "
+                "train, is the heavy one, and the policy its finding proposes covers this model too"))
         pin = ctx.index.tensorflow_pin(site.module)
         if tf1_eager is None and pin is not None and pin.predates(api_since):
             # Upgrading TensorFlow comes first: a bigger change than the finding's, which it cannot promise.
@@ -432,17 +442,22 @@ class MixedPrecision(Rule):
                             fix_args=_fix_args(plan, policy), end_node=node)
 
 
-def _head_of_a_backbone(queries: SourceQueries, construction: CallSite) -> bool:
-    """Whether the model built at ``construction`` is a head of dense layers that the same steps train with a
-    convolutional network heavy on its own (a self-supervised encoder's projection head)."""
+def _heavy_partner(queries: SourceQueries, construction: CallSite) -> CallSite | None:
+    """A model the steps that train the model built at ``construction`` train too, heavy on its own where that one
+    is not (a GAN's generator beside a small discriminator), with no policy of its own: its finding proposes the
+    policy both need."""
     partners = queries.trained_with(construction)
-    if not partners:  # (most models train alone: no layers to count twice)
-        return False
-    own = queries.model_compute(construction, alone=True)
-    if own.heavy or own.convolutions or own.application is not None:
-        return False
-    return any(p.heavy and (p.convolutions or p.application is not None)
-               for p in (queries.model_compute(partner, alone=True) for partner in partners))
+    if not partners or queries.model_compute(construction, alone=True).heavy:
+        return None  # (most models train alone: nothing else to carry the finding)
+    return next((partner for partner in partners if queries.model_compute(partner, alone=True).heavy
+                 and not queries.mixed_precision_set_for(partner).policy_set), None)
+
+
+def _dense_head_of(queries: SourceQueries, construction: CallSite, carrier: CallSite) -> bool:
+    """Whether the model built at ``construction`` is a head of dense layers on the convolutional network built at
+    ``carrier`` (a self-supervised encoder's projection head): nothing of its own for 16 bits to speed up."""
+    own, heavy = (queries.model_compute(site, alone=True) for site in (construction, carrier))
+    return not own.convolutions and own.application is None and bool(heavy.convolutions or heavy.application)
 
 
 def _missing_api(pin: TensorflowPin | None, plan: MixedPrecisionPlan) -> str | None:

@@ -9326,6 +9326,47 @@ def test_a_projection_head_trained_with_a_convolutional_backbone_is_the_backbone
         ("models.py", 8, Confidence.LIKELY)]
 
 
+def test_a_small_discriminator_trained_with_a_heavy_generator_is_the_generators_finding():
+    """A super-resolution GAN (DDcGAN, sr-tf2): a generator of eight 64-filter convolutions and a discriminator of
+    three narrow ones, trained in the same steps. One global policy serves both: the generator's finding is the one
+    to act on; the discriminator's is `possible`, pointing at it (a discriminator of narrow convolutions alone would
+    have none, like a projection head)."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+        from tensorflow.keras import layers
+
+        def generator():
+            inputs = tf.keras.Input((96, 96, 3))
+            x = inputs
+            for _ in range(8):
+                x = layers.Conv2D(64, 3, padding="same", activation="relu")(x)
+            return tf.keras.Model(inputs, layers.Conv2D(3, 3, padding="same")(x))
+
+        def discriminator():
+            return tf.keras.Sequential([layers.Conv2D(32, 3, 2), layers.Conv2D(64, 3, 2), layers.Conv2D(128, 3, 2),
+                                        layers.Flatten(), layers.Dense(1)])
+
+        G = generator()
+        D = discriminator()
+        g_opt, d_opt = tf.keras.optimizers.Adam(), tf.keras.optimizers.Adam()
+
+        @tf.function
+        def train_step(lr, hr):
+            with tf.GradientTape() as g_tape, tf.GradientTape() as d_tape:
+                sr = G(lr)
+                d_loss = tf.reduce_mean(D(sr)) - tf.reduce_mean(D(hr))
+                g_loss = -tf.reduce_mean(D(sr)) + tf.reduce_mean(tf.abs(sr - hr))
+            g_opt.apply_gradients(zip(g_tape.gradient(g_loss, G.trainable_variables), G.trainable_variables))
+            d_opt.apply_gradients(zip(d_tape.gradient(d_loss, D.trainable_variables), D.trainable_variables))
+
+        for lr, hr in dataset:
+            train_step(lr, hr)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.LIKELY), (12, Confidence.POSSIBLE)]
+    assert "the model built at train.py:9:12, which the same steps train, is the heavy one" in \
+        findings[1].evidence[-1].message
+
+
 def test_a_generator_drawing_its_order_once_an_epoch_and_a_summary_on_the_epochs_last_step():
     """ShuffleNet's trainer: `generate_batch` yields from one loop per kind of data, shuffling only `if
     new_epoch:` (a flag its branch turns off): per batch it only indexes arrays in memory, no sure gain from
