@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 import libcst as cst
 import networkx as nx
 
-from .facts import DISTRIBUTE_METHODS, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
+from .facts import DATASET_FACTORY_OPS, DISTRIBUTE_METHODS, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
 from .names import import_names
 from .syntax import argument_value, literal, parameter_names
 from .visitors import CollectorVisitor
@@ -72,8 +72,7 @@ ITERATOR_FUNCTIONS = frozenset({"tensorflow.data.make_one_shot_iterator",
                                 "tensorflow.data.make_initializable_iterator"})
 # Calls that take a function and consume the datasets it returns: inner datasets of a dataset method (no sink of
 # their own), or a strategy's distributed input.
-FUNCTION_CONSUMERS = {"interleave": "inner", "flat_map": "inner", "parallel_interleave": "inner",
-                      "distribute_datasets_from_function": "distribute"}
+FUNCTION_CONSUMERS = {**dict.fromkeys(DATASET_FACTORY_OPS, "inner"), "distribute_datasets_from_function": "distribute"}
 # `estimator.train(input_fn=...)` trains on what input_fn returns; evaluate/predict do not.
 INPUT_FN_ROLES = {"train": "train", "evaluate": "evaluate", "predict": "predict"}
 ESTIMATOR_SPECS = frozenset({"tensorflow.estimator.TrainSpec", "tensorflow.estimator.EvalSpec"})
@@ -94,6 +93,8 @@ NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNOREC
 # ("ref", module, id(node))     a name used where nothing binds it: a global of this or another module
 # ("sink", id(node), role)      where a dataset is consumed
 # ("join", id(if), name)        a name after an `if` whose branches bound it to different values
+# ("entry", id(dict), key)      the value a dict literal holds under a string key (``{"train": make(...)}``)
+# ("collection", id(dict))      a dict literal's values together: what a key no source line spells reads
 
 
 @dataclass
@@ -165,7 +166,11 @@ class PipelineCollector(CollectorVisitor):
     def value_of(self, expr: cst.BaseExpression) -> tuple | None:
         """The graph key of the value an expression stands for, adding its node if needed; None if unknown."""
         if isinstance(expr, cst.Subscript):  # `datasets["train"]`: an element of a collection of datasets
-            return self.value_of(expr.value)
+            collection = self.value_of(expr.value)
+            entries = self.graph.nodes[collection].get("entries", {}) if collection is not None else {}
+            index = expr.slice[0].slice if len(expr.slice) == 1 else None
+            key = literal(index.value) if isinstance(index, cst.Index) else None
+            return entries.get(key, collection) if isinstance(key, str) else collection
         if isinstance(expr, cst.Call) and expr.args and not expr.args[0].keyword and \
                 self.qualified(expr.func) & PROGRESS_BARS:
             return self.value_of(expr.args[0].value)
@@ -450,7 +455,27 @@ class PipelineCollector(CollectorVisitor):
     def _key_of(self, value: cst.BaseExpression) -> tuple | None:
         if isinstance(value, (cst.Call, cst.Name, cst.Subscript)) or self._self_attribute(value) is not None:
             return self.value_of(value)
+        if isinstance(value, cst.Dict):
+            return self._collection(value)
         return None
+
+    def _collection(self, held: cst.Dict) -> tuple | None:
+        """The node for a dict literal of values (``batches = {"train": make(train_dir), "test": make(test_dir)}``):
+        each string key's value an entry of its own, so ``batches["train"]`` reads the training one alone."""
+        entries = {}
+        for element in held.elements:
+            value = self._key_of(element.value) if isinstance(element, cst.DictElement) else None
+            key = literal(element.key) if isinstance(element, cst.DictElement) else None
+            if value is not None and isinstance(key, str):
+                entries[key] = self._node(("entry", id(held), key))
+                self.graph.add_edge(value, entries[key])
+        if not entries:
+            return None
+        collection = ("collection", id(held))
+        self.graph.add_node(collection, kind="collection", entries=entries)
+        for entry in entries.values():
+            self.graph.add_edge(entry, collection)
+        return collection
 
     def _record_option(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
         """``options.experimental_optimization.map_parallelization = False`` -> a setting of that Options()."""

@@ -400,6 +400,26 @@ def test_an_element_of_a_dataset_collection_is_that_dataset(index_of):
     assert paths(index) == {(("load", "map", "batch"), "train")}
 
 
+def test_a_dict_literal_of_datasets_keeps_each_key_its_own_dataset(index_of):
+    """FCOS' trainer keeps its two pipelines in `batches = {"train": ..., "test": ...}` and loops over
+    `tqdm(batches["train"])`: each key reads its own dataset; a key no source line spells reads any of them."""
+    index = index_of(code="""
+        import tensorflow as tf
+        from tqdm import tqdm
+        batches = {"train": tf.data.TFRecordDataset(files).map(parse).batch(8),
+                   "test": tf.data.Dataset.range(4).batch(2)}
+        for x, y in tqdm(batches["train"]):
+            train_step(x, y)
+        for x in batches["test"]:
+            print(x)
+        for x in batches[split]:
+            print(x)
+        """)
+    loops = {(tuple(p.ops()), p.sink.module.location(p.sink.node).line) for p in index.pipelines()}
+    assert loops == {(("TFRecordDataset", "map", "batch"), 6), (("range", "batch"), 8),
+                     (("TFRecordDataset", "map", "batch"), 10), (("range", "batch"), 10)}
+
+
 def test_a_dataset_kept_on_self_flows_from_the_constructor_to_the_methods(index_of):
     index = index_of({
         "trainer.py": """
