@@ -27,10 +27,10 @@ from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
-from .source.queries import (NUMPY_CALL, PER_TENSOR_HISTOGRAMS, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, FedBatches,
-                             HotContext, InLoopBody, IntegerLiteral, MappedFunction, MixedPrecisionPlan, ModelCompute,
-                             ModelConstruction, PerStepKerasCall, PrecisionSetting, SideEffect, SourceQueries,
-                             TrainingLoop,
+from .source.queries import (NUMPY_CALL, PER_TENSOR_HISTOGRAMS, PYTHON_FUNCTION_OPS, VALUE_CONVERSIONS, EagerSwitch,
+                             FedBatches, HotContext, InLoopBody, IntegerLiteral, MappedFunction, MixedPrecisionPlan,
+                             ModelCompute, ModelConstruction, PerStepKerasCall, PrecisionSetting, SideEffect,
+                             SourceQueries, TrainingLoop,
                              batch_parameter, compiled_function_name, num_parallel_calls, runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, brief, literal, method_name
 from .source.requirements import TensorflowPin
@@ -41,7 +41,8 @@ from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdict
 __all__ = [
     "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "NUMPY_CALL", "PER_TENSOR_HISTOGRAMS",
     "PYTHON_FUNCTION_OPS", "TF_FUNCTION", "VALUE_CONVERSIONS",
-    "Applicability", "CallSite", "ClassInfo", "Confidence", "Evidence", "Example", "FedBatches", "Finding",
+    "Applicability", "CallSite", "ClassInfo", "Confidence", "EagerSwitch", "Evidence", "Example", "FedBatches",
+    "Finding",
     "FixAvailability", "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction",
     "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "PerStepKerasCall", "Pipeline",
     "PrecisionSetting", "Reach",

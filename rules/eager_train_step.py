@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Iterable
 
 import libcst as cst
-import libcst.matchers as m
 
 from advisor.codemods.tf_function import AddTfFunction
-from advisor.rule import (CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Applicability, CallSite, Confidence, Evidence,
-                          Example, Finding, FixAvailability, FunctionInfo, ModuleInfo, Reach, Rule, RuleContext,
-                          SideEffect, TrainingLoop, Verdict, brief, typical)
+from advisor.rule import (CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Applicability, CallSite, Confidence, EagerSwitch,
+                          Evidence, Example, Finding, FixAvailability, FunctionInfo, ModuleInfo, Reach, Rule,
+                          RuleContext, SideEffect, TrainingLoop, Verdict, brief, typical)
 
 
 class EagerTrainStep(Rule):
@@ -144,6 +143,14 @@ class EagerTrainStep(Rule):
             model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", run_eagerly=True)
             model.fit(dataset, epochs=10)
             """, line=4, note="a debugging switch left on: `fit` runs every step eagerly"),
+        Example("""
+            import tensorflow as tf
+
+            model = tf.keras.applications.ResNet50(weights=None)
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+            model.run_eagerly = True
+            model.fit(dataset, epochs=10)
+            """, line=5, note="the same switch set on the model after `compile`"),
         Example("""
             import tensorflow as tf
 
@@ -318,44 +325,44 @@ class EagerTrainStep(Rule):
             around = ctx.queries.enclosing_function(loop.module, loop.node)
             if loop.inline_step and (around is None or id(around.node) not in handled):
                 yield self._inline_finding(ctx, loop)
-        for site, switch in ctx.queries.eager_switches:
-            yield self._switch_finding(ctx, site, switch)
+        for switch in ctx.queries.eager_switches:
+            yield self._switch_finding(ctx, switch)
 
-    def _switch_finding(self, ctx: RuleContext, site: CallSite, switch: cst.Arg) -> Finding:
-        """Compilation turned off by a debugging switch: ``compile(run_eagerly=True)``, or
-        ``tf.config.run_functions_eagerly(True)`` (no patch: whether the run still needs it, only its author
-        knows)."""
-        module = site.module
-        reach = ctx.queries.reach(module, site.node)
-        keras_compile = m.matches(site.node.func, m.Attribute(attr=m.Name("compile")))
-        if keras_compile:
+    def _switch_finding(self, ctx: RuleContext, switch: EagerSwitch) -> Finding:
+        """Compilation turned off by a debugging switch: ``compile(run_eagerly=True)``, ``model.run_eagerly =
+        True`` or ``tf.config.run_functions_eagerly(True)`` (no patch: whether the run still needs it, only its
+        author knows)."""
+        module = switch.module
+        reach = ctx.queries.reach(module, switch.node)
+        if switch.keras:
             given = module.node_code(switch.value)
             default = "" if given == "True" else \
-                f" (`{given}` defaults to True, and no call of `{site.function.name}` sets it otherwise)"
-            message = (f"`run_eagerly=True`{default} makes Keras run every training step eagerly: `fit` dispatches "
+                f" (`{given}` defaults to True, and no call of `{switch.function.name}` sets it otherwise)"
+            setting = "`run_eagerly=True`" if switch.call is not None else \
+                f"`{module.node_code(switch.node.targets[0].target)} = {given}`"
+            message = (f"{setting}{default} makes Keras run every training step eagerly: `fit` dispatches "
                        "each op of the forward pass, the gradient and the update from Python, and nothing is fused. "
                        "It is a debugging switch; turn it off to train with the compiled step.")
         else:
-            message = (f"`{module.node_code(site.node).strip()}` makes every `tf.function` run eagerly, the "
+            message = (f"`{module.node_code(switch.node).strip()}` makes every `tf.function` run eagerly, the "
                        "training step's too: each op is dispatched from Python. It is a debugging switch; remove it "
                        "(or pass False) to train with compiled steps.")
-        evidence = [Evidence.source("the program's training reaches this call" if reach is Reach.TRAINING else
+        evidence = [Evidence.source("the program's training reaches this switch" if reach is Reach.TRAINING else
                                     "a switch for the whole program, set where it runs")]
-        condition = None if keras_compile else ctx.queries.condition_around(site)
+        condition = None if switch.keras else ctx.queries.condition_around(switch.call)
         if condition is not None:
             evidence.append(Evidence.source(
                 f"only where `if {brief(module.node_code(condition.test))}:` "
                 f"({module.location(condition).display}) holds: a mode the run opts into, which the source does not "
                 "say a training run picks"))
-        unfitted = keras_compile and not ctx.queries.keras_trains_near(module)
+        unfitted = switch.keras and not ctx.queries.keras_trains_near(module)
         if unfitted:
             evidence.append(Evidence.source(
                 "no `fit` or `train_on_batch` in this module or the modules importing it: the switch changes only "
                 "Keras' own loops, and the model may train in a loop of the repo's, which it does not touch"))
         verdict = Verdict(Confidence.POSSIBLE if condition is not None or unfitted else Confidence.LIKELY,
                           typical("tf_function"), tuple(evidence))
-        return self.finding(module, switch if switch.keyword is not None else site.node, message, verdict,
-                            reach=reach)
+        return self.finding(module, switch.anchor, message, verdict, reach=reach)
 
     def _inline_finding(self, ctx: RuleContext, loop: TrainingLoop) -> Finding:
         """A step written inline in the loop, reported at its GradientTape block: compiling it means moving it into

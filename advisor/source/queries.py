@@ -797,6 +797,8 @@ def _reads_or_decodes(site: CallSite) -> bool:
     return any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)
 
 
+# `model.run_eagerly = True`: Keras' switch set on the model after `compile`.
+_SETS_RUN_EAGERLY = m.Assign(targets=[m.AssignTarget(target=m.Attribute(attr=m.Name("run_eagerly")))])
 # `model.trainable = True`, `model.layers[1].trainable = True`: some of a model made trainable again.
 _SETS_TRAINABLE = m.Assign(targets=[m.AssignTarget(target=m.Attribute(attr=m.Name("trainable")))],
                            value=m.Name("True"))
@@ -1879,6 +1881,20 @@ class MappedFunction:
 
 
 # -- sizes written as literals ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EagerSwitch:
+    """Where the program turns compiled steps off: Keras' ``run_eagerly`` (``keras``), given to ``compile`` or set on
+    the model, or ``tf.config.run_functions_eagerly(True)``."""
+
+    module: ModuleInfo
+    node: cst.CSTNode  # the call or the assignment: where the program runs it
+    anchor: cst.CSTNode  # what the finding points at: the argument, or the assigned value
+    value: cst.BaseExpression  # what turns it on (`True`, a constant, a parameter defaulting to True)
+    function: FunctionInfo | None
+    keras: bool
+    call: CallSite | None  # the call, where a call turns it on
 
 
 @dataclass(frozen=True)
@@ -5800,10 +5816,10 @@ class SourceQueries:
         return HotFunctions(self.index, self._call_at, self.compilations, self._functions_handed, self.compiled_losses)
 
     @cached_property
-    def eager_switches(self) -> list[tuple[CallSite, cst.Arg]]:
-        """Where the program turns compilation off for training: ``model.compile(..., run_eagerly=True)`` (Keras'
-        ``fit`` then runs each step eagerly) and ``tf.config.run_functions_eagerly(True)`` (every ``tf.function``
-        runs eagerly), with the argument that does it."""
+    def eager_switches(self) -> list[EagerSwitch]:
+        """Where the program turns compilation off for training: ``model.compile(..., run_eagerly=True)`` or
+        ``model.run_eagerly = True`` (Keras' ``fit`` then runs each step eagerly) and
+        ``tf.config.run_functions_eagerly(True)`` (every ``tf.function`` runs eagerly)."""
         found = []
         for site in self.index.calls:
             if m.matches(site.node.func, m.Attribute(attr=m.Name("compile"))):
@@ -5814,7 +5830,13 @@ class SourceQueries:
             else:
                 continue
             if switch is not None:
-                found.append((site, switch))
+                found.append(EagerSwitch(site.module, site.node, switch, switch.value, site.function,
+                                         keras=switch.keyword is not None, call=site))
+        for module in self.index.modules:
+            for assignment in m.findall(module.tree, _SETS_RUN_EAGERLY):
+                if self._truth(module, assignment.value) is True:
+                    found.append(EagerSwitch(module, assignment, assignment.value, assignment.value,
+                                             self.enclosing_function(module, assignment), keras=True, call=None))
         return found
 
     def keras_trains_near(self, module: ModuleInfo) -> bool:
