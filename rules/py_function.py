@@ -142,6 +142,12 @@ class PyFunction(Rule):
         if not per_step:
             evidence.append(Evidence.source("no training step calls it: it runs for evaluation or in a callback, "
                                             "not on every training step"))
+        if context.stage is not None and context.stage.makes_datasets:
+            # The function makes a whole dataset per element it is given (a file's records): it runs per file.
+            per_step = False
+            evidence.append(Evidence.source(
+                f"it runs in the function `{context.stage.op}` makes a dataset with, once per element of the outer "
+                "dataset (a file, a shard), not once per training example"))
         cache = ctx.queries.cached_after(context.stage) if context.stage is not None else None
         if cache is not None:
             per_step = False

@@ -26,6 +26,8 @@ from .visitors import parents
 DISTRIBUTE_METHODS = frozenset({"experimental_distribute_dataset", "distribute_datasets_from_function"})
 # Operations that change no element of the data: they add no stage of work.
 PASS_THROUGH_OPS = frozenset({"with_options"}) | DISTRIBUTE_METHODS
+# Stages whose function makes a whole dataset per element it is given (a file's records): it runs per file.
+DATASET_FACTORY_OPS = frozenset({"interleave", "flat_map", "parallel_interleave"})
 
 @dataclass
 class ModuleInfo:
@@ -250,6 +252,11 @@ class Stage:
     node: cst.Call
     module: "ModuleInfo"
     discarded: bool  # the call's result is thrown away (``ds.prefetch(2)`` as a statement)
+
+    @property
+    def makes_datasets(self) -> bool:
+        """Its function returns a dataset per element it is given (``files.interleave(tf.data.TFRecordDataset)``)."""
+        return self.op in DATASET_FACTORY_OPS
 
     @property
     def anchor(self) -> cst.CSTNode:
