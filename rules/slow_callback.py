@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Iterable
 
 import libcst as cst
@@ -182,9 +183,19 @@ class SlowCallback(Rule):
         # An evaluation hook holds up training only in the validation passes of a `fit` it is given to.
         evaluation = hook.name in EVALUATION_HOOKS and not any(
             id(site.node) in ctx.queries.validated_callbacks for site in constructions)
-        static = Verdict(Confidence.POSSIBLE if evaluation else Confidence.LIKELY, typical("callback"), (
-            Evidence.source(f"per-batch work: {lines}"),) + ((Evidence.source(
-                "it runs per batch of `evaluate`: no `fit` that validates is given it"),) if evaluation else ()))
+        evidence = [Evidence.source(f"per-batch work: {lines}")]
+        if evaluation:
+            evidence.append(Evidence.source("it runs per batch of `evaluate`: no `fit` that validates is given it"))
+        # A debugging switch of the callback's own (`if self.verbose:`) that no instance turns on: the work is off.
+        switches = {id(switch): switch for switch in map(partial(ctx.queries.instance_switch_off, hook),
+                                                         costs.values())}
+        switch = next(iter(switches.values())) if len(switches) == 1 else None
+        if switch is not None:
+            evidence.append(Evidence.source(f"only under `if {module.node_code(switch.test)}:` "
+                                            f"({module.location(switch).display}), which no instance the source "
+                                            "makes turns on"))
+        static = Verdict(Confidence.POSSIBLE if evaluation or switch is not None else Confidence.LIKELY,
+                         typical("callback"), tuple(evidence))
         registration = ctx.queries.registration(constructions)
         verdict = ctx.verdicts.host_gap(every, static, hook, registration, ctx.queries.fixed_sleep_ms(hook))
         waiting = "the next evaluation step" if hook.name in EVALUATION_HOOKS else "the next training step"

@@ -9367,6 +9367,41 @@ def test_a_small_discriminator_trained_with_a_heavy_generator_is_the_generators_
         findings[1].evidence[-1].message
 
 
+@pytest.mark.parametrize("verbose, expected", [
+    ("", Confidence.POSSIBLE), ("verbose=args.verbose", Confidence.POSSIBLE), ("verbose=True", Confidence.LIKELY)])
+def test_a_callbacks_per_batch_work_under_its_own_switch_counts_where_an_instance_turns_it_on(verbose, expected):
+    """A NeRF trainer's monitor renders and plots test images after every batch, all under `if self.verbose:`;
+    `verbose` defaults to False, and the training script builds the monitor without it (or from a flag off by
+    default): the work runs in no run with the defaults. Built with `verbose=True`, it runs every batch."""
+    findings = _findings({"monitor.py": """
+        import logging
+        import matplotlib.pyplot as plt
+        import tensorflow as tf
+
+        class Monitor(tf.keras.callbacks.Callback):
+            def __init__(self, images, verbose=False):
+                super().__init__()
+                self.images = images
+                self.verbose = verbose
+
+            def on_train_batch_end(self, batch, logs=None):
+                if self.verbose:
+                    logging.debug(f"batch {batch}: {logs}")
+                    plt.imshow(self.model.predict(self.images)[0])
+                    plt.savefig(f"batch{batch}.png")
+        """, "train.py": f"""
+        import argparse
+        import tensorflow as tf
+        from monitor import Monitor
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--verbose", action="store_true")
+        args = parser.parse_args()
+        model.fit(dataset, epochs=10, callbacks=[Monitor(images, {verbose})])
+        """}, "TFH001", show_all=True)
+    assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("monitor.py", expected)]
+
+
 def test_a_generator_drawing_its_order_once_an_epoch_and_a_summary_on_the_epochs_last_step():
     """ShuffleNet's trainer: `generate_batch` yields from one loop per kind of data, shuffling only `if
     new_epoch:` (a flag its branch turns off): per batch it only indexes arrays in memory, no sure gain from

@@ -4728,6 +4728,41 @@ class SourceQueries:
                     return True
         return False
 
+    def instance_switch_off(self, method: FunctionInfo, node: cst.CSTNode) -> cst.If | None:
+        """The ``if self.flag:`` around ``node`` in ``method`` that every instance of its class has off: the class
+        sets ``self.flag`` only to false values or to a constructor parameter that defaults to a false one and that
+        no construction passes a true value (``NeRFTrainMonitor(..., verbose=False)``, built without ``verbose``);
+        None where one may be on, or where no construction is seen."""
+        if method.class_key is None:
+            return None
+        for branch, part in _branches_around(method.module, node, method.node):
+            if part is branch.body and m.matches(branch.test, m.Attribute(value=m.Name("self"), attr=m.Name())) \
+                    and self._off_in_every_instance(self.index.class_of(method), branch.test.attr.value):
+                return branch
+        return None
+
+    def _off_in_every_instance(self, cls_info: ClassInfo, attribute: str) -> bool:
+        methods = self.index.methods_of(cls_info)
+        constructor = next((f for f in methods if f.name == "__init__"), None)
+        constructions = self.constructions_of(cls_info)
+        setting = m.Assign(targets=[m.AssignTarget(m.Attribute(value=m.Name("self"), attr=m.Name(attribute)))])
+        values = [(method, assignment.value) for method in methods
+                  for assignment in m.findall(method.node.body, setting)]
+        if not values or not constructions:
+            return False
+        for method, value in values:
+            if isinstance(value, cst.Name) and method is constructor and value.value in method.params:
+                skipped = self.index.unpassed_parameters(method)
+                default = _parameter_default(method, value.value)
+                for site in constructions:
+                    passed = _arguments_by_parameter(site.node, method.params[skipped:]).get(value.value)
+                    given, module = (passed, site.module) if passed is not None else (default, method.module)
+                    if given is None or self._truth(module, given) is not False:
+                        return False
+            elif self._truth(method.module, value) is not False:
+                return False
+        return True
+
     def _callee_named(self, site: CallSite) -> bool:
         """Whether the source names what ``site`` calls: a function by name or through a module, a method of
         ``self``, or of an object of a known repo class (one function of them: not a base class's call of a method
