@@ -2814,7 +2814,7 @@ class SourceQueries:
         if not found:
             found = self._base_methods(site) or self._wrapped_callees(site) or self._replica_functions(site) or \
                 self._closure_callees(site) or self._alternative_construction(site) or self._aliased_callees(site) \
-                or self._instance_called(site)
+                or self._instance_called(site) or self._dispatched_callees(site)
         else:
             found = found + self._overrides(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
@@ -2828,6 +2828,21 @@ class SourceQueries:
             return []
         methods = self._methods_named.get(name, [])
         return methods if len(methods) == 1 else [] if methods else self._wrapped_attributes.get(name, [])
+
+    def _dispatched_callees(self, site: CallSite) -> list[FunctionInfo]:
+        """The functions a call through a dispatch table written in the code may run, each the table names:
+        ``switch[args.algorithm](game, config)`` with ``switch = {"ALPHAZERO": learn_a0, "MUZERO": learn_m0}`` bound
+        in the function or the module, or the literal itself (``{"train": train, "eval": evaluate}[mode]()``)."""
+        func = site.node.func
+        if not isinstance(func, cst.Subscript):
+            return []
+        tables = [func.value] if isinstance(func.value, cst.Dict) else [
+            value for _, _, value in self.assigned_values(site.module, site.function, func.value)]
+        names = frozenset().union(*(site.module.qualified_names(element.value) for table in tables
+                                    if isinstance(table, cst.Dict) for element in table.elements
+                                    if isinstance(element, cst.DictElement)
+                                    and isinstance(element.value, (cst.Name, cst.Attribute))))
+        return [function for function, _ in self.index.callees(names)] if names else []
 
     def _callees_by_name(self, site: CallSite) -> list[FunctionInfo]:
         """The repo functions ``site``'s names refer to, by imports and qualified names alone."""

@@ -1116,6 +1116,35 @@ def test_a_method_called_on_an_attribute_set_from_a_constructor_parameter_is_the
                       "self.critic.train(states)": ["train.Critic.train"]}
 
 
+def test_a_call_through_a_dispatch_table_calls_every_function_the_table_names(index_of):
+    """A MuZero/AlphaZero repo's main picks its trainer from `switch = {"ALPHAZERO": learn_a0, "MUZERO": learn_m0}`
+    and calls `switch[content.algorithm](game, content)`: both may run, and the training they start is reached."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def learn_a0(game, content):
+            model.fit(game.examples(), epochs=content.epochs)
+
+        def learn_m0(game, content):
+            model.fit(game.trajectories(), epochs=content.epochs)
+
+        def evaluate(game, content):
+            model.evaluate(game.examples())
+
+        if __name__ == "__main__":
+            switch = {"ALPHAZERO": learn_a0, "MUZERO": learn_m0}
+            switch[content.algorithm](game, content)
+            {"eval": evaluate}[content.mode](game, content)
+        """)
+    queries = SourceQueries(index)
+    called = {cst.Module([]).code_for_node(c.node): sorted(f.key for f in queries.callees_of(c))
+              for c in index.calls if "](game, content)" in cst.Module([]).code_for_node(c.node)}
+    assert called == {"switch[content.algorithm](game, content)": ["train.learn_a0", "train.learn_m0"],
+                      '{"eval": evaluate}[content.mode](game, content)': ["train.evaluate"]}
+    fits = [c for c in index.calls if ".fit(" in cst.Module([]).code_for_node(c.node)]
+    assert {queries.reach(c.module, c.node).name for c in fits} == {"TRAINING"}
+
+
 def test_a_method_of_an_object_a_library_made_is_not_the_repos_method_of_that_name(index_of):
     """The repo's one `run` method (a chatbot's) is what `bot.run()` may call on an object of unknown type (also one
     a local object's method made: `config.make_runner()`); not `sess.run(...)` on a session TensorFlow made,
