@@ -797,6 +797,8 @@ def _reads_or_decodes(site: CallSite) -> bool:
     return any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)
 
 
+# `super().__init__(game, neural_net, args)`: a subclass's constructor handing its arguments to its base's.
+_SUPER_INIT = m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
 # `model.run_eagerly = True`: Keras' switch set on the model after `compile`.
 _SETS_RUN_EAGERLY = m.Assign(targets=[m.AssignTarget(target=m.Attribute(attr=m.Name("run_eagerly")))])
 # `model.trainable = True`, `model.layers[1].trainable = True`: some of a model made trainable again.
@@ -3117,16 +3119,49 @@ class SourceQueries:
         """The repo classes ``self.<attribute>`` of class ``owner`` was made from: a construction assigned to it in
         the class, or, for ``self.actor = actor`` in ``__init__``, what the class's constructions pass for
         ``actor`` (``Worker(Actor())``, ``Worker(self.actor)`` in a class that made one)."""
-        found = [c for bound in self._bindings.get(("attr", owner, attribute), ())
-                 for c in self._classes_constructed(bound)]
+        bindings = self._bindings.get(("attr", owner, attribute), ())
+        if not bindings and (owner, attribute) not in self._attribute_parameters and depth:
+            # Set by a base class of the repo's (`self.neural_net = builder(game)` in the network's base class)
+            return [c for base in self._repo_bases(owner) for c in self._attribute_classes(base, attribute, depth - 1)]
+        found = [c for bound in bindings for c in self._classes_constructed(bound) or self._classes_handed(bound)]
         if found or depth == 0:
             return found
         for construction, passed in self._passed_for_attribute(owner, attribute):
             if isinstance(passed, cst.Name):
                 bound = self.bound_call(construction.module, construction.node, passed.value)
                 found += self._classes_constructed(bound) if bound is not None else []
+            elif isinstance(passed, cst.Call) and id(passed) in self._call_at:  # `Coach(game, DefaultNet(game))`
+                found += self._classes_constructed(self._call_at[id(passed)])
             elif m.matches(passed, m.Attribute(value=m.Name("self"), attr=m.Name())) and construction.function:
                 found += self._attribute_classes(construction.function.class_key, passed.attr.value, depth - 1)
+        return found
+
+    def _repo_bases(self, owner: str | None) -> list[str]:
+        """The keys of the repo classes class ``owner`` derives from directly."""
+        cls_info = next((c for c in self.index.classes if c.key == owner), None) if owner is not None else None
+        return [c.key for c in self.index.classes if cls_info is not None and c.key in cls_info.bases]
+
+    def _classes_handed(self, site: CallSite) -> list[ClassInfo]:
+        """For ``self.mcts = search_engine(game, net)`` in a constructor given the class ``search_engine``: the repo
+        classes its constructions pass for it, a subclass's ``super().__init__(..., MuZeroMCTS, ...)`` included."""
+        init = site.function
+        if not isinstance(site.node.func, cst.Name) or init is None or init.name != "__init__" or \
+                site.node.func.value not in init.params[1:]:
+            return []
+        found = []
+        for construction, passed in self._passed_to_constructor(self.index.class_of(init), init,
+                                                                site.node.func.value, CALL_DEPTH):
+            module = construction.module
+            table = self.index.constant(module, passed.value) if isinstance(passed, cst.Subscript) and isinstance(
+                passed.value, (cst.Name, cst.Attribute)) else None
+            # (`Agents.MuZeroNetworks[architecture]`: any class of a table of them, a module constant)
+            if table is not None and isinstance(table.value, cst.Dict):
+                module, classes = table.module, [e.value for e in table.value.elements
+                                                 if isinstance(e, cst.DictElement)]
+            else:
+                classes = [passed]
+            found += [c for given in classes if isinstance(given, (cst.Name, cst.Attribute))
+                      for c in self._classes_named(module.qualified_names(given))]
         return found
 
     def _passed_for_attribute(self, owner: str | None, attribute: str
@@ -3137,8 +3172,29 @@ class SourceQueries:
         if parameter is None:
             return []
         init, name = parameter
-        return [(construction, passed) for construction in self.constructions_of(self.index.class_of(init))
-                if (passed := argument_value(construction.node, name, init.params.index(name) - 1)) is not None]
+        return self._passed_to_constructor(self.index.class_of(init), init, name, CALL_DEPTH)
+
+    def _passed_to_constructor(self, cls_info: ClassInfo, init: FunctionInfo, name: str, depth: int
+                               ) -> list[tuple[CallSite, cst.BaseExpression]]:
+        """What each construction of ``cls_info`` that runs ``init`` passes for its parameter ``name``, with the call
+        that passes it: a construction, or a subclass's constructor handing on its own parameter or a value of its
+        own (``super().__init__(game, neural_net, args, MuZeroMCTS)``); a subclass with no constructor of its own is
+        built with ``init``."""
+        position = init.params.index(name) - 1
+        found = [(construction, passed) for construction in self.constructions_of(cls_info)
+                 if (passed := argument_value(construction.node, name, position)) is not None]
+        for subclass in (c for c in self.index.classes if cls_info.key in c.bases) if depth else ():
+            own = next((f for f in self.index.methods_of(subclass) if f.name == "__init__"), None)
+            if own is None:
+                found += self._passed_to_constructor(subclass, init, name, depth - 1)
+                continue
+            for handing in m.findall(own.node.body, _SUPER_INIT):
+                handed = argument_value(handing, name, position)
+                if isinstance(handed, cst.Name) and handed.value in own.params[1:]:
+                    found += self._passed_to_constructor(subclass, own, handed.value, depth - 1)
+                elif handed is not None and id(handing) in self._call_at:  # what the subclass itself hands on
+                    found.append((self._call_at[id(handing)], handed))
+        return found
 
     @cached_property
     def _attribute_parameters(self) -> dict[tuple[str, str], tuple[FunctionInfo, str]]:

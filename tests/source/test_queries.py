@@ -1145,6 +1145,73 @@ def test_a_call_through_a_dispatch_table_calls_every_function_the_table_names(in
     assert {queries.reach(c.module, c.node).name for c in fits} == {"TRAINING"}
 
 
+def test_objects_handed_to_a_base_class_constructor_resolve_their_methods(index_of):
+    """MuZero's coach: `MuCoach.__init__` hands its network and its own search class to `Coach.__init__` through
+    `super().__init__(game, neural_net, MCTS)`, which keeps the one and builds the other (`self.mcts =
+    search_engine(game, neural_net)`); the network's base class builds its architecture from a table of classes
+    (`self.network = builder(game)` with `NETWORKS[arch]` handed up by the subclass)."""
+    index = index_of(code="""
+        class AtariNetwork:
+            def __init__(self, game):
+                self.game = game
+
+            def act(self, state):
+                return state
+
+        class Player:  # the same method names on classes the training does not use
+            def act(self, state):
+                return state
+
+            def search(self, state):
+                return state
+
+            def train(self, batch):
+                return batch
+
+        NETWORKS = {"atari": AtariNetwork}
+
+        class NeuralNet:
+            def __init__(self, game, builder):
+                self.network = builder(game)
+
+        class DefaultNet(NeuralNet):
+            def __init__(self, game, arch):
+                super().__init__(game, NETWORKS[arch])
+
+            def train(self, batch):
+                return self.network.act(batch)
+
+        class MCTS:
+            def __init__(self, game, net):
+                self.net = net
+
+            def search(self, state):
+                return state
+
+        class Coach:
+            def __init__(self, game, neural_net, search_engine):
+                self.neural_net = neural_net
+                self.mcts = search_engine(game, neural_net)
+
+            def learn(self, batches):
+                for batch in batches:
+                    self.mcts.search(batch)
+                    self.neural_net.train(batch)
+
+        class MuCoach(Coach):
+            def __init__(self, game, neural_net):
+                super().__init__(game, neural_net, MCTS)
+
+        MuCoach(game, DefaultNet(game, "atari")).learn(batches)
+        """)
+    queries = SourceQueries(index)
+    called = {cst.Module([]).code_for_node(c.node): sorted(f.key for f in queries.callees_of(c))
+              for c in index.calls if cst.Module([]).code_for_node(c.node).startswith("self.")}
+    assert called == {"self.mcts.search(batch)": ["train.MCTS.search"],
+                      "self.neural_net.train(batch)": ["train.DefaultNet.train"],
+                      "self.network.act(batch)": ["train.AtariNetwork.act"]}
+
+
 def test_a_method_of_an_object_a_library_made_is_not_the_repos_method_of_that_name(index_of):
     """The repo's one `run` method (a chatbot's) is what `bot.run()` may call on an object of unknown type (also one
     a local object's method made: `config.make_runner()`); not `sess.run(...)` on a session TensorFlow made,
