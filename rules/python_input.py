@@ -420,6 +420,9 @@ def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: 
     if keras_images:
         return [Evidence.source("each batch comes from a Keras ImageDataGenerator iterator, which reads and augments "
                                 "images in Python")], True
+    if not makers:
+        return [Evidence.source("each batch comes from a Keras ImageDataGenerator `flow` over arrays in memory with "
+                                "no augmentation: slicing NumPy arrays may keep up with the step")], False
     makes = ", ".join(f"`{maker.name}` ({maker.module.location(maker.node.name).display})" for maker in makers)
     evidence = [Evidence.source(f"each batch comes from {makes}")]
     work_of = ctx.queries.reading_work if heavy_only else ctx.queries.python_work

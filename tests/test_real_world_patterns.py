@@ -9402,6 +9402,24 @@ def test_a_callbacks_per_batch_work_under_its_own_switch_counts_where_an_instanc
     assert [(f.location.path.as_posix(), f.confidence) for f in findings] == [("monitor.py", expected)]
 
 
+@pytest.mark.parametrize("settings, expected", [
+    ("rescale=1. / 255", Confidence.POSSIBLE), ("**augmentation", Confidence.POSSIBLE),
+    ("rescale=1. / 255, rotation_range=20", Confidence.LIKELY), ("**dict(rotation_range=180)", Confidence.LIKELY)])
+def test_a_keras_flow_over_arrays_without_augmentation_only_slices_them(settings, expected):
+    """Transfer-learning notebooks and a cardiac segmentation trainer feed Keras from `ImageDataGenerator(...).flow`
+    over arrays already in memory: with no augmenting setting (`rescale` alone, or a dict of zero ranges and no
+    flips) each batch is NumPy slicing, which may keep up with the step; with a rotation it is image work."""
+    findings = _findings({"train.py": f"""
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        augmentation = dict(rotation_range=0, zoom_range=0.0, horizontal_flip=False)
+        train_datagen = ImageDataGenerator({settings})
+        train_generator = train_datagen.flow(x_train, y_train, batch_size=32)
+        model.fit_generator(train_generator, steps_per_epoch=len(x_train) // 32, epochs=20)
+        """}, "TFD004", show_all=True)
+    assert [f.confidence for f in findings] == [expected]
+
+
 def test_a_generator_drawing_its_order_once_an_epoch_and_a_summary_on_the_epochs_last_step():
     """ShuffleNet's trainer: `generate_batch` yields from one loop per kind of data, shuffling only `if
     new_epoch:` (a flag its branch turns off): per batch it only indexes arrays in memory, no sure gain from

@@ -53,6 +53,10 @@ FRAMEWORK_CALLED_METHODS = frozenset({
     "before_run", "after_run", "after_create_session", "end", "run"})
 # Keras' Python-side image iterators: each batch is read from disk and augmented on the host.
 KERAS_IMAGE_ITERATORS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
+# ImageDataGenerator settings that transform no image at random: arithmetic on arrays already in memory.
+IMAGE_SETTINGS_WITHOUT_WORK = frozenset({"rescale", "dtype", "data_format", "validation_split",
+                                         "featurewise_center", "samplewise_center", "featurewise_std_normalization",
+                                         "samplewise_std_normalization"})
 _NUMBER = m.Integer() | m.Float() | m.Imaginary()  # (libcst matches no node by the abstract BaseNumber)
 _GRADIENT = m.Attribute(attr=m.Name("gradient"))
 _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_METHODS.__contains__))))
@@ -4344,8 +4348,9 @@ class SourceQueries:
                      depth: int = BUILDER_DEPTH) -> tuple[list[FunctionInfo], bool] | None:
         """When ``expression`` (read where ``near`` is) hands out batches made by Python: the repo functions that
         make each batch (a generator function; an iterator's ``__next__``/``__iter__`` or a ``Sequence``'s
-        ``__getitem__``, inherited ones too), and whether they are Keras' image generators (which read and augment
-        files on the host). Followed through names bound to calls, attributes of ``self`` its methods set, and
+        ``__getitem__``, inherited ones too), and whether they are Keras' image generators that read or augment
+        images on the host (:meth:`_reads_or_augments`; a Keras iterator that does neither makes no function's
+        batches: ``[], False``). Followed through names bound to calls, attributes of ``self`` its methods set, and
         through repo functions that return the iterator (``return data_generator(...)``, ``return train_generator,
         val_generator``); None otherwise."""
         position = None
@@ -4368,10 +4373,11 @@ class SourceQueries:
         if site.names & ITERATOR_WRAPPERS and site.node.args and depth:  # `iter(train_generator)`: its batches
             return self.batch_makers(site.module, site.node, site.node.args[0].value, depth - 1)
         if "builtins.zip" in site.names and depth:  # `zip(image_generator, mask_generator)`: both make each batch
-            return next((found for arg in site.node.args if not arg.star and (
-                found := self.batch_makers(site.module, site.node, arg.value, depth - 1)) is not None), None)
+            found = [made for arg in site.node.args if not arg.star and (
+                made := self.batch_makers(site.module, site.node, arg.value, depth - 1)) is not None]
+            return ([f for makers, _ in found for f in makers], any(works for _, works in found)) if found else None
         if self._is_keras_image_iterator(site):
-            return [], True
+            return [], self._reads_or_augments(site)
         classes = self._classes_constructed(site)
         makers = [method for cls_info in classes
                   for method in self._methods_of_hierarchy(cls_info) if method.name in BATCH_METHODS]
@@ -4484,6 +4490,32 @@ class SourceQueries:
         # (or the repo's subclass of it: `class DroneDataGenerator(ImageDataGenerator)`)
         return any(name.endswith("ImageDataGenerator") for name in names) or any(
             base.endswith("ImageDataGenerator") for cls_info in self._classes_named(names) for base in cls_info.bases)
+
+    def _reads_or_augments(self, iterator: CallSite) -> bool:
+        """Whether a Keras image iterator reads image files (``flow_from_directory``) or augments its images: not a
+        ``flow`` over arrays in memory from an ``ImageDataGenerator`` given no augmenting setting (``rescale``
+        alone), which slices NumPy arrays. Where the generator's construction is not seen, or is the repo's own
+        subclass, it may."""
+        if iterator.node.func.attr.value != "flow":
+            return True
+        receiver = iterator.node.func.value
+        made = self.bound_call(iterator.module, iterator.node, receiver.value) if isinstance(receiver, cst.Name) \
+            else self._call_at.get(id(receiver))
+        if made is None or not any(name.endswith("ImageDataGenerator") for name in made.names):
+            return True
+        settings: list[tuple[str | None, cst.BaseExpression]] = []
+        for arg in made.node.args:
+            unpacked = self.assigned_value(made.module, made.function, arg.value) if arg.star == "**" and \
+                isinstance(arg.value, cst.Name) else None
+            if unpacked is not None and isinstance(unpacked[2], cst.Dict):  # `kwargs = dict(...)` is a Call
+                settings += [(literal(e.key) if isinstance(e, cst.DictElement) else None, e.value)
+                             for e in unpacked[2].elements]
+            elif unpacked is not None and m.matches(unpacked[2], m.Call(func=m.Name("dict"))):
+                settings += [(a.keyword.value if a.keyword else None, a.value) for a in unpacked[2].args]
+            else:
+                settings.append((arg.keyword.value if arg.keyword is not None else None, arg.value))
+        return any(name not in IMAGE_SETTINGS_WITHOUT_WORK and self._truth(made.module, value) is not False
+                   for name, value in settings)
 
     def _makes_keras_iterator(self, site: CallSite) -> bool:
         """A call of a repo function that returns an instance of the repo's own subclass of Keras' image
