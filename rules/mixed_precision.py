@@ -444,10 +444,11 @@ class MixedPrecision(Rule):
 
 def _heavy_partner(queries: SourceQueries, construction: CallSite) -> CallSite | None:
     """A model the steps that train the model built at ``construction`` train too, heavy on its own where that one
-    is not (a GAN's generator beside a small discriminator), with no policy of its own: its finding proposes the
-    policy both need."""
+    is small (a GAN's generator beside a discriminator of a few narrow convolutions), with no policy of its own: its
+    finding proposes the policy both need. A model of real work of its own (a PatchGAN's 64-512-filter convolutions)
+    keeps its finding."""
     partners = queries.trained_with(construction)
-    if not partners or queries.model_compute(construction, alone=True).heavy:
+    if not partners or not queries.model_compute(construction, alone=True).small:
         return None  # (most models train alone: nothing else to carry the finding)
     return next((partner for partner in partners if queries.model_compute(partner, alone=True).heavy
                  and not queries.mixed_precision_set_for(partner).policy_set), None)

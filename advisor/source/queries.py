@@ -2107,6 +2107,13 @@ class ModelCompute:
             DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
 
     @property
+    def small(self) -> bool:
+        """At most half the layers that make a model heavy, and no known architecture: a GAN's small discriminator
+        (three narrow convolutions and one wide), a toy MLP."""
+        return self.application is None and self.convolutions <= HEAVY_CONVOLUTIONS // 2 and \
+            self.dense <= HEAVY_DENSE // 2
+
+    @property
     def heavy_by_dense_layers(self) -> bool:
         """Heavy by the count of its dense layers alone (no known architecture, too few convolutions): what the
         count says least about, as their work scales with the tokens or rows per step the source rarely shows."""
