@@ -355,13 +355,22 @@ class EagerTrainStep(Rule):
                 f"only where `if {brief(module.node_code(condition.test))}:` "
                 f"({module.location(condition).display}) holds: a mode the run opts into, which the source does not "
                 "say a training run picks"))
+        kept = ctx.queries.kept_working_by(switch)
+        if kept is not None:
+            # Turning the switch off would break the run: the code it keeps eager is the change to make first.
+            function, effect = kept
+            message += (f" `{function.name}` needs it as written: rewrite its host computation with TensorFlow ops "
+                        "first.")
+            evidence.append(Evidence.source(
+                f"the code it keeps eager needs it: in `{function.name}`, {effect.what} "
+                f"({function.module.location(effect.node).display}) {effect.consequence}"))
         unfitted = switch.keras and not ctx.queries.keras_trains_near(module)
         if unfitted:
             evidence.append(Evidence.source(
                 "no `fit` or `train_on_batch` in this module or the modules importing it: the switch changes only "
                 "Keras' own loops, and the model may train in a loop of the repo's, which it does not touch"))
-        verdict = Verdict(Confidence.POSSIBLE if condition is not None or unfitted else Confidence.LIKELY,
-                          typical("tf_function"), tuple(evidence))
+        verdict = Verdict(Confidence.POSSIBLE if condition is not None or unfitted or kept is not None
+                          else Confidence.LIKELY, typical("tf_function"), tuple(evidence))
         return self.finding(module, switch.anchor, message, verdict, reach=reach)
 
     def _inline_finding(self, ctx: RuleContext, loop: TrainingLoop) -> Finding:

@@ -9423,6 +9423,39 @@ def test_a_keras_flow_over_arrays_without_augmentation_only_slices_them(settings
     assert [f.confidence for f in findings] == [expected]
 
 
+@pytest.mark.parametrize("target, expected", [("q_best.numpy()", Confidence.POSSIBLE),
+                                              ("tf.stop_gradient(q_best)", Confidence.LIKELY)])
+def test_an_eager_switch_the_compiled_code_needs_is_possible(target, expected):
+    """A football DQN turns every tf.function eager, and its `max_value` step reads `.numpy()`: removing the switch,
+    as a debugging leftover, would break the run; the code it keeps eager is the change to make first. Without the
+    host read the switch is a plain leftover."""
+    findings = _findings({"agent.py": f"""
+        import tensorflow as tf
+
+        class Agent:
+            @tf.function
+            def max_value(self, obs):
+                q_best = tf.reduce_max(self.q_network(obs), axis=1)
+                return {target}
+        """, "main.py": """
+        import tensorflow as tf
+        from agent import Agent
+
+        tf.config.run_functions_eagerly(True)
+        agent = Agent()
+        optimizer = tf.keras.optimizers.Adam()
+        for obs, target in replay:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(agent.q_network(obs) - target - agent.max_value(obs)))
+            grads = tape.gradient(loss, agent.q_network.trainable_variables)
+            optimizer.apply_gradients(zip(grads, agent.q_network.trainable_variables))
+        """}, "TFH002", show_all=True)
+    switch = [f for f in findings if f.location.path.as_posix() == "main.py" and f.location.line == 4]
+    assert [f.confidence for f in switch] == [expected]
+    assert ("`q_best.numpy()` (agent.py:7:16) fails" in " ".join(e.message for e in switch[0].evidence)) == \
+        (expected is Confidence.POSSIBLE)
+
+
 def test_a_generator_drawing_its_order_once_an_epoch_and_a_summary_on_the_epochs_last_step():
     """ShuffleNet's trainer: `generate_batch` yields from one loop per kind of data, shuffling only `if
     new_epoch:` (a flag its branch turns off): per batch it only indexes arrays in memory, no sure gain from

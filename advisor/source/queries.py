@@ -5518,6 +5518,18 @@ class SourceQueries:
             kinds = kinds - {"histogram"} | {PER_TENSOR_HISTOGRAMS}
         return kinds
 
+    def _modules_imported_from(self, module: ModuleInfo) -> set[int]:
+        """The ids of ``module`` and the repo modules it imports, directly or through others."""
+        found, pending = {id(module)}, [module]
+        while pending:
+            names = pending.pop().names
+            for name in [*names.aliases.values(), *names.star_imports]:
+                for imported in self.index.modules_imported_by(name):
+                    if id(imported) not in found:
+                        found.add(id(imported))
+                        pending.append(imported)
+        return found
+
     @cached_property
     def _importers(self) -> dict[int, list[ModuleInfo]]:
         """The repo modules importing each module, by module id."""
@@ -5983,6 +5995,24 @@ class SourceQueries:
                     found.append(EagerSwitch(module, assignment, assignment.value, assignment.value,
                                              self.enclosing_function(module, assignment), keras=True, call=None))
         return found
+
+    def kept_working_by(self, switch: EagerSwitch) -> tuple[FunctionInfo, SideEffect] | None:
+        """Code the switch keeps running that compiled it could not: a function it keeps from being compiled that
+        computes with host values (``.numpy()``, NumPy on a tensor), with the first such place. For
+        ``run_functions_eagerly``, a ``tf.function`` of the repo's that a run may reach; for Keras' ``run_eagerly``
+        given to ``compile``, a loss or metric that call hands Keras."""
+        if not switch.keras:  # (the program's own: its module and those it imports, directly or through others)
+            program = self._modules_imported_from(switch.module)
+            functions = [c.function for c in self.compilations if id(c.function.module) in program]
+        else:
+            functions = self._functions_passed(switch.call) if switch.call is not None else []
+        for function in {id(f.node): f for f in functions}.values():
+            if self.reach(function.module, function.node) is Reach.OTHER:
+                continue
+            effect = next((e for e in self.side_effects(function) if e.breaks_step and e.on_host), None)
+            if effect is not None:
+                return function, effect
+        return None
 
     def keras_trains_near(self, module: ModuleInfo) -> bool:
         """Whether Keras trains a model (``fit``, ``train_on_batch``) in ``module`` or in a module importing it,
