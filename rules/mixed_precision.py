@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from advisor.codemods.mixed_precision import EnableMixedPrecision
@@ -280,7 +281,7 @@ class MixedPrecision(Rule):
             if setting.policy_set:
                 continue
             carrier = _heavy_partner(queries, construction)
-            if carrier is not None and _dense_head_of(queries, construction, carrier):
+            if carrier is not None and carrier.dense_head:
                 continue  # the backbone's finding covers the steps both train: one policy serves the two
             compute = queries.model_compute(construction)
             verdict, policy = self._verdict(ctx, construction, compute, setting, KERAS_POLICY_SINCE, carrier)
@@ -299,7 +300,7 @@ class MixedPrecision(Rule):
 
     @staticmethod
     def _verdict(ctx: RuleContext, site: CallSite, compute: ModelCompute, setting: PrecisionSetting,
-                 api_since: tuple[int, int], carrier: CallSite | None = None) -> tuple[Verdict | None, str]:
+                 api_since: tuple[int, int], carrier: _Carrier | None = None) -> tuple[Verdict | None, str]:
         """How sure the finding at ``site`` is, and the policy it proposes; None when the capture already computes
         in 16 bits. ``setting``: where the repo turns mixed precision on, if it does, off the way of this training
         or behind a flag off by default; ``api_since``: the TensorFlow release the advice needs; ``carrier``: a
@@ -371,10 +372,10 @@ class MixedPrecision(Rule):
         if carrier is not None:
             # One global policy serves every model of the steps: the heavy model's finding is the one to act on.
             confidence = Confidence.POSSIBLE
-            own = ctx.queries.model_compute(site, alone=True)
+            own, heavy = carrier.small, carrier.site
             evidence.append(Evidence.source(
                 f"on its own it makes {own.convolutions} convolution and {own.dense} dense layers of the sizes counted "
-                f"above; the model built at {carrier.module.location(carrier.node).display}, which the same steps "
+                f"above; the model built at {heavy.module.location(heavy.node).display}, which the same steps "
                 "train, is the heavy one, and the policy its finding proposes covers this model too"))
         pin = ctx.index.tensorflow_pin(site.module)
         if tf1_eager is None and pin is not None and pin.predates(api_since):
@@ -442,23 +443,36 @@ class MixedPrecision(Rule):
                             fix_args=_fix_args(plan, policy), end_node=node)
 
 
-def _heavy_partner(queries: SourceQueries, construction: CallSite) -> CallSite | None:
+@dataclass(frozen=True)
+class _Carrier:
+    """A model heavy on its own that the same steps train as a small one: its finding proposes the one policy both
+    need."""
+
+    site: CallSite
+    heavy: ModelCompute  # its own work
+    small: ModelCompute  # the small model's own work
+
+    @property
+    def dense_head(self) -> bool:
+        """The small model is a head of dense layers on the carrier's convolutional network (a self-supervised
+        encoder's projection head): nothing of its own for 16 bits to speed up."""
+        return not self.small.convolutions and self.small.application is None and bool(
+            self.heavy.convolutions or self.heavy.application)
+
+
+def _heavy_partner(queries: SourceQueries, construction: CallSite) -> _Carrier | None:
     """A model the steps that train the model built at ``construction`` train too, heavy on its own where that one
-    is small (a GAN's generator beside a discriminator of a few narrow convolutions), with no policy of its own: its
-    finding proposes the policy both need. A model of real work of its own (a PatchGAN's 64-512-filter convolutions)
-    keeps its finding."""
+    is small (a GAN's generator beside a discriminator of a few narrow convolutions), with no policy of its own. A
+    model of real work of its own (a PatchGAN's 64-512-filter convolutions) keeps its finding."""
     partners = queries.trained_with(construction)
-    if not partners or not queries.model_compute(construction, alone=True).small:
+    own = queries.model_compute(construction, alone=True) if partners else None
+    if own is None or not own.small:
         return None  # (most models train alone: nothing else to carry the finding)
-    return next((partner for partner in partners if queries.model_compute(partner, alone=True).heavy
-                 and not queries.mixed_precision_set_for(partner).policy_set), None)
-
-
-def _dense_head_of(queries: SourceQueries, construction: CallSite, carrier: CallSite) -> bool:
-    """Whether the model built at ``construction`` is a head of dense layers on the convolutional network built at
-    ``carrier`` (a self-supervised encoder's projection head): nothing of its own for 16 bits to speed up."""
-    own, heavy = (queries.model_compute(site, alone=True) for site in (construction, carrier))
-    return not own.convolutions and own.application is None and bool(heavy.convolutions or heavy.application)
+    for partner in partners:
+        heavy = queries.model_compute(partner, alone=True)
+        if heavy.heavy and not queries.mixed_precision_set_for(partner).policy_set:
+            return _Carrier(partner, heavy, own)
+    return None
 
 
 def _missing_api(pin: TensorflowPin | None, plan: MixedPrecisionPlan) -> str | None:

@@ -2846,16 +2846,26 @@ class SourceQueries:
         """The functions a call through a dispatch table written in the code may run, each the table names:
         ``switch[args.algorithm](game, config)`` with ``switch = {"ALPHAZERO": learn_a0, "MUZERO": learn_m0}`` bound
         in the function or the module, or the literal itself (``{"train": train, "eval": evaluate}[mode]()``)."""
-        func = site.node.func
-        if not isinstance(func, cst.Subscript):
+        if not isinstance(site.node.func, cst.Subscript):
             return []
-        tables = [func.value] if isinstance(func.value, cst.Dict) else [
-            value for _, _, value in self.assigned_values(site.module, site.function, func.value)]
-        names = frozenset().union(*(site.module.qualified_names(element.value) for table in tables
-                                    if isinstance(table, cst.Dict) for element in table.elements
-                                    if isinstance(element, cst.DictElement)
-                                    and isinstance(element.value, (cst.Name, cst.Attribute))))
+        names = frozenset().union(*(module.qualified_names(value) for module, value in self._table_values(
+            site.module, site.function, site.node.func.value) if isinstance(value, (cst.Name, cst.Attribute))))
         return [function for function, _ in self.index.callees(names)] if names else []
+
+    def _table_values(self, module: ModuleInfo, scope: FunctionInfo | None, table: cst.BaseExpression
+                      ) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
+        """The values of the dict ``table`` (read in ``scope``) stands for, each with the module it is written in: a
+        dict literal, one assigned to the name there or in the module, or a module constant of another module
+        (``Agents.MuZeroNetworks``). Syntax and constants only: the call graph asks while it is being built."""
+        if isinstance(table, cst.Dict):
+            written = [(module, table)]
+        else:
+            written = [(owner, value) for owner, _, value in self.assigned_values(module, scope, table)]
+            constant = self.index.constant(module, table) if not written and isinstance(
+                table, (cst.Name, cst.Attribute)) else None
+            written += [(constant.module, constant.value)] if constant is not None else []
+        return [(owner, element.value) for owner, value in written if isinstance(value, cst.Dict)
+                for element in value.elements if isinstance(element, cst.DictElement)]
 
     def _callees_by_name(self, site: CallSite) -> list[FunctionInfo]:
         """The repo functions ``site``'s names refer to, by imports and qualified names alone."""
@@ -3162,16 +3172,10 @@ class SourceQueries:
         found = []
         for construction, passed in self._passed_to_constructor(self.index.class_of(init), init,
                                                                 site.node.func.value, CALL_DEPTH):
-            module = construction.module
-            table = self.index.constant(module, passed.value) if isinstance(passed, cst.Subscript) and isinstance(
-                passed.value, (cst.Name, cst.Attribute)) else None
-            # (`Agents.MuZeroNetworks[architecture]`: any class of a table of them, a module constant)
-            if table is not None and isinstance(table.value, cst.Dict):
-                module, classes = table.module, [e.value for e in table.value.elements
-                                                 if isinstance(e, cst.DictElement)]
-            else:
-                classes = [passed]
-            found += [c for given in classes if isinstance(given, (cst.Name, cst.Attribute))
+            # (`Agents.MuZeroNetworks[architecture]`: any class of a table of them)
+            classes = self._table_values(construction.module, construction.function, passed.value) if isinstance(
+                passed, cst.Subscript) else [(construction.module, passed)]
+            found += [c for module, given in classes if isinstance(given, (cst.Name, cst.Attribute))
                       for c in self._classes_named(module.qualified_names(given))]
         return found
 
@@ -4510,19 +4514,8 @@ class SourceQueries:
             else self._call_at.get(id(receiver))
         if made is None or not any(name.endswith("ImageDataGenerator") for name in made.names):
             return True
-        settings: list[tuple[str | None, cst.BaseExpression]] = []
-        for arg in made.node.args:
-            unpacked = self.assigned_value(made.module, made.function, arg.value) if arg.star == "**" and \
-                isinstance(arg.value, cst.Name) else None
-            if unpacked is not None and isinstance(unpacked[2], cst.Dict):  # `kwargs = dict(...)` is a Call
-                settings += [(literal(e.key) if isinstance(e, cst.DictElement) else None, e.value)
-                             for e in unpacked[2].elements]
-            elif unpacked is not None and m.matches(unpacked[2], m.Call(func=m.Name("dict"))):
-                settings += [(a.keyword.value if a.keyword else None, a.value) for a in unpacked[2].args]
-            else:
-                settings.append((arg.keyword.value if arg.keyword is not None else None, arg.value))
         return any(name not in IMAGE_SETTINGS_WITHOUT_WORK and self._truth(made.module, value) is not False
-                   for name, value in settings)
+                   for name, value in self._keyword_arguments(made))
 
     def _makes_keras_iterator(self, site: CallSite) -> bool:
         """A call of a repo function that returns an instance of the repo's own subclass of Keras' image
@@ -5492,8 +5485,7 @@ class SourceQueries:
         """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``..., :data:`PER_TENSOR_HISTOGRAMS`)
         ``module``, a repo module it imports or one importing it (a model class deriving from the base class whose
         loop runs the graph) makes: what a TensorFlow 1.x merged summary fetched there may hold."""
-        near = [module] + [other for name in [*module.names.aliases.values(), *module.names.star_imports]
-                           for other in self.index.modules_imported_by(name)] + self._importers.get(id(module), [])
+        near = [module, *self._imported_modules(module), *self._importers.get(id(module), [])]
         kinds = self._summary_kinds
         return set().union(*(kinds.get(id(other), ()) for other in near))
 
@@ -5518,16 +5510,20 @@ class SourceQueries:
             kinds = kinds - {"histogram"} | {PER_TENSOR_HISTOGRAMS}
         return kinds
 
+    def _imported_modules(self, module: ModuleInfo) -> list[ModuleInfo]:
+        """The repo modules ``module`` imports (by name or with a star)."""
+        names = module.names
+        return [imported for name in [*names.aliases.values(), *names.star_imports]
+                for imported in self.index.modules_imported_by(name)]
+
     def _modules_imported_from(self, module: ModuleInfo) -> set[int]:
         """The ids of ``module`` and the repo modules it imports, directly or through others."""
         found, pending = {id(module)}, [module]
         while pending:
-            names = pending.pop().names
-            for name in [*names.aliases.values(), *names.star_imports]:
-                for imported in self.index.modules_imported_by(name):
-                    if id(imported) not in found:
-                        found.add(id(imported))
-                        pending.append(imported)
+            for imported in self._imported_modules(pending.pop()):
+                if id(imported) not in found:
+                    found.add(id(imported))
+                    pending.append(imported)
         return found
 
     @cached_property
@@ -5535,10 +5531,9 @@ class SourceQueries:
         """The repo modules importing each module, by module id."""
         found: dict[int, list[ModuleInfo]] = {}
         for module in self.index.modules:
-            for name in [*module.names.aliases.values(), *module.names.star_imports]:
-                for imported in self.index.modules_imported_by(name):
-                    if imported is not module:
-                        found.setdefault(id(imported), []).append(module)
+            for imported in self._imported_modules(module):
+                if imported is not module:
+                    found.setdefault(id(imported), []).append(module)
         return found
 
     def _runs_training_op(self, call: cst.Call) -> bool:
@@ -7245,20 +7240,25 @@ class SourceQueries:
         if width is None and keyword == "units":  # slim's layers, TensorFlow 1.x's recurrent cells
             width = argument_value(layer.node, "num_outputs" if functional else "num_units")
         if width is None:
-            width = self._unpacked_keyword(layer, keyword)
+            width = next((value for name, value in self._keyword_arguments(layer) if name == keyword), None)
         return self._integer(layer.module, width, passed, layer.function)
 
-    def _unpacked_keyword(self, layer: CallSite, keyword: str) -> cst.BaseExpression | None:
-        """The value a ``**params`` argument gives ``keyword``, where ``params`` is a dict written once
-        (``conv1_params = {"filters": 256, "kernel_size": 9}``, then ``tf.layers.conv2d(X, **conv1_params)``)."""
-        for arg in layer.node.args:
-            if arg.star == "**" and isinstance(arg.value, cst.Name):
-                bound = self.assigned_value(layer.module, layer.function, arg.value)
-                if bound is not None and isinstance(bound[2], cst.Dict):
-                    return next((element.value for element in bound[2].elements if isinstance(element, cst.DictElement)
-                                 and m.matches(element.key, m.SimpleString()) and
-                                 element.key.evaluated_value == keyword), None)
-        return None
+    def _keyword_arguments(self, site: CallSite) -> list[tuple[str | None, cst.BaseExpression]]:
+        """Each argument of ``site`` with its keyword (None for a positional one, or an unpacking the source does
+        not spell out), a ``**params`` unpacked where ``params`` is a dict written once (``conv1_params =
+        {"filters": 256, "kernel_size": 9}`` or ``dict(rotation_range=0, ...)``, then ``f(x, **params)``)."""
+        found: list[tuple[str | None, cst.BaseExpression]] = []
+        for arg in site.node.args:
+            unpacked = self.assigned_value(site.module, site.function, arg.value) if arg.star == "**" and \
+                isinstance(arg.value, cst.Name) else None
+            if unpacked is not None and isinstance(unpacked[2], cst.Dict):
+                found += [(key if isinstance(key := literal(e.key), str) else None, e.value)
+                          for e in unpacked[2].elements if isinstance(e, cst.DictElement)]
+            elif unpacked is not None and m.matches(unpacked[2], m.Call(func=m.Name("dict"))):
+                found += [(a.keyword.value if a.keyword is not None else None, a.value) for a in unpacked[2].args]
+            else:
+                found.append((arg.keyword.value if arg.keyword is not None else None, arg.value))
+        return found
 
     def _weight_variable(self, layer: CallSite, names: list[str]) -> tuple[ModuleInfo, FunctionInfo | None,
                                                                              cst.Call] | None:
