@@ -488,15 +488,27 @@ class Verdicts:
                        static.evidence + (Evidence.profile(f"device compute is {share:.0f}% of the step time",
                                                            {"device_compute_share": share / 100.0}),), static.note)
 
-    def default_settings(self, finding: Finding, module: ModuleInfo) -> Finding:
+    def runs_as_written(self, finding: Finding, module: ModuleInfo) -> Finding:
         """A finding on code that a run with the defaults the source sets skips (``if FLAGS.mode == "eager_tf":``
-        with ``mode`` defaulting to ``"fit"``) is at most possible: that code trains only when the user changes a
-        setting. One a capture confirms stands: the captured run took that branch."""
+        with ``mode`` defaulting to ``"fit"``), or that a run never gets to (a statement before it raises whatever
+        the data: a name nothing imports, a call with arguments its function rejects), or that the project keeps in
+        a folder named for code it no longer runs (``old/``, ``Trash/``) is at most possible: that code trains only
+        when the user changes a setting, or fixes or revives the code. One a capture confirms stands: the captured
+        run took that way."""
         if finding.confidence is not Confidence.LIKELY:
             return finding
-        branch = self.queries.skipped_by_default(module, finding.location.line)
-        if branch is None:
-            return finding
-        skipped = Evidence.source(f"a run with the defaults the source sets skips this code: `{branch.test}` "
+        line = finding.location.line
+        branch = self.queries.skipped_by_default(module, line)
+        archive = self.queries.index.archive_folder(module)
+        if archive is not None:
+            why = Evidence.source(f"the file is kept in `{archive}/`, a folder named for code the project no longer "
+                                  "runs")
+        elif branch is not None:
+            why = Evidence.source(f"a run with the defaults the source sets skips this code: `{branch.test}` "
                                   f"({branch.location.display}) is {branch.value} with them")
-        return replace(finding, confidence=Confidence.POSSIBLE, evidence=[*finding.evidence, skipped])
+        else:
+            stop = self.queries.stops_before(module, line)
+            if stop is None:
+                return finding
+            why = Evidence.source(f"a run stops before it gets here: {stop.cause} ({stop.location.display})")
+        return replace(finding, confidence=Confidence.POSSIBLE, evidence=[*finding.evidence, why])

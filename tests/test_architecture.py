@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("advisor", "advisor.errors", "advisor.files", "advisor.printable", "advisor.profile", "advisor.profile.facts",
      "advisor.source.tf1_api", "advisor.source.python2"),
     ("advisor.model", "advisor.source", "advisor.source.names", "advisor.source.visitors", "advisor.source.syntax",
+     "advisor.source.raising",
      "advisor.source.git_tracked",
      "advisor.profile.xplane_pb"),
     # reading source and captures

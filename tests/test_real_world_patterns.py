@@ -435,8 +435,8 @@ def test_test_code_is_left_out(tmp_path, test_path):
     from advisor.engine import analyze
 
     (tmp_path / test_path).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / test_path).write_text("import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(3)\n"
-                                      "for x in ds:\n    pass\n")
+    (tmp_path / test_path).write_text("import tensorflow as tf\n\ndef test_batches():\n"
+                                      "    for x in tf.data.Dataset.range(8).batch(3):\n        pass\n")
     report = analyze(tmp_path, None, Settings(min_confidence=Confidence.POSSIBLE))
     assert report.findings == [] and report.files_excluded == 1
 
@@ -11675,3 +11675,212 @@ def test_an_episode_played_inside_the_tape_reads_the_environments_flags_on_the_h
         """}, "TFH004", show_all=True)
     assert [f.location.line for f in findings if f.location.line == 27] == []
     assert [f.location.line for f in findings] == [24]  # (the action the environment needs: possible, saying so)
+
+
+# A training script whose model module uses `keras` it never imports (the script imports it for itself).
+_MODEL_WITHOUT_ITS_IMPORT = """
+    import tensorflow as tf
+
+    def Pnet():
+        inputs = tf.keras.Input(shape=[None, None, 3])
+        x = tf.keras.layers.Conv2D(10, 3, kernel_regularizer=keras.regularizers.l2(0.0005))(inputs)
+        return tf.keras.Model(inputs, x)
+    """
+_EAGER_LOOP_AFTER = """
+    import tensorflow as tf
+    import tensorflow.keras as keras
+    from model import Pnet
+
+    def train(epochs, data):
+        {before}
+        optimizer = keras.optimizers.Adam()
+        for epoch in range(epochs):
+            for images, labels in data:
+                {in_loop}
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(images))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+    train(10, tf.data.Dataset.range(10))
+    """
+
+
+@pytest.mark.parametrize("before, in_loop, raising", [
+    ("model = Pnet()", "pass", "`Pnet()` (line 6) raises in what it runs: `keras` is bound in train.py but "
+                               "imported, assigned or defined nowhere in model.py"),
+    ("model = tf.keras.Sequential([tf.keras.layers.Dense(10)])", "images = image_color_distort(images)",
+     "`image_color_distort` is bound in augment.py but imported, assigned or defined nowhere in train.py"),
+])
+def test_code_after_a_statement_that_raises_whatever_the_data_is_at_most_possible(before, in_loop, raising):
+    """A script that cannot get to its loop as committed (the model's module never imports the `keras` it uses; the
+    loop calls an augmentation another module defines and it never imports): its eager step is possible, saying
+    which line raises. (A name no module binds at all is more likely code a snippet leaves out.)"""
+    augment = "import tensorflow as tf\n\ndef image_color_distort(images):\n    return tf.image.random_hue(images, 0.1)"
+    findings = _findings({"model.py": _MODEL_WITHOUT_ITS_IMPORT, "augment.py": augment,
+                          "train.py": _EAGER_LOOP_AFTER.format(before=before, in_loop=in_loop)}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.POSSIBLE)]
+    assert any(raising in e.message and "NameError" in e.message for e in findings[0].evidence)
+
+
+@pytest.mark.parametrize("model_module", [
+    _MODEL_WITHOUT_ITS_IMPORT.replace("import tensorflow as tf",
+                                      "import tensorflow as tf\n    from tensorflow import keras"),
+    _MODEL_WITHOUT_ITS_IMPORT.replace("import tensorflow as tf", "import tensorflow as tf\n    from layers import *"),
+    _MODEL_WITHOUT_ITS_IMPORT.replace("import tensorflow as tf", "import tensorflow as tf\n"
+                                      "    try:\n        import keras\n    except ImportError:\n        keras = None"),
+    # Python 2's builtins are a Python 2 run's
+    _MODEL_WITHOUT_ITS_IMPORT.replace("0.0005", "reduce(lambda a, b: a * b, [0.0005])").replace("keras.", "tf.keras."),
+    # only on some calls
+    _MODEL_WITHOUT_ITS_IMPORT.replace("    x = tf", "    if False:\n            keras = None\n        x = tf"),
+])
+def test_a_name_the_module_binds_somehow_raises_nothing(model_module):
+    findings = _findings({"model.py": model_module,
+                          "train.py": _EAGER_LOOP_AFTER.format(before="model = Pnet()", in_loop="pass")}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+
+
+@pytest.mark.parametrize("construction, confidence", [
+    ("GANLoss(perceptual, content, adversarial, 0.1, 0.01)", Confidence.POSSIBLE),  # 5 of 6 required
+    ("GANLoss(perceptual, content, adversarial, 0.1, 0.01, 1.0)", Confidence.LIKELY),
+    ("GANLoss(perceptual, content, adversarial, 0.1, 0.01, mu=1.0)", Confidence.LIKELY),
+    ("GANLoss(*losses)", Confidence.LIKELY),
+])
+def test_a_call_whose_arguments_the_signature_rejects_stops_the_run(construction, confidence):
+    """sr-tf2's GAN trainer constructs its loss with fewer arguments than its `__init__` requires: TypeError before
+    the loop, whose eager step is then possible."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        class GANLoss:
+            def __init__(self, perceptual, content, adversarial, lbd, eta, mu):
+                self.weights = (lbd, eta, mu)
+
+        def train_gan(model, data, perceptual, content, adversarial, losses):
+            loss_fn = {construction}
+            optimizer = tf.keras.optimizers.Adam()
+            for images in data:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(images))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        train_gan(tf.keras.Sequential([tf.keras.layers.Dense(4)]), [], None, None, None, ())
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, confidence)]
+
+
+def test_a_parameter_named_like_a_function_is_not_that_function():
+    """A progressive GAN's blocks take `n_filters`, a partial of the module's three-argument `n_filters`, and call
+    it with one: the call is the parameter's, which accepts it."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def n_filters(stage, base, cap):
+            return min(base // 2 ** stage, cap)
+
+        def block(x, stage, n_filters):
+            return tf.keras.layers.Conv2D(n_filters(stage), 3)(x)
+
+        def train(data):
+            inputs = tf.keras.Input([64, 64, 3])
+            model = tf.keras.Model(inputs, block(inputs, 2, lambda n: n_filters(n, 8192, 512)))
+            optimizer = tf.keras.optimizers.Adam()
+            for images in data:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(images))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        train([])
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY)]
+
+
+def test_a_pipeline_under_a_setting_that_is_off_and_no_else_is_skipped():
+    """HER's curriculum pipeline is made only `if curriculum_learn:`, which the script sets False; with no `else`
+    the default run makes no data there at all, so its Python generator is at most possible."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def generate():
+            for episode in np.load("demos.npy"):
+                yield np.concatenate([episode[:-1], episode[1:]]), episode[-1]
+
+        curriculum_learn = False
+        if curriculum_learn:
+            dataset = tf.data.Dataset.from_generator(generate, (tf.float32, tf.float32))
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+        model.compile("adam", "mse")
+
+        def train(epochs):
+            if curriculum_learn:
+                batches = iter(dataset)
+            for epoch in range(epochs):
+                model.train_on_batch(*(next(batches) if curriculum_learn else replay_buffer.sample()))
+
+        train(10)
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.POSSIBLE)]
+
+
+def test_a_model_whose_training_call_a_run_never_gets_to_trains_nothing():
+    """sr-tf2's RaGAN trainer builds its discriminator, then constructs its loss with too few arguments before
+    `fit`: the discriminator trains in no run, so its mixed-precision finding is not shown."""
+    files = {"train.py": """
+        import tensorflow as tf
+
+        class GANLoss(tf.keras.losses.Loss):
+            def __init__(self, perceptual, content, adversarial, lbd, eta, mu):
+                super().__init__()
+                self.weights = (lbd, eta, mu)
+
+        def train_ragan(data):
+            inputs = tf.keras.Input([224, 224, 3])
+            x = inputs
+            for filters in (64, 128, 256, 512, 512, 512):
+                x = tf.keras.layers.Conv2D(filters, 3, padding="same", activation="relu")(x)
+                x = tf.keras.layers.Conv2D(filters, 3, padding="same", activation="relu")(x)
+            discriminator = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(tf.keras.layers.Flatten()(x)))
+            loss = GANLoss(None, None, None, {lbd})
+            discriminator.compile("adam", loss)
+            discriminator.fit(data, epochs=100)
+
+        train_ragan(tf.data.Dataset.range(10))
+        """}
+    srcnn = """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 9), tf.keras.layers.Conv2D(32, 1),
+                                     tf.keras.layers.Conv2D(3, 5)])
+        model.compile("adam", "mse")
+        model.fit(tf.data.Dataset.range(10), epochs=100)
+        """
+    broken = _findings({"train.py": files["train.py"].format(lbd="0.1"), "srcnn.py": srcnn}, "TFC001")
+    working = _findings({"train.py": files["train.py"].format(lbd="0.1, 0.01, 1.0"), "srcnn.py": srcnn}, "TFC001")
+    assert [(f.location.path.name, f.location.line, f.confidence) for f in working if f.location.path.name ==
+            "train.py"] == [("train.py", 14, Confidence.LIKELY)]
+    assert [f.confidence for f in broken if f.location.path.name == "train.py"] in ([], [Confidence.POSSIBLE])
+
+
+@pytest.mark.parametrize("folder, confidence", [
+    ("~old", Confidence.POSSIBLE), ("Trash", Confidence.POSSIBLE), ("deprecated", Confidence.POSSIBLE),
+    ("scripts", Confidence.LIKELY), ("legacy", Confidence.LIKELY), ("bold", Confidence.LIKELY),
+])
+def test_a_script_kept_in_an_archive_folder_is_at_most_possible(folder, confidence):
+    """A bird classifier keeps its earlier training script in `~old/`; a model zoo its discarded capsule network in
+    `Trash/`: what they find is at most possible, saying where the file is kept."""
+    findings = _findings({f"{folder}/train.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+        optimizer = tf.keras.optimizers.Adam()
+        for images, labels in tf.data.Dataset.range(10):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(images))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(6, confidence)]

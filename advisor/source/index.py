@@ -32,6 +32,9 @@ from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
 from .walk import SourceFile, relevant_sources, source_files
 
+# Folders named for code a project keeps but no longer runs (not `legacy/`: model gardens train from there).
+ARCHIVE_FOLDER = re.compile(r"~?old|old[-_].+|.+[-_]old|trash|backups?|deprecated|obsolete|unused|attic|archived?",
+                            re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*advisor:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
                         re.IGNORECASE)
@@ -450,6 +453,12 @@ class SourceIndex:
         """Whether ``module`` is part of a third-party library the repo keeps a copy of (``tensorflow_probability/``
         at its root): the library's own examples and scripts are not this repo's training."""
         return len(module.path.parts) > 1 and module.path.parts[0] in self._vendored
+
+    @staticmethod
+    def archive_folder(module: ModuleInfo) -> str | None:
+        """The folder ``module`` is kept in that is named for code a project keeps but no longer runs (``old/``,
+        ``~old/``, ``Trash/``, ``deprecated/``, ``archive/``), if any."""
+        return next((part for part in module.path.parts[:-1] if ARCHIVE_FOLDER.fullmatch(part)), None)
 
     def assignment_of(self, call: cst.Call) -> cst.Assign | None:
         """The assignment whose value is ``call`` (``ds = make_dataset()``), if any."""

@@ -29,7 +29,9 @@ from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink
 from .index import MAIN_BLOCK, SourceIndex
 from .names import GRADIENT_TAPE, STAR_DEPTH, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PROGRESS_BARS
-from .syntax import argument, argument_value, literal, method_name, parameter_names
+from .raising import (DEFINED_EVERYWHERE, DYNAMIC_BINDING, bound_names, evaluated_every_time, header_expressions,
+                      inner_blocks, is_generator, may_leave_early, rejected_arguments)
+from .syntax import argument, argument_value, brief, literal, method_name, parameter_names
 from .visitors import visit_reading
 
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
@@ -2168,6 +2170,15 @@ class _LayerTally:
 
 
 @dataclass(frozen=True)
+class RunStop:
+    """A statement that raises whatever data a run brings, which every run of some code passes first: ``cause``
+    says what raises and why, as Python would; ``location`` is where."""
+
+    cause: str
+    location: Location
+
+
+@dataclass(frozen=True)
 class SkippedBranch:
     """A branch that a run with the defaults the source sets does not take: ``test`` (as written, at ``location``)
     is ``value`` with those defaults, and the branch runs only when it is not."""
@@ -2382,6 +2393,8 @@ class SourceQueries:
         self._training_reached: dict[tuple[int, int], bool] = {}  # by (call node id, depth)
         self._failed_imports: dict[tuple[int, bool], cst.ImportFrom | None] = {}  # by module, and as a script
         self._words: dict[int, frozenset[str]] = {}  # by module: what its code names outside comments
+        self._raising_statements: dict[tuple[int, int], RunStop | None] = {}  # by (statement node id, depth)
+        self._bound_names: dict[int, frozenset[str]] = {}  # by module
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -3266,16 +3279,17 @@ class SourceQueries:
         ``else:`` of ``if not DEBUG:``; ``if eager:`` with ``eager = False`` in a script). A test on a parameter decides
         nothing here: callers pass what they like. Nor does a default that stands in for the data: a branch that
         only makes a dataset where the default one makes none (``if FLAGS.use_data == "real":``, else random
-        tensors; neither trains) reads the data a real run brings. Nor is the switch a run that trains turns on
-        (:meth:`_training_switch`)."""
+        tensors; neither trains) reads the data a real run brings; without an ``else``, the default run makes no
+        data there at all (``if curriculum_learn:`` with ``curriculum_learn = False``). Nor is the switch a run that
+        trains turns on (:meth:`_training_switch`)."""
         if id(module) not in self._skipped_branches:
             found = []
             for branch in m.findall(module.tree, m.If()):
                 value = self._truth(module, branch.test)
                 skipped, taken = (branch.body, branch.orelse) if value is False else (branch.orelse, branch.body) \
                     if value else (None, None)
-                stands_in = self._makes_dataset(skipped) and not self._makes_dataset(taken) and not any(
-                    self._trains(call) for call in m.findall(branch, m.Call()))
+                stands_in = taken is not None and self._makes_dataset(skipped) and not self._makes_dataset(
+                    taken) and not any(self._trains(call) for call in m.findall(branch, m.Call()))
                 if skipped is not None and not stands_in and not self._training_switch(module, branch, skipped,
                                                                                        taken):
                     span = module.location(skipped)
@@ -3291,6 +3305,135 @@ class SourceQueries:
         callers = self.callers_of(function) if function is not None else []
         skipped = [self.skipped_by_default(c.module, c.module.location(c.node).line, depth - 1) for c in callers]
         return skipped[0] if skipped and None not in skipped else None
+
+    def stops_before(self, module: ModuleInfo, line: int, depth: int = CALL_DEPTH) -> RunStop | None:
+        """A statement that raises whatever a run brings (see :mod:`.raising`) and that every run of module line
+        ``line`` passes first: before it in a block around it (a training loop after ``model = Pnet()``, where
+        ``Pnet`` uses a ``keras`` that its module never imports), or, a few calls up, before every call of the
+        function it is in. Not in a notebook, whose cells a user runs in any order."""
+        if module.notebook is not None:
+            return None
+        body: Sequence[cst.BaseStatement] = module.tree.body
+        innermost: cst.FunctionDef | None = None
+        while body:
+            here = next((statement for statement in body
+                         if module.location(statement).line <= line <= module.location(statement).end_line), None)
+            if here is None:
+                break
+            for statement in body[:body.index(here)]:
+                stop = self._raising_statement(module, statement, depth)
+                if stop is not None:
+                    return stop
+            if isinstance(here, cst.FunctionDef):
+                innermost = here
+            elif line > module.location(here).line:  # its test, iterable or context runs before the line
+                stop = self._raising_statement(module, here, depth)
+                if stop is not None:
+                    return stop
+            body = next((block for block in inner_blocks(here) if block and module.location(
+                block[0]).line <= line <= module.location(block[-1]).end_line), ())
+        function = self.index.function_of(innermost) if innermost is not None and depth else None
+        callers = self.callers_of(function) if function is not None else []
+        # Every mention of the function is one of these calls (no callback passed by name, no framework hook).
+        if not callers or _called_by_framework(function) or \
+                self._word_counts[function.name] > len(callers) + self._definitions_named[function.name]:
+            return None
+        stops = [self.stops_before(c.module, c.module.location(c.node).line, depth - 1) for c in callers]
+        return stops[0] if None not in stops else None
+
+    def _raising_statement(self, module: ModuleInfo, statement: cst.BaseStatement, depth: int) -> RunStop | None:
+        """What raises, whatever the data, where ``statement`` starts to run (a simple statement's values, a
+        compound statement's test, iterable or context): a name bound nowhere in its module, or a call of a repo
+        function that rejects its arguments or raises that way itself (``depth`` calls deep)."""
+        key = (id(statement), depth)
+        if key not in self._raising_statements:
+            self._raising_statements[key] = next(
+                (stop for expression in header_expressions(statement) for node in evaluated_every_time(expression)
+                 if (stop := self._raising_name(module, node) if isinstance(node, cst.Name) else
+                     self._raising_call(self._call_at[id(node)], depth)
+                     if isinstance(node, cst.Call) and id(node) in self._call_at else None) is not None), None)
+        return self._raising_statements[key]
+
+    def _raising_name(self, module: ModuleInfo, name: cst.Name) -> RunStop | None:
+        """NameError for ``name``, a value read: nothing in its module binds it, anywhere, though another repo module
+        imports or defines it (an import left out: `keras` that the script imports, not the model file; a helper
+        the script calls but never imports), and the module binds no names where the source does not show them (a
+        star import, ``globals()``, ``exec``). A name no module binds is more likely code left out of a snippet
+        than a run that fails."""
+        known = module.names
+        if name.value in DEFINED_EVERYWHERE or name.value in known.aliases or name.value in known.top_level or \
+                known.star_imports or DYNAMIC_BINDING.search(module.code):
+            return None
+        elsewhere = [other for other in self._modules_binding.get(name.value, ()) if other is not module]
+        if not elsewhere:
+            return None
+        if id(module) not in self._bound_names:
+            self._bound_names[id(module)] = bound_names(module.tree)
+        if name.value in self._bound_names[id(module)]:
+            return None
+        return RunStop(f"`{name.value}` is bound in {elsewhere[0].path.as_posix()} but imported, assigned or defined "
+                       f"nowhere in {module.path.name}, so reading it raises NameError", module.location(name))
+
+    @cached_property
+    def _modules_binding(self) -> dict[str, list[ModuleInfo]]:
+        """The modules whose code imports or defines each name at their top level (or imports it anywhere)."""
+        found: dict[str, list[ModuleInfo]] = {}
+        for module in self.index.modules:
+            for name in module.names.top_level | set(module.names.aliases):
+                found.setdefault(name, []).append(module)
+        return found
+
+    def _raising_call(self, site: CallSite, depth: int) -> RunStop | None:
+        """TypeError where ``site`` calls a repo function (or constructs a repo class) by name with arguments its
+        signature rejects; with ``depth`` left, what raises that way when the function runs (:meth:`
+        _raises_when_called`). Only where the call's name certainly means that one function: defined once, not
+        rebound, not decorated (a decorator may change what the name takes)."""
+        if not isinstance(site.node.func, cst.Name):
+            return None
+        scope = site.function
+        while scope is not None:  # a parameter or local of that name (`n_filters` passed in) is not the function
+            if site.node.func.value in bound_names(scope.node.params) | bound_names(scope.node.body):
+                return None
+            scope = scope.outer
+        found = self._defined_last_before(site, _visible_from(site.function, self._callees_by_name(site)))
+        if len(found) != 1 or found[0].decorators:
+            return None
+        callee = found[0]
+        constructor = callee.name == "__init__" and callee.class_key is not None
+        if callee.class_key is not None and not constructor:
+            return None
+        defined = self.index.class_of(callee) if constructor else callee
+        if constructor and (defined.node.decorators or defined.node.keywords or self._methods_of_class(
+                defined, "__new__")) or not self._bound_once(defined.module, defined.name) or \
+                not self._bound_once(site.module, site.node.func.value):
+            return None
+        call = brief(site.module.node_code(site.node))
+        rejected = rejected_arguments(site.node, callee.node.params, bound=constructor)
+        if rejected is not None:
+            return RunStop(f"`{call}` raises TypeError: `{defined.name}()` {rejected}", site.module.location(site.node))
+        inner = self._raises_when_called(callee, depth - 1) if depth else None
+        return RunStop(f"`{call}` ({site.module.location(site.node).line_label}) raises in what it runs: "
+                       f"{inner.cause}", inner.location) if inner is not None else None
+
+    def _raises_when_called(self, function: FunctionInfo, depth: int) -> RunStop | None:
+        """What raises, whatever the arguments, each time ``function`` is called: a statement of its body that
+        raises, with nothing before it that may return (a generator's body does not run when it is called)."""
+        node = function.node
+        if node.asynchronous is not None or is_generator(node) or not isinstance(node.body, cst.IndentedBlock):
+            return None
+        for statement in node.body.body:
+            stop = self._raising_statement(function.module, statement, depth)
+            if stop is not None or may_leave_early(statement):
+                return stop
+        return None
+
+    def _bound_once(self, module: ModuleInfo, name: str) -> bool:
+        """Whether ``module``'s top-level code binds ``name`` at most once (a ``def``, ``class``, import or
+        assignment; in functions too, to be safe): a name bound again may hold something else when it is called."""
+        binding = m.AssignTarget(target=m.Name(name)) | m.FunctionDef(name=m.Name(name)) | \
+            m.ClassDef(name=m.Name(name)) | m.ImportAlias(asname=m.AsName(name=m.Name(name))) | \
+            m.ImportAlias(name=m.Name(name), asname=None)
+        return sum(len(m.findall(statement, binding)) for statement in module.tree.body) <= 1
 
     def _training_switch(self, module: ModuleInfo, branch: cst.If, skipped: cst.CSTNode,
                          taken: cst.CSTNode | None) -> bool:
@@ -4556,7 +4699,7 @@ class SourceQueries:
     def _training_calls(self) -> list[CallSite]:
         """Calls that train: Keras ``fit``/``train_on_batch``, an Estimator's ``train(input_fn=...)`` (or any
         ``train`` of a name bound to an Estimator), ``train_and_evaluate``, and calls of the repo's training
-        steps."""
+        steps; not those a run stops before (:meth:`stops_before`)."""
         found = []
         for site in self.index.calls:
             method = site.node.func.attr.value if isinstance(site.node.func, cst.Attribute) else None
@@ -4567,7 +4710,10 @@ class SourceQueries:
                     and not self._made_by_other_library(site):
                 found.append(site)
         found += [c for step in self.training_steps for c in self.callers_of(step)]
-        return found + self._graph_updates
+        # A run never gets to one after a statement that raises whatever the data (`GANLoss(...)` given six of its
+        # eight arguments before `gan.fit(...)`): nothing trains there.
+        return [site for site in found if self.stops_before(site.module, site.module.location(site.node).line) is None
+                ] + self._graph_updates
 
     def _made_by_other_library(self, site: CallSite) -> bool:
         """Whether the receiver of ``site`` (``self.svm.fit(x, y)``, ``clf.fit(x, y)``) holds what another machine
@@ -7949,8 +8095,9 @@ class SourceQueries:
 
         fits = m.Attribute(attr=m.Name(value=m.MatchIfTrue(TRAINING_METHODS.__contains__)))
         compiles = {id(site) for site in self.keras_compiles}
-        for site in self.index.calls:
-            if m.matches(site.node.func, fits) or id(site) in compiles:
+        for site in self.index.calls:  # (not one a run stops before: that model trains in no run)
+            if (m.matches(site.node.func, fits) or id(site) in compiles) and \
+                    self.stops_before(site.module, site.module.location(site.node).line) is None:
                 add(site, site.node.func.value)
         step_calls = [site for step in self.training_steps for site in self.calls_in(step)] + self._inline_gradients
         for site in step_calls:
