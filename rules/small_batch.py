@@ -7,16 +7,12 @@ from typing import Iterable
 import libcst as cst
 import libcst.matchers as m
 
-from advisor.rule import (Confidence, Evidence, Example, Finding, IntegerLiteral, ModuleInfo, Rule, RuleContext,
-                          Verdict, argument_value, typical)
+from advisor.rule import (IMAGE_ITERATOR_BATCH_POSITION, Confidence, Evidence, Example, Finding, IntegerLiteral,
+                          ModuleInfo, Rule, RuleContext, Verdict, argument_value, typical)
 
 # Batches this small leave a GPU's or TPU's matrix units mostly idle: each step's fixed costs (launching kernels,
 # the host's loop, input) are paid for a handful of samples.
 SMALL_BATCH_MAX = 4
-# Where the Keras image iterators take their batch size by position: `datagen.flow(x, y, batch_size)`; the
-# others, after a directory's options, by keyword.
-BATCH_POSITION = {"flow": 2}
-
 
 class SmallBatch(Rule):
     code = "TFC003"
@@ -85,7 +81,7 @@ class SmallBatch(Rule):
                    for stage in pipeline.stages if stage.op == "batch"]
         batches += [(site.module, site.node, argument_value(site.node, "batch_size")) for site in ctx.index.calls
                     if m.matches(site.node.func, m.Attribute(attr=m.Name("fit")))]
-        batches += [(site.module, site.node, argument_value(site.node, "batch_size", BATCH_POSITION.get(
+        batches += [(site.module, site.node, argument_value(site.node, "batch_size", IMAGE_ITERATOR_BATCH_POSITION.get(
             site.node.func.attr.value))) for site in ctx.queries.training_image_iterators]
         reported: set[int] = set()
         for module, site, value in batches:

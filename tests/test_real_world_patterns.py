@@ -11884,3 +11884,74 @@ def test_a_script_kept_in_an_archive_folder_is_at_most_possible(folder, confiden
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
         """}, "TFH002")
     assert [(f.location.line, f.confidence) for f in findings] == [(6, confidence)]
+
+
+def test_a_loop_applying_what_a_compiled_gradient_helper_returns_trains():
+    """A speech recognizer's `@tf.function train_step` returns gradients and its epoch loop applies them: the repo
+    trains there, so a scratch script beside it that no training run reaches is not shown."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(model, inputs):
+            x, y = inputs
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x, training=True) - y))
+            return tape.gradient(loss, model.trainable_variables), loss
+
+        def train_model(model, dataset, optimizer, epochs):
+            for epoch in range(epochs):
+                for inputs in dataset:
+                    gradients, loss = train_step(model, inputs)
+                    optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+        """, "main.py": """
+        import tensorflow as tf
+        from models import train_model
+
+        train_model(tf.keras.Sequential([tf.keras.layers.Dense(1)]), tf.data.TFRecordDataset(["a"]),
+                    tf.keras.optimizers.Adam(), 10)
+        """, "dev/augmentation_example.py": """
+        import time
+        import numpy as np
+        import tensorflow as tf
+
+        class ArtificialDataset(tf.data.Dataset):
+            def _generator(num_samples):
+                time.sleep(0.03)
+                for sample_idx in range(num_samples):
+                    time.sleep(0.015)
+                    yield np.random.standard_normal((10, 5))
+
+            def __new__(cls, num_samples=2):
+                return tf.data.Dataset.from_generator(cls._generator, output_types=tf.float64, args=(num_samples,))
+
+        if __name__ == "__main__":
+            for sample in ArtificialDataset().batch(1).map(tf.transpose, num_parallel_calls=tf.data.AUTOTUNE):
+                print(sample.shape)
+        """}, "TFD004", show_all=True)
+    assert [(f.location.path.as_posix(), f.off_training) for f in findings] == [
+        ("dev/augmentation_example.py", True)]
+
+
+@pytest.mark.parametrize("model, batch, confidence", [
+    ("tf.keras.applications.Xception(weights=None, input_shape=(64, 64, 3), classes=10)", 8, Confidence.POSSIBLE),
+    ("tf.keras.applications.Xception(weights=None, input_shape=(64, 64, 3), classes=10)", 64, Confidence.LIKELY),
+    ("tf.keras.applications.ResNet50(weights=None, input_shape=(224, 224, 3), classes=10)", 8, Confidence.LIKELY),
+    ("tf.keras.Sequential([tf.keras.Input((64, 64, 3))] + [tf.keras.layers.Conv2D(64, 3) for _ in range(5)] + "
+     "[tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])", 8, Confidence.POSSIBLE),
+    ("tf.keras.Sequential([tf.keras.Input((64, 64, 3))] + [tf.keras.layers.Conv2D(64, 3) for _ in range(5)] + "
+     "[tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])", 64, Confidence.LIKELY),
+])
+def test_batches_of_a_few_small_images_are_too_little_work_for_16_bits(model, batch, confidence):
+    """A model zoo trains its Xception and PolyNet on 64-pixel images in batches of 8: each step is over before
+    its kernels' launches, whatever the layers; in batches of 64, or a ResNet50 on 224-pixel images, it is not."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        model = {model}
+        model.compile("adam", "sparse_categorical_crossentropy")
+        train = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(1000).batch({batch})
+        model.fit(train, epochs=100)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(3, confidence)]
+    assert confidence is Confidence.LIKELY or f"in batches of {batch}" in findings[0].evidence[1].message

@@ -13,7 +13,7 @@ import operator
 import re
 import tokenize
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cached_property
 from pathlib import Path
@@ -1986,6 +1986,14 @@ APPLICATION_GMACS = {"VGG19": 19.6, "VGG": 15.5, "ResNet152": 11.5, "ResNet101":
                      "ConvNeXtTiny": 4.5, "ConvNeXtSmall": 8.7, "ConvNeXtBase": 15.4, "ConvNeXt": 34.4}
 APPLICATION_SIDE = 224
 HEAVY_APPLICATION_GMACS = 0.05  # a MobileNetV2 on 96-pixel images, a MobileNet on 64-pixel ones
+# Where the training's batches are written as literals, the work of a step: a known architecture's under 8 billion
+# multiply-adds per step (an Xception on eight 64-pixel images, 3; a ResNet50 on two 224-pixel ones, 8), or fewer
+# than 65536 pixels per step for a model known by its layers (eight 64-pixel images, 32 CIFAR ones), is over before
+# the kernels' launches: the step waits on those, not on matrix units.
+HEAVY_STEP_GMACS = 8.0
+SMALL_STEP_PIXELS = 65536
+# Where a Keras image iterator takes its batch size by position (`datagen.flow(x, y, 32)`).
+IMAGE_ITERATOR_BATCH_POSITION = {"flow": 2}
 # Datasets of small images, by a word in the loader's name or a string it is given (`keras.datasets.mnist`,
 # `tfds.load("fashion_mnist")`, `input_data.read_data_sets("MNIST_data")`, a repo's `load_mnist()`): their side in
 # pixels. CIFAR's 32 asks for a deep network (DEEP_CONVOLUTIONS), not nothing: a 4-layer 64-128-filter CNN gains
@@ -2097,9 +2105,13 @@ class ModelCompute:
     # The statement that freezes the known architecture for the whole training (`base.trainable = False`, never
     # undone before the name is bound again): only the layers on top of it learn.
     frozen: str | None = None
+    # The largest batch its training is written with, where every batch size of its training is a literal.
+    batch: int | None = None
 
     @property
     def heavy(self) -> bool:
+        if self.small_steps:
+            return False
         small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
         if small_images and self.side_certain and self.image_side <= TINY_IMAGE_SIDE:
             return False
@@ -2107,6 +2119,16 @@ class ModelCompute:
             return self.image_side is None or self.application_gmacs >= HEAVY_APPLICATION_GMACS
         return self.dense >= HEAVY_DENSE or self.convolutions >= (
             DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
+
+    @property
+    def small_steps(self) -> bool:
+        """Whether the batches and images the source writes make each step too little work to keep 16-bit units
+        busy (:data:`HEAVY_STEP_GMACS`, :data:`SMALL_STEP_PIXELS`), whatever the layers."""
+        if self.batch is None or self.image_side is None:
+            return False
+        if self.application is not None:
+            return self.application_gmacs * self.batch < HEAVY_STEP_GMACS
+        return self.batch * self.image_side ** 2 < SMALL_STEP_PIXELS
 
     @property
     def small(self) -> bool:
@@ -2138,10 +2160,11 @@ class ModelCompute:
         return self.application is None and not self.convolutions and not self.dense
 
     def describe(self) -> str:
+        batches = f" in batches of {self.batch}" if self.batch is not None and self.image_side is not None else ""
         if self.application is not None:
-            images = f", on {self.image_side}-pixel images" if self.image_side is not None else ""
+            images = f", on {self.image_side}-pixel images{batches}" if self.image_side is not None else ""
             return f"it builds `{self.application}`, a known architecture from its library{images}"
-        images = f" on {self.image_side}-pixel images" if self.image_side is not None else ""
+        images = f" on {self.image_side}-pixel images{batches}" if self.image_side is not None else ""
         builders = "its building code" if not self.partners else \
             f"its building code and that of the {self.partners} other model{'s' * (self.partners > 1)} trained " \
             "in the same steps"
@@ -3519,6 +3542,7 @@ class SourceQueries:
                 if function is not None and id(function.node) in evaluations:
                     continue
                 anchors.add(id(function.node) if function is not None else ("module", id(loop.module)))
+        anchors |= {self._caller_key(site) for site in self._compiled_gradient_calls}
         if not anchors:
             return None
         # `model_fn(features, labels, ModeKeys.EVAL)` builds the model to evaluate it: no way to training.
@@ -3544,6 +3568,17 @@ class SourceQueries:
         for root in roots:
             reached |= nx.descendants(runs, root)
         return reached
+
+    @cached_property
+    def _compiled_gradient_calls(self) -> list[CallSite]:
+        """Calls of a compiled function that only computes gradients (``gradients, loss = train_step(model, x)``
+        under ``@tf.function``), made in a loop that applies them (``optimizer.apply_gradients(zip(gradients,
+        ...))``): that loop trains, though no one function both differentiates and updates."""
+        helpers = {id(call.function.node): call.function for call in self.index.calls_to(GRADIENT_TAPE)
+                   if call.function is not None and self.runs_compiled(call.function)
+                   and not _updates_weights(call.function.node.body)}
+        return [caller for helper in helpers.values() for caller in self.callers_of(helper)
+                if (loop := caller.module.enclosing_loop(caller.node)) is not None and _updates_weights(loop.body)]
 
     def _run_of(self, key: int | tuple) -> set | None:
         """What the programs (scripts and notebooks: modules whose top-level code calls something) that reach
@@ -6610,7 +6645,29 @@ class SourceQueries:
             self._count_layers(self._built_by(model), 1, LAYER_DEPTH, tally, set())
         if tally.frozen is not None and self._unfrozen_to_train(construction):
             tally.frozen = None
-        return self._with_dataset_images(tally, [model.module for model in models.values()]).compute(len(models) - 1)
+        compute = self._with_dataset_images(tally, [model.module for model in models.values()]).compute(
+            len(models) - 1)
+        return replace(compute, batch=self._training_batch(list(models.values())))
+
+    def _training_batch(self, models: list[CallSite]) -> int | None:
+        """The largest batch the training of the models built at ``models`` is written with, in the modules that
+        build or train them: of the pipelines feeding training there, ``fit(batch_size=...)``, Keras image
+        iterators; None where one of those is not a literal (or a constant, or a flag's default), or none is seen."""
+        modules = {id(c.module) for c in models} | {
+            id(call.module) for _, built, calls in self._model_trainings if any(built.node is c.node for c in models)
+            for call in calls}
+        written = [(stage.module, argument_value(stage.node, "batch_size", 0)) for pipeline in self.index.pipelines()
+                   if (id(pipeline.sink.module) in modules or any(id(stage.module) in modules
+                                                                  for stage in pipeline.stages))
+                   and self.feeds_training(pipeline) and self.evaluation_use(pipeline) is None
+                   for stage in pipeline.stages if stage.op == "batch"]
+        written += [(site.module, argument_value(site.node, "batch_size")) for site in self.index.calls
+                    if id(site.module) in modules and m.matches(site.node.func, m.Attribute(attr=m.Name("fit")))
+                    and argument_value(site.node, "batch_size") is not None]
+        written += [(site.module, argument_value(site.node, "batch_size", IMAGE_ITERATOR_BATCH_POSITION.get(
+            site.node.func.attr.value))) for site in self.training_image_iterators if id(site.module) in modules]
+        sizes = [self.integer_literal(module, value, flags=True) for module, value in written]
+        return max(size.value for size in sizes) if sizes and None not in sizes else None
 
     def trained_with(self, construction: CallSite) -> list[CallSite]:
         """The constructions of the other models the training steps that train the model built at ``construction``
