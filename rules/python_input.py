@@ -8,7 +8,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.rule import (CallSite, Confidence, Evidence, Example, FedBatches, Finding, FunctionInfo, MappedFunction,
-                          ModuleInfo, Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, brief, typical)
+                          ModuleInfo, Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, brief, cached_results,
+                          typical)
 
 
 class PythonInput(Rule):
@@ -292,9 +293,13 @@ class PythonInput(Rule):
         if None not in uses:
             evidence.append(Evidence.source(f"it feeds only {' and '.join(sorted(uses))}: not the input every "
                                             "training step waits for"))
-        # A generator that only hands out values already in memory costs little per element.
-        static = Verdict(Confidence.LIKELY if work and None in uses else Confidence.POSSIBLE, typical("parallel_map"),
-                         tuple(evidence))
+        cache = ctx.queries.cached_after(source)
+        if cache is not None:
+            evidence.append(cached_results(cache))
+        # A generator that only hands out values already in memory costs little per element; one whose elements are
+        # cached runs in the first epoch only.
+        static = Verdict(Confidence.LIKELY if work and None in uses and cache is None else Confidence.POSSIBLE,
+                         typical("parallel_map"), tuple(evidence))
         verdict = ctx.verdicts.python_source(source, static)
         message = ("`Dataset.from_generator` makes every element in Python, one at a time under the GIL: read the "
                    "data with tf.data instead (`from_tensor_slices` for arrays in memory, `TFRecordDataset` or "

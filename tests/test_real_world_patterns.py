@@ -11955,3 +11955,23 @@ def test_batches_of_a_few_small_images_are_too_little_work_for_16_bits(model, ba
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(3, confidence)]
     assert confidence is Confidence.LIKELY or f"in batches of {batch}" in findings[0].evidence[1].message
+
+
+@pytest.mark.parametrize("cache, confidence", [("", Confidence.LIKELY), (".cache()", Confidence.POSSIBLE)])
+def test_a_python_generator_whose_elements_are_cached_runs_in_the_first_epoch_only(cache, confidence):
+    """A CT denoiser reads its volumes with a Python generator, then caches them for its 5000 epochs."""
+    findings = _findings({"train.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def volumes(paths):
+            for path in paths:
+                volume = np.load(path)
+                yield volume + np.random.normal(0, 0.1, volume.shape), volume
+
+        train = tf.data.Dataset.from_generator(lambda: volumes(train_paths), (tf.float32, tf.float32))
+        model = tf.keras.Sequential([tf.keras.layers.Conv3D(8, 3)])
+        model.compile("adam", "mse")
+        model.fit(train{cache}.batch(4), epochs=5000)
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, confidence)]
