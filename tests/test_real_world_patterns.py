@@ -11975,3 +11975,26 @@ def test_a_python_generator_whose_elements_are_cached_runs_in_the_first_epoch_on
         model.fit(train{cache}.batch(4), epochs=5000)
         """}, "TFD004")
     assert [(f.location.line, f.confidence) for f in findings] == [(9, confidence)]
+
+
+@pytest.mark.parametrize("verbose, expected", [("", Confidence.POSSIBLE), ("verbose=1", Confidence.LIKELY)])
+def test_a_callbacks_per_batch_work_under_a_comparison_of_its_switch_counts_where_an_instance_turns_it_on(
+        verbose, expected):
+    """A transformer's learning-rate scheduler prints per batch `if self.verbose > 0:`; the trainer builds it with
+    the default `verbose=0`: the print runs in no run with the defaults."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        class BatchLearningRateScheduler(tf.keras.callbacks.Callback):
+            def __init__(self, schedule, verbose=0):
+                super().__init__()
+                self.schedule = schedule
+                self.verbose = verbose
+
+            def on_batch_begin(self, batch, logs=None):
+                if self.verbose > 0:
+                    print(f"batch {{batch}}: learning rate {{self.model.optimizer.lr.numpy()}}")
+
+        model.fit(dataset, epochs=10, callbacks=[BatchLearningRateScheduler(lambda step: 1e-3, {verbose})])
+        """}, "TFH001", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, expected)]

@@ -5013,39 +5013,51 @@ class SourceQueries:
         return False
 
     def instance_switch_off(self, method: FunctionInfo, node: cst.CSTNode) -> cst.If | None:
-        """The ``if self.flag:`` around ``node`` in ``method`` that every instance of its class has off: the class
-        sets ``self.flag`` only to false values or to a constructor parameter that defaults to a false one and that
-        no construction passes a true value (``NeRFTrainMonitor(..., verbose=False)``, built without ``verbose``);
+        """The ``if self.flag:`` (or ``if self.verbose > 0:``: a test of one attribute of ``self`` and literals)
+        around ``node`` in ``method`` that every instance of its class has off: the class sets ``self.flag`` only to
+        literals, or to a constructor parameter with a literal default, that make the test false, and no
+        construction passes another value (``NeRFTrainMonitor(..., verbose=False)``, built without ``verbose``);
         None where one may be on, or where no construction is seen."""
         if method.class_key is None:
             return None
         for branch, part in _branches_around(method.module, node, method.node):
-            if part is branch.body and m.matches(branch.test, m.Attribute(value=m.Name("self"), attr=m.Name())) \
-                    and self._off_in_every_instance(self.index.class_of(method), branch.test.attr.value):
+            attributes = {n.attr.value for n in m.findall(branch.test, m.Attribute(value=m.Name("self"),
+                                                                                   attr=m.Name()))}
+            if part is not branch.body or len(attributes) != 1:
+                continue
+            values = self._values_in_every_instance(self.index.class_of(method), attributes.pop())
+            reading = m.Attribute(value=m.Name("self"), attr=m.Name())
+            if values and all(self._truth(module, m.replace(branch.test, reading, value)) is False
+                              for module, value in values):
                 return branch
         return None
 
-    def _off_in_every_instance(self, cls_info: ClassInfo, attribute: str) -> bool:
+    def _values_in_every_instance(self, cls_info: ClassInfo, attribute: str
+                                  ) -> list[tuple[ModuleInfo, cst.BaseExpression]] | None:
+        """What ``self.<attribute>`` holds in the instances of a class, by where each value is written: its
+        methods' assignments of it, a constructor parameter's value in each construction (or its default); None
+        where no assignment or no construction is seen, or a construction passes it by ``*args``/``**kwargs``."""
         methods = self.index.methods_of(cls_info)
         constructor = next((f for f in methods if f.name == "__init__"), None)
         constructions = self.constructions_of(cls_info)
         setting = m.Assign(targets=[m.AssignTarget(m.Attribute(value=m.Name("self"), attr=m.Name(attribute)))])
-        values = [(method, assignment.value) for method in methods
-                  for assignment in m.findall(method.node.body, setting)]
-        if not values or not constructions:
-            return False
-        for method, value in values:
+        assigned = [(method, assignment.value) for method in methods
+                    for assignment in m.findall(method.node.body, setting)]
+        if not assigned or not constructions:
+            return None
+        values: list[tuple[ModuleInfo, cst.BaseExpression]] = []
+        for method, value in assigned:
             if isinstance(value, cst.Name) and method is constructor and value.value in method.params:
                 skipped = self.index.unpassed_parameters(method)
                 default = _parameter_default(method, value.value)
                 for site in constructions:
                     passed = _arguments_by_parameter(site.node, method.params[skipped:]).get(value.value)
-                    given, module = (passed, site.module) if passed is not None else (default, method.module)
-                    if given is None or self._truth(module, given) is not False:
-                        return False
-            elif self._truth(method.module, value) is not False:
-                return False
-        return True
+                    if passed is None and (default is None or any(arg.star for arg in site.node.args)):
+                        return None
+                    values.append((site.module, passed) if passed is not None else (method.module, default))
+            else:
+                values.append((method.module, value))
+        return values
 
     def _callee_named(self, site: CallSite) -> bool:
         """Whether the source names what ``site`` calls: a function by name or through a module, a method of
