@@ -9,8 +9,8 @@ import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
 from advisor.rule import (PER_TENSOR_HISTOGRAMS, Applicability, Confidence, Evidence, Example, Finding,
-                          FixAvailability, InLoopBody, ModuleInfo, Rule, RuleContext, TrainingLoop, Verdict, typical,
-                          visit_reading)
+                          FixAvailability, InLoopBody, ModuleInfo, Rule, RuleContext, TrainingLoop, Verdict,
+                          recorded_on_some_steps, typical, visit_reading)
 
 SUMMARY_PREFIX = "tensorflow.summary."
 # Writing these encodes data on the host (and images/histograms copy whole tensors there).
@@ -244,6 +244,8 @@ class PerStepSummary(Rule):
             visit_reading(loop.node.body, writes)
             yield from self._helper_findings(ctx, loop, writes.found)
             for call, statement, what, heavy in writes.found:
+                if recorded_on_some_steps(loop.module, call):
+                    continue
                 if not loop.throttles(statement):
                     yield self._finding(ctx, loop, call, statement, what, heavy)
                 elif m.matches(call.func, _ADD_SUMMARY) and call.args and isinstance(call.args[0].value, cst.Name):
@@ -256,11 +258,13 @@ class PerStepSummary(Rule):
         """Writes made every step in a repo function the loop calls (``write_log(writer, names, logs, step)``),
         reported at that call: where a step interval would go. Not a call already found writing in the body."""
         written = {id(call) for call, *_ in found}
+        steps = {id(step.node) for step in ctx.queries.training_steps}
         for call, made in ctx.queries.per_step_calls_by_body_call(loop, known_callees=True):
-            if id(call.node) in written:
+            # Not the step itself: a guard there would skip training steps, not summaries.
+            if id(call.node) in written or any(id(f.node) in steps for f in ctx.queries.callees_of(call)):
                 continue
-            writes = [(site, write) for site in made
-                      if (write := _summary_write(site.module, site.node, lambda _: False)) is not None]
+            writes = [(site, write) for site in made if not recorded_on_some_steps(site.module, site.node)
+                      and (write := _summary_write(site.module, site.node, lambda _: False)) is not None]
             if writes:
                 site, (what, heavy) = writes[0]
                 helper = call.module.node_code(call.node.func)

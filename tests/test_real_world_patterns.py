@@ -11998,3 +11998,39 @@ def test_a_callbacks_per_batch_work_under_a_comparison_of_its_switch_counts_wher
         model.fit(dataset, epochs=10, callbacks=[BatchLearningRateScheduler(lambda step: 1e-3, {verbose})])
         """}, "TFH001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(9, expected)]
+
+
+@pytest.mark.parametrize("logging, expected", [
+    ("with tf.summary.record_if(step % self.log_rate == 0):\n                    for name, value in logs.items():\n"
+     "                        tf.summary.scalar(name, value, step)", []),
+    ("for name, value in logs.items():\n                    tf.summary.scalar(name, value, step)", [22]),
+])
+def test_summaries_recorded_on_a_step_interval_and_in_the_step_itself_are_not_per_step_writes(logging, expected):
+    """A style-transfer trainer logs through `make_logs`, whose writes `tf.summary.record_if(step % 100 == 0)`
+    gates; its compiled step writes scalars of its own, where a guard around the call would skip training steps."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        class Trainer:
+            log_rate = 100
+
+            def make_logs(self, logs, step):
+                {logging}
+
+            @tf.function
+            def train_step(self, images):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.model(images))
+                tf.summary.scalar("regularization", tf.reduce_sum(self.model.losses))
+                self.optimizer.apply_gradients(zip(tape.gradient(loss, self.model.trainable_variables),
+                                                   self.model.trainable_variables))
+                return loss
+
+            def run(self, dataset):
+                for step, images in enumerate(dataset):
+                    loss = self.train_step(images)
+                    self.make_logs({{"loss": loss}}, step)
+
+        Trainer().run(tf.data.TFRecordDataset(["a"]))
+        """}, "TFH006")
+    assert [f.location.line for f in findings] == expected

@@ -769,6 +769,8 @@ def _named_like(word: str) -> m.MatchIfTrue:
 # named like one.
 _ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Name("step"))
                            | m.Attribute(value=_named_like("driver"), attr=m.Name("run")), args=[m.AtLeastN(n=1)])
+# What gates every summary written in its block on a condition (TensorFlow 2's, and TensorFlow 1.x's contrib one).
+SUMMARY_RECORD_IF = frozenset({"tensorflow.summary.record_if", "tensorflow.contrib.summary.record_summaries_if"})
 # `step % 100`, `np.mod(step, 100)`: a test on a step interval.
 # Words in the names of the numbers a training run fetches to log them (a loss, an accuracy, a summary, the step, the
 # learning rate): a copy of a few bytes.
@@ -1629,6 +1631,20 @@ def _on_some_calls_only(function: FunctionInfo, node: cst.CSTNode) -> bool:
     return any(part is branch.body and (m.findall(branch.test, m.Modulo() | m.ComparisonTarget(operator=m.Equal()))
                                         or m.findall(branch.body, _STOPS_TRAINING))
                for branch, part in _branches_around(function.module, node, function.node))
+
+
+def recorded_on_some_steps(module: ModuleInfo, node: cst.CSTNode) -> bool:
+    """Whether the summaries ``node`` writes are recorded on some steps only: it runs under ``with
+    tf.summary.record_if(step % 100 == 0):`` (or a callable that tests a step interval), which turns every summary
+    op in the block into a no-op on the other steps."""
+    parent = module.parent(node)
+    while parent is not None:
+        if isinstance(parent, cst.With) and any(
+                isinstance(item.item, cst.Call) and module.qualified_names(item.item.func) & SUMMARY_RECORD_IF
+                and item.item.args and m.findall(item.item.args[0].value, m.Modulo()) for item in parent.items):
+            return True
+        parent = module.parent(parent)
+    return False
 
 
 def _branches_on(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode, names: set[str]) -> bool:
