@@ -12034,3 +12034,38 @@ def test_summaries_recorded_on_a_step_interval_and_in_the_step_itself_are_not_pe
         Trainer().run(tf.data.TFRecordDataset(["a"]))
         """}, "TFH006")
     assert [f.location.line for f in findings] == expected
+
+
+def test_a_model_a_property_builds_on_first_use_is_the_model_fit_trains():
+    """A DeepLabV3+ trainer builds its model in a `model` property (`self._model = None` in `__init__`, made and
+    compiled on first use) and trains `self.model.fit(...)`: that model, a ResNet50 backbone, is the one to find."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        class Segmenter(tf.keras.Model):
+            def build(self, input_shape):
+                self.backbone = tf.keras.applications.ResNet50(include_top=False, weights="imagenet")
+                self.head = tf.keras.layers.Conv2D(21, 1)
+
+            def call(self, inputs):
+                return self.head(self.backbone(inputs))
+
+        class Trainer:
+            def __init__(self, dataset):
+                self.dataset = dataset
+                self._model = None
+
+            @property
+            def model(self):
+                if self._model is not None:
+                    return self._model
+                self._model = Segmenter()
+                self._model.compile("adam", "sparse_categorical_crossentropy")
+                return self._model
+
+            def train(self):
+                return self.model.fit(self.dataset, epochs=100)
+
+        Trainer(tf.data.TFRecordDataset(["train.tfrecord"])).train()
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(20, Confidence.LIKELY)]

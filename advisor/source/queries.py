@@ -769,6 +769,8 @@ def _named_like(word: str) -> m.MatchIfTrue:
 # named like one.
 _ENVIRONMENT_STEP = m.Call(func=m.Attribute(value=_named_like("env"), attr=m.Name("step"))
                            | m.Attribute(value=_named_like("driver"), attr=m.Name("run")), args=[m.AtLeastN(n=1)])
+# Decorators that make a method an attribute computed when it is read (`self.model`).
+PROPERTY_DECORATORS = frozenset({"builtins.property", "property", "functools.cached_property"})
 # What gates every summary written in its block on a condition (TensorFlow 2's, and TensorFlow 1.x's contrib one).
 SUMMARY_RECORD_IF = frozenset({"tensorflow.summary.record_if", "tensorflow.contrib.summary.record_summaries_if"})
 # `step % 100`, `np.mod(step, 100)`: a test on a step interval.
@@ -2321,6 +2323,9 @@ class _ModelResolver:
         if m.matches(expression, m.Name("self")):
             return "the training step is a method of the model's own class, so the policy belongs in the script " \
                    "that builds the model, before it does"
+        getter = self._property(scope, expression)
+        if getter is not None:  # `self.model`, a property that builds the model on first use
+            return self._returned_by(getter, depth)
         value = self.queries.assigned_value(module, scope, expression)
         if value is None:
             return f"advisor cannot tell where `{module.node_code(expression)}` is built"
@@ -2339,21 +2344,30 @@ class _ModelResolver:
             return ModelConstruction("subclassed", call, module, scope, None, subclass)
         builders = self.index.functions_named(*names) or self._method(scope, call.func)
         if len(builders) == 1:
-            builder = builders[0]
-            returned = [r.value for r in m.findall(builder.node.body, m.Return(value=m.DoNotCare()))
-                        if r.value is not None and self.queries.enclosing_function(builder.module, r) is builder]
-            results = [self.receiver(builder.module, builder, value, depth + 1) for value in returned]
-            if all(r is None for r in results):
-                return None
-            constructions = {id(r.call): r for r in results if isinstance(r, ModelConstruction)}
-            if len(constructions) != 1 or len(constructions) != len(results):
-                return f"`{builder.name}` returns more than one model, or one advisor cannot follow"
-            found = next(iter(constructions.values()))
-            return ModelConstruction(found.kind, found.call, found.module, found.scope, builder,
-                                     found.model_class)
+            return self._returned_by(builders[0], depth)
         if names and not any(n.startswith(TENSOR_APIS) for n in names):
             return None  # known, and no TensorFlow or Keras model
         return f"`{module.node_code(call.func)}` builds the model where advisor cannot rewrite it"
+
+    def _returned_by(self, builder: FunctionInfo, depth: int) -> ModelConstruction | str | None:
+        """The one model construction what ``builder`` returns stands for (each of its returns)."""
+        returned = [r.value for r in m.findall(builder.node.body, m.Return(value=m.DoNotCare()))
+                    if r.value is not None and self.queries.enclosing_function(builder.module, r) is builder]
+        results = [self.receiver(builder.module, builder, value, depth + 1) for value in returned]
+        if all(r is None for r in results):
+            return None
+        constructions = {id(r.call): r for r in results if isinstance(r, ModelConstruction)}
+        if len(constructions) != 1 or not all(isinstance(r, ModelConstruction) for r in results):
+            return f"`{builder.name}` returns more than one model, or one advisor cannot follow"
+        found = next(iter(constructions.values()))
+        return ModelConstruction(found.kind, found.call, found.module, found.scope, builder, found.model_class)
+
+    def _property(self, scope: FunctionInfo | None, expression: cst.BaseExpression) -> FunctionInfo | None:
+        """The property of the class of ``scope``'s method that ``expression`` (``self.model``) reads, if it is one."""
+        if scope is None or scope.class_key is None or not m.matches(expression, m.Attribute(value=m.Name("self"))):
+            return None
+        return next((f for f in self.index.methods_of(self.index.class_of(scope)) if f.name == expression.attr.value
+                     and f.decorators & PROPERTY_DECORATORS), None)
 
     def constructs_keras(self, module: ModuleInfo, call: cst.Call) -> bool:
         """A call that builds a Keras layer or model (a subclass of the repo's included)."""
@@ -7831,11 +7845,13 @@ class SourceQueries:
         return self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
             self.index.assignment_of(bound.node), receiver.value))
 
-    def _constructions_of_attribute(self, site: CallSite, receiver: cst.Attribute) -> list[CallSite]:
+    def _constructions_of_attribute(self, site: CallSite, receiver: cst.Attribute,
+                                    depth: int = CALL_DEPTH) -> list[CallSite]:
         """For ``rm.model`` (in ``rm.model.fit(...)``, or handed to ``site``), ``rm`` an object of a repo class,
         or ``self.model`` in one of its methods: the model constructions behind what its methods assign to
-        ``self.model`` (``self.model = self.lstm()``, or ``self.model = model`` of a model the method built), each
-        a model a run may train."""
+        ``self.model`` (``self.model = self.lstm()``, or ``self.model = model`` of a model the method built), or
+        what a property of that name returns (``return self._model``, built on first use), each a model a run may
+        train."""
         if not isinstance(receiver.value, cst.Name):
             return []
         if receiver.value.value == "self" and site.function is not None and site.function.class_key:
@@ -7854,6 +7870,11 @@ class SourceQueries:
                 elif isinstance(value, cst.Name):
                     bound = self.bound_call(owner.module, value, value.value)
                     found += self._constructions_in_call(bound, CALL_DEPTH) if bound is not None else []
+        getters = [f for cls_info in classes for f in self.index.methods_of(cls_info)
+                   if f.name == receiver.attr.value and f.decorators & PROPERTY_DECORATORS] if depth else []
+        for getter in getters:
+            for returned in m.findall(getter.node.body, m.Return(value=m.Attribute(value=m.Name("self")))):
+                found += self._constructions_of_attribute(site, returned.value, depth - 1)
         return list({id(c.node): c for c in found}.values())
 
     def _constructions_in_call(self, site: CallSite, depth: int, position: int | None = None) -> list[CallSite]:
@@ -8350,8 +8371,12 @@ class SourceQueries:
         """The expression assigned to a name (or ``self.attribute``), with where it was assigned: in the function,
         the functions around it, or the module (``self.x``: in the class's methods). None when it is not assigned,
         or assigned more than once there (which value is used is not known) unless ``last`` asks for the last
-        assignment (``x = layer(x)`` chains of a model's forward pass)."""
+        assignment (``x = layer(x)`` chains of a model's forward pass). A ``None`` set before the value is made
+        (``self._model = None`` in ``__init__``, the model built on first use) holds nothing to follow."""
         values = self.assigned_values(module, scope, expression)
+        made = [value for value in values if not m.matches(value[2], m.Name("None"))]
+        if len(made) == 1:
+            values = made
         return values[-1] if len(values) == 1 or last and values else None
 
     def assigned_values(self, module: ModuleInfo, scope: FunctionInfo | None, expression: cst.BaseExpression
