@@ -12069,3 +12069,29 @@ def test_a_model_a_property_builds_on_first_use_is_the_model_fit_trains():
         Trainer(tf.data.TFRecordDataset(["train.tfrecord"])).train()
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(20, Confidence.LIKELY)]
+
+
+@pytest.mark.parametrize("read, expected", [
+    ("for weight in self.model.trainable_weights:\n"
+     "                    self.average[weight.name] = 0.999 * self.average[weight.name] + 0.001 * K.get_value(weight)",
+     [(8, Confidence.LIKELY)]),
+    ("self.average = K.batch_get_value(self.model.weights)", [(8, Confidence.LIKELY)]),
+    ("self.learning_rates.append(K.get_value(self.model.optimizer.lr))", []),
+])
+def test_a_callback_copying_the_models_weights_to_the_host_every_batch_is_slow(read, expected):
+    """A QANet trainer keeps an exponential moving average of every weight in `on_batch_end`, reading each with
+    `K.get_value`: the whole model comes to the host after every batch. Reading the learning rate is one scalar."""
+    findings = _findings({"train.py": f"""
+        from tensorflow.keras import backend as K
+        from tensorflow.keras.callbacks import Callback
+
+        class ExponentialMovingAverage(Callback):
+            def on_train_begin(self, logs=None):
+                self.average, self.learning_rates = {{}}, []
+
+            def on_batch_end(self, batch, logs=None):
+                {read}
+
+        model.fit(dataset, epochs=30, callbacks=[ExponentialMovingAverage()])
+        """}, "TFH001")
+    assert [(f.location.line, f.confidence) for f in findings] == expected

@@ -183,6 +183,10 @@ COSTLY_NAMES = {
     "tensorflow.summary.image": "image summaries", "tensorflow.summary.histogram": "histogram summaries",
     "keras.saving.save_model": "model saving", "keras.models.save_model": "model saving",
 }
+# Keras' reads of variables to NumPy: a copy to the host, costly when it walks a model's weights.
+KERAS_VALUE_READS = frozenset({"keras.backend.get_value", "keras.backend.batch_get_value"})
+WEIGHT_LISTS = m.Attribute(attr=m.Name("weights") | m.Name("trainable_weights") | m.Name("trainable_variables")
+                           | m.Name("variables") | m.Name("non_trainable_weights"))
 # Method calls whose receiver advisor cannot type, known by name alone.
 COSTLY_METHODS = {
     "numpy": f"{HOST_SYNC} (.numpy())", "item": f"{HOST_SYNC} (.item())",
@@ -1633,6 +1637,24 @@ def _on_some_calls_only(function: FunctionInfo, node: cst.CSTNode) -> bool:
     return any(part is branch.body and (m.findall(branch.test, m.Modulo() | m.ComparisonTarget(operator=m.Equal()))
                                         or m.findall(branch.body, _STOPS_TRAINING))
                for branch, part in _branches_around(function.module, node, function.node))
+
+
+def _reads_weights(site: CallSite) -> bool:
+    """Whether ``site`` (``K.get_value(w)``) reads a model's weights: its argument is a list of them
+    (``model.trainable_weights``) or the variable of a loop over one (``for w in self.model.weights:``)."""
+    argument = site.node.args[0].value if site.node.args else None
+    if argument is None:
+        return False
+    if m.findall(argument, WEIGHT_LISTS):
+        return True
+    names = {n.value for n in m.findall(argument, m.Name())}
+    parent = site.module.parent(site.node)
+    while parent is not None and not isinstance(parent, cst.FunctionDef):
+        if isinstance(parent, cst.For) and m.findall(parent.iter, WEIGHT_LISTS) and names & {
+                n.value for n in m.findall(parent.target, m.Name())}:
+            return True
+        parent = site.module.parent(parent)
+    return False
 
 
 def recorded_on_some_steps(module: ModuleInfo, node: cst.CSTNode) -> bool:
@@ -6348,6 +6370,8 @@ class SourceQueries:
                 continue
             what = next((label for name, label in COSTLY_NAMES.items() for callee in site.names
                          if callee == name or (name.endswith(".") and callee.startswith(name))), None)
+            if what is None and site.names & KERAS_VALUE_READS and _reads_weights(site):
+                what = "copying weights to the host (K.get_value over the model's weights)"
             if what is None and isinstance(site.node.func, cst.Attribute):
                 what = COSTLY_METHODS.get(site.node.func.attr.value)
             if what is not None and not (device_waited and what.startswith(HOST_SYNC)):
