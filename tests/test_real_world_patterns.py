@@ -12095,3 +12095,31 @@ def test_a_callback_copying_the_models_weights_to_the_host_every_batch_is_slow(r
         model.fit(dataset, epochs=30, callbacks=[ExponentialMovingAverage()])
         """}, "TFH001")
     assert [(f.location.line, f.confidence) for f in findings] == expected
+
+
+def test_a_global_another_module_sets_on_an_import_is_bound():
+    """A trainer's main sets `config.args = args` on its configuration module, whose functions read `args` as a
+    global: reading it raises nothing."""
+    findings = _findings({"config.py": """
+        def learning_rate():
+            return args.lr
+        """, "train.py": """
+        import argparse
+        import tensorflow as tf
+        import config
+        from config import learning_rate
+
+        def train(data):
+            optimizer = tf.keras.optimizers.Adam(learning_rate())
+            model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+            for images in data:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(images))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+
+        args = argparse.ArgumentParser().parse_args()
+        config.args = args
+        train(tf.data.TFRecordDataset(["a"]))
+        """}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.LIKELY)]

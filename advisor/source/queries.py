@@ -3440,7 +3440,7 @@ class SourceQueries:
                 known.star_imports or DYNAMIC_BINDING.search(module.code):
             return None
         elsewhere = [other for other in self._modules_binding.get(name.value, ()) if other is not module]
-        if not elsewhere:
+        if not elsewhere or name.value in self._names_set_on_imports:
             return None
         if id(module) not in self._bound_names:
             self._bound_names[id(module)] = bound_names(module.tree)
@@ -3448,6 +3448,15 @@ class SourceQueries:
             return None
         return RunStop(f"`{name.value}` is bound in {elsewhere[0].path.as_posix()} but imported, assigned or defined "
                        f"nowhere in {module.path.name}, so reading it raises NameError", module.location(name))
+
+    @cached_property
+    def _names_set_on_imports(self) -> frozenset[str]:
+        """The names code sets on a module it imports (``config.args = args``): the module then holds a global no
+        statement of its own binds."""
+        setting = m.AssignTarget(target=m.Attribute(value=m.Name(), attr=m.Name()))
+        return frozenset(target.target.attr.value for module in self.index.modules
+                         for target in m.findall(module.tree, setting)
+                         if target.target.value.value in module.names.aliases)
 
     @cached_property
     def _modules_binding(self) -> dict[str, list[ModuleInfo]]:
