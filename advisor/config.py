@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import tomllib
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property
@@ -29,16 +28,9 @@ DEFAULT_SHAPE_MULTIPLE = {"gpu": 8, "tpu": 128, "cpu": 1}
 UNKNOWN_DEVICE_SHAPE_MULTIPLE = 8  # without a device, assume the common case: training on a GPU
 DEFAULT_STATE_FILE = Path(".advisor/last.json")
 MAX_PYPROJECT_BYTES = 4 * 1024 * 1024
-MAX_TEST_FILE_BYTES = 16 * 1024 * 1024  # a file named like a test is read to tell whether it is one
 # Test code is not where training time goes: its datasets and layers exist to check shapes and errors. Left out of
 # analysis by default (gitignore-style patterns, relative to the analysed repo); `exclude = []` analyses everything.
 DEFAULT_EXCLUDE = ("tests/", "test/", "test_*.py", "*_test.py", "*_tests.py", "conftest.py", "*_test_case.py")
-# Patterns that leave a file out by its name alone: a script named so that is no test (`train_and_test.py`, which
-# trains a model and then evaluates it) is analysed.
-TEST_FILE_NAMES = frozenset({"test_*.py", "*_test.py", "*_tests.py", "*_test_case.py"})
-# What test code uses: a test framework, or functions and classes a test runner collects.
-TEST_CODE = re.compile(rb"^\s*(?:import|from)\s+(?:unittest|pytest|nose|absl\.testing|tensorflow\.python\.platform\."
-                       rb"test)\b|\btf\.test\.|^\s*def\s+test_|^\s*class\s+Test", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -75,26 +67,13 @@ class Settings:
         relative = self._relative_to_config(path)
         return not any(_matches(codes, code) for spec, codes in self._per_file_specs if spec.match_file(relative))
 
-    def is_excluded(self, path: Path, root: Path | None = None) -> bool:
-        """Whether ``path`` (relative to ``root``: the analysed repo, or the working directory for ``check``) is left
-        out. One that only its name leaves out (``*_test.py``) and whose code uses no test framework and defines no
-        test (read under ``root``) is a script: ``train_and_test.py``."""
-        if not (self.exclude and self._exclude_spec.match_file(path.as_posix())):
-            return False
-        if root is None or self._exclude_spec_but_names.match_file(path.as_posix()):
-            return True
-        try:
-            return bool(TEST_CODE.search(read_regular_file(root / path, MAX_TEST_FILE_BYTES)))
-        except OSError:
-            return True
+    def is_excluded(self, path: Path) -> bool:
+        """Whether ``path`` (relative to the analysed repo, or to the working directory for ``check``) is left out."""
+        return bool(self.exclude) and self._exclude_spec.match_file(path.as_posix())
 
     @cached_property
     def _exclude_spec(self) -> pathspec.PathSpec:
         return pathspec.GitIgnoreSpec.from_lines(self.exclude)
-
-    @cached_property
-    def _exclude_spec_but_names(self) -> pathspec.PathSpec:
-        return pathspec.GitIgnoreSpec.from_lines([p for p in self.exclude if p not in TEST_FILE_NAMES])
 
     def is_sure_enough(self, finding: Finding) -> bool:
         return finding.confidence.rank <= self.min_confidence.rank

@@ -93,7 +93,7 @@ def run_rules(index: SourceIndex, settings: Settings,
             continue
         for finding in rule_class().check(context):
             loc = finding.location
-            finding = context.verdicts.runs_as_written(finding, modules[loc.path])
+            finding = context.verdicts.default_settings(finding, modules[loc.path])
             if finding.id in seen or index.is_suppressed(loc.path, loc.line, loc.end_line, finding.code):
                 continue
             if not (settings.reports_in(index.root / loc.path, finding.code) and settings.meets_min_speedup(finding)):
@@ -147,7 +147,7 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         profile = load_profile(logdir, run=run, use_cache=cache is not None)  # --no-cache reads captures again
         warnings.extend(profile.warnings)
     candidates = source_files(repo, warnings)
-    included = [path for path in candidates if not settings.is_excluded(path, repo)]
+    included = [path for path in candidates if not settings.is_excluded(path)]
     sources = relevant_sources(repo, included, warnings)
     declarations = declaration_files(repo, included)
     files_seen, excluded = len(candidates), len(candidates) - len(included)
@@ -183,7 +183,7 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
         except ValueError:
             raise InputError(f"{file}: outside the current directory {root}") from None
     candidates = [p for p in relative if p.suffix in SOURCE_SUFFIXES]
-    included = [path for path in candidates if not settings.is_excluded(path, root)]
+    included = [path for path in candidates if not settings.is_excluded(path)]
     warnings: list[str] = []
     sources = relevant_sources(root, included, warnings)
     declarations = declaration_files(root, included)
