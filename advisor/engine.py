@@ -93,7 +93,7 @@ def run_rules(index: SourceIndex, settings: Settings,
             continue
         for finding in rule_class().check(context):
             loc = finding.location
-            finding = context.verdicts.default_settings(finding, modules[loc.path])
+            finding = context.verdicts.runs_as_written(finding, modules[loc.path])
             if finding.id in seen or index.is_suppressed(loc.path, loc.line, loc.end_line, finding.code):
                 continue
             if not (settings.reports_in(index.root / loc.path, finding.code) and settings.meets_min_speedup(finding)):
