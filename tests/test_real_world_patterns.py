@@ -11868,6 +11868,7 @@ def test_a_model_whose_training_call_a_run_never_gets_to_trains_nothing():
 @pytest.mark.parametrize("folder, confidence", [
     ("~old", Confidence.POSSIBLE), ("Trash", Confidence.POSSIBLE), ("deprecated", Confidence.POSSIBLE),
     ("scripts", Confidence.LIKELY), ("legacy", Confidence.LIKELY), ("bold", Confidence.LIKELY),
+    ("old-school-tensorflow", Confidence.LIKELY),
 ])
 def test_a_script_kept_in_an_archive_folder_is_at_most_possible(folder, confidence):
     """A bird classifier keeps its earlier training script in `~old/`; a model zoo its discarded capsule network in

@@ -33,8 +33,7 @@ from .visitors import CollectorVisitor, visit_batched, visit_reading
 from .walk import SourceFile, relevant_sources, source_files
 
 # Folders named for code a project keeps but no longer runs (not `legacy/`: model gardens train from there).
-ARCHIVE_FOLDER = re.compile(r"~?old|old[-_].+|.+[-_]old|trash|backups?|deprecated|obsolete|unused|attic|archived?",
-                            re.IGNORECASE)
+ARCHIVE_FOLDER = re.compile(r"~?old|trash|backups?|deprecated|obsolete|unused|attic|archived?", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _FILE_NOQA = re.compile(r"#\s*advisor:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
                         re.IGNORECASE)

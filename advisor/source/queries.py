@@ -2908,14 +2908,18 @@ class SourceQueries:
         tf.function(train_step)``, ``self._train_fn = wrap()(self._train)``); the function a distribution strategy
         runs (``strategy.run(step_fn, args=(x,))``); else, on an object of unknown type, the one repo method of that
         name, if unique, or with no method of that name, the functions the repo's classes wrap under it
-        (``self.train_step = tf.function(self._train_step)``)."""
+        (``self.train_step = tf.function(self._train_step)``). Through a dispatch table written in the code, what
+        the table names (:meth:`_dispatched_callees`)."""
+        dispatched = self._dispatched_callees(site)  # a dispatch table: the key picks, where the source sets it
+        if dispatched:
+            return dispatched
         found = self._callees_by_name(site)
         if isinstance(site.node.func, cst.Name):
             found = self._defined_last_before(site, _visible_from(site.function, found))
         if not found:
             found = self._base_methods(site) or self._wrapped_callees(site) or self._replica_functions(site) or \
                 self._closure_callees(site) or self._alternative_construction(site) or self._aliased_callees(site) \
-                or self._instance_called(site) or self._dispatched_callees(site)
+                or self._instance_called(site)
         else:
             found = found + self._overrides(site)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
@@ -2933,18 +2937,23 @@ class SourceQueries:
     def _dispatched_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The functions a call through a dispatch table written in the code may run, each the table names:
         ``switch[args.algorithm](game, config)`` with ``switch = {"ALPHAZERO": learn_a0, "MUZERO": learn_m0}`` bound
-        in the function or the module, or the literal itself (``{"train": train, "eval": evaluate}[mode]()``)."""
-        if not isinstance(site.node.func, cst.Subscript):
+        in the function or the module, or the literal itself (``{"train": train, "eval": evaluate}[mode]()``); only
+        the one a key the source sets picks (``backbone = "mobilenetv1"``, then ``models[backbone](...)``)."""
+        func = site.node.func
+        if not isinstance(func, cst.Subscript):
             return []
+        index = func.slice[0].slice if len(func.slice) == 1 else None
+        key = self._value(site.module, index.value) if isinstance(index, cst.Index) else _UNKNOWN
         names = frozenset().union(*(module.qualified_names(value) for module, value in self._table_values(
-            site.module, site.function, site.node.func.value) if isinstance(value, (cst.Name, cst.Attribute))))
+            site.module, site.function, func.value, key) if isinstance(value, (cst.Name, cst.Attribute))))
         return [function for function, _ in self.index.callees(names)] if names else []
 
-    def _table_values(self, module: ModuleInfo, scope: FunctionInfo | None, table: cst.BaseExpression
-                      ) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
+    def _table_values(self, module: ModuleInfo, scope: FunctionInfo | None, table: cst.BaseExpression,
+                      key: object = _UNKNOWN) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
         """The values of the dict ``table`` (read in ``scope``) stands for, each with the module it is written in: a
         dict literal, one assigned to the name there or in the module, or a module constant of another module
-        (``Agents.MuZeroNetworks``). Syntax and constants only: the call graph asks while it is being built."""
+        (``Agents.MuZeroNetworks``); with a known ``key``, the value of the entry written with that key, where
+        there is one. Syntax and constants only: the call graph asks while it is being built."""
         if isinstance(table, cst.Dict):
             written = [(module, table)]
         else:
@@ -2952,8 +2961,11 @@ class SourceQueries:
             constant = self.index.constant(module, table) if not written and isinstance(
                 table, (cst.Name, cst.Attribute)) else None
             written += [(constant.module, constant.value)] if constant is not None else []
-        return [(owner, element.value) for owner, value in written if isinstance(value, cst.Dict)
-                for element in value.elements if isinstance(element, cst.DictElement)]
+        entries = [(owner, element) for owner, value in written if isinstance(value, cst.Dict)
+                   for element in value.elements if isinstance(element, cst.DictElement)]
+        chosen = [(owner, element) for owner, element in entries
+                  if key is not _UNKNOWN and key is not None and literal(element.key) == key]
+        return [(owner, element.value) for owner, element in chosen or entries]
 
     def _callees_by_name(self, site: CallSite) -> list[FunctionInfo]:
         """The repo functions ``site``'s names refer to, by imports and qualified names alone."""

@@ -1118,7 +1118,8 @@ def test_a_method_called_on_an_attribute_set_from_a_constructor_parameter_is_the
 
 def test_a_call_through_a_dispatch_table_calls_every_function_the_table_names(index_of):
     """A MuZero/AlphaZero repo's main picks its trainer from `switch = {"ALPHAZERO": learn_a0, "MUZERO": learn_m0}`
-    and calls `switch[content.algorithm](game, content)`: both may run, and the training they start is reached."""
+    and calls `switch[content.algorithm](game, content)`: both may run, and the training they start is reached. A
+    key the script sets (a classifier's `backbone = "mobilenetv1"`) picks one."""
     index = index_of(code="""
         import tensorflow as tf
 
@@ -1135,12 +1136,15 @@ def test_a_call_through_a_dispatch_table_calls_every_function_the_table_names(in
             switch = {"ALPHAZERO": learn_a0, "MUZERO": learn_m0}
             switch[content.algorithm](game, content)
             {"eval": evaluate}[content.mode](game, content)
+            algorithm = "MUZERO"  # a setting the script writes picks one
+            switch[algorithm](game, content)
         """)
     queries = SourceQueries(index)
     called = {cst.Module([]).code_for_node(c.node): sorted(f.key for f in queries.callees_of(c))
               for c in index.calls if "](game, content)" in cst.Module([]).code_for_node(c.node)}
     assert called == {"switch[content.algorithm](game, content)": ["train.learn_a0", "train.learn_m0"],
-                      '{"eval": evaluate}[content.mode](game, content)': ["train.evaluate"]}
+                      '{"eval": evaluate}[content.mode](game, content)': ["train.evaluate"],
+                      "switch[algorithm](game, content)": ["train.learn_m0"]}
     fits = [c for c in index.calls if ".fit(" in cst.Module([]).code_for_node(c.node)]
     assert {queries.reach(c.module, c.node).name for c in fits} == {"TRAINING"}
 
