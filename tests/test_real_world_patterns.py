@@ -11773,7 +11773,7 @@ def test_a_call_whose_arguments_the_signature_rejects_stops_the_run(construction
 def test_a_parameter_named_like_a_function_is_not_that_function():
     """A progressive GAN's blocks take `n_filters`, a partial of the module's three-argument `n_filters`, and call
     it with one: the call is the parameter's, which accepts it."""
-    findings = _findings({"train.py": """
+    model = """
         import tensorflow as tf
 
         def n_filters(stage, base, cap):
@@ -11782,19 +11782,13 @@ def test_a_parameter_named_like_a_function_is_not_that_function():
         def block(x, stage, n_filters):
             return tf.keras.layers.Conv2D(n_filters(stage), 3)(x)
 
-        def train(data):
+        def Pnet():
             inputs = tf.keras.Input([64, 64, 3])
-            model = tf.keras.Model(inputs, block(inputs, 2, lambda n: n_filters(n, 8192, 512)))
-            optimizer = tf.keras.optimizers.Adam()
-            for images in data:
-                with tf.GradientTape() as tape:
-                    loss = tf.reduce_mean(model(images))
-                grads = tape.gradient(loss, model.trainable_variables)
-                optimizer.apply_gradients(zip(grads, model.trainable_variables))
-
-        train([])
-        """}, "TFH002")
-    assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY)]
+            return tf.keras.Model(inputs, block(inputs, 2, lambda n: n_filters(n, 8192, 512)))
+        """
+    findings = _findings({"model.py": model, "train.py": _EAGER_LOOP_AFTER.format(before="model = Pnet()",
+                                                                                  in_loop="pass")}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
 
 
 def test_a_pipeline_under_a_setting_that_is_off_and_no_else_is_skipped():

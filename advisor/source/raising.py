@@ -41,60 +41,30 @@ def bound_names(code: cst.CSTNode) -> frozenset[str]:
     return frozenset(collector.names)
 
 
+# The part of each kind of node that holds the names it binds (a match statement: all of it, to be safe).
+BINDING_PARTS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.For: "target",
+                 cst.CompFor: "target", cst.NamedExpr: "target", cst.AsName: "name", cst.Param: "name",
+                 cst.FunctionDef: "name", cst.ClassDef: "name", cst.Global: "names", cst.Nonlocal: "names",
+                 cst.Match: None}
+
+
 class _Bindings(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.names: set[str] = set()
 
-    def _targets(self, node: cst.CSTNode | None) -> None:
-        if node is not None:
-            self.names.update(name.value for name in m.findall(node, m.Name()))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._targets(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._targets(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target)
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self.names.add(node.name.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.names.add(node.name.value)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.names.add(node.name.value)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is None:  # `import a.b.c` binds `a`
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if type(node) in BINDING_PARTS:
+            part = BINDING_PARTS[type(node)]
+            held = node if part is None else getattr(node, part)
+            for item in held if isinstance(held, Sequence) else [held]:
+                self.names.update(name.value for name in m.findall(item, m.Name()))
+        elif isinstance(node, cst.ImportAlias) and node.asname is None:  # `import a.b.c` binds `a`
             name = node.name
             while isinstance(name, cst.Attribute):
                 name = name.value
-            self._targets(name)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.names.update(item.name.value for item in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.names.update(item.name.value for item in node.names)
-
-    def visit_Match(self, node: cst.Match) -> None:  # capture patterns bind: every name in them, to be safe
-        self._targets(node)
+            self.names.add(name.value)
+        return True
 
 
 def header_expressions(statement: cst.BaseStatement) -> list[cst.BaseExpression]:
