@@ -498,8 +498,8 @@ class Verdicts:
         if finding.confidence is not Confidence.LIKELY:
             return finding
         line = finding.location.line
-        branch = self.queries.skipped_by_default(module, line)
         archive = self.queries.index.archive_folder(module)
+        branch = self.queries.skipped_by_default(module, line) if archive is None else None
         if archive is not None:
             why = Evidence.source(f"the file is kept in `{archive}/`, a folder named for code the project no longer "
                                   "runs")

@@ -2469,7 +2469,7 @@ class SourceQueries:
         self._failed_imports: dict[tuple[int, bool], cst.ImportFrom | None] = {}  # by module, and as a script
         self._words: dict[int, frozenset[str]] = {}  # by module: what its code names outside comments
         self._raising_statements: dict[tuple[int, int], RunStop | None] = {}  # by (statement node id, depth)
-        self._bound_names: dict[int, frozenset[str]] = {}  # by module
+        self._bound_names: dict[int, frozenset[str]] = {}  # by module or function node
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -3454,12 +3454,16 @@ class SourceQueries:
         elsewhere = [other for other in self._modules_binding.get(name.value, ()) if other is not module]
         if not elsewhere or name.value in self._names_set_on_imports:
             return None
-        if id(module) not in self._bound_names:
-            self._bound_names[id(module)] = bound_names(module.tree)
-        if name.value in self._bound_names[id(module)]:
+        if name.value in self._names_bound_in(module.tree):
             return None
         return RunStop(f"`{name.value}` is bound in {elsewhere[0].path.as_posix()} but imported, assigned or defined "
                        f"nowhere in {module.path.name}, so reading it raises NameError", module.location(name))
+
+    def _names_bound_in(self, code: cst.Module | cst.FunctionDef) -> frozenset[str]:
+        """:func:`.raising.bound_names` of a module or a function, found once for each."""
+        if id(code) not in self._bound_names:
+            self._bound_names[id(code)] = bound_names(code)
+        return self._bound_names[id(code)]
 
     @cached_property
     def _names_set_on_imports(self) -> frozenset[str]:
@@ -3488,7 +3492,7 @@ class SourceQueries:
             return None
         scope = site.function
         while scope is not None:  # a parameter or local of that name (`n_filters` passed in) is not the function
-            if site.node.func.value in bound_names(scope.node.params) | bound_names(scope.node.body):
+            if site.node.func.value in self._names_bound_in(scope.node):
                 return None
             scope = scope.outer
         found = self._defined_last_before(site, _visible_from(site.function, self._callees_by_name(site)))
