@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 import libcst as cst
@@ -28,6 +28,9 @@ class Sync:
     blocked_by: cst.Call | None = None  # an earlier call of the step that waits for the device anyway
     environment: CallSite | None = None  # the environment step the loop feeds (in the loop or a function it calls)
     copied_by: tuple[FunctionInfo, cst.Call] | None = None  # the repo function, and its copy, a tensor is passed to
+    # The read just before it in the step, where that one runs whenever this one does and nothing between the two
+    # may give the device work: once that read has waited for the step, this one waits for nothing more.
+    after: "Sync | None" = None
 
 
 # Calls that already make the step wait for the device (Keras' predict returns NumPy values): a read next to them
@@ -64,6 +67,8 @@ class _Syncs(InLoopBody):
         self.found: list[Sync] = []
         self.statement: cst.CSTNode | None = None
         self.blocked_by: cst.Call | None = None  # the first blocking call met so far in the step
+        self.dispatched = False  # whether a call since the last read may have given the device work
+        self.calls_dispatch = False  # whether a call of the current statement may
         # An environment stepped every iteration takes Python values from the policy: the host waits every step.
         self.environment = environment
 
@@ -74,22 +79,44 @@ class _Syncs(InLoopBody):
     def _add(self, node: cst.CSTNode, kind: str, copied_by: tuple[FunctionInfo, cst.Call] | None = None) -> None:
         # One finding per statement: `print(float(loss))` is one sync.
         if not any(s.statement is self.statement for s in self.found):
-            self.found.append(Sync(node, self.statement, kind, self.blocked_by, self.environment, copied_by))
+            previous = self.found[-1] if self.found else None
+            after = previous if previous is not None and not self.dispatched and self.loop.runs_whenever(
+                previous.statement, self.statement) else None
+            self.found.append(Sync(node, self.statement, kind, self.blocked_by, self.environment, copied_by, after))
+            self.dispatched = False
+
+    def _enter(self, statement: cst.CSTNode) -> None:
+        """Start ``statement``: the calls of the one before it gave the device work since the last read unless
+        that one read a value (its calls run before its read waits for them)."""
+        if self.calls_dispatch and not (self.found and self.found[-1].statement is self.statement):
+            self.dispatched = True
+        self.calls_dispatch = False
+        self.statement = statement
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self.statement = node
+        self._enter(node)
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        self.statement = node  # the body of a one-line `if step % 200 == 0: print(...)`
+        self._enter(node)  # the body of a one-line `if step % 200 == 0: print(...)`
+
+    def visit_With(self, node: cst.With) -> None:
+        self._enter(node)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._enter(node)
+
+    def visit_While(self, node: cst.While) -> None:
+        self._enter(node)
 
     def visit_If(self, node: cst.If) -> None:
-        self.statement = node
+        self._enter(node)
         if m.matches(node.test, _KEY_TEST) or _identity_test(node.test):
             return
         if self._mentions_tensor(node.test) or self.loop.reads_device_value(node.test):
             self._add(node.test, "branch")
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.calls_dispatch = self.calls_dispatch or self.loop.dispatches(node)
         if self.blocked_by is None and m.matches(node, _BLOCKING_CALL):
             self.blocked_by = node
         if m.matches(node, _CONVERSION_OR_PRINT):
@@ -419,13 +446,14 @@ class HostSync(Rule):
             # An early stop on a device value waits for every step (`if loss < 0.01: break`): other reads add little.
             stop = next((sync for sync in syncs.found if _decides_exit(loop, sync)
                          and not loop.throttles(sync.statement)), None)
-            for sync in syncs.found:
-                host_value = isinstance(sync.node, cst.Call) and ctx.queries.reads_host_variable(loop.module,
-                                                                                                  sync.node)
-                if not loop.throttles(sync.statement) and not host_value:
-                    if forward is None:
-                        forward = [e for e in ctx.queries.host_calls_in(loop.module, loop.node.body) if e.in_forward]
-                    yield self._finding(ctx, loop, sync, forward, stop if stop is not sync else None)
+            waits = [sync for sync in syncs.found if not loop.throttles(sync.statement) and not (
+                isinstance(sync.node, cst.Call) and ctx.queries.reads_host_variable(loop.module, sync.node))]
+            for sync in waits:
+                if forward is None:
+                    forward = [e for e in ctx.queries.host_calls_in(loop.module, loop.node.body) if e.in_forward]
+                if sync.after is not None and not any(wait is sync.after for wait in waits):
+                    sync = replace(sync, after=None)  # the read before it runs on some steps, or waits for nothing
+                yield self._finding(ctx, loop, sync, forward, stop if stop is not sync else None)
         # One finding per function that copies (an actor's and a critic's target updates are two fixes), at its first
         # copy.
         copies: dict[int, tuple[TrainingLoop, CallSite]] = {}
@@ -548,18 +576,32 @@ class HostSync(Rule):
             evidence.append(Evidence.source(
                 f"the step already waits for the device in its model's forward pass: {forward[0].what} "
                 f"({module.location(forward[0].node).line_label}) {forward[0].consequence}; this read adds little"))
+        elif sync.after is not None:
+            earlier = sync.after
+            evidence.append(Evidence.source(
+                f"`{module.node_code(earlier.node)}` ({module.location(earlier.node).line_label}) already waits for "
+                "the step, and nothing between the two may give the device work: this read only copies a finished "
+                "value, and saves little unless both go"))
         decides_exit = _decides_exit(loop, sync)
         if decides_exit:
             evidence.append(Evidence.source(
                 "the value decides whether the loop goes on (early stopping): the host needs it every step, and "
                 "only a loop compiled with its test (`tf.while_loop`) decides without waiting"))
+        # An interval on a step counter (`if opt.iterations % 5 == 0: train_generator()`) a Python count decides
+        # as well; a value the step computes (an accuracy, a NaN check) no count replaces.
+        decides_update = sync.kind == "branch" and isinstance(sync.statement, cst.If) and not m.findall(
+            sync.node, m.Modulo()) and loop.decides_update(sync.statement)
+        if decides_update:
+            evidence.append(Evidence.source(
+                "the value decides whether or which update the step makes: the host needs it every step, and only "
+                "a decision compiled into the step (`tf.cond` in a `tf.function`) makes it without waiting"))
         placement = ctx.queries.cpu_placement(loop.loop_module, loop.loop)
         if placement is not None:
             evidence.append(Evidence.source(
                 f"the loop runs on the CPU (`{loop.loop_module.node_code(placement)}`, "
                 f"{loop.loop_module.location(placement).line_label}): no device computes ahead of the host"))
         waits_anyway = sync.environment is not None or sync.blocked_by is not None or bool(forward) or \
-            placement is not None or decides_exit or stop is not None
+            placement is not None or decides_exit or stop is not None or sync.after is not None or decides_update
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
         verdict = ctx.verdicts.host_sync(ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], static))

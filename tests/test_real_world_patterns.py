@@ -2053,7 +2053,10 @@ def test_a_list_each_iteration_fills_anew_holds_no_tensor_of_an_earlier_one():
             losses.append(loss.numpy())
         """
     assert _where(_findings({"ppo.py": script}, "TFH004")) == [("TFH004", "ppo.py", 22)]
-    kept = script.replace("            obs = []\n", "")  # the tensor of the last iteration comes round
+    # The tensor the last iteration computed comes round (one of Python's values copied into a tensor would not).
+    kept = script.replace("            obs = []\n", "").replace(
+        "obs = tf.convert_to_tensor(np.asarray(obs), dtype=tf.float32)",
+        "obs = tf.math.l2_normalize(np.asarray(obs, dtype=np.float32), axis=-1)")
     assert _where(_findings({"ppo.py": kept}, "TFH004")) == [("TFH004", "ppo.py", 18), ("TFH004", "ppo.py", 21)]
 
 
@@ -12118,3 +12121,135 @@ def test_a_global_another_module_sets_on_an_import_is_bound():
         train(tf.data.TFRecordDataset(["a"]))
         """}, "TFH002")
     assert [(f.location.line, f.confidence) for f in findings] == [(10, Confidence.LIKELY)]
+
+
+_TWO_READS = """
+import tensorflow as tf
+
+@tf.function
+def train_step(x, y):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    return loss
+
+for step in range(10000):
+    x, y = next(batches)
+    loss = train_step(x, y)
+    total = loss.numpy()
+    BETWEEN
+    history.append(float(loss))
+"""
+
+
+def test_a_second_read_of_a_finished_step_waits_for_nothing_more():
+    """The laomaotf/ixtiyoruz pattern: `loss.numpy()`, then `loss_fm.numpy()`, `loss_wh.numpy()` on the next lines.
+    The first read waits for the step; the later ones copy finished values. Not where device work runs between
+    them (a second network's step, LynnHo's `train_G` between two counter reads)."""
+    rereads = _findings({"train.py": _TWO_READS.replace("BETWEEN", "print('step', step, total)")}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in rereads] == [
+        (13, Confidence.LIKELY), (15, Confidence.POSSIBLE)]
+    assert "`loss.numpy()` (line 13) already waits for the step" in rereads[1].evidence[-1].message
+    means = _findings({"train.py": _TWO_READS.replace("loss.numpy()", "loss.numpy().mean()").replace(
+        "BETWEEN", "pass")}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in means] == [(13, Confidence.LIKELY), (15, Confidence.POSSIBLE)]
+    stepped = _findings({"train.py": _TWO_READS.replace("BETWEEN", "critic_step(x)")}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in stepped] == [(13, Confidence.LIKELY), (15, Confidence.LIKELY)]
+    guarded = _findings({"train.py": _TWO_READS.replace("    total = loss.numpy()\n", "    if step % 100 == 0:\n"
+                                                        "        total = loss.numpy()\n").replace("BETWEEN", "pass")},
+                        "TFH004")
+    assert [(f.location.line, f.confidence) for f in guarded] == [(16, Confidence.LIKELY)]
+
+
+_UPDATE_DECIDED = """
+import tensorflow as tf
+
+for step in range(10000):
+    x, y = next(batches)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(model(x) - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    if TEST:
+        ACTION
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+"""
+
+
+def test_a_branch_deciding_the_update_needs_the_value_every_step():
+    """GAIL's discriminator updates only while it is inaccurate; YOLOv3 skips the update on a NaN loss: the host
+    needs the value every step, and only a `tf.cond` compiled into the step decides without waiting. A step
+    interval on the optimizer's counter is still a sync a Python count removes."""
+    def confidence(test: str, action: str) -> list[tuple[int, Confidence]]:
+        findings = _findings({"train.py": _UPDATE_DECIDED.replace("TEST", test).replace("ACTION", action)},
+                             "TFH004")
+        return [(f.location.line, f.confidence) for f in findings]
+
+    assert confidence("tf.math.reduce_any(tf.math.is_nan(loss))", "continue") == [(8, Confidence.POSSIBLE)]
+    assert confidence("loss > 10.0", "optimizer.apply_gradients(zip(grads, model.trainable_variables))") == [
+        (8, Confidence.POSSIBLE)]
+    in_tape = _findings({"train.py": _UPDATE_DECIDED.replace(
+        "    grads = tape.gradient", "        if tf.reduce_any(tf.math.is_nan(loss)):\n            continue\n"
+        "    grads = tape.gradient").replace("    if TEST:\n        ACTION\n", "")}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in in_tape] == [(7, Confidence.POSSIBLE)]
+    assert confidence("tf.equal(optimizer.iterations % 5, 0)", "continue") == [(8, Confidence.LIKELY)]
+    assert confidence("loss > 10.0", "print('high loss')") == [(8, Confidence.LIKELY)]
+
+
+def test_a_read_on_the_steps_a_branch_skips_is_not_every_step():
+    """DeepLabV3's loop prints the invalid labels and skips the batch: the print runs on the steps that do not
+    train, not on every step."""
+    findings = _findings({"train.py": _UPDATE_DECIDED.replace("TEST", "labels is None").replace(
+        "ACTION", "print('skipping', loss)\n        continue")}, "TFH004")
+    assert findings == []
+
+
+def test_a_tensor_copied_from_the_hosts_values_is_no_value_of_the_step():
+    """A prioritized-replay DQN copies the sampled actions into a tensor (`tf.convert_to_tensor(action)`) and reads
+    them back with `np.array(action)`: its own values, computed by no step. The TD errors it reads are the step's."""
+    findings = _findings({"dqn.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def update(model, optimizer, memory):
+            batch = memory.sample(64)
+            action = [b[1] for b in batch]
+            with tf.GradientTape() as tape:
+                action = tf.convert_to_tensor(action, dtype=tf.int32)
+                q = tf.reduce_sum(tf.one_hot(action, 2) * model(np.stack([b[0] for b in batch])), axis=1)
+                loss = tf.reduce_mean(tf.square(q - np.array([b[2] for b in batch])))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            taken = np.array(action)
+            errors = np.abs(q.numpy() - taken)
+
+        for step in range(100000):
+            update(model, optimizer, memory)
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "dqn.py", 13)]
+
+
+def test_epochs_of_updates_over_each_rollout_are_a_small_share_of_the_iteration():
+    """PPO gathers a rollout of 128 environment steps, each an eager forward pass, then runs a few epochs of
+    minibatch updates over it: compiling the updates saves a part of a round the environment steps dominate."""
+    findings = _findings({"ppo.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def update(states, advantages):
+            for _ in range(3):
+                for start in range(0, 128, 32):
+                    with tf.GradientTape() as tape:
+                        loss = -tf.reduce_mean(policy(states[start:start + 32]) * advantages[start:start + 32])
+                    optimizer.apply_gradients(zip(tape.gradient(loss, policy.trainable_variables),
+                                                  policy.trainable_variables))
+
+        state = env.reset()
+        while True:
+            states, advantages = [], []
+            for _ in range(128):
+                state, reward, done, _ = env.step(np.argmax(policy(state[None])))
+                states.append(state)
+                advantages.append(reward)
+            update(np.array(states), np.array(advantages))
+        """}, "TFH002", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(4, Confidence.POSSIBLE)]
+    assert "one round of updates over what it gathered per many environment steps" in findings[0].evidence[-1].message

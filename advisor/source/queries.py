@@ -65,6 +65,8 @@ _UPDATE_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(UPDATE_ME
 _GRADIENT_CALL = m.Call(func=_GRADIENT)
 VALUE_CONVERSIONS = frozenset({"float", "int", "bool"})
 TENSOR_APIS = ("tensorflow.", "keras.")
+# TensorFlow's calls that make a tensor of the Python or NumPy values they are given.
+HOST_DATA_TENSORS = frozenset({"tensorflow.convert_to_tensor", "tensorflow.constant"})
 # TensorFlow's calls that answer with Python values about the machine, files or settings (memory in use, devices,
 # paths), not tensors: reading them waits for no step.
 HOST_VALUE_APIS = ("tensorflow.config.", "tensorflow.io.gfile.", "tensorflow.test.", "tensorflow.sysconfig.",
@@ -445,7 +447,8 @@ class TrainingLoop:
         0:``, not its ``else``), on the loop's counter, or on a value its own body sets (``if self.mean is None:
         self.mean = ...``, a first-step initialisation), or on a mark its body moves on (``if step - last_log >=
         500: ...; last_log = step``), whose test reads no tensor of the step; or in an ``if`` whose body ends the
-        loop (``if it >= num_iterations - 1: ...; break``, an epoch's last step). Not where that branch runs the
+        loop (``if it >= num_iterations - 1: ...; break``, an epoch's last step) or skips the rest of its iteration
+        (``if bad_labels: print(...); continue``: on steps that do not train). Not where that branch runs the
         step itself (``if batch_counter == BATCH_SIZE:`` a step on the images gathered so far): it runs every step."""
         return any(not self._runs_step(part) and (
             part is not branch.test and not self.reads_tensor(branch.test) and not (
@@ -453,7 +456,8 @@ class TrainingLoop:
             m.findall(branch.test, _INTERVAL_TEST) or any(
                 n.value in self._counters or n.value in self._interval_flags for n in m.findall(branch.test, m.Name()))
             and not self._phase_test(branch.test)
-            or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and self.ends(branch))
+            or _initialises_once(branch) or _rearms_its_test(branch)) or part is branch.body and (
+                self.ends(branch) or self.skips_rest(branch)))
             for branch, part in _branches_around(self.module, statement, self.node))
 
     def _runs_step(self, block: cst.CSTNode) -> bool:
@@ -521,6 +525,50 @@ class TrainingLoop:
             last = last.body[-1]
         return isinstance(last, cst.Return) or isinstance(last, cst.Break) and (
             self.module.enclosing_loop(branch) is self.node)
+
+    def dispatches(self, call: cst.Call) -> bool:
+        """Whether ``call``, in this code, may give the device work: anything but Python's and NumPy's own
+        functions, the clock and logging, an array's or a list's own methods, reading a value (``.numpy()``, a
+        metric's ``.result()``), formatting a string and a progress bar's display."""
+        called = self.module.qualified_names(call.func)
+        return not (called and all(n.startswith(HOST_MODULES + ("time.", "logging.")) for n in called) or m.matches(
+            call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(HOST_SIDE_METHODS.__contains__)))))
+
+    def runs_whenever(self, statement: cst.CSTNode, later: cst.CSTNode) -> bool:
+        """Whether ``statement`` runs on every pass that runs ``later``, a statement after it in this code: the
+        block that holds it holds ``later`` too, or a statement around it."""
+        block, node = self.module.parent(statement), later
+        while node is not None and node is not self.node:
+            if node is block:
+                return True
+            node = self.module.parent(node)
+        return False
+
+    def decides_update(self, branch: cst.If) -> bool:
+        """Whether ``branch`` decides whether or which update the step makes: a part of it runs the training step
+        or applies gradients (``if accuracy < 0.8: optimizer.apply_gradients(...)``, a GAN training whichever
+        network lags), or it skips the rest of the iteration (:meth:`skips_rest`) before code after it does (``if
+        is_nan(loss): continue``, then ``apply_gradients``)."""
+        def updates(block: cst.CSTNode) -> bool:
+            return self._runs_step(block) or bool(m.findall(block, _UPDATE_CALL))
+
+        if updates(branch.body) or branch.orelse is not None and updates(branch.orelse):
+            return True
+        node = branch
+        while self.skips_rest(branch) and node is not None and node is not self.node:
+            block = self.module.parent(node)
+            if isinstance(block, cst.IndentedBlock) and any(
+                    updates(statement) for statement in block.body[[s is node for s in block.body].index(True) + 1:]):
+                return True
+            node = block
+        return False
+
+    def skips_rest(self, branch: cst.If) -> bool:
+        """Whether ``branch``'s body ends with ``continue`` to this loop's next iteration."""
+        last = branch.body.body[-1] if branch.body.body else None
+        if isinstance(last, cst.SimpleStatementLine):
+            last = last.body[-1]
+        return isinstance(last, cst.Continue) and self.module.enclosing_loop(branch) is self.node
 
     @cached_property
     def _interval_flags(self) -> frozenset[str]:
@@ -656,6 +704,11 @@ class _TensorNames(InLoopBody):
             self.loop.inputs -= bound
         if m.matches(node.value, _HOST_COPY):  # `num_pos = tf.reduce_sum(labels).numpy()`: a host value from here
             self.loop.tensors.difference_update(bound)
+        elif isinstance(node.value, cst.Call) and self.names_of(node.value) & HOST_DATA_TENSORS and \
+                not self.loop.reads_tensor(node.value):
+            # `action = tf.convert_to_tensor(actions)` of a list the loop gathered: the host's own values, which
+            # reading back waits for no step
+            self.loop.tensors.difference_update(bound)
         elif self._shape_arithmetic(node.value):
             self.loop.tensors.difference_update(bound)
             self.shapes |= bound
@@ -748,6 +801,11 @@ _LENGTH = m.Call(func=m.Name("len"), args=[m.Arg(value=m.Name())])
 # What Python and NumPy compute on the host, and an array's own methods (`gt_imgs[i].copy()`).
 HOST_MODULES = ("numpy.", "builtins.", "random.", "math.")
 ARRAY_METHODS = frozenset({"copy", "astype", "reshape", "transpose", "squeeze", "flatten", "tolist", "item"})
+# Methods that do their work on the host: reading a value, a list's and a dict's, a string's formatting, a logger's
+# and a progress bar's.
+HOST_SIDE_METHODS = ARRAY_METHODS | frozenset({
+    "numpy", "result", "append", "extend", "items", "keys", "values", "get", "format", "join", "info", "debug",
+    "warning", "set_description", "set_postfix", "set_postfix_str", "write", "flush", "update"})
 # TensorFlow's ops that read a tensor's shape: their int32 results live in host memory, and so do those of
 # arithmetic on them (`tf.minimum((i + 1) * chunk, tf.shape(mel)[1])`); reading them waits for no kernel.
 SHAPE_READS = frozenset({"tensorflow.shape", "tensorflow.size", "tensorflow.rank", "tensorflow.compat.v1.shape"})
