@@ -87,8 +87,10 @@ class _Syncs(InLoopBody):
 
     def _enter(self, statement: cst.CSTNode) -> None:
         """Start ``statement``: the calls of the one before it gave the device work since the last read unless
-        that one read a value (its calls run before its read waits for them)."""
-        if self.calls_dispatch and not (self.found and self.found[-1].statement is self.statement):
+        that one read a value (its calls run before its read waits for them) or runs on some steps only (a
+        checkpoint saved every 1000 steps)."""
+        if self.calls_dispatch and not (self.found and self.found[-1].statement is self.statement) and \
+                not self.loop.throttles(self.statement):
             self.dispatched = True
         self.calls_dispatch = False
         self.statement = statement

@@ -12153,6 +12153,9 @@ def test_a_second_read_of_a_finished_step_waits_for_nothing_more():
     means = _findings({"train.py": _TWO_READS.replace("loss.numpy()", "loss.numpy().mean()").replace(
         "BETWEEN", "pass")}, "TFH004")
     assert [(f.location.line, f.confidence) for f in means] == [(13, Confidence.LIKELY), (15, Confidence.POSSIBLE)]
+    saved = _findings({"train.py": _TWO_READS.replace("BETWEEN", "if step % 1000 == 0:\n        model.save('m')")},
+                      "TFH004")
+    assert [(f.location.line, f.confidence) for f in saved] == [(13, Confidence.LIKELY), (16, Confidence.POSSIBLE)]
     stepped = _findings({"train.py": _TWO_READS.replace("BETWEEN", "critic_step(x)")}, "TFH004")
     assert [(f.location.line, f.confidence) for f in stepped] == [(13, Confidence.LIKELY), (15, Confidence.LIKELY)]
     guarded = _findings({"train.py": _TWO_READS.replace("    total = loss.numpy()\n", "    if step % 100 == 0:\n"
