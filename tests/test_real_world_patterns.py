@@ -12256,3 +12256,20 @@ def test_epochs_of_updates_over_each_rollout_are_a_small_share_of_the_iteration(
         """}, "TFH002", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(4, Confidence.POSSIBLE)]
     assert "one round of updates over what it gathered per many environment steps" in findings[0].evidence[-1].message
+
+
+def test_a_tf_function_defined_with_a_decorator_in_the_loop_body_is_made_every_iteration():
+    """A GPT-2 trainer defines `@tf.function def get_loss(...)` inside its batch loop: a new function, traced anew,
+    every step."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        for step, batch in enumerate(dataset):
+            @tf.function
+            def get_loss(batch):
+                return strategy.run(train_step, args=(batch,))
+
+            loss = get_loss(batch)
+        """}, "TFH003")
+    assert [(f.location.line, f.confidence) for f in findings] == [(5, Confidence.LIKELY)]
+    assert "`get_loss` is defined with `@tf.function` inside the loop at train.py:3:1" in findings[0].message

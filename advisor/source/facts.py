@@ -158,8 +158,11 @@ class ModuleInfo:
         """The innermost ``for``/``while`` whose body runs ``node`` once per iteration, in ``node``'s own scope.
 
         A definition (function, lambda, class) between the two ends the search: its body runs when it is called.
+        A ``def``'s own name is where the definition runs: a function defined anew in each iteration.
         """
         child, parent = node, self.parent(node)
+        if isinstance(parent, cst.FunctionDef) and parent.name is node:
+            child, parent = parent, self.parent(parent)
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
                 return parent
