@@ -12273,3 +12273,23 @@ def test_a_tf_function_defined_with_a_decorator_in_the_loop_body_is_made_every_i
         """}, "TFH003")
     assert [(f.location.line, f.confidence) for f in findings] == [(5, Confidence.LIKELY)]
     assert "`get_loss` is defined with `@tf.function` inside the loop at train.py:3:1" in findings[0].message
+
+
+@pytest.mark.parametrize("construction", [
+    "transformers.modeling_tf_gpt2.TFGPT2LMHeadModel(config=config)",
+    "transformers.TFGPT2LMHeadModel.from_pretrained('gpt2')",
+])
+def test_a_hugging_face_model_built_from_its_configuration_is_a_known_architecture(construction):
+    """A Chinese GPT-2 trainer builds `TFGPT2LMHeadModel(config=...)` under the module path transformers 2.x gave
+    it: a whole GPT-2, as much a known architecture as one loaded with `from_pretrained`."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+        import transformers
+
+        config = transformers.GPT2Config(n_layer=10)
+        model = {construction}
+        model.compile(optimizer="adam", loss=loss_fn)
+        model.fit(dataset, epochs=3)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(5, Confidence.LIKELY)]
+    assert "a known architecture" in findings[0].evidence[1].message

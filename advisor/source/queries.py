@@ -81,9 +81,11 @@ KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
 # Architectures built by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets, bert4keras
 # and its TensorFlow 2 port tf2_bert.
-PRETRAINED_FACTORIES = (("transformers.TF", (".from_pretrained", ".from_config")),
-                        (("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
+PRETRAINED_FACTORIES = ((("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
                         (("bert4keras.models.", "tf2_bert.models."), (".build_transformer_model",)))
+# Hugging Face's TensorFlow models, loaded or built from a configuration, by any module path transformers has
+# given them (`transformers.TFAutoModel.from_pretrained`, `transformers.modeling_tf_gpt2.TFGPT2LMHeadModel(config)`).
+HUGGING_FACE_MODEL = re.compile(r"transformers\.(\w+\.)*TF\w*Model\w*(\.from_pretrained|\.from_config)?")
 # The architectures keras.applications builds, by the start of their names (VGG16, ResNet50V2, EfficientNetB0...).
 APPLICATION_FAMILIES = ("VGG", "ResNet", "Inception", "Xception", "MobileNet", "DenseNet", "NASNet", "EfficientNet",
                         "ConvNeXt", "RegNet")
@@ -1143,10 +1145,12 @@ def _assigned_values(body: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
 
 def _pretrained(names: Iterable[str]) -> bool:
     """A known architecture, built by its library as a Keras model: ``keras.applications.ResNet50(...)``,
-    ``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``keras_hub.models.BertClassifier.from_preset``.
+    ``TFAutoModelForSequenceClassification.from_pretrained(...)``, ``TFGPT2LMHeadModel(config)``,
+    ``keras_hub.models.BertClassifier.from_preset``.
     A Keras application by its family's name: ``from keras.applications.vgg16 import *`` beside ``from keras.layers
     import *`` leaves ``Input`` and ``Conv2D`` resolving to either module."""
     return any((name.startswith("keras.applications.") and name.rsplit(".", 1)[-1].startswith(APPLICATION_FAMILIES))
+               or HUGGING_FACE_MODEL.fullmatch(name)
                or (any(name.startswith(prefix) and name.endswith(methods) for prefix, methods in PRETRAINED_FACTORIES)
                    and not any(part in name for part in PREPROCESSING_PRESETS)) for name in names)
 
