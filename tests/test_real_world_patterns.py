@@ -12293,3 +12293,38 @@ def test_a_hugging_face_model_built_from_its_configuration_is_a_known_architectu
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(5, Confidence.LIKELY)]
     assert "a known architecture" in findings[0].evidence[1].message
+
+
+def test_modes_none_of_which_the_default_picks_are_each_a_switch_a_run_turns_on():
+    """An autoencoder script trains the model `--ae_type` names, `VAE` or `CVAE`, and defaults to none of them: a
+    run must pick one, so neither is skipped by default. Where an `else` trains by default, the modes it stands
+    for are."""
+    script = """
+        import argparse
+        import tensorflow as tf
+
+        def train_vae():
+            for x, _ in dataset:
+                with tf.GradientTape() as tape:
+                    loss = vae.loss(x)
+                optimizer.apply_gradients(zip(tape.gradient(loss, vae.trainable_variables), vae.trainable_variables))
+
+        def train_cvae():
+            for x, y in dataset:
+                with tf.GradientTape() as tape:
+                    loss = cvae.loss(x, y)
+                optimizer.apply_gradients(zip(tape.gradient(loss, cvae.trainable_variables), cvae.trainable_variables))
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--ae_type", type=str, default=False)
+        args = parser.parse_args()
+        if args.ae_type == "VAE":
+            train_vae()
+        elif args.ae_type == "CVAE":
+            train_cvae()
+        """
+    modes = _findings({"run.py": script}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in modes] == [(6, Confidence.LIKELY), (12, Confidence.LIKELY)]
+    defaulted = _findings({"run.py": script.rstrip(" ") + "        else:\n            train_vae()\n"}, "TFH002")
+    assert [(f.location.line, f.confidence) for f in defaulted] == [
+        (6, Confidence.LIKELY), (12, Confidence.POSSIBLE)]

@@ -3610,8 +3610,16 @@ class SourceQueries:
             return isinstance(statement, cst.If) and not statement.orelse and self._truth(module,
                                                                                          statement.test) is False
 
+        def trains_by_default(block: cst.CSTNode | None) -> bool:
+            """Down an ``elif`` chain, only the part the defaults take trains: `--ae_type` defaulting to none of
+            `"AE"`, `"VAE"` and `"CVAE"` trains nothing, and each of them is a switch a run turns on."""
+            if isinstance(block, cst.If):
+                value = self._truth(module, block.test)
+                return trains(block) if value is None else trains_by_default(block.body if value else block.orelse)
+            return trains(block.body if isinstance(block, cst.Else) else block)
+
         siblings = getattr(module.parent(branch), "body", ())
-        return trains(skipped) and not trains(taken) and not any(
+        return trains(skipped) and not trains_by_default(taken) and not any(
             trains(statement) for statement in (siblings if isinstance(siblings, Sequence) else ())
             if statement is not branch and not off(statement))
 
