@@ -371,6 +371,12 @@ class Registration(Enum):
     NOT_SEEN = "not seen"  # advisor sees no training call given it
 
 
+def _last_statement(branch: cst.If) -> cst.CSTNode | None:
+    """The last statement ``branch``'s body runs: of its block, or of the small statements on the ``if``'s line."""
+    last = branch.body.body[-1] if branch.body.body else None
+    return last.body[-1] if isinstance(last, cst.SimpleStatementLine) else last
+
+
 @dataclass
 class TrainingLoop:
     """Code that runs once per training step, and the names that hold its tensors.
@@ -522,9 +528,7 @@ class TrainingLoop:
 
     def ends(self, branch: cst.If) -> bool:
         """Whether ``branch``'s body ends with leaving this loop: a ``break`` out of it, or a ``return``."""
-        last = branch.body.body[-1] if branch.body.body else None  # a statement, or on the if's line a small one
-        if isinstance(last, cst.SimpleStatementLine):
-            last = last.body[-1]
+        last = _last_statement(branch)
         return isinstance(last, cst.Return) or isinstance(last, cst.Break) and (
             self.module.enclosing_loop(branch) is self.node)
 
@@ -556,8 +560,10 @@ class TrainingLoop:
 
         if updates(branch.body) or branch.orelse is not None and updates(branch.orelse):
             return True
+        if not self.skips_rest(branch):
+            return False
         node = branch
-        while self.skips_rest(branch) and node is not None and node is not self.node:
+        while node is not None and node is not self.node:
             block = self.module.parent(node)
             if isinstance(block, cst.IndentedBlock) and any(
                     updates(statement) for statement in block.body[[s is node for s in block.body].index(True) + 1:]):
@@ -567,10 +573,7 @@ class TrainingLoop:
 
     def skips_rest(self, branch: cst.If) -> bool:
         """Whether ``branch``'s body ends with ``continue`` to this loop's next iteration."""
-        last = branch.body.body[-1] if branch.body.body else None
-        if isinstance(last, cst.SimpleStatementLine):
-            last = last.body[-1]
-        return isinstance(last, cst.Continue) and self.module.enclosing_loop(branch) is self.node
+        return isinstance(_last_statement(branch), cst.Continue) and self.module.enclosing_loop(branch) is self.node
 
     @cached_property
     def _interval_flags(self) -> frozenset[str]:
