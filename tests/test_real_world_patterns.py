@@ -2238,6 +2238,9 @@ def test_an_eager_step_whose_model_compiles_its_own_forward_pass_gains_less():
     (finding,) = _findings({"train.py": script}, "TFH002")
     assert finding.confidence is Confidence.POSSIBLE
     assert any("`TextCNN.call`" in e.message for e in finding.evidence)
+    # A long-text BERT trainer calls the compiled method by its name.
+    (named,) = _findings({"train.py": script.replace("y, model(x)", "y, model.call(x)")}, "TFH002")
+    assert named.confidence is Confidence.POSSIBLE
     (eager,) = _findings({"train.py": script.replace("            @tf.function\n", "")}, "TFH002")
     assert eager.confidence is Confidence.LIKELY
 

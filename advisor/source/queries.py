@@ -6023,7 +6023,8 @@ class SourceQueries:
         found = []
         for site in sites:
             forward = self._layer_call_methods(site)
-            for callee in [*self.callees_of(site), *forward]:
+            # (`model.call(x)` may name the method its receiver's class resolves to as well)
+            for callee in {id(f.node): f for f in [*self.callees_of(site), *forward]}.values():
                 if id(callee.node) in callers or self.is_compiled(callee):
                     continue
                 host = next((e for e in self.side_effects(callee, callers) if e.on_host), None)
@@ -6065,8 +6066,10 @@ class SourceQueries:
 
     def _layer_call_methods(self, site: CallSite) -> list[FunctionInfo]:
         """The ``call`` method a call of a repo Keras layer or model instance runs (``model(images)``,
-        ``self.rpn_head(features)``), where the source shows the instance made."""
+        ``self.rpn_head(features)``, ``model.call(images)``), where the source shows the instance made."""
         func = site.node.func
+        if m.matches(func, m.Attribute(value=m.Name() | m.Attribute(value=m.Name("self")), attr=m.Name("call"))):
+            func = func.value  # the instance's own `call`, named
         if isinstance(func, cst.Name):
             bound = self.bound_call(site.module, site.node, func.value)
             bindings = [bound] if bound is not None else []
