@@ -431,16 +431,13 @@ class EagerTrainStep(Rule):
         if once:
             evidence.append(Evidence.source("each call ends its loop (a `break` follows it): it runs once per run "
                                             "of that loop, such as an episode, not every iteration"))
-        # A call that follows an episode is one update, or one round of them over the rollout (PPO's epochs of
-        # minibatches), per many environment steps the host runs in Python.
-        episodes = [] if once else [ctx.queries.episode_before(call) for call in calls]
+        episodes = [] if epoch or once else [ctx.queries.episode_before(call) for call in calls]
         if episodes and all(episodes):
             once = True
             played = episodes[0]
-            updates = "one round of updates over what it gathered" if epoch else "one update"
             evidence.append(Evidence.source(
                 f"each call follows an episode its loop plays first (`{played.module.node_code(played.node.func)}"
-                f"(...)` in an inner loop, {played.module.location(played.node).display}): {updates} per many "
+                f"(...)` in an inner loop, {played.module.location(played.node).display}): one update per many "
                 "environment steps, which take most of the time"))
         compiled = _compiled_forward_evidence(ctx.queries.compiled_forward(module, function.node.body))
         evidence += compiled

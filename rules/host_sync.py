@@ -450,12 +450,20 @@ class HostSync(Rule):
                          and not loop.throttles(sync.statement)), None)
             waits = [sync for sync in syncs.found if not loop.throttles(sync.statement) and not (
                 isinstance(sync.node, cst.Call) and ctx.queries.reads_host_variable(loop.module, sync.node))]
+            # The reads right after a read, waiting for nothing more, go with the first of them: one fix guards all.
+            # (Not after a read that runs on some steps only, or waits for nothing.)
+            first_of: dict[int, Sync] = {}
+            rereads: dict[int, list[Sync]] = {}
+            for sync in waits:
+                after = sync.after if sync.after is not None and id(sync.after) in first_of else None
+                first = first_of[id(sync)] = first_of[id(after)] if after is not None else sync
+                if first is not sync:
+                    rereads.setdefault(id(first), []).append(sync)
             for sync in waits:
                 if forward is None:
                     forward = [e for e in ctx.queries.host_calls_in(loop.module, loop.node.body) if e.in_forward]
-                if sync.after is not None and not any(wait is sync.after for wait in waits):
-                    sync = replace(sync, after=None)  # the read before it runs on some steps, or waits for nothing
-                yield self._finding(ctx, loop, sync, forward, stop if stop is not sync else None)
+                yield self._finding(ctx, loop, sync if first_of[id(sync)] is not sync else replace(sync, after=None),
+                                    forward, stop if stop is not sync else None, rereads.get(id(sync), []))
         # One finding per function that copies (an actor's and a critic's target updates are two fixes), at its first
         # copy.
         copies: dict[int, tuple[TrainingLoop, CallSite]] = {}
@@ -539,7 +547,8 @@ class HostSync(Rule):
         return self.finding(module, runs[0], message, verdict, reach=ctx.queries.reach(module, loop.node))
 
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, sync: Sync, forward: list[SideEffect],
-                 stop: Sync | None) -> Finding:
+                 stop: Sync | None, rereads: list[Sync]) -> Finding:
+        """``rereads``: the reads right after this one that wait for nothing more (each one's ``after``)."""
         module = loop.module
         code = module.node_code(sync.node)
         loop_at = loop.loop_module.location(loop.loop).display
@@ -584,6 +593,12 @@ class HostSync(Rule):
                 f"`{module.node_code(earlier.node)}` ({module.location(earlier.node).line_label}) already waits for "
                 "the step, and nothing between the two may give the device work: this read only copies a finished "
                 "value, and saves little unless both go"))
+        if rereads:
+            listed = ", ".join(f"`{module.node_code(r.node)}` ({module.location(r.node).line_label})"
+                               for r in rereads[:4])
+            evidence.append(Evidence.source(
+                f"the step reads again right after it, waiting for nothing more: {listed}; guard them together, or "
+                "the next one waits instead"))
         decides_exit = _decides_exit(loop, sync)
         if decides_exit:
             evidence.append(Evidence.source(

@@ -83,9 +83,10 @@ MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
 # and its TensorFlow 2 port tf2_bert.
 PRETRAINED_FACTORIES = ((("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
                         (("bert4keras.models.", "tf2_bert.models."), (".build_transformer_model",)))
-# Hugging Face's TensorFlow models, loaded or built from a configuration, by any module path transformers has
-# given them (`transformers.TFAutoModel.from_pretrained`, `transformers.modeling_tf_gpt2.TFGPT2LMHeadModel(config)`).
-HUGGING_FACE_MODEL = re.compile(r"transformers\.(\w+\.)*TF\w*Model\w*(\.from_pretrained|\.from_config)?")
+# Hugging Face's TensorFlow models (a base model, or one with a head: `TFBertForSequenceClassification`), loaded or
+# built from a configuration, by any module path transformers has given them (`transformers.TFAutoModel
+# .from_pretrained`, `transformers.modeling_tf_gpt2.TFGPT2LMHeadModel(config)`); not their tokenizers.
+HUGGING_FACE_MODEL = re.compile(r"transformers\.(\w+\.)*TF\w*(Model|For)\w*(\.from_pretrained|\.from_config)?")
 # The architectures keras.applications builds, by the start of their names (VGG16, ResNet50V2, EfficientNetB0...).
 APPLICATION_FAMILIES = ("VGG", "ResNet", "Inception", "Xception", "MobileNet", "DenseNet", "NASNet", "EfficientNet",
                         "ConvNeXt", "RegNet")
