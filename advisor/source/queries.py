@@ -79,8 +79,8 @@ KERAS_MODEL = frozenset({"keras.Model", "keras.models.Model"})
 SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
-# Architectures built by a library's factory: Hugging Face's TF models, KerasHub/KerasNLP/KerasCV presets, bert4keras
-# and its TensorFlow 2 port tf2_bert.
+# Architectures built by a library's factory: KerasHub/KerasNLP/KerasCV presets, bert4keras and its TensorFlow 2 port
+# tf2_bert (Hugging Face's TF models: HUGGING_FACE_MODEL).
 PRETRAINED_FACTORIES = ((("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
                         (("bert4keras.models.", "tf2_bert.models."), (".build_transformer_model",)))
 # Hugging Face's TensorFlow models (a base model, or one with a head: `TFBertForSequenceClassification`), loaded or
@@ -557,7 +557,7 @@ class TrainingLoop:
         network lags), or it skips the rest of the iteration (:meth:`skips_rest`) before code after it does (``if
         is_nan(loss): continue``, then ``apply_gradients``)."""
         def updates(block: cst.CSTNode) -> bool:
-            return self._runs_step(block) or bool(m.findall(block, _UPDATE_CALL))
+            return self._runs_step(block) or _updates_weights(block)
 
         if updates(branch.body) or branch.orelse is not None and updates(branch.orelse):
             return True
