@@ -197,8 +197,9 @@ class Retracing(Rule):
         created: list[tuple[cst.CSTNode, ModuleInfo, str, str | None]] = [
             (call.node, call.module, "`tf.function(...)` is called", compiled_function_name(call.node))
             for call in index.calls_to(TF_FUNCTION)]
+        # (Not a function a dataset's `map` calls: tf.data traces it with each pipeline, decorated or not.)
         created += [(f.node.name, f.module, f"`{f.name}` is defined with `@tf.function`", f.name)
-                    for f in index.functions if TF_FUNCTION in f.decorators]
+                    for f in index.functions if TF_FUNCTION in f.decorators and not ctx.queries.traced_by_dataset(f)]
         for node, module, what, function_name in created:
             if ctx.queries.initialised_once(module, node):
                 continue  # made the first time only (`if self.step is None: self.step = tf.function(...)`)

@@ -6952,7 +6952,8 @@ def test_keras_predict_of_a_cloned_target_network_per_replayed_transition():
 
 def test_keras_predict_reduced_to_one_action_by_argmax():
     # The state is made a batch of one by a helper the loop calls; `np.argmax` over the whole result (no axis) picks
-    # one action: one sample per environment step. Over a batch, an axis says each row's (the replay's targets).
+    # one action: one sample per environment step. Over a batch, an axis says each row's (the replay's targets, once
+    # an episode).
     findings = _findings({"dqn.py": """
         import gym
         import numpy as np
@@ -6979,9 +6980,9 @@ def test_keras_predict_reduced_to_one_action_by_argmax():
                         action = self.choose_action(state, 0.1)
                         next_state, reward, done, _ = self.env.step(action)
                         next_state = self.preprocess(next_state)
-                        best = np.argmax(self.model.predict(batch_of_states), axis=1)
                         self.model.train_on_batch(state, np.array([[reward, reward]]))
                         state = next_state
+                    best = np.argmax(self.model.predict(batch_of_states), axis=1)
 
         DQN().train(1000)
         """}, "TFH007")
@@ -12306,3 +12307,283 @@ def test_modes_none_of_which_the_default_picks_are_each_a_switch_a_run_turns_on(
     defaulted = _findings({"run.py": script.rstrip(" ") + "        else:\n            train_vae()\n"}, "TFH002")
     assert [(f.location.line, f.confidence) for f in defaulted] == [
         (6, Confidence.LIKELY), (12, Confidence.POSSIBLE)]
+
+
+# A DQN agent whose update runs between its moves: the loop steps the environment, then calls `update()`, which
+# samples its replay memory (indices drawn from the filled part of it) and fits the sampled transitions.
+_REPLAY_AGENT = """
+import gym
+import numpy as np
+import tensorflow as tf
+
+
+class Agent:
+    def __init__(self, env):
+        self.env = env
+        self.model = tf.keras.Sequential([tf.keras.layers.Dense(256, activation="relu"),
+                                          tf.keras.layers.Dense(2)])
+        self.model.compile(optimizer="adam", loss="mse")
+        self.states = np.zeros((10000, 4))
+        self.filled = 0
+
+    def sample(self, n):
+        return [np.random.randint(0, self.filled) for _ in range(n)]
+
+    def update(self):
+        batch = self.states[self.sample(32)]
+        targets = self.model.predict(batch)
+        loss = self.model.train_on_batch(batch, targets)
+
+    def run(self, steps):
+        state = self.env.reset()
+        for t in range(steps):
+            action = np.argmax(self.model(state[None]))
+            state, reward, done, _ = self.env.step(action)
+            self.states[self.filled] = state
+            self.filled += 1
+            if t > 100:
+                self.update()
+
+
+if __name__ == "__main__":
+    Agent(gym.make("CartPole-v1")).run(100000)
+"""
+
+
+def test_a_replay_minibatch_of_indices_drawn_below_a_bound_the_agent_keeps():
+    """`np.random.randint(0, self.filled)` draws indices into what the agent holds: a replay minibatch, not data made
+    up at random, so `predict` on it runs once per update on one small batch."""
+    findings = _findings({"dqn.py": _REPLAY_AGENT}, "TFH007")
+    predict = [f for f in findings if f.location.line == 20]
+    assert [f.confidence for f in predict] == [Confidence.LIKELY]
+    assert "a minibatch drawn at random (`self.sample(32)`)" in str(predict[0].evidence)
+
+
+def test_a_host_read_in_an_update_the_agent_runs_between_its_moves():
+    """The loop calling `update()` steps an environment every iteration, which takes the action as a Python value:
+    the host waits for the device there anyway, so the update's own read adds little."""
+    findings = _findings({"dqn.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        class Agent:
+            def __init__(self, env):
+                self.env = env
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(256), tf.keras.layers.Dense(2)])
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            def update(self, states, targets):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self.model(states) - targets))
+                grads = tape.gradient(loss, self.model.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+                self.losses.append(loss.numpy())
+
+            def run(self, steps):
+                state = self.env.reset()
+                for t in range(steps):
+                    state, reward, done, _ = self.env.step(self.env.action_space.sample())
+                    self.update(state[None], np.array([[reward, reward]]))
+
+        Agent(gym.make("CartPole-v1")).run(100000)
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.POSSIBLE)]
+    assert "the loop steps an environment (`self.env.step(...)`" in str(findings[0].evidence)
+
+
+def test_keras_predict_on_rows_an_agent_filled_from_its_replay_between_moves():
+    """A prioritized replay fills the batch rows from a sum tree (no draw of items the source shows); the update
+    still runs between two moves of the agent, whose data is what it played: each `predict` is one small batch.
+    An update once per episode, after the loop that plays it, learns from the whole episode."""
+    findings = _findings({"per.py": """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        class Agent:
+            def __init__(self, env):
+                self.env = env
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(64), tf.keras.layers.Dense(2)])
+                self.model.compile(optimizer="adam", loss="mse")
+                self.b_obs = np.empty((32, 4))
+
+            def sum_tree_sample(self, k):
+                for i in range(k):
+                    self.b_obs[i] = self.tree.get_leaf(np.random.uniform(0, self.tree.total))
+
+            def train_step(self):
+                self.sum_tree_sample(32)
+                q = self.model.predict(self.b_obs)
+                return self.model.train_on_batch(self.b_obs, q)
+
+            def episode_update(self, states):
+                self.model.fit(np.array(states), self.model.predict(np.array(states)), epochs=1)
+
+            def train(self, steps):
+                obs = self.env.reset()
+                for t in range(steps):
+                    obs, reward, done, _ = self.env.step(self.env.action_space.sample())
+                    self.train_step()
+
+            def train_episodes(self, episodes):
+                for episode in range(episodes):
+                    states, done = [], False
+                    while not done:
+                        obs, reward, done, _ = self.env.step(self.env.action_space.sample())
+                        states.append(obs)
+                    self.episode_update(states)
+
+        agent = Agent(gym.make("CartPole-v1"))
+        agent.train(10000)
+        agent.train_episodes(100)
+        """}, "TFH007")
+    assert _where(findings) == [("TFH007", "per.py", 18)]
+    evidence = str(findings[0].evidence)
+    assert "it runs in the loop that steps an environment (`self.env.step(...)`, per.py:27:" in evidence
+
+
+def test_a_precision_switch_a_parameter_that_every_call_leaves_off():
+    """`configure_optimizer(use_float16=False)`: no caller of `get_optimizer` passes `use_float16`, so its default
+    reaches the helper's test and the run with the defaults computes in float32 (Model Garden's BERT helpers)."""
+    helper = """
+        import tensorflow as tf
+
+        def configure_optimizer(optimizer, use_float16=False):
+            if use_float16:
+                optimizer = tf.keras.mixed_precision.LossScaleOptimizer(optimizer)
+            return optimizer
+        """
+    train = """
+        import tensorflow as tf
+        from transformers import TFBertForSequenceClassification
+        from performance import configure_optimizer
+
+        def get_optimizer(lr, use_float16=False):
+            return configure_optimizer(tf.keras.optimizers.Adam(lr), use_float16=use_float16)
+
+        model = TFBertForSequenceClassification.from_pretrained("bert-base-uncased")
+        model.compile(optimizer=get_optimizer(3e-5), loss="sparse_categorical_crossentropy")
+        model.fit(tf.data.Dataset.from_tensor_slices(({"input_ids": [[1, 2]]}, [0])).batch(32), epochs=3)
+        """
+    findings = _findings({"performance.py": helper, "train.py": train}, "TFC001")
+    assert [(f.location.path.name, f.confidence) for f in findings] == [("train.py", Confidence.LIKELY)]
+    assert "under `use_float16` (performance.py:4:8), which is False with the defaults" in str(findings[0].evidence)
+    # A caller that turns it on is a run that computes in 16 bits.
+    on = train.replace("get_optimizer(3e-5)", "get_optimizer(3e-5, use_float16=True)")
+    assert _findings({"performance.py": helper, "train.py": on}, "TFC001") == []
+
+
+def test_a_parser_helper_a_dataset_map_calls_is_not_retraced_per_pipeline():
+    """`@tf.function` parsers defined in `load_data` (one the `map` calls, one that one calls), with `load_data`
+    called per age group: tf.data traces a map's function with each pipeline, decorated or not: nothing to gain.
+    (Another notebook of the repo defines parsers of the same names: each file's are called only where it says.)"""
+    ood = """
+        import tensorflow as tf
+
+        def load_data(paths):
+            @tf.function
+            def parse_record(proto):
+                return tf.io.parse_single_example(proto, {"image": tf.io.FixedLenFeature([], tf.string)})
+
+            @tf.function
+            def parse_image(proto):
+                return tf.io.parse_tensor(parse_record(proto)["image"], out_type=tf.float32)
+
+            return tf.data.TFRecordDataset(paths).map(parse_image)
+
+        datasets = []
+        for age in ["1year", "2year", "4year"]:
+            datasets.append(load_data([age]))
+        """
+    assert _findings({"ood.py": ood, "ood_copy.py": ood}, "TFH003") == []
+
+
+def test_flags_read_from_the_config_module_a_script_stores_them_in():
+    """`configs.config_values = args` in the entry point, `configs.config_values.model` in the helper that builds
+    the model: the flag's default picks the model a run builds, so the ResNet branch is not what trains."""
+    files = {"configs.py": "config_values = None\n", "main.py": """
+        import argparse
+        import configs
+        import utils
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--model", default="resnet")
+            args = parser.parse_args()
+            configs.config_values = args
+            utils.train()
+        """, "utils.py": """
+        import tensorflow as tf
+        import configs
+
+        def resnet():
+            return tf.keras.Sequential([tf.keras.layers.Conv2D(256, 3) for _ in range(20)])
+
+        def refinenet():
+            return tf.keras.Sequential([tf.keras.layers.Conv2D(128, 3) for _ in range(30)])
+
+        def train():
+            if configs.config_values.model == "resnet":
+                model = resnet()
+            else:
+                model = refinenet()
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(tf.random.normal((256, 224, 224, 3)), tf.random.normal((256, 1)), epochs=10)
+        """}
+    findings = _findings(files, "TFC001")
+    assert [(f.location.path.name, f.location.line) for f in findings] == [("utils.py", 5)]
+
+
+def test_a_step_function_picked_by_a_tuple_assignment():
+    """`train_step, test_step = train_one_step, test_one_step` in the loop: the call runs the step it names, so the
+    loop is a training loop, and its per-step read is one."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.Adam()
+        train_loss = tf.keras.metrics.Mean()
+
+        @tf.function
+        def train_one_step(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        @tf.function
+        def test_one_step(x):
+            return tf.reduce_mean(model(x))
+
+        for x in tf.data.Dataset.from_tensor_slices(tf.random.normal((1024, 32))).batch(32).prefetch(2):
+            train_step, test_step = train_one_step, test_one_step
+            train_loss(train_step(x))
+            print(train_loss.result().numpy())
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(22, Confidence.LIKELY)]
+
+
+def test_a_generator_behind_star_imports_of_star_imports():
+    """The script star-imports the `utils` package, whose `__init__` star-imports `tools`, which imports
+    TensorFlow: `tf.data.Dataset.from_generator` is TensorFlow's whatever order the files are read in."""
+    findings = _findings({"training.py": """
+        from utils import *
+
+        def examples(paths):
+            for path in paths:
+                yield np.load(path), 0
+
+        dataset = tf.data.Dataset.from_generator(lambda: examples(PATHS), output_signature=(
+            tf.TensorSpec(shape=(448, 448, 3), dtype=tf.float32), tf.TensorSpec(shape=(), dtype=tf.int32)))
+        model = tf.keras.applications.VGG16(weights=None)
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(dataset.batch(8).prefetch(tf.data.AUTOTUNE), epochs=30)
+        """, "utils/__init__.py": "from .tools import *\n", "utils/tools.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        PATHS = ["a.npy", "b.npy"]
+        """}, "TFD004")
+    assert [(f.location.path.name, f.location.line) for f in findings] == [("training.py", 7)]

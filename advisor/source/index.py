@@ -252,8 +252,9 @@ class SourceIndex:
         # `from ops import *` brings in what ops.py imports too (its `tf`): every module's imports are known first.
         repo_modules = {name: [module.names for module in modules]
                         for name, modules in index._modules_by_import_name.items()}
-        for source, module in parsed:
+        for _, module in parsed:  # all before any visit: a star import's exporter may star-import in turn
             module.names.repo_modules = repo_modules
+        for source, module in parsed:
             index._add(source, module)
         pl.link(index.dataflow, index._pending_calls, index.callees)
         return index

@@ -3162,14 +3162,23 @@ class SourceQueries:
 
     def _aliases_in(self, module: ModuleInfo, function: FunctionInfo | None) -> dict[str, set[str]]:
         """The names the body of ``function`` (None: the module's top level) binds to another name or attribute,
-        with what those resolve to."""
+        with what those resolve to: one by one, or a tuple of them (``train_step, test_step = train_one_step,
+        test_one_step``)."""
         scope = function.node if function is not None else module.tree
         if id(scope) not in self._aliases:
             aliases: dict[str, set[str]] = {}
-            for assign in m.findall(scope, m.Assign(targets=[m.AssignTarget(m.Name())],
-                                                    value=m.Name() | m.Attribute(value=m.Name()))):
-                if self.enclosing_function(module, assign) is function:
-                    aliases.setdefault(assign.targets[0].target.value, set()).update(module.names.resolve(assign.value))
+            named = m.Name() | m.Attribute(value=m.Name())
+            for assign in m.findall(scope, m.Assign(targets=[m.AssignTarget(m.Name() | m.Tuple())],
+                                                    value=named | m.Tuple())):
+                if self.enclosing_function(module, assign) is not function:
+                    continue
+                target, value = assign.targets[0].target, assign.value
+                pairs = [(target, value)] if isinstance(target, cst.Name) else list(zip(
+                    [e.value for e in target.elements], [e.value for e in value.elements])) if isinstance(
+                    value, cst.Tuple) and len(target.elements) == len(value.elements) else []
+                for name, bound in pairs:
+                    if isinstance(name, cst.Name) and m.matches(bound, named):
+                        aliases.setdefault(name.value, set()).update(module.names.resolve(bound))
             self._aliases[id(scope)] = aliases
         return self._aliases[id(scope)]
 
@@ -3488,8 +3497,7 @@ class SourceQueries:
         function = self.index.function_of(innermost) if innermost is not None and depth else None
         callers = self.callers_of(function) if function is not None else []
         # Every mention of the function is one of these calls (no callback passed by name, no framework hook).
-        if not callers or _called_by_framework(function) or \
-                self._word_counts[function.name] > len(callers) + self._definitions_named[function.name]:
+        if not callers or _called_by_framework(function) or not self._only_called_by(function, callers):
             return None
         stops = [self.stops_before(c.module, c.module.location(c.node).line, depth - 1) for c in callers]
         return stops[0] if None not in stops else None
@@ -3979,6 +3987,28 @@ class SourceQueries:
         line = self._exit_line(module)
         return module.code if line is None else "\n".join(module.code.splitlines()[:line])
 
+    def _only_called_by(self, function: FunctionInfo, callers: list[CallSite]) -> bool:
+        """Whether every mention of ``function``'s name is one of ``callers`` or a definition (no callback passed by
+        name, no framework hook): in the repo, or, for a function defined in another (a notebook's parser inside
+        `load_data`, which other notebooks define too), in its own module, the only place that can name it."""
+        if self._word_counts[function.name] <= len(callers) + self._definitions_named[function.name] + \
+                self._names_imported[function.name]:
+            return True
+        module = function.module
+        if self.enclosing_function(module, function.node.name) is None or any(c.module is not module for c in callers):
+            return False
+        mentions = NAMING_WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))).count(function.name)
+        definitions = sum(1 for f in self.index.functions if f.module is module and f.name == function.name)
+        return mentions <= len(callers) + definitions
+
+    @cached_property
+    def _names_imported(self) -> Counter[str]:
+        """How many times each name is imported by name (``from performance import configure_optimizer``): a
+        mention that calls nothing and passes nothing."""
+        return Counter(alias.name.value for module in self.index.modules
+                       for node in m.findall(module.tree, m.ImportFrom()) if not isinstance(node.names, cst.ImportStar)
+                       for alias in node.names if isinstance(alias.name, cst.Name))
+
     @cached_property
     def _definitions_named(self) -> Counter[str]:
         return Counter(function.name for function in self.index.functions)
@@ -4058,7 +4088,38 @@ class SourceQueries:
         if bound is None and depth and isinstance(value, cst.Name):
             local = self._local_setting(module, value)
             bound = (module, local) if local is not None else None
+            if bound is None:
+                passed = [self._value(*setting, depth - 1) for setting in self._parameter_settings(module, value)]
+                return passed[0] if passed and _UNKNOWN not in passed and all(
+                    known == passed[0] for known in passed) else _UNKNOWN
         return self._value(*bound, depth - 1) if bound is not None else _UNKNOWN
+
+    def _parameter_settings(self, module: ModuleInfo, name: cst.Name) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
+        """What each call of the function around ``name``, a parameter it never binds again, passes for it, or its
+        default where a call passes nothing (``use_float16=False``, which no caller of ``get_optimizer`` sets): empty
+        unless every mention of the function is such a call and each says what it passes (no ``**kwargs``)."""
+        function = self.enclosing_function(module, name)
+        if function is None or name.value not in _called_parameters(function) or _called_by_framework(function):
+            return []
+        body = function.node.body
+        rebound = {n.value for node in m.findall(body, m.AugAssign() | m.For() | m.AsName())
+                   for n in m.findall(node.target if isinstance(node, (cst.AugAssign, cst.For)) else node.name,
+                                      m.Name())}
+        callers = self.callers_of(function)
+        if name.value in rebound or name.value in _loop_bindings(body) or not callers or \
+                not self._only_called_by(function, callers):
+            return []
+        default = next((param.default for param in function.node.params.params + function.node.params.kwonly_params
+                        if param.name.value == name.value), None)
+        settings = []
+        for caller in callers:
+            if any(arg.star for arg in caller.node.args):
+                return []
+            passed = _arguments_by_parameter(caller.node, _called_parameters(function)).get(name.value)
+            if passed is None and default is None:
+                return []
+            settings.append((caller.module, passed) if passed is not None else (function.module, default))
+        return settings
 
     def _local_setting(self, module: ModuleInfo, name: cst.Name) -> cst.BaseExpression | None:
         """What a name the function around ``name`` assigns once, and binds no other way, holds: a setting written
@@ -4126,6 +4187,17 @@ class SourceQueries:
     @cached_property
     def _keras_compile_calls(self) -> set[int]:
         return {id(call.node) for call in self.keras_compiles}
+
+    def traced_by_dataset(self, function: FunctionInfo, depth: int = CALL_DEPTH) -> bool:
+        """Whether a dataset stage calls ``function`` per element: handed to ``map``, or only ever called, a few
+        calls deep, from a function that is. tf.data traces it into the pipeline's graph, once per pipeline built,
+        with or without ``tf.function`` around it."""
+        context = self.hot_functions.functions.get(id(function.node))
+        if context is not None and context.in_dataset:
+            return True
+        callers = self.callers_of(function)
+        return depth > 0 and bool(callers) and self._only_called_by(function, callers) and all(
+            caller.function is not None and self.traced_by_dataset(caller.function, depth - 1) for caller in callers)
 
     def built_per_element(self, stage: Stage) -> bool:
         """The stage is in code a dataset stage runs per element (``interleave(read_file)``, a ``flat_map`` lambda,
@@ -5363,8 +5435,14 @@ class SourceQueries:
     def environment_step(self, loop: TrainingLoop) -> CallSite | None:
         """Where a training loop steps a Python environment every iteration (reinforcement learning), in its body or
         in the repo functions it calls: ``env.step(action)``, a driver's ``collect_driver.run(time_step)`` (on an
-        object named like one). The environment takes Python values from the policy: the host waits every step."""
-        return self._environment_step_in(loop.node.body, loop.module)
+        object named like one); for a step function, in the body of the loop that calls it as well (``agent.update()``
+        after ``env.step(action)``), not in loops further out (``for j in range(update_every): agent.update()``
+        runs updates back to back). The environment takes Python values from the policy: the host waits every
+        step."""
+        found = self._environment_step_in(loop.node.body, loop.module)
+        if found is None and isinstance(loop.node, cst.FunctionDef) and loop.loop is not None:
+            found = self._environment_step_in(loop.loop.body, loop.loop_module)
+        return found
 
     def environment_around(self, loop: TrainingLoop) -> CallSite | None:
         """Where a loop around a training loop steps a Python environment (:meth:`environment_step`): the loop that
@@ -5479,7 +5557,8 @@ class SourceQueries:
             (walked for loop in nest if (walked := self._walked_element(site.module, loop, data)
                                          or _one_batch_sliced(site.module, loop, data, site.node)
                                          or self._drawn_anew(site.module, loop.body, data, "iteration"))), None) or (
-            self._drawn_anew(site.module, site.function.node.body, data, "call") if site.function else None)
+            self._drawn_anew(site.module, site.function.node.body, data, "call") if site.function else None) or \
+            self._beside_environment(site)
         if reason is None:
             return None
         # the call, then its callers up to CALL_DEPTH calls away (an episode loop's `agent.act(s)` reaches a
@@ -5494,6 +5573,27 @@ class SourceQueries:
                     return (nest[0], site.module, reason) if nest else (around[0], call.module, reason)
             calls = [caller for call in calls if call.function is not None
                      for caller in self.callers_of(call.function) if not self._every_n_steps(caller)]
+            depth -= 1
+        return None
+
+    def _beside_environment(self, site: CallSite) -> str | None:
+        """Why what ``site`` is given is one step's data whatever it is: the call runs, a few calls deep, in a loop
+        that steps an environment every iteration (an agent's update between its moves). An agent has no dataset:
+        it learns from what it played, a step's or a replay memory's minibatch (``self.model.predict(self.b_obs)``
+        on rows a sum tree's draw filled)."""
+        calls, depth = [site], CALL_DEPTH + 1
+        while calls and depth:
+            for call in calls:
+                nest = _loop_nest(call.module, call.node)
+                environment = self._environment_step_in(nest[0].body, call.module) if nest else None
+                if environment is None or environment.module is call.module and any(
+                        _inside(call.module, environment.node, inner)
+                        for inner in m.findall(nest[0].body, m.For() | m.While())):
+                    continue  # (a loop over episodes, whose inner loop steps: an update per episode learns from it)
+                return (f"data of the agent's steps: it runs in the loop that steps an environment "
+                        f"(`{environment.module.node_code(environment.node.func)}(...)`, "
+                        f"{environment.module.location(environment.node).display})")
+            calls = [caller for call in calls if call.function is not None for caller in self.callers_of(call.function)]
             depth -= 1
         return None
 
@@ -7810,6 +7910,10 @@ class SourceQueries:
         elif isinstance(expression.value, cst.Name) and expression.value.value in self._argument_namespaces and \
                 not self._argument_written(module, expression):
             definitions = self._argument_definitions.get(expression.attr.value, [])
+        elif isinstance(expression.value, (cst.Name, cst.Attribute)) and module.qualified_names(
+                expression.value) & self._namespace_holders.keys() and expression.attr.value not in set().union(
+                *(self._namespace_holders[held] for held in module.qualified_names(expression.value))):
+            definitions = self._argument_definitions.get(expression.attr.value, [])
         else:
             return None
         chosen = [d for d in definitions if d[0] is module] or definitions
@@ -7883,6 +7987,25 @@ class SourceQueries:
             method_name(site.node) in ARGUMENT_PARSERS or returning & {n.rsplit(".", 1)[-1] for n in site.names} and
             any(_returns_parsed(f) for f, _ in self.index.callees(site.names)) for site in sites)}
         return frozenset(parsed - {name for site in self.index.calls if (name := _namespace_overwritten(site.node))})
+
+    @cached_property
+    def _namespace_holders(self) -> dict[str, set[str]]:
+        """Module globals a script stores what argparse parsed in, for the repo to read (``configs.config_values =
+        args``, then ``configs.config_values.model`` anywhere), by qualified name, with the attributes the repo
+        writes into them (``configs.config_values.num_L = 1``), whose defaults are not what a run reads."""
+        holders: dict[str, set[str]] = {}
+        namespaces = self._argument_namespaces
+        for module in self.index.modules if namespaces else ():
+            for assign in m.findall(module.tree, m.Assign(targets=[m.AssignTarget(m.Attribute(value=m.Name()))],
+                                                          value=m.Name())):
+                if assign.value.value in namespaces:
+                    for held in module.qualified_names(assign.targets[0].target):
+                        holders.setdefault(held, set())
+        for module in self.index.modules if holders else ():
+            for target in m.findall(module.tree, m.AssignTarget(m.Attribute()) | m.AugAssign(m.Attribute())):
+                for held in module.qualified_names(target.target.value) & holders.keys():
+                    holders[held].add(target.target.attr.value)
+        return holders
 
     def _argument_written(self, module: ModuleInfo, expression: cst.Attribute) -> bool:
         """Whether the repo assigns the attribute ``expression`` reads (``args.lr = 0.1``), in the module reading it
@@ -8692,9 +8815,13 @@ def _draws_held_items(site: CallSite) -> bool:
     """Whether ``site`` draws items from what its object holds (``random.sample(self.samples, n)``,
     ``np.random.choice(len(self.buffer), n)``), or a global its function reads (a notebook's ``replay_memory =
     deque(maxlen=2000)``, then ``np.random.randint(len(replay_memory), size=batch_size)``): a replay memory's
-    minibatch, not a dataset made up at random from the function's own parameters."""
-    population = site.node.args[0].value if site.node.args else None
-    if not _draws_items(site) or population is None:
+    minibatch, not a dataset made up at random from the function's own parameters. ``np.random.randint(0,
+    self.size)`` draws from the range its upper bound gives."""
+    positional = [arg.value for arg in site.node.args if arg.keyword is None and not arg.star]
+    bounds = positional[:2] if "numpy.random.randint" in site.names else positional[:1]
+    high = argument_value(site.node, "high")
+    population = cst.Tuple([cst.Element(bound) for bound in [*bounds, *([high] if high is not None else [])]])
+    if not _draws_items(site) or not population.elements:
         return False
     if m.findall(population, m.Attribute(value=m.Name("self"))):
         return True
