@@ -4005,9 +4005,8 @@ class SourceQueries:
     def _names_imported(self) -> Counter[str]:
         """How many times each name is imported by name (``from performance import configure_optimizer``): a
         mention that calls nothing and passes nothing."""
-        return Counter(alias.name.value for module in self.index.modules
-                       for node in m.findall(module.tree, m.ImportFrom()) if not isinstance(node.names, cst.ImportStar)
-                       for alias in node.names if isinstance(alias.name, cst.Name))
+        return Counter(bound for module in self.index.modules for bound, target in module.names.aliases.items()
+                       if target.rpartition(".")[2] == bound and "." in target)
 
     @cached_property
     def _definitions_named(self) -> Counter[str]:
@@ -4102,11 +4101,8 @@ class SourceQueries:
         if function is None or name.value not in _called_parameters(function) or _called_by_framework(function):
             return []
         body = function.node.body
-        rebound = {n.value for node in m.findall(body, m.AugAssign() | m.For() | m.AsName())
-                   for n in m.findall(node.target if isinstance(node, (cst.AugAssign, cst.For)) else node.name,
-                                      m.Name())}
         callers = self.callers_of(function)
-        if name.value in rebound or name.value in _loop_bindings(body) or not callers or \
+        if name.value in _bound_otherwise(body) or name.value in _loop_bindings(body) or not callers or \
                 not self._only_called_by(function, callers):
             return []
         default = next((param.default for param in function.node.params.params + function.node.params.kwonly_params
@@ -4129,11 +4125,7 @@ class SourceQueries:
             return None
         if id(function.node) not in self._local_settings:
             body = function.node.body
-            # names bound otherwise too: augmented, by a loop or a `with ... as`, or declared global
-            other = {n.value for node in m.findall(body, m.AugAssign() | m.For() | m.AsName())
-                     for n in m.findall(node.target if isinstance(node, (cst.AugAssign, cst.For)) else node.name,
-                                        m.Name())}
-            other |= {n.name.value for node in m.findall(body, m.Global() | m.Nonlocal()) for n in node.names}
+            other = _bound_otherwise(body)
             self._local_settings[id(function.node)] = {
                 bound: values[0] for bound, values in _loop_bindings(body).items()
                 if len(values) == 1 and bound not in other}
@@ -7995,13 +7987,21 @@ class SourceQueries:
         writes into them (``configs.config_values.num_L = 1``), whose defaults are not what a run reads."""
         holders: dict[str, set[str]] = {}
         namespaces = self._argument_namespaces
-        for module in self.index.modules if namespaces else ():
+        # (the text first: a walk of every module's tree costs more than the rest of this query)
+        stored = re.compile(r"^[ \t]*\w+\.\w+[ \t]*=[ \t]*(" + "|".join(map(re.escape, namespaces)) + r")[ \t]*$",
+                            re.MULTILINE) if namespaces else None
+        for module in self.index.modules if stored is not None else ():
+            if not stored.search(module.code):
+                continue
             for assign in m.findall(module.tree, m.Assign(targets=[m.AssignTarget(m.Attribute(value=m.Name()))],
                                                           value=m.Name())):
                 if assign.value.value in namespaces:
                     for held in module.qualified_names(assign.targets[0].target):
                         holders.setdefault(held, set())
+        words = {held.rpartition(".")[2] for held in holders}
         for module in self.index.modules if holders else ():
+            if not any(f"{word}." in module.code for word in words):
+                continue
             for target in m.findall(module.tree, m.AssignTarget(m.Attribute()) | m.AugAssign(m.Attribute())):
                 for held in module.qualified_names(target.target.value) & holders.keys():
                     holders[held].add(target.target.attr.value)
@@ -8694,6 +8694,14 @@ def _inside(module: ModuleInfo, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
     while node is not None and node is not outer:
         node = module.parent(node)
     return node is outer
+
+
+def _bound_otherwise(body: cst.CSTNode) -> set[str]:
+    """The names ``body`` binds otherwise than by a plain assignment: augmented, by a loop or a ``with ... as``, or
+    declared global or nonlocal."""
+    bound = {n.value for node in m.findall(body, m.AugAssign() | m.For() | m.AsName())
+             for n in m.findall(node.target if isinstance(node, (cst.AugAssign, cst.For)) else node.name, m.Name())}
+    return bound | {n.name.value for node in m.findall(body, m.Global() | m.Nonlocal()) for n in node.names}
 
 
 def _loop_nest(module: ModuleInfo, node: cst.CSTNode) -> list[cst.For | cst.While]:
