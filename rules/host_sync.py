@@ -622,9 +622,11 @@ class HostSync(Rule):
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
         verdict = ctx.verdicts.host_sync(ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], static))
-        # Only a print can be thinned out safely enough to offer: other statements keep their result for later.
+        # Only a print can be thinned out safely enough to offer: other statements keep their result for later. Not
+        # one the step reads again right after: guarding the print alone, the next read would wait instead.
         mechanical = isinstance(sync.statement, cst.SimpleStatementLine) and sync.kind == "print" and \
-            loop.counter is not None and m.matches(sync.statement, m.SimpleStatementLine(body=[m.Expr(m.Call())]))
+            loop.counter is not None and m.matches(sync.statement, m.SimpleStatementLine(body=[m.Expr(m.Call())])) \
+            and not rereads
         return self.finding(module, sync.node, message, verdict, reach=ctx.queries.reach(module, loop.node),
                             codemod=GuardWithStepInterval if mechanical else None,
                             fix_args={"counter": loop.counter, "every": LOG_EVERY} if mechanical else None)

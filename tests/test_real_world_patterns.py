@@ -12587,3 +12587,33 @@ def test_a_generator_behind_star_imports_of_star_imports():
         PATHS = ["a.npy", "b.npy"]
         """}, "TFD004")
     assert [(f.location.path.name, f.location.line) for f in findings] == [("training.py", 7)]
+
+
+def test_no_patch_guards_a_print_the_step_reads_again_right_after():
+    """The print of a step's loss is followed by appends of the same values: a patch guarding the print alone would
+    leave the appends waiting for every step, so the finding (which lists them) offers none."""
+    step = """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(1)])
+        optimizer = tf.keras.optimizers.Adam()
+
+        @tf.function
+        def train_step(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        history = []
+        for step, x in enumerate(tf.data.Dataset.from_tensor_slices(tf.random.normal((1024, 32))).batch(32)):
+            loss = train_step(x)
+            print(f"step {step}: loss {loss.numpy()}")
+            history.append(loss.numpy())
+        """
+    findings = _findings({"train.py": step}, "TFH004")
+    assert [(f.location.line, f.confidence, f.fix is None) for f in findings] == [
+        (17, Confidence.LIKELY, True), (18, Confidence.POSSIBLE, True)]
+    alone = _findings({"train.py": step.replace("            history.append(loss.numpy())\n", "")}, "TFH004")
+    assert [(f.location.line, f.fix is not None) for f in alone] == [(17, True)]
