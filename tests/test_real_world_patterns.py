@@ -12617,3 +12617,30 @@ def test_no_patch_guards_a_print_the_step_reads_again_right_after():
         (17, Confidence.LIKELY, True), (18, Confidence.POSSIBLE, True)]
     alone = _findings({"train.py": step.replace("            history.append(loss.numpy())\n", "")}, "TFH004")
     assert [(f.location.line, f.fix is not None) for f in alone] == [(17, True)]
+
+
+def test_a_dispatch_table_keyed_by_a_parameter_its_callers_pass():
+    """`{"train": train, "eval": evaluate}[mode]()` in `launch(mode)`: the key is a parameter, which the call graph
+    being built cannot follow to `launch`'s callers (they are what it is building); the table's functions all count."""
+    findings = _findings({"main.py": """
+        import tensorflow as tf
+
+        def train():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.Adam()
+            for x in tf.data.Dataset.from_tensor_slices(tf.random.normal((1024, 32))).batch(32):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+        def evaluate():
+            pass
+
+        def launch(mode):
+            {"train": train, "eval": evaluate}[mode]()
+
+        if __name__ == "__main__":
+            launch("train")
+        """}, "TFH002")
+    assert _where(findings) == [("TFH002", "main.py", 7)]

@@ -2528,6 +2528,7 @@ class SourceQueries:
         self._local_settings: dict[int, dict[str, cst.BaseExpression]] = {}  # by function node: name -> value
         self._statement_orders: dict[int, dict[int, int]] = {}  # by module
         self._aliases: dict[int, dict[str, set[str]]] = {}  # by function (or module) node: name -> what it is bound to
+        self._call_graph_building = False  # while it is, values are read from syntax and constants only
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[list[CallSite]]] = {}  # by training step node
@@ -2965,7 +2966,11 @@ class SourceQueries:
     @cached_property
     def _callees(self) -> dict[int, list[FunctionInfo]]:
         """Every call's callees, found once: the call graph, callers and reach all ask for them."""
-        return {id(site.node): self._find_callees(site) for site in self.index.calls}
+        self._call_graph_building = True
+        try:
+            return {id(site.node): self._find_callees(site) for site in self.index.calls}
+        finally:
+            self._call_graph_building = False
 
     def _find_callees(self, site: CallSite) -> list[FunctionInfo]:
         """The repo functions ``site`` calls: by name (imports, ``self.method``, constructors' ``__init__``); for
@@ -4096,9 +4101,10 @@ class SourceQueries:
     def _parameter_settings(self, module: ModuleInfo, name: cst.Name) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
         """What each call of the function around ``name``, a parameter it never binds again, passes for it, or its
         default where a call passes nothing (``use_float16=False``, which no caller of ``get_optimizer`` sets): empty
-        unless every mention of the function is such a call and each says what it passes (no ``**kwargs``)."""
+        unless every mention of the function is such a call and each says what it passes (no ``**kwargs``), and
+        while the call graph is being built (a dispatch table's key read then)."""
         function = self.enclosing_function(module, name)
-        if function is None or name.value not in _called_parameters(function) or _called_by_framework(function):
+        if self._call_graph_building or function is None or name.value not in _called_parameters(function) or _called_by_framework(function):
             return []
         body = function.node.body
         callers = self.callers_of(function)
