@@ -4104,7 +4104,8 @@ class SourceQueries:
         unless every mention of the function is such a call and each says what it passes (no ``**kwargs``), and
         while the call graph is being built (a dispatch table's key read then)."""
         function = self.enclosing_function(module, name)
-        if self._call_graph_building or function is None or name.value not in _called_parameters(function) or _called_by_framework(function):
+        if self._call_graph_building or function is None or name.value not in _called_parameters(function) or \
+                _called_by_framework(function):
             return []
         body = function.node.body
         callers = self.callers_of(function)
