@@ -12395,7 +12395,8 @@ def test_a_host_read_in_an_update_the_agent_runs_between_its_moves():
 def test_keras_predict_on_rows_an_agent_filled_from_its_replay_between_moves():
     """A prioritized replay fills the batch rows from a sum tree (no draw of items the source shows); the update
     still runs between two moves of the agent, whose data is what it played: each `predict` is one small batch.
-    An update once per episode, after the loop that plays it, learns from the whole episode."""
+    An update once per episode, after the loop that plays it (in its body, or in a function it calls), learns from
+    the whole episode."""
     findings = _findings({"per.py": """
         import gym
         import numpy as np
@@ -12434,9 +12435,22 @@ def test_keras_predict_on_rows_an_agent_filled_from_its_replay_between_moves():
                         states.append(obs)
                     self.episode_update(states)
 
+            def rollout(self):
+                states, done = [], False
+                while not done:
+                    obs, reward, done, _ = self.env.step(self.env.action_space.sample())
+                    states.append(obs)
+                return states
+
+            def evolve(self, generations):
+                for generation in range(generations):
+                    elite = [s for _ in range(70) for s in self.rollout()]
+                    self.model.fit(np.array(elite), self.model.predict(np.array(elite)), epochs=1)
+
         agent = Agent(gym.make("CartPole-v1"))
         agent.train(10000)
         agent.train_episodes(100)
+        agent.evolve(10)
         """}, "TFH007")
     assert _where(findings) == [("TFH007", "per.py", 18)]
     evidence = str(findings[0].evidence)

@@ -5585,9 +5585,7 @@ class SourceQueries:
             for call in calls:
                 nest = _loop_nest(call.module, call.node)
                 environment = self._environment_step_in(nest[0].body, call.module) if nest else None
-                if environment is None or environment.module is call.module and any(
-                        _inside(call.module, environment.node, inner)
-                        for inner in m.findall(nest[0].body, m.For() | m.While())):
+                if environment is None or environment.module.enclosing_loop(environment.node) not in (None, nest[0]):
                     continue  # (a loop over episodes, whose inner loop steps: an update per episode learns from it)
                 return (f"data of the agent's steps: it runs in the loop that steps an environment "
                         f"(`{environment.module.node_code(environment.node.func)}(...)`, "
