@@ -12658,3 +12658,51 @@ def test_a_dispatch_table_keyed_by_a_parameter_its_callers_pass():
             launch("train")
         """}, "TFH002")
     assert _where(findings) == [("TFH002", "main.py", 7)]
+
+
+def test_a_method_the_code_calls_only_on_objects_of_other_classes():
+    """Two model classes with a custom `fit_custom` loop each; the script trains one with `fit_custom` and the
+    other with Keras' `fit`. Making the second reaches its methods, but no code calls its `fit_custom`: the only
+    such call runs the first class's, so the second's loop trains in no run."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+
+        class HeatPinn(tf.keras.Model):
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self(x) - y))
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                return loss
+
+            def fit_custom(self, x, y, epochs):
+                for epoch in range(epochs):
+                    loss = self.train_step((x, y))
+                    self.history.append(loss.numpy())
+
+        class WavePinn(tf.keras.Model):
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(self(x) - y))
+                grads = tape.gradient(loss, self.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                return loss
+
+            def fit_custom(self, x, y, epochs):
+                for epoch in range(epochs):
+                    loss = self.train_step((x, y))
+                    self.history.append(loss.numpy())
+        """, "heat.py": """
+        import tensorflow as tf
+        from models import HeatPinn, WavePinn
+
+        heat = HeatPinn()
+        heat.compile(optimizer="adam")
+        heat.fit_custom(tf.random.normal((1024, 2)), tf.random.normal((1024, 1)), epochs=10000)
+        wave = WavePinn()
+        wave.compile(optimizer="adam")
+        wave.fit(tf.random.normal((1024, 2)), tf.random.normal((1024, 1)), epochs=10)
+        """}, "TFH004")
+    assert _where(findings) == [("TFH004", "models.py", 15)]

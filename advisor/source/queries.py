@@ -3725,9 +3725,12 @@ class SourceQueries:
         for anchor in called:
             ancestors = nx.ancestors(training_calls, anchor)
             roots |= ancestors if region is None else ancestors & region
-        # Instantiating a class reaches its methods, but not one named like evaluation that no code on the way calls.
+        # Instantiating a class reaches its methods, but not one named like evaluation that no code on the way calls,
+        # nor one whose name the code calls only on objects of other classes.
+        unused = evaluations | {id(f.node) for f in self.index.functions if f.class_key is not None
+                                and not _called_by_framework(f) and self._called_only_on_others(f)}
         runs = nx.subgraph_view(graph, filter_edge=lambda caller, callee: not (
-            callee in evaluations and graph.edges[caller, callee].get("maybe", False)))
+            callee in unused and graph.edges[caller, callee].get("maybe", False)))
         reached = set(roots)
         for root in roots:
             reached |= nx.descendants(runs, root)
@@ -3783,8 +3786,26 @@ class SourceQueries:
         function = self._function_by_id[start]
         return self._idle_module(("module", id(function.module))) or _is_test_function(function) or \
             self._runs_none_of_its_code(function.module) or \
-            function.class_key is not None and not _called_by_framework(function) and not self._named(function.name) \
+            function.class_key is not None and not _called_by_framework(function) and (
+                not self._named(function.name) or self._called_only_on_others(function)) \
             or self._script_function(function) and not self._named_in(function.module, function.name)
+
+    def _called_only_on_others(self, method: FunctionInfo) -> bool:
+        """Whether every mention of ``method``'s name is a definition, an import or a call that runs other classes'
+        methods of that name, each call's object of a known class (a notebook's ``pinn.fit_custom(...)`` on the one
+        PINN class it makes, beside nine others' ``fit_custom`` that no code calls)."""
+        calls = self._method_calls.get(method.name, [])
+        return bool(calls) and self._only_called_by(method, calls) and all(
+            (callees := self.callees_of(site)) and method not in callees for site in calls)
+
+    @cached_property
+    def _method_calls(self) -> dict[str, list[CallSite]]:
+        """The calls of an object's method (``obj.name(...)``), by the method's name."""
+        calls: dict[str, list[CallSite]] = {}
+        for site in self.index.calls:
+            if isinstance(site.node.func, cst.Attribute):
+                calls.setdefault(site.node.func.attr.value, []).append(site)
+        return calls
 
     def _fails_to_start(self, start: int | tuple) -> bool:
         """Whether a run starting at ``start`` (a module, or a function) stops at an import that fails."""
