@@ -12549,23 +12549,28 @@ def test_flags_read_from_the_config_module_a_script_stores_them_in():
     assert [(f.location.path.name, f.location.line) for f in findings] == [("utils.py", 5)]
 
 
-def test_a_step_function_picked_by_a_tuple_assignment():
-    """`train_step, test_step = train_one_step, test_one_step` in the loop: the call runs the step it names, so the
-    loop is a training loop, and its per-step read is one."""
-    findings = _findings({"train.py": """
+# A dense model's compiled training step, named as a test needs.
+_COMPILED_STEP = """
         import tensorflow as tf
 
         model = tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(1)])
         optimizer = tf.keras.optimizers.Adam()
-        train_loss = tf.keras.metrics.Mean()
 
         @tf.function
-        def train_one_step(x):
+        def {name}(x):
             with tf.GradientTape() as tape:
                 loss = tf.reduce_mean(model(x))
             grads = tape.gradient(loss, model.trainable_variables)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
             return loss
+"""
+
+
+def test_a_step_function_picked_by_a_tuple_assignment():
+    """`train_step, test_step = train_one_step, test_one_step` in the loop: the call runs the step it names, so the
+    loop is a training loop, and its per-step read is one."""
+    findings = _findings({"train.py": _COMPILED_STEP.format(name="train_one_step") + """
+        train_loss = tf.keras.metrics.Mean()
 
         @tf.function
         def test_one_step(x):
@@ -12576,7 +12581,7 @@ def test_a_step_function_picked_by_a_tuple_assignment():
             train_loss(train_step(x))
             print(train_loss.result().numpy())
         """}, "TFH004")
-    assert [(f.location.line, f.confidence) for f in findings] == [(22, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(23, Confidence.LIKELY)]
 
 
 def test_a_generator_behind_star_imports_of_star_imports():
@@ -12606,20 +12611,7 @@ def test_a_generator_behind_star_imports_of_star_imports():
 def test_no_patch_guards_a_print_the_step_reads_again_right_after():
     """The print of a step's loss is followed by appends of the same values: a patch guarding the print alone would
     leave the appends waiting for every step, so the finding (which lists them) offers none."""
-    step = """
-        import tensorflow as tf
-
-        model = tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(1)])
-        optimizer = tf.keras.optimizers.Adam()
-
-        @tf.function
-        def train_step(x):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(model(x))
-            grads = tape.gradient(loss, model.trainable_variables)
-            optimizer.apply_gradients(zip(grads, model.trainable_variables))
-            return loss
-
+    step = _COMPILED_STEP.format(name="train_step") + """
         history = []
         for step, x in enumerate(tf.data.Dataset.from_tensor_slices(tf.random.normal((1024, 32))).batch(32)):
             loss = train_step(x)
@@ -12660,41 +12652,30 @@ def test_a_dispatch_table_keyed_by_a_parameter_its_callers_pass():
     assert _where(findings) == [("TFH002", "main.py", 7)]
 
 
+# A physics-informed network with its own full-batch loop beside Keras' `fit`.
+_PINN_CLASS = """
+class {name}(tf.keras.Model):
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(self(x) - y))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        return loss
+
+    def fit_custom(self, x, y, epochs):
+        for epoch in range(epochs):
+            loss = self.train_step((x, y))
+            self.history.append(loss.numpy())
+"""
+
+
 def test_a_method_the_code_calls_only_on_objects_of_other_classes():
     """Two model classes with a custom `fit_custom` loop each; the script trains one with `fit_custom` and the
     other with Keras' `fit`. Making the second reaches its methods, but no code calls its `fit_custom`: the only
     such call runs the first class's, so the second's loop trains in no run."""
-    findings = _findings({"models.py": """
-        import tensorflow as tf
-
-        class HeatPinn(tf.keras.Model):
-            def train_step(self, data):
-                x, y = data
-                with tf.GradientTape() as tape:
-                    loss = tf.reduce_mean(tf.square(self(x) - y))
-                grads = tape.gradient(loss, self.trainable_variables)
-                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
-                return loss
-
-            def fit_custom(self, x, y, epochs):
-                for epoch in range(epochs):
-                    loss = self.train_step((x, y))
-                    self.history.append(loss.numpy())
-
-        class WavePinn(tf.keras.Model):
-            def train_step(self, data):
-                x, y = data
-                with tf.GradientTape() as tape:
-                    loss = tf.reduce_mean(tf.square(self(x) - y))
-                grads = tape.gradient(loss, self.trainable_variables)
-                self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
-                return loss
-
-            def fit_custom(self, x, y, epochs):
-                for epoch in range(epochs):
-                    loss = self.train_step((x, y))
-                    self.history.append(loss.numpy())
-        """, "heat.py": """
+    models = "import tensorflow as tf\n" + "".join(_PINN_CLASS.format(name=name) for name in ("HeatPinn", "WavePinn"))
+    findings = _findings({"models.py": models, "heat.py": """
         import tensorflow as tf
         from models import HeatPinn, WavePinn
 
