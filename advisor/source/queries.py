@@ -2529,6 +2529,7 @@ class SourceQueries:
         self._statement_orders: dict[int, dict[int, int]] = {}  # by module
         self._aliases: dict[int, dict[str, set[str]]] = {}  # by function (or module) node: name -> what it is bound to
         self._call_graph_building = False  # while it is, values are read from syntax and constants only
+        self._module_word_counts: dict[int, Counter[str]] = {}  # by module: the words of its code (_word_counts)
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[list[CallSite]]] = {}  # by training step node
@@ -4023,9 +4024,11 @@ class SourceQueries:
         module = function.module
         if self.enclosing_function(module, function.node.name) is None or any(c.module is not module for c in callers):
             return False
-        mentions = NAMING_WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))).count(function.name)
+        if id(module) not in self._module_word_counts:
+            self._module_word_counts[id(module)] = Counter(
+                NAMING_WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))))
         definitions = sum(1 for f in self.index.functions if f.module is module and f.name == function.name)
-        return mentions <= len(callers) + definitions
+        return self._module_word_counts[id(module)][function.name] <= len(callers) + definitions
 
     @cached_property
     def _names_imported(self) -> Counter[str]:
@@ -4133,8 +4136,7 @@ class SourceQueries:
         if name.value in _bound_otherwise(body) or name.value in _loop_bindings(body) or not callers or \
                 not self._only_called_by(function, callers):
             return []
-        default = next((param.default for param in function.node.params.params + function.node.params.kwonly_params
-                        if param.name.value == name.value), None)
+        default = _parameter_default(function, name.value)
         settings = []
         for caller in callers:
             if any(arg.star for arg in caller.node.args):
@@ -5581,38 +5583,37 @@ class SourceQueries:
             self._beside_environment(site)
         if reason is None:
             return None
-        # the call, then its callers up to CALL_DEPTH calls away (an episode loop's `agent.act(s)` reaches a
-        # brain's `predict_one`, which runs `predict`)
+        for call in self._per_step_callers(site):
+            around = _loop_nest(call.module, call.node)
+            if around and self._steps_in_inner_loops(call.module, around[0]):
+                continue  # once per epoch of a loop whose inner loop takes the steps (a GAN's samples)
+            if any(self._during_training(call.module, loop) for loop in around):
+                return (nest[0], site.module, reason) if nest else (around[0], call.module, reason)
+        return None
+
+    def _per_step_callers(self, site: CallSite) -> Iterator[CallSite]:
+        """The call, then its callers up to CALL_DEPTH calls away, nearest first, but not those under a step
+        interval (an episode loop's `agent.act(s)` reaches a brain's `predict_one`, which runs `predict`)."""
         calls, depth = [site], CALL_DEPTH + 1
         while calls and depth:
-            for call in calls:
-                around = _loop_nest(call.module, call.node)
-                if around and self._steps_in_inner_loops(call.module, around[0]):
-                    continue  # once per epoch of a loop whose inner loop takes the steps (a GAN's samples)
-                if any(self._during_training(call.module, loop) for loop in around):
-                    return (nest[0], site.module, reason) if nest else (around[0], call.module, reason)
+            yield from calls
             calls = [caller for call in calls if call.function is not None
                      for caller in self.callers_of(call.function) if not self._every_n_steps(caller)]
             depth -= 1
-        return None
 
     def _beside_environment(self, site: CallSite) -> str | None:
         """Why what ``site`` is given is one step's data whatever it is: the call runs, a few calls deep, in a loop
         that steps an environment every iteration (an agent's update between its moves). An agent has no dataset:
         it learns from what it played, a step's or a replay memory's minibatch (``self.model.predict(self.b_obs)``
         on rows a sum tree's draw filled)."""
-        calls, depth = [site], CALL_DEPTH + 1
-        while calls and depth:
-            for call in calls:
-                nest = _loop_nest(call.module, call.node)
-                environment = self._environment_step_in(nest[0].body, call.module) if nest else None
-                if environment is None or environment.module.enclosing_loop(environment.node) not in (None, nest[0]):
-                    continue  # (a loop over episodes, whose inner loop steps: an update per episode learns from it)
-                return (f"data of the agent's steps: it runs in the loop that steps an environment "
-                        f"(`{environment.module.node_code(environment.node.func)}(...)`, "
-                        f"{environment.module.location(environment.node).display})")
-            calls = [caller for call in calls if call.function is not None for caller in self.callers_of(call.function)]
-            depth -= 1
+        for call in self._per_step_callers(site):
+            nest = _loop_nest(call.module, call.node)
+            environment = self._environment_step_in(nest[0].body, call.module) if nest else None
+            if environment is None or environment.module.enclosing_loop(environment.node) not in (None, nest[0]):
+                continue  # (a loop over episodes, whose inner loop steps: an update per episode learns from it)
+            return (f"data of the agent's steps: it runs in the loop that steps an environment "
+                    f"(`{environment.module.node_code(environment.node.func)}(...)`, "
+                    f"{environment.module.location(environment.node).display})")
         return None
 
     def _given(self, site: CallSite, data: cst.BaseExpression,
@@ -7928,9 +7929,9 @@ class SourceQueries:
         elif isinstance(expression.value, cst.Name) and expression.value.value in self._argument_namespaces and \
                 not self._argument_written(module, expression):
             definitions = self._argument_definitions.get(expression.attr.value, [])
-        elif isinstance(expression.value, (cst.Name, cst.Attribute)) and module.qualified_names(
-                expression.value) & self._namespace_holders.keys() and expression.attr.value not in set().union(
-                *(self._namespace_holders[held] for held in module.qualified_names(expression.value))):
+        elif (held := [self._namespace_holders[name] for name in module.qualified_names(expression.value)
+                       if name in self._namespace_holders]) and not any(expression.attr.value in written
+                                                                          for written in held):
             definitions = self._argument_definitions.get(expression.attr.value, [])
         else:
             return None
