@@ -339,6 +339,7 @@ ARGUMENT_PARSERS = frozenset({"parse_args", "parse_known_args"})
 BATCH_MAKER_DEPTH = 5
 # What a value the source does not decide reads as (None is a value the source writes).
 _UNKNOWN = object()
+_ANY_ITEM = object()  # an item of a list whose index the source does not say (:meth:`SourceQueries._integer`)
 _COMPARISONS: dict[type, Callable[[object, object], bool]] = {
     cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt, cst.LessThanEqual: operator.le,
     cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge, cst.Is: operator.is_, cst.IsNot: operator.is_not,
@@ -7811,21 +7812,43 @@ class SourceQueries:
         return self._integer(module, shape.elements[-1].value, passed if scope is layer_scope else None, scope)
 
     def _integer(self, module: ModuleInfo, value: cst.BaseExpression | None, passed: _Passed | None,
-                 scope: FunctionInfo | None = None, depth: int = WIDTH_DEPTH) -> int | None:
+                 scope: FunctionInfo | None = None, depth: int = WIDTH_DEPTH, element: object = None) -> int | None:
         """The largest integer ``value`` (an expression in ``scope``) may come to: a literal, a constant, what the
         caller passed for a parameter (``passed``, else the most any caller passes), a name or ``self.attribute``
-        assigned once, a command-line flag's default, or arithmetic on those (``2 * n_filters``); None when the
-        source does not say."""
+        assigned once, a command-line flag's default, arithmetic on those (``2 * n_filters``), or an item of a list
+        or tuple of those (``n_filters[2]``); None when the source does not say. With ``element``, ``value`` is
+        that list, tuple or dict and the item is wanted: the one at that index or key (``config["filters"]``), or
+        the largest (``_ANY_ITEM``, an index the source does not say: ``filters[i]`` in a loop)."""
         enclosing = _enclosing_passed(scope, value, passed)
         if enclosing is not None:
-            return self._integer(module, value, enclosing, scope.outer, depth)
+            return self._integer(module, value, enclosing, scope.outer, depth, element)
         if isinstance(value, cst.Name) and passed is not None and value.value in passed.arguments:
             caller = passed.site  # the caller's expression: its names are the caller's
-            return self._integer(caller.module, passed.arguments[value.value], passed.outer, caller.function, depth)
+            return self._integer(caller.module, passed.arguments[value.value], passed.outer, caller.function, depth,
+                                 element)
         if isinstance(value, cst.Name) and passed is not None and passed.function is scope and scope is not None and \
                 value.value in scope.params:  # a parameter the call leaves to its default
             default = _parameter_default(scope, value.value)
-            return self._integer(module, default, None, scope, depth - 1) if default is not None else None
+            return self._integer(module, default, None, scope, depth - 1, element) if default is not None else None
+        if isinstance(value, (cst.List, cst.Tuple)) and element is not None:
+            items = [self._integer(module, item.value, passed, scope, depth)
+                     for item in value.elements if isinstance(item, cst.Element)]
+            if len(items) < len(value.elements):
+                return None  # a starred item
+            if element is _ANY_ITEM:
+                return max(items) if items and None not in items else None
+            return items[element] if isinstance(element, int) and -len(items) <= element < len(items) else None
+        if isinstance(value, cst.Dict) and isinstance(element, str):
+            item = next((item.value for item in value.elements if isinstance(item, cst.DictElement) and
+                         isinstance(item.key, cst.SimpleString) and item.key.evaluated_value == element), None)
+            return self._integer(module, item, passed, scope, depth) if item is not None else None
+        if element is not None and not isinstance(value, (cst.Name, cst.Attribute, cst.IfExp)):
+            return None  # a sequence the source builds some other way
+        if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index):
+            index = value.slice[0].slice.value
+            key = index.evaluated_value if isinstance(index, cst.SimpleString) else self._integer(
+                module, index, passed, scope, depth)
+            return self._integer(module, value.value, passed, scope, depth, _ANY_ITEM if key is None else key)
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
             left, right = (self._integer(module, side, passed, scope, depth) for side in (value.left, value.right))
             return ARITHMETIC[type(value.operator)](left, right) if left is not None and right is not None else None
@@ -7836,24 +7859,24 @@ class SourceQueries:
                 scaled = self._value(module, value.args[0].value, depth)
                 whole = int(scaled) if isinstance(scaled, (int, float)) and not isinstance(scaled, bool) else None
             return whole
-        number = self.integer_literal(module, value)
+        number = self.integer_literal(module, value) if element is None else None
         if number is not None or depth == 0 or value is None:
             return number.value if number is not None else None
         flag = self.flag_default(module, value)
         if flag is not None:
-            return self._integer(*flag, None, None, depth - 1)
+            return self._integer(*flag, None, None, depth - 1, element)
         if isinstance(value, cst.IfExp):
-            return self._conditional_integer(module, value, passed, scope, depth)
+            return self._conditional_integer(module, value, passed, scope, depth, element)
         if scope is not None and isinstance(value, cst.Name) and value.value in scope.params and \
                 not _assignments(scope.node.body, m.Name(value.value)):
-            return self._largest_argument(scope, value.value, depth - 1)
+            return self._largest_argument(scope, value.value, depth - 1, element)
         bound = self.assigned_value(module, scope, value)
         if bound is None and scope is None and isinstance(value, cst.Name):
             bound = self._last_assigned_above(module, value)
         if bound is None and scope is not None and isinstance(value, cst.Name) and not _assignments(
                 scope.node.body, m.Name(value.value)):
             # A global the function reads, assigned several times (a notebook's cells): the most it may hold.
-            values = [self._integer(owner, assigned, None, None, depth - 1)
+            values = [self._integer(owner, assigned, None, None, depth - 1, element)
                       for owner, where, assigned in self.assigned_values(module, None, value) if where is None]
             return max(values) if values and None not in values else None
         if bound is None:
@@ -7862,7 +7885,7 @@ class SourceQueries:
         kept = passed if bound[1] is scope else None
         while passed is not None and kept is None and bound[1] is not None:
             kept, passed = (passed if passed.function is bound[1] else None), passed.outer
-        return self._integer(bound[0], bound[2], kept, bound[1], depth - 1)
+        return self._integer(bound[0], bound[2], kept, bound[1], depth - 1, element)
 
     def _last_assigned_above(self, module: ModuleInfo, name: cst.Name
                              ) -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
@@ -7880,7 +7903,7 @@ class SourceQueries:
         return above[-1] if above else None
 
     def _conditional_integer(self, module: ModuleInfo, value: cst.IfExp, passed: _Passed | None,
-                             scope: FunctionInfo | None, depth: int) -> int | None:
+                             scope: FunctionInfo | None, depth: int, element: object = None) -> int | None:
         """The largest integer ``a if test else b`` may come to: the branch the test takes where the source decides
         it (``filters[i] if isinstance(filters, list) else filters``, ``filters`` a known number, takes the
         second), else the larger branch where both are known."""
@@ -7893,11 +7916,12 @@ class SourceQueries:
         else:
             truth = self._truth(module, test)
         if truth is not None:
-            return self._integer(module, value.body if truth else value.orelse, passed, scope, depth)
-        both = [self._integer(module, branch, passed, scope, depth) for branch in (value.body, value.orelse)]
+            return self._integer(module, value.body if truth else value.orelse, passed, scope, depth, element)
+        both = [self._integer(module, branch, passed, scope, depth, element) for branch in (value.body, value.orelse)]
         return max(both) if None not in both else None
 
-    def _largest_argument(self, function: FunctionInfo, parameter: str, depth: int) -> int | None:
+    def _largest_argument(self, function: FunctionInfo, parameter: str, depth: int, element: object = None
+                          ) -> int | None:
         """The most any call of ``function`` passes for ``parameter`` (its default where a call passes none), of
         the calls a training run reaches where there are such (a repo's stale demo calls pass other things); None
         when one of them is not known."""
@@ -7907,8 +7931,8 @@ class SourceQueries:
         values = []
         for caller in training or callers:
             given = _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter, default)
-            values.append(self._integer(caller.module, given, None, caller.function, depth) if given is not None
-                          else None)
+            values.append(self._integer(caller.module, given, None, caller.function, depth, element)
+                          if given is not None else None)
         return max(values) if values and None not in values else None
 
     # -- command-line flags ------------------------------------------------------------------------------------

@@ -1391,6 +1391,33 @@ def test_narrow_layers_do_not_make_a_model_heavy_whatever_their_number(index_of)
     assert queries.model_compute(construction).convolutions == 4
 
 
+def test_widths_read_from_a_list_or_dict_item_are_that_item(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        N_FILTERS = [16, 32, 48]
+
+        def build(conv_n_filters=(16, 32, 48, 64), config={"filters": 32, "wide": 128}):
+            inputs = tf.keras.Input((512, 512, 3))
+            x = tf.keras.layers.Conv2D(conv_n_filters[0], 3)(inputs)
+            x = tf.keras.layers.Conv2D(N_FILTERS[-1], 3)(x)
+            x = tf.keras.layers.Conv2D(config["filters"], 3)(x)
+            x = tf.keras.layers.Conv2D(config["wide"], 3)(x)
+            for i in range(2):
+                x = tf.keras.layers.Conv2D(conv_n_filters[i], 3)(x)
+            return tf.keras.Model(inputs, x)
+
+        model = build()
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(data)
+        """)
+    queries = SourceQueries(index)
+    (construction,) = queries.model_constructions
+    # 16, 48 and 32 filters are narrow; config["wide"] counts; an index the source leaves open reads the widest item
+    # (64 filters), twice.
+    assert queries.model_compute(construction).convolutions == 3
+
+
 def test_widths_are_read_through_attributes_constructor_arguments_and_flag_defaults(index_of):
     # A TensorFlow 1.x model class: its weights are variables whose widths come from the constructor, which the
     # training script calls with flags; the repo's other script defines the same flag with another default.
