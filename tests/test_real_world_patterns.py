@@ -9782,6 +9782,46 @@ def test_a_script_function_only_commented_out_code_calls_is_dead():
         ("gmm.py", 7, Reach.OTHER), ("gmm.py", 19, Reach.TRAINING)]
 
 
+@pytest.mark.parametrize("lookup, reach", [("", Reach.OTHER), ("globals()[args.exp_name](data)", Reach.TRAINING)])
+def test_a_script_function_whose_name_is_only_a_string_runs_where_the_script_looks_names_up(lookup, reach):
+    """A policy-gradient script's `__main__` has its `ppo(...)` call commented out and runs the saved policy instead;
+    "ppo" is left as the experiment name's default, which calls nothing unless the script looks functions up by
+    name. The repo's other script trains."""
+    findings = _findings({"pg.py": """
+        import tensorflow as tf
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(tf.random.normal((1000, 2)), tf.random.normal((1000, 2)))
+        """, "ppo.py": """
+        import argparse
+        import tensorflow as tf
+
+        def ppo(data):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            optimizer = tf.keras.optimizers.Adam()
+            for x in data:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+
+        def play(data):
+            model = tf.keras.models.load_model("policy.h5")
+            return [model(x) for x in data]
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--exp_name", type=str, default="ppo")
+            args = parser.parse_args()
+            data = tf.data.Dataset.from_tensor_slices(tf.random.normal((1000, 2))).batch(128)
+            # ppo(data)
+            play(data)
+            """ + lookup + """
+        """}, "TFH002", show_all=True)
+    assert [(f.location.line, f.reach) for f in findings] == [(8, reach)]
+
+
 def test_a_method_named_only_by_a_keyword_or_in_prose_is_never_called():
     """A face-recognition trainer's `training()` loop is no longer called (its call is commented out); the word
     "training" is left only as a keyword (`self.model(x, training=True)`) and in a help text: neither calls it, so

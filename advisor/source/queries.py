@@ -2168,6 +2168,8 @@ TRAINING_WORDS = frozenset({"train", "training", "fit", "learn"})
 COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.MULTILINE)
 # Command-line frameworks that make a module's functions commands without the module naming them.
 EXPOSING_CLIS = ("fire.Fire",)
+# Code that looks a function up by a name it holds as a string (`getattr(module, args.algo)`, `globals()[name]`).
+NAME_LOOKUP = re.compile(r"\b(?:getattr|globals|locals|vars|eval|exec|import_module|__import__)\s*\(|__dict__")
 FEED_HOPS = 4  # assignments followed from a graph op's result to the summary it feeds
 EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
 # Weights loaded as constants (a pretrained VGG's arrays: `W = tf.constant(W)`).
@@ -2531,6 +2533,7 @@ class SourceQueries:
         self._aliases: dict[int, dict[str, set[str]]] = {}  # by function (or module) node: name -> what it is bound to
         self._call_graph_building = False  # while it is, values are read from syntax and constants only
         self._module_word_counts: dict[int, Counter[str]] = {}  # by module: the words of its code (_word_counts)
+        self._module_strings: dict[int, Counter[str]] = {}  # by module: its strings' text, counted
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[list[CallSite]]] = {}  # by training step node
@@ -3974,11 +3977,17 @@ class SourceQueries:
         return self._word_counts[name] > self._definitions_named[name]
 
     def _named_in(self, module: ModuleInfo, name: str) -> bool:
-        """Whether ``module``'s code names ``name`` as a bare name (a call, a reference, a string), but where
-        functions of that name are defined: ``tf.train.Checkpoint`` names no ``train()`` of a script, and only its
-        own code can name that (:meth:`_named`'s lines and code)."""
+        """Whether ``module``'s code names ``name`` as a bare name (a call, a reference, a string where the module
+        looks names up: :data:`NAME_LOOKUP`), but where functions of that name are defined: ``tf.train.Checkpoint``
+        names no ``train()`` of a script, nor does an experiment's name (``add_argument("--exp_name",
+        default="ppo")``) its ``ppo()``, and only its own code can name that (:meth:`_named`'s lines and code)."""
         text = COMMENT_LINE.sub("", self._code_before_exit(module))
         bare = len(re.findall(rf"(?<![.\w]){re.escape(name)}\b(?!\s*=[^=])", text))
+        if not NAME_LOOKUP.search(text):
+            if id(module) not in self._module_strings:
+                self._module_strings[id(module)] = Counter(
+                    string.value.strip("'\"") for string in m.findall(module.tree, m.SimpleString()))
+            bare -= self._module_strings[id(module)][name]
         return bare > sum(function.name == name for function in self.index.functions if function.module is module)
 
     @cached_property
