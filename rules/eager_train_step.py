@@ -447,8 +447,11 @@ class EagerTrainStep(Rule):
         if not epoch:
             static = ctx.verdicts.per_step_cost([(owner, loop) for loop, owner in loops.values()], static)
         verdict = ctx.verdicts.eager_dispatch(static)
-        return self.finding(module, function.node.name, message, verdict,
-                            reach=ctx.queries.reach(module, function.node), codemod=None if breaking else AddTfFunction)
+        # Where it runs eagerly: a Keras `train_step` override that `fit` compiles trains, but the eager loop calling
+        # it may be one no run reaches.
+        reach = min((ctx.queries.reach(call.module, call.node) for call in calls), key=lambda r: r.rank)
+        return self.finding(module, function.node.name, message, verdict, reach=reach,
+                            codemod=None if breaking else AddTfFunction)
 
 
 def _compiled_forward_evidence(methods: list[FunctionInfo]) -> list[Evidence]:

@@ -12758,3 +12758,60 @@ def test_a_method_the_code_calls_only_on_objects_of_other_classes():
         wave.fit(tf.random.normal((1024, 2)), tf.random.normal((1024, 1)), epochs=10)
         """}, "TFH004")
     assert _where(findings) == [("TFH004", "models.py", 15)]
+
+
+def test_a_method_called_on_what_a_factory_function_returns_is_that_class_s():
+    """Two projects of a repo each keep a `data_process.py` with a `Data` class and its `dataset()` pipeline. The
+    seq2seq script trains on `data_process.create_train_data(...).dataset()`, a `Data` its static constructor
+    makes; the transformer's script reads only the vocabulary from its own `Data` and trains on another pipeline,
+    so its `dataset()` runs in no training."""
+    data_process = """
+        import tensorflow as tf
+
+        class Data:
+            def __init__(self, files):
+                self.files = files
+                self.vocab_size = 8000
+
+            @staticmethod
+            def pre_process(files):
+                return Data(files)
+
+            def dataset(self):
+                return tf.data.TFRecordDataset(self.files).map(tf.io.parse_tensor).batch(32)
+
+        def create_train_data(files):
+            data = Data.pre_process(files)
+            return data
+        """
+    findings = _findings({"seq2seq/data_process.py": data_process, "transformer/data_process.py": data_process,
+                          "seq2seq/train.py": """
+        import data_process
+
+        data_model = data_process.create_train_data(["train.tfrecord"])
+        model.fit(data_model.dataset(), epochs=10)
+        """, "transformer/train.py": """
+        import tensorflow as tf
+        import data_process
+
+        data_model = data_process.create_train_data(["train.tfrecord"])
+        model = build(data_model.vocab_size)
+        model.fit(tf.data.TFRecordDataset(["train.tfrecord"]).batch(32).prefetch(1), epochs=10)
+        """}, "TFD001", show_all=True)
+    assert sorted((f.location.path.as_posix(), f.reach) for f in findings) == [
+        ("seq2seq/data_process.py", Reach.TRAINING), ("transformer/data_process.py", Reach.OTHER)]
+
+
+def test_a_keras_train_step_only_an_unreached_loop_calls_eagerly_trains_compiled():
+    """Keras' `fit` compiles a model's `train_step` override; the class's own `fit_custom` loop would call it
+    eagerly, but the script trains with `fit`: the eager calls are in code no run reaches."""
+    models = "import tensorflow as tf\n" + _PINN_CLASS.format(name="WavePinn")
+    findings = _findings({"models.py": models, "wave.py": """
+        import tensorflow as tf
+        from models import WavePinn
+
+        wave = WavePinn()
+        wave.compile(optimizer="adam")
+        wave.fit(tf.random.normal((1024, 2)), tf.random.normal((1024, 1)), epochs=10)
+        """}, "TFH002", show_all=True)
+    assert [(f.location.line, f.reach) for f in findings] == [(4, Reach.OTHER)]

@@ -3327,11 +3327,37 @@ class SourceQueries:
                 callers.setdefault(id(callee.node), []).append(site)
         return callers
 
-    def _classes_made_by(self, site: CallSite) -> list[ClassInfo]:
+    def _classes_made_by(self, site: CallSite, depth: int = CALL_DEPTH) -> list[ClassInfo]:
         """The repo classes whose alternative constructor ``site`` calls: a classmethod that returns ``cls(...)``
-        (``handler = TTSDataset.from_config(config)``)."""
-        return [self.index.class_of(f) for f, _ in self.index.callees(site.names)
-                if _is_classmethod(f) and m.findall(f.node.body, m.Return(value=m.Call(func=m.Name("cls"))))]
+        (``handler = TTSDataset.from_config(config)``), or a function whose every return is an object it makes of
+        a repo class (``data = data_process.create_train_data(path)``, which returns the ``Data(...)`` a static
+        method made), as Python imports it where ``site`` is written (:meth:`SourceIndex.nearest`)."""
+        callees = [f for f, _ in self.index.callees(site.names)]
+        if len(callees) > 1:
+            callees = self.index.nearest(site.module, site.names, callees, lambda f: f.module)
+        found: dict[str, ClassInfo] = {}
+        for function in callees:
+            if _is_classmethod(function):
+                if m.findall(function.node.body, m.Return(value=m.Call(func=m.Name("cls")))):
+                    found[function.class_key] = self.index.class_of(function)
+                continue
+            made = [self._classes_constructed(call) or (self._classes_made_by(call, depth - 1) if depth else [])
+                    if call is not None else [] for call in self._calls_returned(function)]
+            if made and all(made):
+                found.update((c.key, c) for classes in made for c in classes)
+        return list(found.values())
+
+    def _calls_returned(self, function: FunctionInfo) -> list[CallSite | None]:
+        """The call that makes what each ``return`` of ``function`` (not of a function inside it) returns: the call
+        returned, or the call the returned name was bound to; None for a return of anything else."""
+        made: list[CallSite | None] = []
+        for returned in m.findall(function.node.body, m.Return()):
+            if self.enclosing_function(function.module, returned) is not function:
+                continue
+            value = returned.value
+            made.append(self._call_at.get(id(value)) if isinstance(value, cst.Call) else self.bound_call(
+                function.module, returned, value.value) if isinstance(value, cst.Name) else None)
+        return made
 
     def _attribute_classes(self, owner: str | None, attribute: str, depth: int) -> list[ClassInfo]:
         """The repo classes ``self.<attribute>`` of class ``owner`` was made from: a construction assigned to it in
