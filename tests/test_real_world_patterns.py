@@ -766,6 +766,39 @@ def test_an_inner_dataset_handed_to_a_parallel_interleave_through_a_partial():
     assert [(f.code, f.location.line, f.confidence) for f in findings] == [("TFD002", 9, Confidence.POSSIBLE)]
 
 
+@pytest.mark.parametrize("window", ["tf.data.experimental.group_by_window(key_func=bucket, reduce_func=batching)",
+                                    "tf.data.experimental.group_by_window(bucket, batching, window_size=64)"])
+def test_the_batches_a_group_by_window_makes_of_each_window_are_inner_datasets(window):
+    """A translation model's Estimator input function buckets examples by length: `group_by_window` hands each
+    window to `batching`, which pads it into batches the outer pipeline goes on with, prefetched at its end. The
+    training script hands the input function to the Estimator in a module of its own."""
+    findings = _findings({"dataset.py": """
+        import tensorflow as tf
+
+        def bucket_dataset(files, batch_size):
+            dataset = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=8)
+
+            def bucket(source, target):
+                return tf.cast(tf.size(source) // 16, tf.int64)
+
+            def batching(bucket_id, grouped):
+                return grouped.padded_batch(batch_size, ([None], [None]))
+
+            dataset = dataset.apply(""" + window + """)
+            return dataset.repeat().prefetch(1)
+        """, "train.py": """
+        import tensorflow as tf
+        import dataset
+
+        def train_input_fn():
+            return dataset.bucket_dataset(["train.tfrecord"], 64)
+
+        estimator = tf.estimator.Estimator(model_fn)
+        estimator.train(input_fn=train_input_fn, max_steps=100000)
+        """}, "TFD001", show_all=True)
+    assert findings == []
+
+
 def test_a_notebook_dataset_only_looked_at_is_not_training_input():
     findings = _findings({"chapter.py": """
         import tensorflow as tf

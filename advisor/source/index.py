@@ -287,7 +287,7 @@ class SourceIndex:
         self.calls.extend(facts.calls)
         self.functions.extend(facts.functions)
         self.classes.extend(facts.classes)
-        self.dataflow.update(facts.dataflow)
+        pl.merge(self.dataflow, facts.dataflow)
         self._pending_calls.extend(facts.pending_calls)
         self._assignments.update(facts.assignments)
         self._noqa[module.path] = noqa

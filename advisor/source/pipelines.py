@@ -72,7 +72,11 @@ ITERATOR_FUNCTIONS = frozenset({"tensorflow.data.make_one_shot_iterator",
                                 "tensorflow.data.make_initializable_iterator"})
 # Calls that take a function and consume the datasets it returns: inner datasets of a dataset method (no sink of
 # their own), or a strategy's distributed input.
-FUNCTION_CONSUMERS = {**dict.fromkeys(DATASET_FACTORY_OPS, "inner"), "distribute_datasets_from_function": "distribute"}
+# Calls that consume the datasets a function handed to them returns, by method: the role they give them, and the
+# function's parameter (keyword, position). `group_by_window` batches each window with its `reduce_func`.
+FUNCTION_CONSUMERS = {**dict.fromkeys(DATASET_FACTORY_OPS, ("inner", "map_func", 0)),
+                      "group_by_window": ("inner", "reduce_func", 1),
+                      "distribute_datasets_from_function": ("distribute", "dataset_fn", 0)}
 # `estimator.train(input_fn=...)` trains on what input_fn returns; evaluate/predict do not.
 INPUT_FN_ROLES = {"train": "train", "evaluate": "evaluate", "predict": "predict"}
 ESTIMATOR_SPECS = frozenset({"tensorflow.estimator.TrainSpec", "tensorflow.estimator.EvalSpec"})
@@ -362,13 +366,13 @@ class PipelineCollector(CollectorVisitor):
         """Functions handed to a call that calls them later: where what they return is consumed.
 
         An Estimator trains on what ``input_fn`` returns, ``interleave``/``flat_map`` consume the datasets their
-        function returns as inner datasets, a strategy distributes the dataset its function makes. A lambda's value
+        function returns as inner datasets (``group_by_window`` those its ``reduce_func`` batches), a strategy distributes the dataset its function makes. A lambda's value
         flows there directly; a named function's returns are linked once every module is read (:func:`link`)."""
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-        for arg in node.args:
+        for position, arg in enumerate(node.args):
             keyword = arg.keyword.value if arg.keyword is not None else None
-            if method in FUNCTION_CONSUMERS and keyword in (None, "map_func"):
-                role = FUNCTION_CONSUMERS[method]
+            if method in FUNCTION_CONSUMERS and (keyword or position) in FUNCTION_CONSUMERS[method][1:]:
+                role = FUNCTION_CONSUMERS[method][0]
             elif keyword == "input_fn":
                 specs = names & ESTIMATOR_SPECS
                 role = ESTIMATOR_SPECS_ROLE[next(iter(specs))] if specs else INPUT_FN_ROLES.get(method or "", "train")
@@ -537,6 +541,15 @@ def _is_dataset(graph: nx.DiGraph, key: tuple) -> bool:
 
 
 Callees = Callable[[frozenset[str]], list[tuple[FunctionInfo, int]]]
+
+
+def merge(dataflow: nx.DiGraph, module_flow: nx.DiGraph) -> None:
+    """Add one module's dataflow to the repo's: its nodes and edges, and what it keeps for :func:`link` (the
+    functions it hands to consumers, the methods it calls on objects of unknown type) beside every other module's."""
+    dataflow.add_nodes_from(module_flow.nodes(data=True))
+    dataflow.add_edges_from(module_flow.edges(data=True))
+    dataflow.graph.setdefault("passed_functions", []).extend(module_flow.graph.get("passed_functions", ()))
+    dataflow.graph.setdefault("called_methods", set()).update(module_flow.graph.get("called_methods", ()))
 
 
 def link(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Callees) -> None:
