@@ -154,6 +154,21 @@ class EagerTrainStep(Rule):
         Example("""
             import tensorflow as tf
 
+            class Encoder(tf.keras.layers.Layer):
+                def __init__(self):
+                    super().__init__(dynamic=True)
+                    self.dense = tf.keras.layers.Dense(512)
+
+                def call(self, x):
+                    return tf.reduce_mean(self.dense(x), axis=1)
+
+            model = tf.keras.Sequential([Encoder(), tf.keras.layers.Dense(10)])
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(dataset, epochs=10)
+            """, line=5, note="a layer made `dynamic`: Keras runs the model holding it eagerly"),
+        Example("""
+            import tensorflow as tf
+
             tf.config.run_functions_eagerly(True)
 
             @tf.function
@@ -330,11 +345,17 @@ class EagerTrainStep(Rule):
 
     def _switch_finding(self, ctx: RuleContext, switch: EagerSwitch) -> Finding:
         """Compilation turned off by a debugging switch: ``compile(run_eagerly=True)``, ``model.run_eagerly =
-        True`` or ``tf.config.run_functions_eagerly(True)`` (no patch: whether the run still needs it, only its
-        author knows)."""
+        True``, a layer's ``dynamic=True`` or ``tf.config.run_functions_eagerly(True)`` (no patch: whether the run
+        still needs it, only its author knows)."""
         module = switch.module
         reach = ctx.queries.reach(module, switch.node)
-        if switch.keras:
+        if switch.layer is not None:
+            message = (f"`dynamic=True` marks `{switch.layer.key.rsplit('.', 1)[-1]}` as a layer that runs only "
+                       "eagerly, so Keras runs every training step of a model holding it eagerly: `fit` dispatches "
+                       "each op of the forward pass, the gradient and the update from Python, and nothing is fused. "
+                       "Drop it once the layer's `call` computes with TensorFlow ops alone, to train with the "
+                       "compiled step.")
+        elif switch.keras:
             given = module.node_code(switch.value)
             default = "" if given == "True" else \
                 f" (`{given}` defaults to True, and no call of `{switch.function.name}` sets it otherwise)"
@@ -433,12 +454,15 @@ class EagerTrainStep(Rule):
                                             "of that loop, such as an episode, not every iteration"))
         episodes = [] if epoch or once else [ctx.queries.episode_before(call) for call in calls]
         if episodes and all(episodes):
+            played, where = episodes[0], "its loop plays first"
+        else:
+            played, where = None if epoch or once else ctx.queries.episode_in(function), "it plays itself first"
+        if played is not None:
             once = True
-            played = episodes[0]
             evidence.append(Evidence.source(
-                f"each call follows an episode its loop plays first (`{played.module.node_code(played.node.func)}"
-                f"(...)` in an inner loop, {played.module.location(played.node).display}): one update per many "
-                "environment steps, which take most of the time"))
+                f"each call follows an episode {where} (`{played.module.node_code(played.node.func)}(...)` in a "
+                f"loop, {played.module.location(played.node).display}): one update per many environment steps, "
+                "which take most of the time"))
         compiled = _compiled_forward_evidence(ctx.queries.compiled_forward(module, function.node.body))
         evidence += compiled
         static = Verdict(Confidence.POSSIBLE if forward or once or compiled else Confidence.LIKELY,

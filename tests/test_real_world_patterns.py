@@ -799,6 +799,32 @@ def test_the_batches_a_group_by_window_makes_of_each_window_are_inner_datasets(w
     assert findings == []
 
 
+def test_a_dataset_a_keras_callback_reads_is_not_training_input():
+    """A neural-process script hands its test set to a callback that plots one prediction after each epoch: the
+    callback's serial map runs once an epoch, while `fit` trains on the training pipeline."""
+    findings = _findings({"utils.py": """
+        import tensorflow as tf
+
+        class PlotCallback(tf.keras.callbacks.Callback):
+            def __init__(self, ds):
+                super().__init__()
+                self.test_ds = ds
+                self.test_it = iter(ds)
+
+            def on_epoch_end(self, epoch, logs=None):
+                inputs, target = next(self.test_it)
+                plot(self.model(inputs), target)
+        """, "train.py": """
+        import tensorflow as tf
+        from utils import PlotCallback
+
+        train_ds = tf.data.Dataset.from_tensor_slices(images).batch(64).map(encode).prefetch(1)
+        test_ds = tf.data.Dataset.from_tensor_slices(test_images).batch(1).map(encode)
+        model.fit(train_ds, epochs=100, callbacks=[PlotCallback(test_ds)])
+        """}, "TFD002", show_all=True)
+    assert sorted((f.location.line, f.reach) for f in findings) == [(4, Reach.TRAINING), (5, Reach.OTHER)]
+
+
 def test_a_notebook_dataset_only_looked_at_is_not_training_input():
     findings = _findings({"chapter.py": """
         import tensorflow as tf
@@ -5838,6 +5864,36 @@ def test_run_eagerly_set_by_a_module_constant_is_an_eager_step():
         train_model(dataset)
         """}, "TFH002")
     assert [f.location.line for f in findings] == [8]
+
+
+@pytest.mark.parametrize("dynamic, expected", [("True", [(5, Confidence.LIKELY)]), ("False", [])])
+def test_a_dynamic_layer_makes_keras_train_its_model_eagerly(dynamic, expected):
+    """A conditional neural process's encoder is a layer made `dynamic=True`: Keras runs every step of the model
+    that holds it eagerly, as `run_eagerly=True` would."""
+    findings = _findings({"model.py": f"""
+        import tensorflow as tf
+
+        class Encoder(tf.keras.layers.Layer):
+            def __init__(self, dims, name="encoder"):
+                super(Encoder, self).__init__(name=name, dynamic={dynamic})
+                self.dense = [tf.keras.layers.Dense(d) for d in dims]
+
+            def call(self, x):
+                for layer in self.dense:
+                    x = layer(x)
+                return tf.reduce_mean(x, axis=1)
+        """, "train.py": """
+        import tensorflow as tf
+        from model import Encoder
+
+        model = tf.keras.Sequential([Encoder([500, 500]), tf.keras.layers.Dense(2)])
+        model.compile(loss="mse", optimizer="adam")
+        model.fit(train_ds, epochs=100)
+        """}, "TFH002")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("model.py", *found) for found in expected]
+    if expected:
+        assert "`dynamic=True` marks `Encoder` as a layer that runs only eagerly" in findings[0].message
 
 
 def test_a_known_architecture_on_small_images_may_be_too_small_to_gain():
@@ -11695,6 +11751,35 @@ def test_an_eager_update_after_each_episode_the_loop_plays_is_a_small_share_of_t
         """}, "TFH002", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [
         (4, Confidence.LIKELY if likely else Confidence.POSSIBLE)]
+
+
+def test_a_step_that_plays_its_episodes_before_its_one_update_is_a_small_share_of_its_call():
+    """A policy-gradient `train_one_epoch` plays CartPole until it has 5000 steps, then updates once on them; the
+    script calls it once per epoch, for 1000 epochs. Compiling the update saves a few milliseconds of an epoch of environment steps
+    (and the function cannot be compiled whole: the environment takes Python values)."""
+    findings = _findings({"simple_pg.py": """
+        import tensorflow as tf
+
+        def train_one_epoch(agent, optimizer, batch_size=5000):
+            batch_obs, batch_weights, obs = [], [], agent.env.reset()
+            while True:
+                batch_obs.append(obs.copy())
+                obs, reward, done, _ = agent.env.step(agent.act(obs[None])[0].numpy())
+                batch_weights.append(reward)
+                if done:
+                    obs = agent.env.reset()
+                    if len(batch_obs) > batch_size:
+                        break
+            with tf.GradientTape() as tape:
+                loss = agent.loss(tf.constant(batch_obs), tf.constant(batch_weights))
+            optimizer.apply_gradients(zip(tape.gradient(loss, agent.trainable_variables), agent.trainable_variables))
+            return loss
+
+        for epoch in range(1000):
+            print(epoch, train_one_epoch(agent, optimizer).numpy())
+        """}, "TFH002", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(3, Confidence.POSSIBLE)]
+    assert any("an episode it plays itself first" in e.message for e in findings[0].evidence)
 
 
 @pytest.mark.parametrize("rollout_first, likely", [(True, False), (False, True)])

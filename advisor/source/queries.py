@@ -2010,6 +2010,8 @@ class EagerSwitch:
     function: FunctionInfo | None
     keras: bool
     call: CallSite | None  # the call, where a call turns it on
+    # A layer made `dynamic=True` (its `call` runs only eagerly): Keras runs every step of a model holding it eagerly.
+    layer: ClassInfo | None = None
 
 
 @dataclass(frozen=True)
@@ -2967,6 +2969,19 @@ class SourceQueries:
             return None
         found = [self.episode_before(caller, depth - 1) for caller in self.callers_of(function)]
         return found[0] if found and all(found) else None
+
+    def episode_in(self, step: FunctionInfo) -> CallSite | None:
+        """Where a training step plays an episode itself before it updates: an environment's step in a loop of its
+        own body that ends above its first GradientTape (a policy gradient's ``train_one_epoch``: thousands of
+        environment steps, then one update). Each call then costs an episode more than an update."""
+        module = step.module
+        tapes = self.gradient_tapes(module, step.node.body)
+        if not tapes:
+            return None
+        start = module.location(tapes[0][0]).line
+        return next((played for loop in m.findall(step.node.body, m.For() | m.While())
+                     if module.location(loop).end_line < start and self.enclosing_function(module, loop) is step
+                     and (played := self._environment_step_in(loop.body, module)) is not None), None)
 
     def runs_compiled(self, function: FunctionInfo, depth: int = CALL_DEPTH) -> bool:
         """Whether ``function`` runs as a graph: it is compiled, or every call of it the repo shows (one at least)
@@ -4278,9 +4293,12 @@ class SourceQueries:
 
     def pipeline_reach(self, pipeline: Pipeline) -> Reach:
         """Whether a training run reaches the pipeline's consumer (:meth:`reach`); a loop that only looks at the
-        elements (``for x in ds: print(x)``), or a consumer that reads a few of them (``next(iter(ds))``,
-        ``for x in ds.take(2): show(x)``), is no training, wherever it is."""
-        if pipeline.sink.role in ("loop", "iter") and self._inspects_only(pipeline.sink) or _reads_a_few(pipeline):
+        elements (``for x in ds: print(x)``), a consumer that reads a few of them (``next(iter(ds))``, ``for x in
+        ds.take(2): show(x)``), or a Keras callback's code (a plot of one example after each epoch: the batches
+        `fit` trains on come from its own input), is no training, wherever it is."""
+        sink = pipeline.sink
+        if sink.role in ("loop", "iter") and self._inspects_only(sink) or _reads_a_few(pipeline) or \
+                self._in_callback(sink.module, sink.node):
             return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
         return self.reach(pipeline.sink.module, pipeline.sink.node)
 
@@ -5724,7 +5742,12 @@ class SourceQueries:
         only uses a trained model (generating text once training is done)."""
         if any(self._reaches_training(call, CALL_DEPTH) for call in m.findall(loop.body, m.Call())):
             return True
-        function = self.enclosing_function(module, loop)
+        return self._in_callback(module, loop)
+
+    def _in_callback(self, module: ModuleInfo, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is in a Keras callback's code: a method of a ``Callback`` subclass, or a function handed
+        to a ``LambdaCallback``."""
+        function = self.enclosing_function(module, node)
         return function is not None and (function.class_key in self._callback_classes
                                          or function.name in self._lambda_callback_hooks)
 
@@ -6484,20 +6507,27 @@ class SourceQueries:
     @cached_property
     def eager_switches(self) -> list[EagerSwitch]:
         """Where the program turns compilation off for training: ``model.compile(..., run_eagerly=True)`` or
-        ``model.run_eagerly = True`` (Keras' ``fit`` then runs each step eagerly) and
+        ``model.run_eagerly = True`` (Keras' ``fit`` then runs each step eagerly), a layer of the repo's made
+        ``dynamic=True`` (``super().__init__(dynamic=True)``: Keras runs a model holding it eagerly), and
         ``tf.config.run_functions_eagerly(True)`` (every ``tf.function`` runs eagerly)."""
         found = []
         for site in self.index.calls:
+            layer = None
             if m.matches(site.node.func, m.Attribute(attr=m.Name("compile"))):
                 switch = next((a for a in site.node.args if m.matches(a, m.Arg(keyword=m.Name("run_eagerly")))
                                and self._true_by_default(site, a.value)), None)
             elif site.names & EAGER_SWITCHES:
                 switch = next((a for a in site.node.args if m.matches(a.value, m.Name("True"))), None)
+            elif m.matches(site.node, _SUPER_INIT) and site.function is not None and \
+                    site.function.class_key in self._keras_layer_classes:
+                switch = next((a for a in site.node.args if m.matches(a, m.Arg(keyword=m.Name("dynamic")))
+                               and self._true_by_default(site, a.value)), None)
+                layer = self.index.class_of(site.function)
             else:
                 continue
             if switch is not None:
                 found.append(EagerSwitch(site.module, site.node, switch, switch.value, site.function,
-                                         keras=switch.keyword is not None, call=site))
+                                         keras=switch.keyword is not None, call=site, layer=layer))
         for module in self.index.modules:
             for assignment in m.findall(module.tree, _SETS_RUN_EAGERLY):
                 if self._truth(module, assignment.value) is True:
@@ -6509,8 +6539,10 @@ class SourceQueries:
         """Code the switch keeps running that compiled it could not: a function it keeps from being compiled that
         computes with host values (``.numpy()``, NumPy on a tensor), with the first such place. For
         ``run_functions_eagerly``, a ``tf.function`` of the repo's that a run may reach; for Keras' ``run_eagerly``
-        given to ``compile``, a loss or metric that call hands Keras."""
-        if not switch.keras:  # (the program's own: its module and those it imports, directly or through others)
+        given to ``compile``, a loss or metric that call hands Keras; for a ``dynamic`` layer, its ``call``."""
+        if switch.layer is not None:
+            functions = self._methods_of_class(switch.layer, "call")
+        elif not switch.keras:  # (the program's own: its module and those it imports, directly or through others)
             program = self._modules_imported_from(switch.module)
             functions = [c.function for c in self.compilations if id(c.function.module) in program]
         else:
