@@ -2536,6 +2536,7 @@ class SourceQueries:
         self._call_graph_building = False  # while it is, values are read from syntax and constants only
         self._module_word_counts: dict[int, Counter[str]] = {}  # by module: the words of its code (_word_counts)
         self._module_strings: dict[int, Counter[str]] = {}  # by module: its strings' text, counted
+        self._returned_calls: dict[int, list[CallSite | None]] = {}  # by function node (_calls_returned)
         self._function_spans: dict[int, list[tuple[int, int, FunctionInfo]]] = {}  # by module: lines -> function
         self._assigned_attributes: dict[int, dict[str, set[str]]] = {}  # by module
         self._step_constructions: dict[int, list[list[CallSite]]] = {}  # by training step node
@@ -3365,14 +3366,16 @@ class SourceQueries:
     def _calls_returned(self, function: FunctionInfo) -> list[CallSite | None]:
         """The call that makes what each ``return`` of ``function`` (not of a function inside it) returns: the call
         returned, or the call the returned name was bound to; None for a return of anything else."""
-        made: list[CallSite | None] = []
-        for returned in m.findall(function.node.body, m.Return()):
-            if self.enclosing_function(function.module, returned) is not function:
-                continue
-            value = returned.value
-            made.append(self._call_at.get(id(value)) if isinstance(value, cst.Call) else self.bound_call(
-                function.module, returned, value.value) if isinstance(value, cst.Name) else None)
-        return made
+        if id(function.node) not in self._returned_calls:
+            made: list[CallSite | None] = []
+            for returned in m.findall(function.node.body, m.Return()):
+                if self.enclosing_function(function.module, returned) is not function:
+                    continue
+                value = returned.value
+                made.append(self._call_at.get(id(value)) if isinstance(value, cst.Call) else self.bound_call(
+                    function.module, returned, value.value) if isinstance(value, cst.Name) else None)
+            self._returned_calls[id(function.node)] = made
+        return self._returned_calls[id(function.node)]
 
     def _attribute_classes(self, owner: str | None, attribute: str, depth: int) -> list[ClassInfo]:
         """The repo classes ``self.<attribute>`` of class ``owner`` was made from: a construction assigned to it in
