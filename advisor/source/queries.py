@@ -1908,6 +1908,11 @@ def _called_by_framework(method: FunctionInfo) -> bool:
     return name in FRAMEWORK_CALLED_METHODS or name.startswith("on_") or (name.startswith("__") and name.endswith("__"))
 
 
+def _is_constructor(function: FunctionInfo) -> bool:
+    """A class's ``__init__``: what making an object of the class calls."""
+    return function.name == "__init__" and function.class_key is not None
+
+
 def _parameter_compared(test: cst.BaseExpression, params: tuple[str, ...]) -> tuple[str, bool, object] | None:
     """For ``param == "train"`` (or ``!=``): the parameter, whether the test is an equality, and the literal."""
     if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value in params
@@ -4081,11 +4086,12 @@ class SourceQueries:
         return module.code if line is None else "\n".join(module.code.splitlines()[:line])
 
     def _only_called_by(self, function: FunctionInfo, callers: list[CallSite]) -> bool:
-        """Whether every mention of ``function``'s name is one of ``callers`` or a definition (no callback passed by
-        name, no framework hook): in the repo, or, for a function defined in another (a notebook's parser inside
-        `load_data`, which other notebooks define too), in its own module, the only place that can name it."""
-        if self._word_counts[function.name] <= len(callers) + self._definitions_named[function.name] + \
-                self._names_imported[function.name]:
+        """Whether every mention of ``function``'s name (for a constructor, its class's) is one of ``callers`` or a
+        definition (no callback passed by name, no framework hook, no subclass): in the repo, or, for a function
+        defined in another (a notebook's parser inside `load_data`, which other notebooks define too), in its own
+        module, the only place that can name it."""
+        name = self.index.class_of(function).name if _is_constructor(function) else function.name
+        if self._word_counts[name] <= len(callers) + self._definitions_named[name] + self._names_imported[name]:
             return True
         module = function.module
         if self.enclosing_function(module, function.node.name) is None or any(c.module is not module for c in callers):
@@ -4105,7 +4111,8 @@ class SourceQueries:
 
     @cached_property
     def _definitions_named(self) -> Counter[str]:
-        return Counter(function.name for function in self.index.functions)
+        return Counter(function.name for function in self.index.functions) + Counter(
+            cls_info.name for cls_info in self.index.classes)
 
     def _evaluation_call(self, site: CallSite) -> bool:
         """A call that builds a model to evaluate or predict, where its training branch does not run: an Estimator
@@ -4188,14 +4195,16 @@ class SourceQueries:
                     known == passed[0] for known in passed) else _UNKNOWN
         return self._value(*bound, depth - 1) if bound is not None else _UNKNOWN
 
-    def _parameter_settings(self, module: ModuleInfo, name: cst.Name) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
+    def _parameter_settings(self, module: ModuleInfo, name: cst.Name, training: bool = False
+                            ) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
         """What each call of the function around ``name``, a parameter it never binds again, passes for it, or its
         default where a call passes nothing (``use_float16=False``, which no caller of ``get_optimizer`` sets): empty
         unless every mention of the function is such a call and each says what it passes (no ``**kwargs``), and
-        while the call graph is being built (a dispatch table's key read then)."""
+        while the call graph is being built (a dispatch table's key read then). With ``training``, of the calls a
+        training run reaches where there are such (not a module's own demo in its ``__main__``)."""
         function = self.enclosing_function(module, name)
         if self._call_graph_building or function is None or name.value not in _called_parameters(function) or \
-                _called_by_framework(function):
+                _called_by_framework(function) and not _is_constructor(function):
             return []
         body = function.node.body
         callers = self.callers_of(function)
@@ -4203,6 +4212,8 @@ class SourceQueries:
                 not self._only_called_by(function, callers):
             return []
         default = _parameter_default(function, name.value)
+        if training:
+            callers = [c for c in callers if self.reach(c.module, c.node) is Reach.TRAINING] or callers
         settings = []
         for caller in callers:
             if any(arg.star for arg in caller.node.args):
@@ -8786,6 +8797,26 @@ class SourceQueries:
         command-line flag's default, a name assigned once, what callers pass (``workers=num_workers`` with
         ``num_workers = 1``); None where it does not (a YAML configuration's entry)."""
         return self._integer(module, value, None, scope)
+
+    def integer_setting(self, module: ModuleInfo, value: cst.BaseExpression | None, scope: FunctionInfo | None,
+                        depth: int = WIDTH_DEPTH) -> IntegerLiteral | None:
+        """The integer literal that sets ``value`` (an expression in ``scope``) unchanged, where the source writes
+        it: what :meth:`integer_literal` finds (a literal, a constant, a flag's default), or through a name or
+        ``self.attribute`` assigned once (``self.batch_size = batch_size`` in a dataset class's ``__init__``) and a
+        parameter every call passes the same literal for or leaves at its default (``DetectionBase(...,
+        batch_size=1)``, ``get_iterable()`` with ``batch_size=1`` its default)."""
+        found = self.integer_literal(module, value, flags=True)
+        if found is not None or depth == 0 or not isinstance(value, (cst.Name, cst.Attribute)):
+            return found
+        if isinstance(value, cst.Name) and scope is not None and value.value in _called_parameters(scope):
+            settings = [self.integer_setting(owner, given, self.enclosing_function(owner, given), depth - 1)
+                        for owner, given in self._parameter_settings(module, value, training=True)]
+            values = {setting.value for setting in settings if setting is not None}
+            return settings[0] if settings and None not in settings and len(values) == 1 else None
+        bound = self.assigned_value(module, scope, value)
+        if bound is None and scope is None and isinstance(value, cst.Name):
+            bound = self._last_assigned_above(module, value)
+        return self.integer_setting(bound[0], bound[2], bound[1], depth - 1) if bound is not None else None
 
     def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None,
                         flags: bool = False) -> IntegerLiteral | None:
