@@ -12954,6 +12954,49 @@ def test_a_method_called_on_what_a_factory_function_returns_is_that_class_s():
         ("seq2seq/data_process.py", Reach.TRAINING), ("transformer/data_process.py", Reach.OTHER)]
 
 
+def test_a_library_method_of_a_repo_model_is_not_the_one_repo_method_of_that_name():
+    """An RL gallery's SAC agent copies its critic's weights into the target network every update
+    (`self.target_qnet.set_weights(...)`, a Keras method of the repo's `QNetwork`); another project's agent defines
+    a `set_weights` of its own that moves a world model's weights, which no SAC update runs."""
+    findings = _findings({"sac/main.py": """
+        import tensorflow as tf
+
+        class QNetwork(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(1)
+
+            def call(self, x):
+                return self.dense(x)
+
+        class SAC:
+            def __init__(self):
+                self.qnet = QNetwork()
+                self.target_qnet = QNetwork()
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            @tf.function
+            def update_networks(self, states):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.qnet(states))
+                variables = self.qnet.trainable_variables
+                self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+            def learn(self, buffer):
+                for step in range(100000):
+                    self.update_networks(buffer.sample())
+                    self.target_qnet.set_weights(self.qnet.get_weights())
+
+        SAC().learn(buffer)
+        """, "dreamer/agent.py": """
+        class DreamerAgent:
+            def set_weights(self, weights):
+                self.world_model.set_weights(weights[0])
+                self.policy.set_weights(weights[1])
+        """}, "TFH004", show_all=True)
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("sac/main.py", 27)]
+
+
 def test_a_keras_train_step_only_an_unreached_loop_calls_eagerly_trains_compiled():
     """Keras' `fit` compiles a model's `train_step` override; the class's own `fit_custom` loop would call it
     eagerly, but the script trains with `fit`: the eager calls are in code no run reaches."""

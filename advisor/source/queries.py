@@ -3035,8 +3035,9 @@ class SourceQueries:
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
         name = site.node.func.attr.value
-        typed = [m for cls_info in self._receiver_classes(site) for m in self._methods_of_class(cls_info, name)]
-        if typed:
+        receivers = self._receiver_classes(site)
+        typed = [m for cls_info in receivers for m in self._methods_of_class(cls_info, name)]
+        if typed or receivers:  # a repo class without the method inherits it from a library (a model's set_weights)
             return typed
         if self._library_receiver(site):
             return []
