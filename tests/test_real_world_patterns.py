@@ -9842,6 +9842,19 @@ def test_a_flag_set_true_on_a_step_interval_by_a_conditional_expression_throttle
     assert [(f.location.line, f.confidence) for f in findings] == [(19, Confidence.LIKELY)]
 
 
+# A function that trains a small model in an eager GradientTape loop over `data`.
+_EAGER_LOOP = """
+        def {name}(data):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            optimizer = tf.keras.optimizers.Adam()
+            for x in data:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+"""
+
+
 def test_a_script_function_only_commented_out_code_calls_is_dead():
     """A score-matching repo's `gmm.py` keeps a toy `train()` whose only caller, `estimated_grads()`, is called in a
     commented-out line of its `__main__` block: no run reaches the loop, so its findings stay out of the default
@@ -9885,16 +9898,7 @@ def test_a_script_function_whose_name_is_only_a_string_runs_where_the_script_loo
         """, "ppo.py": """
         import argparse
         import tensorflow as tf
-
-        def ppo(data):
-            model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
-            optimizer = tf.keras.optimizers.Adam()
-            for x in data:
-                with tf.GradientTape() as tape:
-                    loss = tf.reduce_mean(model(x))
-                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
-                                              model.trainable_variables))
-
+        """ + _EAGER_LOOP.format(name="ppo") + """
         def play(data):
             model = tf.keras.models.load_model("policy.h5")
             return [model(x) for x in data]
@@ -9945,16 +9949,7 @@ def test_a_method_named_only_by_a_keyword_or_in_prose_is_never_called():
 def test_code_after_a_scripts_unconditional_exit_never_runs():
     """A weight-conversion utility ends its work with a module-level `exit()` and keeps a leftover training loop
     below it, `__main__` block included: Python never gets there. The repo's `train.py` trains."""
-    loop = """
-        def main(data):
-            model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
-            optimizer = tf.keras.optimizers.Adam()
-            for x in data:
-                with tf.GradientTape() as tape:
-                    loss = tf.reduce_mean(model(x))
-                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
-                                              model.trainable_variables))
-
+    loop = _EAGER_LOOP.format(name="main") + """
         if __name__ == "__main__":
             main(tf.data.Dataset.from_tensor_slices(tf.random.normal((1000, 2))).batch(128))
     """
