@@ -612,13 +612,19 @@ class HostSync(Rule):
             evidence.append(Evidence.source(
                 "the value decides whether or which update the step makes: the host needs it every step, and only "
                 "a decision compiled into the step (`tf.cond` in a `tf.function`) makes it without waiting"))
+        priorities = ctx.queries.sets_replay_priorities(module, sync.node, sync.statement)
+        if priorities:
+            evidence.append(Evidence.source(
+                "the value becomes a prioritized replay's priorities, by which it samples the next batch: the host "
+                "needs it every update (reading it once per update, not per minibatch, is what can be saved)"))
         placement = ctx.queries.cpu_placement(loop.loop_module, loop.loop)
         if placement is not None:
             evidence.append(Evidence.source(
                 f"the loop runs on the CPU (`{loop.loop_module.node_code(placement)}`, "
                 f"{loop.loop_module.location(placement).line_label}): no device computes ahead of the host"))
         waits_anyway = sync.environment is not None or sync.blocked_by is not None or bool(forward) or \
-            placement is not None or decides_exit or stop is not None or sync.after is not None or decides_update
+            placement is not None or decides_exit or stop is not None or sync.after is not None or decides_update \
+            or priorities
         static = Verdict(Confidence.POSSIBLE if waits_anyway else Confidence.LIKELY, typical("host_sync"),
                          tuple(evidence))
         verdict = ctx.verdicts.host_sync(ctx.verdicts.per_step_cost([(loop.loop_module, loop.loop)], static))

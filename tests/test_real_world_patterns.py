@@ -843,6 +843,36 @@ def test_a_notebook_dataset_only_looked_at_is_not_training_input():
     assert [(f.code, f.location.line, f.reach) for f in findings] == [("TFD002", 4, Reach.OTHER)]
 
 
+@pytest.mark.parametrize("read, likely", [
+    ("td_errors_all += td_errors.numpy().flatten().tolist()", False),
+    ("replay.update_priorities(indices, np.abs(td_errors.numpy()))", False),
+    ("losses.append(td_errors.numpy().mean())", True),
+])
+def test_td_errors_read_for_a_prioritized_replay_are_values_the_algorithm_needs(read, likely):
+    """An Ape-X learner reads each minibatch's TD errors to the host: they become the replay's priorities, by which
+    it samples the next batch (accumulated and returned to the loop that updates the buffer, or handed to the update
+    directly). The same read only to log a loss is one to thin out."""
+    findings = _findings({"learner.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def learn(replay, model, optimizer, steps):
+            indices_all, td_errors_all, losses = [], [], []
+            for step in range(steps):
+                indices, states, targets = replay.sample(32)
+                with tf.GradientTape() as tape:
+                    td_errors = targets - model(states)
+                    loss = tf.reduce_mean(tf.square(td_errors))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+                indices_all += indices
+                {read}
+            return indices_all, td_errors_all, losses
+        """}, "TFH004", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [
+        (14, Confidence.LIKELY if likely else Confidence.POSSIBLE)]
+
+
 def test_a_device_value_that_stops_the_loop_early_is_a_read_the_algorithm_needs():
     """PPO's policy update stops its iterations early once the KL divergence exceeds its target (`if kl > 1.5 *
     target_kl: break`, a Unity ML-Agents PPO port): the host needs the value every step to decide, so the read is

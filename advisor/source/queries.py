@@ -2175,6 +2175,8 @@ TRAINING_WORDS = frozenset({"train", "training", "fit", "learn"})
 COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.MULTILINE)
 # Command-line frameworks that make a module's functions commands without the module naming them.
 EXPOSING_CLIS = ("fire.Fire",)
+# What a prioritized replay's priorities are updated by, or named (`update_priorities`, `td_errors`, `priorities`).
+_PRIORITY_NAME = re.compile(r"priorit|td_?err", re.IGNORECASE)
 # Code that looks a function up by a name it holds as a string (`getattr(module, args.algo)`, `globals()[name]`).
 NAME_LOOKUP = re.compile(r"\b(?:getattr|globals|locals|vars|eval|exec|import_module|__import__)\s*\(|__dict__")
 FEED_HOPS = 4  # assignments followed from a graph op's result to the summary it feeds
@@ -2917,6 +2919,28 @@ class SourceQueries:
         from the loop's body, or from a function the loop calls per iteration (``trainer.train()``)."""
         return [c for c in self.callers_of(function) if self.iteration_loop(c) is not None
                 and not (c.function is not None and self.is_compiled(c.function))]
+
+    def sets_replay_priorities(self, module: ModuleInfo, read: cst.CSTNode, statement: cst.CSTNode) -> bool:
+        """Whether a host read of a tensor (``read``, in ``statement``) becomes a prioritized replay's priorities:
+        the statement hands it to a priority update (``buffer.update_priorities(indices, td.numpy())``), or binds a
+        name such an update in the same function receives, or one named for them (``td_errors_all +=
+        td_errors.numpy().tolist()``, returned to the loop that updates the buffer). The replay samples the next
+        batch by them: the host needs them every update."""
+        if any(_PRIORITY_NAME.search(call.func.attr.value) and _inside(module, read, call)
+               for call in m.findall(statement, m.Call(func=m.Attribute()))):
+            return True
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else statement
+        targets = [t.target for t in getattr(small, "targets", ())] + (
+            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else [])
+        names = {t.value for t in targets if isinstance(t, cst.Name)}
+        if any(_PRIORITY_NAME.search(name) for name in names):
+            return True
+        function = self.enclosing_function(module, statement)
+        scope = function.node.body if function is not None else module.tree
+        return bool(names) and any(
+            _PRIORITY_NAME.search(call.func.attr.value) and any(
+                isinstance(arg.value, cst.Name) and arg.value.value in names for arg in call.args)
+            for call in m.findall(scope, m.Call(func=m.Attribute())))
 
     @staticmethod
     def leaves_its_loop(site: CallSite) -> bool:
