@@ -11872,6 +11872,40 @@ def test_updates_on_a_rollout_the_outer_loop_played_first_are_a_small_share_of_i
         (3, Confidence.LIKELY if likely else Confidence.POSSIBLE)]
 
 
+def test_a_package_module_that_imports_relatively_reads_the_standard_librarys_typing():
+    """An EfficientDet package keeps an `efficientdet/typing.py` beside its `train.py`, whose click commands train;
+    `train.py` imports `.callbacks` relatively, so it runs as `python -m efficientdet.train`, where its `from typing
+    import Mapping` is the standard library's, not the sibling that lacks `Mapping`."""
+    findings = _findings({"efficientdet/__init__.py": "", "efficientdet/typing.py": "Annotations = dict\n",
+                          "efficientdet/callbacks.py": "import tensorflow as tf\n", "efficientdet/train.py": """
+        from typing import Mapping
+        import click
+        import tensorflow as tf
+        from .callbacks import tf as callbacks_tf
+
+        def train(model, dataset, epochs):
+            optimizer = tf.keras.optimizers.Adam()
+            for epoch in range(epochs):
+                for images, labels in dataset:
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(model(images))
+                    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                                  model.trainable_variables))
+
+        @click.group()
+        def main():
+            pass
+
+        @main.command(name="VOC")
+        def voc():
+            train(build_model(), build_dataset(), 20)
+
+        if __name__ == "__main__":
+            main()
+        """}, "TFH002", show_all=True)
+    assert [(f.location.path.as_posix(), f.reach) for f in findings] == [("efficientdet/train.py", Reach.TRAINING)]
+
+
 @pytest.mark.parametrize("imports, modules", [
     ("from typing import Optional", {"lib/__init__.py": "", "lib/typing/__init__.py": "Types = dict\n"}),
     ("from metrics import metrics", {"metrics/metrics.py": "def iou(a, b):\n    return a\n"}),

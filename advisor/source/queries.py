@@ -9077,12 +9077,14 @@ def _importable_as(owner: ModuleInfo, source: str, importer: ModuleInfo) -> bool
     folder (a script's folder is on ``sys.path``). Not a module of another example's folder (``19-BERT/bert.py`` for
     ``from bert import ...`` in ``21-translation/``), a subpackage shadowing a library (``tf_agents/typing/`` for
     ``from typing import ...``), nor a submodule inside a folder of the same name (``metrics/metrics.py`` for
-    ``from metrics import metrics``)."""
+    ``from metrics import metrics``). A module that imports relatively (``from .callbacks import ...``) runs only
+    inside its package, never as a script from its folder: a sibling ``typing.py`` is not its ``typing``."""
     parts = source.split(".")
     for expected in ((*parts[:-1], f"{parts[-1]}.py"), (*parts, "__init__.py")):
         if owner.path.parts[-len(expected):] == expected:
             root = Path(*owner.path.parts[:-len(expected)])
-            return root == Path() or root == importer.path.parent
+            return root == Path() or root == importer.path.parent and not any(
+                statement.relative for statement in m.findall(importer.tree, m.ImportFrom()))
     return False
 
 
