@@ -49,9 +49,9 @@ __all__ = [
     "FixAvailability", "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction",
     "MixedPrecisionPlan", "ModelCompute", "ModelConstruction", "ModuleInfo", "PerStepKerasCall", "Pipeline",
     "PrecisionSetting", "Reach",
-    "Rule", "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop", "Verdict",
-    "anchor", "argument", "argument_value", "batch_parameter", "brief", "cached_results", "compiled_function_name",
-    "environment_steps", "literal",
+    "Rule", "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop",
+    "UNCONSUMED", "Verdict", "anchor", "argument", "argument_value", "batch_parameter", "brief", "cached_results",
+    "compiled_function_name", "environment_steps", "literal",
     "method_name", "num_parallel_calls", "recorded_on_some_steps", "round_up", "runs_in_parallel", "spelling_args",
     "tf1_runtime", "typical",
     "visit_reading",
@@ -167,6 +167,11 @@ def cached_results(cache: Stage) -> Evidence:
     found after it."""
     return Evidence.source(f"`.cache()` ({cache.module.location(cache.anchor).line_label}) keeps its results: it "
                            "runs in the first epoch only")
+
+
+# Why a per-element function may not cost training anything: no code is seen reading its dataset.
+UNCONSUMED = Evidence.source("no consumer of this dataset is seen (`fit`, a loop, an iterator, a function's return): "
+                             "it may not be what training reads")
 
 
 def tf1_runtime(call: CallSite) -> Evidence:

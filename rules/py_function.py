@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from advisor.rule import (PYTHON_FUNCTION_OPS, CallSite, Confidence, Evidence, Example, Finding, HotContext, Rule,
-                          RuleContext, Verdict, anchor, brief, cached_results, typical)
+                          RuleContext, UNCONSUMED, Verdict, anchor, brief, cached_results, typical)
 
 
 class PyFunction(Rule):
@@ -148,6 +148,10 @@ class PyFunction(Rule):
             evidence.append(Evidence.source(
                 f"it runs in the function `{context.stage.op}` makes a dataset with, once per element of the outer "
                 "dataset (a file, a shard), not once per training example"))
+        if context.stage is not None and not any(s.node is context.stage.node for p in ctx.index.pipelines()
+                                                 for s in p.stages):
+            per_step = False
+            evidence.append(UNCONSUMED)
         cache = ctx.queries.cached_after(context.stage) if context.stage is not None else None
         if cache is not None:
             per_step = False

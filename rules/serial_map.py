@@ -8,8 +8,8 @@ import libcst as cst
 
 from advisor.codemods.parallel_map import AddNumParallelCalls
 from advisor.rule import (PYTHON_FUNCTION_OPS, Confidence, Evidence, Example, Finding, FixAvailability, Pipeline, Rule,
-                          RuleContext, Stage, Verdict, argument_value, cached_results, num_parallel_calls,
-                          spelling_args, tf1_runtime, typical)
+                          RuleContext, Stage, UNCONSUMED, Verdict, argument_value, cached_results,
+                          num_parallel_calls, spelling_args, tf1_runtime, typical)
 
 # A literal this small leaves most cores idle; AUTOTUNE sizes parallelism to the machine and the load.
 SMALL_PARALLELISM = 3
@@ -214,8 +214,7 @@ class SerialMap(Rule):
             evidence.append(cached_results(cache))
         if not pipelines:
             confidence = Confidence.POSSIBLE
-            evidence.append(Evidence.source("no consumer of this dataset is seen (`fit`, a loop, an iterator, a "
-                                            "function's return): it may not be what training reads"))
+            evidence.append(UNCONSUMED)
         uses = {ctx.queries.evaluation_use(p) for p in pipelines}
         if uses and None not in uses:
             confidence = Confidence.POSSIBLE

@@ -10985,6 +10985,29 @@ def test_a_keras_loop_beside_a_custom_training_loop_trains_too():
     assert _where(findings) == [("TFD004", "train.py", 13)]
 
 
+def test_a_py_function_in_a_dataset_nothing_reads_is_no_sure_cost():
+    """A translation notebook encodes its training and validation sets with `tf.py_function`; it trains on the
+    first and never reads the second: that one's Python costs no step."""
+    findings = _findings({"nmt.py": """
+        import tensorflow as tf
+
+        def encode(zh, en):
+            return tokenizer_zh.encode(zh.numpy()), tokenizer_en.encode(en.numpy())
+
+        def pairs(split):
+            return tf.data.experimental.CsvDataset(f"{split}.csv", [tf.string, tf.string])
+
+        train_dataset = pairs("train").map(lambda zh, en: tf.py_function(encode, [zh, en], [tf.int32, tf.int32]))
+        train_dataset = train_dataset.padded_batch(64, padded_shapes=([-1], [-1])).prefetch(1)
+        val_dataset = pairs("val").map(lambda zh, en: tf.py_function(encode, [zh, en], [tf.int32, tf.int32]))
+        val_dataset = val_dataset.padded_batch(64, padded_shapes=([-1], [-1]))
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(8000, 512), tf.keras.layers.Dense(8000)])
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(train_dataset, epochs=20)
+        """}, "TFD003", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.LIKELY), (11, Confidence.POSSIBLE)]
+
+
 def test_numpy_function_handed_a_loader_waits_on_files():
     """TensorFlowTTS loads each utterance's features with `tf.numpy_function(np.load, [path], tf.float32)` in its
     dataset's map: the Python waits on a file, releasing the GIL, so parallel calls do help. With them, nothing to
