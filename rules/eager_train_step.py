@@ -350,7 +350,7 @@ class EagerTrainStep(Rule):
         module = switch.module
         reach = ctx.queries.reach(module, switch.node)
         if switch.layer is not None:
-            message = (f"`dynamic=True` marks `{switch.layer.key.rsplit('.', 1)[-1]}` as a layer that runs only "
+            message = (f"`dynamic=True` marks `{switch.layer.name}` as a layer that runs only "
                        "eagerly, so Keras runs every training step of a model holding it eagerly: `fit` dispatches "
                        "each op of the forward pass, the gradient and the update from Python, and nothing is fused. "
                        "Drop it once the layer's `call` computes with TensorFlow ops alone, to train with the "

@@ -366,8 +366,9 @@ class PipelineCollector(CollectorVisitor):
         """Functions handed to a call that calls them later: where what they return is consumed.
 
         An Estimator trains on what ``input_fn`` returns, ``interleave``/``flat_map`` consume the datasets their
-        function returns as inner datasets (``group_by_window`` those its ``reduce_func`` batches), a strategy distributes the dataset its function makes. A lambda's value
-        flows there directly; a named function's returns are linked once every module is read (:func:`link`)."""
+        function returns as inner datasets (``group_by_window`` those its ``reduce_func`` batches), a strategy
+        distributes the dataset its function makes. A lambda's value flows there directly; a named function's
+        returns are linked once every module is read (:func:`link`)."""
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         for position, arg in enumerate(node.args):
             keyword = arg.keyword.value if arg.keyword is not None else None
