@@ -11837,8 +11837,8 @@ def test_an_eager_update_after_each_episode_the_loop_plays_is_a_small_share_of_t
 
 def test_a_step_that_plays_its_episodes_before_its_one_update_is_a_small_share_of_its_call():
     """A policy-gradient `train_one_epoch` plays CartPole until it has 5000 steps, then updates once on them; the
-    script calls it once per epoch, for 1000 epochs. Compiling the update saves a few milliseconds of an epoch of environment steps
-    (and the function cannot be compiled whole: the environment takes Python values)."""
+    script calls it once per epoch, for 1000 epochs. Compiling the update saves a few milliseconds of an epoch of
+    environment steps (and the function cannot be compiled whole: the environment takes Python values)."""
     findings = _findings({"simple_pg.py": """
         import tensorflow as tf
 
