@@ -11864,37 +11864,6 @@ def test_a_step_that_plays_its_episodes_before_its_one_update_is_a_small_share_o
     assert any("an episode it plays itself first" in e.message for e in findings[0].evidence)
 
 
-@pytest.mark.parametrize("rollout_first, likely", [(True, False), (False, True)])
-def test_updates_on_a_rollout_the_outer_loop_played_first_are_a_small_share_of_its_iteration(rollout_first, likely):
-    """PPO: each epoch plays thousands of environment steps, then runs tens of eager updates on what they gathered;
-    compiling the updates saves little of an epoch. A behaviour-cloning loop that trains on a dataset each epoch and
-    only then plays a few evaluation episodes spends its epoch in the updates."""
-    rollout = """
-            state = env.reset()
-            for t in range(4000):
-                state, reward, done, _ = env.step(policy(state[None])[0])
-                buffer.store(state, reward)
-    """
-    updates = """
-            for batch in batches:
-                update(batch)
-    """
-    findings = _findings({"train.py": """
-        import tensorflow as tf
-
-        def update(batch):
-            with tf.GradientTape() as tape:
-                loss = -tf.reduce_mean(policy(batch))
-            optimizer.apply_gradients(zip(tape.gradient(loss, policy.trainable_variables),
-                                          policy.trainable_variables))
-
-        for epoch in range(500):
-            batches = buffer.get() if epoch else dataset
-        """ + (rollout + updates if rollout_first else updates + rollout)}, "TFH002", show_all=True)
-    assert [(f.location.line, f.confidence) for f in findings] == [
-        (3, Confidence.LIKELY if likely else Confidence.POSSIBLE)]
-
-
 def test_a_package_module_that_imports_relatively_reads_the_standard_librarys_typing():
     """An EfficientDet package keeps an `efficientdet/typing.py` beside its `train.py`, whose click commands train;
     `train.py` imports `.callbacks` relatively, so it runs as `python -m efficientdet.train`, where its `from typing

@@ -2975,25 +2975,13 @@ class SourceQueries:
         """Where the loop that makes ``site`` once per iteration (:meth:`iteration_loop`) first plays an episode: an
         environment's step in a loop nested in that loop's body, outside which ``site`` (or the call leading to it)
         is. Each iteration is then an episode of many steps and one update (REINFORCE, a GAIL discriminator trained
-        after its rollouts). Or in a loop around that loop, before it: each iteration of the outer loop plays, then
-        updates a few times on what it gathered (PPO's thousands of environment steps per epoch, then tens of
-        updates). None otherwise, or where a way to ``site`` does not."""
-        module = site.module
-        loop = module.enclosing_loop(site.node)
+        after its rollouts). None otherwise, or where a way to ``site`` does not."""
+        loop = site.module.enclosing_loop(site.node)
         if loop is not None:
-            if _exits_after(module, site.node, loop):
-                return None
-            step = next((step for nested in m.findall(loop.body, m.For() | m.While())
-                         if not _inside(module, site.node, nested)
-                         and (step := self._environment_step_in(nested.body, module)) is not None), None)
-            updates, outer = loop, module.enclosing_loop(loop)
-            while step is None and outer is not None:
-                start = module.location(updates).line
-                step = next((step for nested in m.findall(outer.body, m.For() | m.While())
-                             if module.location(nested).end_line < start
-                             and (step := self._environment_step_in(nested.body, module)) is not None), None)
-                updates, outer = outer, module.enclosing_loop(outer)
-            return step
+            return None if _exits_after(site.module, site.node, loop) else next((
+                step for nested in m.findall(loop.body, m.For() | m.While())
+                if not _inside(site.module, site.node, nested)
+                and (step := self._environment_step_in(nested.body, site.module)) is not None), None)
         function = site.function
         if function is None or depth == 0 or self.is_compiled(function):
             return None
