@@ -85,7 +85,7 @@ class SmallBatch(Rule):
             site.node.func.attr.value))) for site in ctx.queries.training_image_iterators]
         reported: set[int] = set()
         for module, site, value in batches:
-            size = ctx.queries.integer_setting(module, value, ctx.queries.enclosing_function(module, site))
+            size = ctx.queries.integer_literal(module, value, flags=True)
             if size is None or not 0 < size.value <= SMALL_BATCH_MAX or id(size.literal) in reported:
                 continue
             accelerator = ctx.verdicts.accelerator_for(module, site)

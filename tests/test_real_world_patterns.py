@@ -11751,40 +11751,6 @@ def test_a_loop_handing_its_tape_to_an_update_helper_trains_the_models_its_calle
         ("TFC001", 29, Confidence.LIKELY), ("TFH002", 24, Confidence.LIKELY)]
 
 
-@pytest.mark.parametrize("other, found", [("", True), ("DetectionBase(records, batch_size=64).train_dataset()", False)])
-def test_a_small_batch_a_dataset_class_is_made_with_is_reported_where_it_is_passed(other, found):
-    """A YOLO repo's dataset class batches with the `batch_size` its constructor keeps; the training script makes
-    it with `batch_size=1` on the GPU it grows memory on (the module's own demo keeps the default of 4, in no
-    training). Where training makes it with two sizes, the source does not say which a run uses."""
-    findings = _findings({"parser.py": """
-        import tensorflow as tf
-
-        class DetectionBase:
-            def __init__(self, records, batch_size=4):
-                self.records = records
-                self.batch_size = batch_size
-
-            def train_dataset(self):
-                dataset = tf.data.TFRecordDataset(self.records).map(parse, num_parallel_calls=8)
-                return dataset.batch(self.batch_size).prefetch(1)
-
-        if __name__ == "__main__":
-            for batch in DetectionBase(["train.tfrecord"]).train_dataset().take(1):
-                print(batch)
-        """, "train.py": f"""
-        import tensorflow as tf
-        from parser import DetectionBase
-
-        for gpu in tf.config.list_physical_devices("GPU"):
-            tf.config.experimental.set_memory_growth(gpu, True)
-        records = ["train.tfrecord"]
-        model.fit(DetectionBase(records, batch_size=1).train_dataset(), epochs=10)
-        {"model.fit(" + other + ", epochs=10)" if other else ""}
-        """}, "TFC003", show_all=True)
-    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == (
-        [("train.py", 7)] if found else [])
-
-
 @pytest.mark.parametrize("default, found", [(2, True), (32, False)])
 def test_a_small_batch_set_by_a_command_line_flags_default_is_reported_at_the_default(default, found):
     """A segmentation script trains with `batch_size=args.batch_size` on the GPU it grows memory on: the flag's
@@ -12760,6 +12726,28 @@ def test_a_precision_switch_a_parameter_that_every_call_leaves_off():
     # A caller that turns it on is a run that computes in 16 bits.
     on = train.replace("get_optimizer(3e-5)", "get_optimizer(3e-5, use_float16=True)")
     assert _findings({"performance.py": helper, "train.py": on}, "TFC001") == []
+
+
+@pytest.mark.parametrize("construction, likely", [("Trainer()", True), ("Trainer(use_amp=True)", False)])
+def test_a_precision_switch_a_constructor_parameter_that_every_construction_leaves_off(construction, likely):
+    """A trainer class turns mixed precision on in its `__init__` when `use_amp` is set; the script makes it with
+    the default, so the run computes in float32. A construction that sets it is a run in 16 bits."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, use_amp=False):
+                if use_amp:
+                    tf.keras.mixed_precision.set_global_policy("mixed_float16")
+                self.model = tf.keras.applications.ResNet50(weights=None)
+                self.model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+
+            def fit(self, dataset):
+                self.model.fit(dataset, epochs=90)
+
+        {construction}.fit(dataset)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == ([Confidence.LIKELY] if likely else [])
 
 
 def test_a_parser_helper_a_dataset_map_calls_is_not_retraced_per_pipeline():

@@ -4208,13 +4208,11 @@ class SourceQueries:
                     known == passed[0] for known in passed) else _UNKNOWN
         return self._value(*bound, depth - 1) if bound is not None else _UNKNOWN
 
-    def _parameter_settings(self, module: ModuleInfo, name: cst.Name, training: bool = False
-                            ) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
+    def _parameter_settings(self, module: ModuleInfo, name: cst.Name) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
         """What each call of the function around ``name``, a parameter it never binds again, passes for it, or its
         default where a call passes nothing (``use_float16=False``, which no caller of ``get_optimizer`` sets): empty
         unless every mention of the function is such a call and each says what it passes (no ``**kwargs``), and
-        while the call graph is being built (a dispatch table's key read then). With ``training``, of the calls a
-        training run reaches where there are such (not a module's own demo in its ``__main__``)."""
+        while the call graph is being built (a dispatch table's key read then)."""
         function = self.enclosing_function(module, name)
         if self._call_graph_building or function is None or name.value not in _called_parameters(function) or \
                 _called_by_framework(function) and not _is_constructor(function):
@@ -4225,8 +4223,6 @@ class SourceQueries:
                 not self._only_called_by(function, callers):
             return []
         default = _parameter_default(function, name.value)
-        if training:
-            callers = [c for c in callers if self.reach(c.module, c.node) is Reach.TRAINING] or callers
         settings = []
         for caller in callers:
             if any(arg.star for arg in caller.node.args):
@@ -8810,26 +8806,6 @@ class SourceQueries:
         command-line flag's default, a name assigned once, what callers pass (``workers=num_workers`` with
         ``num_workers = 1``); None where it does not (a YAML configuration's entry)."""
         return self._integer(module, value, None, scope)
-
-    def integer_setting(self, module: ModuleInfo, value: cst.BaseExpression | None, scope: FunctionInfo | None,
-                        depth: int = WIDTH_DEPTH) -> IntegerLiteral | None:
-        """The integer literal that sets ``value`` (an expression in ``scope``) unchanged, where the source writes
-        it: what :meth:`integer_literal` finds (a literal, a constant, a flag's default), or through a name or
-        ``self.attribute`` assigned once (``self.batch_size = batch_size`` in a dataset class's ``__init__``) and a
-        parameter every call passes the same literal for or leaves at its default (``DetectionBase(...,
-        batch_size=1)``, ``get_iterable()`` with ``batch_size=1`` its default)."""
-        found = self.integer_literal(module, value, flags=True)
-        if found is not None or depth == 0 or not isinstance(value, (cst.Name, cst.Attribute)):
-            return found
-        if isinstance(value, cst.Name) and scope is not None and value.value in _called_parameters(scope):
-            settings = [self.integer_setting(owner, given, self.enclosing_function(owner, given), depth - 1)
-                        for owner, given in self._parameter_settings(module, value, training=True)]
-            values = {setting.value for setting in settings if setting is not None}
-            return settings[0] if settings and None not in settings and len(values) == 1 else None
-        bound = self.assigned_value(module, scope, value)
-        if bound is None and scope is None and isinstance(value, cst.Name):
-            bound = self._last_assigned_above(module, value)
-        return self.integer_setting(bound[0], bound[2], bound[1], depth - 1) if bound is not None else None
 
     def integer_literal(self, module: ModuleInfo, value: cst.BaseExpression | None,
                         flags: bool = False) -> IntegerLiteral | None:
