@@ -148,8 +148,7 @@ class PyFunction(Rule):
             evidence.append(Evidence.source(
                 f"it runs in the function `{context.stage.op}` makes a dataset with, once per element of the outer "
                 "dataset (a file, a shard), not once per training example"))
-        if context.stage is not None and not any(s.node is context.stage.node for p in ctx.index.pipelines()
-                                                 for s in p.stages):
+        if context.stage is not None and not ctx.queries.pipelines_through(context.stage):
             per_step = False
             evidence.append(UNCONSUMED)
         cache = ctx.queries.cached_after(context.stage) if context.stage is not None else None

@@ -123,17 +123,13 @@ class SerialMap(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        pipelines_by_stage: dict[int, list[Pipeline]] = {}
-        for pipeline in ctx.index.pipelines():
-            for stage in pipeline.stages:
-                pipelines_by_stage.setdefault(id(stage.node), []).append(pipeline)
         for stage in ctx.index.stages():
             if stage.op not in ("map", "interleave"):
                 continue
             parallelism = num_parallel_calls(stage)
             if parallelism is not None and not _is_small_literal(parallelism.value):
                 continue
-            finding = self._finding(ctx, stage, parallelism, pipelines_by_stage.get(id(stage.node), []))
+            finding = self._finding(ctx, stage, parallelism, ctx.queries.pipelines_through(stage))
             if finding is not None:
                 yield finding
 

@@ -70,10 +70,9 @@ TRAIN_METHODS = {"fit": "train", "evaluate": "evaluate", "predict": "predict"}
 ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
 ITERATOR_FUNCTIONS = frozenset({"tensorflow.data.make_one_shot_iterator",
                                 "tensorflow.data.make_initializable_iterator"})
-# Calls that take a function and consume the datasets it returns: inner datasets of a dataset method (no sink of
-# their own), or a strategy's distributed input.
-# Calls that consume the datasets a function handed to them returns, by method: the role they give them, and the
-# function's parameter (keyword, position). `group_by_window` batches each window with its `reduce_func`.
+# Calls that take a function and consume the datasets it returns, by method: inner datasets of a dataset method (no
+# sink of their own; `group_by_window` batches each window with its `reduce_func`), or a strategy's distributed
+# input; with the role they give them and the function's parameter (keyword, position).
 FUNCTION_CONSUMERS = {**dict.fromkeys(DATASET_FACTORY_OPS, ("inner", "map_func", 0)),
                       "group_by_window": ("inner", "reduce_func", 1),
                       "distribute_datasets_from_function": ("distribute", "dataset_fn", 0)}

@@ -4325,21 +4325,32 @@ class SourceQueries:
             return Reach.OTHER if self._reached is not None else Reach.UNKNOWN
         return self.reach(pipeline.sink.module, pipeline.sink.node)
 
+    def pipelines_through(self, stage: Stage) -> list[Pipeline]:
+        """The pipelines ``stage`` is part of, one per consumer its datasets reach; none where no code is seen
+        reading them."""
+        return self._pipelines_by_stage.get(id(stage.node), [])
+
+    @cached_property
+    def _pipelines_by_stage(self) -> dict[int, list[Pipeline]]:
+        found: dict[int, list[Pipeline]] = {}
+        for pipeline in self.index.pipelines():
+            for stage in pipeline.stages:
+                found.setdefault(id(stage.node), []).append(pipeline)
+        return found
+
     def cached_after(self, stage: Stage) -> Stage | None:
         """The ``.cache()`` that follows ``stage`` in every pipeline it is part of, if there is one: what ``stage``
         makes is kept, so it runs in the first epoch only."""
         found = []
-        for pipeline in self.index.pipelines():
-            place = next((i for i, s in enumerate(pipeline.stages) if s.node is stage.node), None)
-            if place is not None:
-                found.append(next((s for s in pipeline.stages[place + 1:] if s.op == "cache"), None))
+        for pipeline in self.pipelines_through(stage):
+            place = next(i for i, s in enumerate(pipeline.stages) if s.node is stage.node)
+            found.append(next((s for s in pipeline.stages[place + 1:] if s.op == "cache"), None))
         return found[0] if found and None not in found else None
 
     def stage_reach(self, stage: Stage) -> Reach:
         """Whether a training run reaches the consumer of a pipeline ``stage`` is part of (the best reached of them,
         :meth:`pipeline_reach`); where no consumer is seen, the stage's own place."""
-        reaches = [self.pipeline_reach(p) for p in self.index.pipelines() if any(s.node is stage.node
-                                                                                 for s in p.stages)]
+        reaches = [self.pipeline_reach(p) for p in self.pipelines_through(stage)]
         return min(reaches, key=lambda r: r.rank) if reaches else self.reach(stage.module, stage.node)
 
     def reads_host_variable(self, module: ModuleInfo, read: cst.Call) -> bool:
