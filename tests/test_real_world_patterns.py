@@ -12750,6 +12750,46 @@ def test_a_precision_switch_a_constructor_parameter_that_every_construction_leav
     assert [f.confidence for f in findings] == ([Confidence.LIKELY] if likely else [])
 
 
+@pytest.mark.parametrize("construction, reported", [
+    ("Agent(use_categorical=True)", ["update_categorical"]),
+    ("Agent()", ["update_plain"]),
+    ("Agent(use_categorical=flag)", ["update_categorical", "update_plain"]),
+])
+def test_an_update_chosen_by_an_attribute_every_construction_sets(construction, reported):
+    """An agent picks its update by `self.use_categorical`, copied from its constructor's parameter; the script
+    builds it with the flag on, so the plain update never runs. Where the value is not written (a flag read at
+    run time), both may run."""
+    step = """
+            def update_{name}(self, x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(self.net(x))
+                grads = tape.gradient(loss, self.net.trainable_variables)
+                self.optimizer.apply_gradients(zip(grads, self.net.trainable_variables))
+    """
+    findings = _findings({"main.py": """
+        import sys
+        import tensorflow as tf
+
+        class Agent:
+            def __init__(self, use_categorical=False):
+                self.use_categorical = use_categorical
+                self.net = tf.keras.Sequential([tf.keras.layers.Dense(512), tf.keras.layers.Dense(4)])
+                self.optimizer = tf.keras.optimizers.Adam()
+
+            def learn(self, x):
+                if self.use_categorical:
+                    self.update_categorical(x)
+                else:
+                    self.update_plain(x)
+        """ + step.format(name="categorical") + step.format(name="plain") + f"""
+        flag = len(sys.argv) > 1
+        agent = {construction}
+        for episode in range(1000):
+            agent.learn(tf.random.normal((32, 8)))
+        """}, "TFH002")
+    assert sorted(f.message.split("`")[1] for f in findings if f.confidence is Confidence.LIKELY) == reported
+
+
 def test_a_parser_helper_a_dataset_map_calls_is_not_retraced_per_pipeline():
     """`@tf.function` parsers defined in `load_data` (one the `map` calls, one that one calls), with `load_data`
     called per age group: tf.data traces a map's function with each pipeline, decorated or not: nothing to gain.

@@ -4199,6 +4199,8 @@ class SourceQueries:
         if bound is None and depth and isinstance(value, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, value)
             bound = (constant.module, constant.value) if constant is not None else None
+        if bound is None and depth and m.matches(value, m.Attribute(value=m.Name("self"), attr=m.Name())):
+            return self._instance_setting(module, value, depth)
         if bound is None and depth and isinstance(value, cst.Name):
             local = self._local_setting(module, value)
             bound = (module, local) if local is not None else None
@@ -4207,6 +4209,47 @@ class SourceQueries:
                 return passed[0] if passed and _UNKNOWN not in passed and all(
                     known == passed[0] for known in passed) else _UNKNOWN
         return self._value(*bound, depth - 1) if bound is not None else _UNKNOWN
+
+    def _instance_setting(self, module: ModuleInfo, reading: cst.Attribute, depth: int) -> object:
+        """What ``self.<attribute>``, read in a method, holds in every instance of its class (``RainbowAgent(
+        use_categorical=True)``, then ``if self.use_categorical:``): the one value of each of the class's ``self.<
+        attribute> = ...`` statements and of each construction's parameter they copy. Unknown unless the repo binds
+        the attribute no other way (no ``+=``, no other object's, no ``setattr``), no repo class derives from the
+        class, and its name is mentioned only to construct it (no registry that builds it by name)."""
+        method = self.enclosing_function(module, reading)
+        if self._call_graph_building or method is None or method.class_key is None or \
+                self._attributes_bound_otherwise[reading.attr.value] or "setattr(" in method.module.code:
+            return _UNKNOWN
+        cls_info = self.index.class_of(method)
+        name = cls_info.name
+        mentions = self._constructions_named[name] + self._definitions_named[name] + self._names_imported[name]
+        if next(self.index.subclasses_of(cls_info.key), None) is not None or self._word_counts[name] > mentions:
+            return _UNKNOWN
+        held = [self._value(*setting, depth - 1)
+                for setting in self._values_in_every_instance(cls_info, reading.attr.value) or ()]
+        return held[0] if held and _UNKNOWN not in held and all(value == held[0] for value in held) else _UNKNOWN
+
+    @cached_property
+    def _constructions_named(self) -> Counter[str]:
+        """How many calls construct a repo class of each name (several modules may define a class of one name)."""
+        made: Counter[str] = Counter()
+        for cls_info in self.index.classes:
+            made[cls_info.name] += len(self.constructions_of(cls_info))
+        return made
+
+    @cached_property
+    def _attributes_bound_otherwise(self) -> Counter[str]:
+        """How many times the repo binds each attribute name other than by ``self.<name> = value``: ``+=``, an
+        annotated or unpacking assignment, a loop's target, another object's (``agent.epsilon = 0.1``)."""
+        plain = m.Attribute(value=m.Name("self"), attr=m.Name())
+        bound: Counter[str] = Counter()
+        for module in self.index.modules:
+            for node in m.findall(module.tree, m.Assign() | m.AugAssign() | m.AnnAssign() | m.For()):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                alone = isinstance(node, cst.Assign) and len(targets) == 1 and m.matches(targets[0], plain)
+                bound.update(attribute.attr.value for target in targets if not alone
+                             for attribute in m.findall(target, m.Attribute()))
+        return bound
 
     def _parameter_settings(self, module: ModuleInfo, name: cst.Name) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
         """What each call of the function around ``name``, a parameter it never binds again, passes for it, or its
