@@ -12388,8 +12388,8 @@ for step in range(10000):
 
 def test_a_second_read_of_a_finished_step_waits_for_nothing_more():
     """The laomaotf/ixtiyoruz pattern: `loss.numpy()`, then `loss_fm.numpy()`, `loss_wh.numpy()` on the next lines.
-    The first read waits for the step; the later ones copy finished values. Not where device work runs between
-    them (a second network's step, LynnHo's `train_G` between two counter reads)."""
+    The first read waits for the step; the later ones copy finished values (or values a metric's few small ops
+    made from them). Not where device work runs between them (a second network's step, LynnHo's `train_G` between two counter reads)."""
     rereads = _findings({"train.py": _TWO_READS.replace("BETWEEN", "print('step', step, total)")}, "TFH004")
     assert [(f.location.line, f.confidence) for f in rereads] == [
         (13, Confidence.LIKELY), (15, Confidence.POSSIBLE)]
@@ -12402,6 +12402,10 @@ def test_a_second_read_of_a_finished_step_waits_for_nothing_more():
     saved = _findings({"train.py": _TWO_READS.replace("BETWEEN", "if step % 1000 == 0:\n        model.save('m')")},
                       "TFH004")
     assert [(f.location.line, f.confidence) for f in saved] == [(13, Confidence.LIKELY), (16, Confidence.POSSIBLE)]
+    # A metric's accumulation between them (Real-ESRGAN's `metric.update_state(l1)`, then `.result().numpy()`)
+    # queues a few small ops that finish as soon as they run.
+    metered = _findings({"train.py": _TWO_READS.replace("BETWEEN", "l1_metric.update_state(loss)")}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in metered] == [(13, Confidence.LIKELY), (15, Confidence.POSSIBLE)]
     stepped = _findings({"train.py": _TWO_READS.replace("BETWEEN", "critic_step(x)")}, "TFH004")
     assert [(f.location.line, f.confidence) for f in stepped] == [(13, Confidence.LIKELY), (15, Confidence.LIKELY)]
     guarded = _findings({"train.py": _TWO_READS.replace("    total = loss.numpy()\n", "    if step % 100 == 0:\n"

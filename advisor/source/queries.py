@@ -537,10 +537,12 @@ class TrainingLoop:
     def dispatches(self, call: cst.Call) -> bool:
         """Whether ``call``, in this code, may give the device work: anything but Python's and NumPy's own
         functions, the clock and logging, an array's or a list's own methods, reading a value (``.numpy()``, a
-        metric's ``.result()``), formatting a string and a progress bar's display."""
+        metric's ``.result()``), a metric's accumulation (:data:`METRIC_ACCUMULATION`), formatting a string and a
+        progress bar's display."""
         called = self.module.qualified_names(call.func)
         return not (called and all(n.startswith(HOST_MODULES + ("time.", "logging.")) for n in called) or m.matches(
-            call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(HOST_SIDE_METHODS.__contains__)))))
+            call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(
+                lambda method: method in HOST_SIDE_METHODS or method in METRIC_ACCUMULATION)))))
 
     def runs_whenever(self, statement: cst.CSTNode, later: cst.CSTNode) -> bool:
         """Whether ``statement`` runs on every pass that runs ``later``, a statement after it in this code: the
@@ -813,6 +815,9 @@ ARRAY_METHODS = frozenset({"copy", "astype", "reshape", "transpose", "squeeze", 
 HOST_SIDE_METHODS = ARRAY_METHODS | frozenset({
     "numpy", "result", "append", "extend", "items", "keys", "values", "get", "format", "join", "info", "debug",
     "warning", "set_description", "set_postfix", "set_postfix_str", "write", "flush", "update"})
+# A Keras metric's accumulation (`loss_metric.update_state(loss)`): a few small ops on values the step made, done as
+# soon as they are queued; a read after them waits for no work worth the name.
+METRIC_ACCUMULATION = frozenset({"update_state", "reset_state", "reset_states"})
 # TensorFlow's ops that read a tensor's shape: their int32 results live in host memory, and so do those of
 # arithmetic on them (`tf.minimum((i + 1) * chunk, tf.shape(mel)[1])`); reading them waits for no kernel.
 SHAPE_READS = frozenset({"tensorflow.shape", "tensorflow.size", "tensorflow.rank", "tensorflow.compat.v1.shape"})
