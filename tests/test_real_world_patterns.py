@@ -12389,7 +12389,8 @@ for step in range(10000):
 def test_a_second_read_of_a_finished_step_waits_for_nothing_more():
     """The laomaotf/ixtiyoruz pattern: `loss.numpy()`, then `loss_fm.numpy()`, `loss_wh.numpy()` on the next lines.
     The first read waits for the step; the later ones copy finished values (or values a metric's few small ops
-    made from them). Not where device work runs between them (a second network's step, LynnHo's `train_G` between two counter reads)."""
+    made from them). Not where device work runs between them (a second network's step, LynnHo's `train_G` between
+    two counter reads)."""
     rereads = _findings({"train.py": _TWO_READS.replace("BETWEEN", "print('step', step, total)")}, "TFH004")
     assert [(f.location.line, f.confidence) for f in rereads] == [
         (13, Confidence.LIKELY), (15, Confidence.POSSIBLE)]
@@ -12412,6 +12413,18 @@ def test_a_second_read_of_a_finished_step_waits_for_nothing_more():
                                                         "        total = loss.numpy()\n").replace("BETWEEN", "pass")},
                         "TFH004")
     assert [(f.location.line, f.confidence) for f in guarded] == [(16, Confidence.LIKELY)]
+
+
+def test_a_name_the_step_binds_then_copies_to_the_host_is_a_tensor_until_the_copy():
+    """Real-ESRGAN: `loss = train_step(...)`, a progress print formatting `loss`, then `loss =
+    metric.result().numpy()`. The print reads the step's tensor; reads after the copy, and those atop the next
+    iteration (the last binding then), read a host number."""
+    findings = _findings({"train.py": _TWO_READS.replace("    x, y = next(batches)\n", "    print(loss)\n    x, y = "
+                                                         "next(batches)\n").replace(
+        "    total = loss.numpy()\n    BETWEEN\n    history.append(float(loss))\n",
+        "    print(f'loss {loss:.4f}')\n    metric.update_state(loss)\n    loss = metric.result().numpy()\n"
+        "    history.append(float(loss))\n")}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY), (16, Confidence.POSSIBLE)]
 
 
 _UPDATE_DECIDED = """

@@ -670,6 +670,10 @@ class _TensorNames(InLoopBody):
         self.shapes: set[str] = set()  # names bound to shapes, or to arithmetic on them
         self.tapes: set[str] = set()  # names bound to the loop's gradient tapes
         self.gradients: set[str] = set()  # and to the lists of gradients they return
+        # Names the iteration last binds to a host copy of a tensor it bound them to, and each name's reads before
+        # any binding of it that holds a tensor.
+        self.copied_to_host: set[str] = set()
+        self.early_reads: dict[str, list[int]] = {}
         if isinstance(loop.node, cst.For):
             loop.inputs.update(_bound_names(loop.node.target))
 
@@ -712,7 +716,12 @@ class _TensorNames(InLoopBody):
         else:
             self.loop.inputs -= bound
         if m.matches(node.value, _HOST_COPY):  # `num_pos = tf.reduce_sum(labels).numpy()`: a host value from here
-            self.loop.tensors.difference_update(bound)
+            if id(self.statement) in self.every_iteration and bound & self.loop.tensors:
+                # `loss = metric.result().numpy()` after `print(f"{loss:.5f}")` read the step's `loss`: the reads
+                # before it read the tensor; those after it, and those atop the next iteration, the copy
+                self.copied_to_host |= bound
+            else:
+                self.loop.tensors.difference_update(bound)
         elif isinstance(node.value, cst.Call) and self.names_of(node.value) & HOST_DATA_TENSORS and \
                 not self.loop.reads_tensor(node.value):
             # `action = tf.convert_to_tensor(actions)` of a list the loop gathered: the host's own values, which
@@ -744,12 +753,20 @@ class _TensorNames(InLoopBody):
         self.loop.tensors.update(names)
         self.bound_on_host -= names
         self.shapes -= names
+        self.copied_to_host -= names
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value not in self.loop.tensors:
             self.loop.early_reads.add(id(node))
+            self.early_reads.setdefault(node.value, []).append(id(node))
         if node.value in self.bound_on_host:
             self.loop.host_reads.add(id(node))
+
+    def finish(self) -> None:
+        """Once the whole body is read: a read before a name's first binding in the iteration reads what the last
+        one left, a host copy of the step's tensor where that is how the iteration ends."""
+        for name in self.copied_to_host:
+            self.loop.host_reads.update(self.early_reads.get(name, ()))
 
     def _host_computation(self, value: cst.BaseExpression) -> bool:
         """Whether ``value``, assigned in a tape, is computed on the host, not by the forward pass: NumPy's work
@@ -5205,7 +5222,9 @@ class SourceQueries:
                                                                            caller.module))
                         scope.inline_step, scope.tape_helper = True, scope.tape_helper or caller
         for scope in scopes.values():
-            visit_reading(scope.node.body, _TensorNames(scope, self._names_of))
+            names = _TensorNames(scope, self._names_of)
+            visit_reading(scope.node.body, names)
+            names.finish()
         return list(scopes.values())
 
     def _tape_takers(self, body: cst.BaseSuite) -> list[FunctionInfo]:
