@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import libcst as cst
+import libcst.matchers as m
 import networkx as nx
 
 from .facts import DATASET_FACTORY_OPS, DISTRIBUTE_METHODS, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
@@ -28,6 +29,8 @@ from .names import import_names
 from .syntax import argument_value, literal, parameter_names
 from .visitors import CollectorVisitor
 
+# What makes a method a getter Python calls on reading its name as an attribute.
+PROPERTY_DECORATORS = frozenset({"builtins.property", "functools.cached_property"})
 DATASET_SOURCES = frozenset({
     "tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors",
     "tensorflow.data.Dataset.from_generator", "tensorflow.data.Dataset.range", "tensorflow.data.Dataset.list_files",
@@ -105,6 +108,7 @@ class _Scope:
     func_key: str | None
     params: tuple[str, ...] = ()
     bindings: dict[str, tuple] = field(default_factory=dict)
+    accessor: bool = False  # a property's getter (`@property def source(self): return self._source`)
 
 
 @dataclass(frozen=True)
@@ -231,7 +235,9 @@ class PipelineCollector(CollectorVisitor):
         if id(node) in self.module.superseded_functions:
             # no call reaches its pipelines: the name's calls link to the definition that replaced it
             key = f"{key}@{id(node)}"
-        self.scopes.append(_Scope(func_key=key, params=parameter_names(node)))
+        accessor = any(m.matches(decorator.decorator, m.Name() | m.Attribute()) and
+                       self.qualified(decorator.decorator) & PROPERTY_DECORATORS for decorator in node.decorators)
+        self.scopes.append(_Scope(func_key=key, params=parameter_names(node), accessor=accessor))
         self.path.append((node.name.value, False))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -496,6 +502,9 @@ class PipelineCollector(CollectorVisitor):
         setting = literal(value) if isinstance(value, (cst.Name, cst.Integer)) else None
         self.options_settings[key[1]][".".join(reversed(path))] = setting
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.graph.graph.setdefault("read_attributes", set()).add(node.attr.value)
+
     def leave_Return(self, original_node: cst.Return) -> None:
         func_key = self.scopes[-1].func_key
         value = original_node.value
@@ -507,7 +516,8 @@ class PipelineCollector(CollectorVisitor):
             if source is not None:
                 target = ("return", func_key, i if isinstance(value, cst.Tuple) else None)
                 self.graph.add_node(target, kind="return", node=original_node, module=self.module,
-                                    function=func_key.rsplit(".", 1)[-1], method=bool(self.path and self.path[-1][1]))
+                                    function=func_key.rsplit(".", 1)[-1], method=bool(self.path and self.path[-1][1]),
+                                    accessor=self.scopes[-1].accessor)
                 self.graph.add_edge(source, target)
 
     def leave_Expr(self, original_node: cst.Expr) -> None:
@@ -550,6 +560,7 @@ def merge(dataflow: nx.DiGraph, module_flow: nx.DiGraph) -> None:
     dataflow.add_edges_from(module_flow.edges(data=True))
     dataflow.graph.setdefault("passed_functions", []).extend(module_flow.graph.get("passed_functions", ()))
     dataflow.graph.setdefault("called_methods", set()).update(module_flow.graph.get("called_methods", ()))
+    dataflow.graph.setdefault("read_attributes", set()).update(module_flow.graph.get("read_attributes", ()))
 
 
 def link(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Callees) -> None:
@@ -652,11 +663,14 @@ def _consumer(graph: nx.DiGraph, role: str, call: cst.Call, module: ModuleInfo) 
 def _end_returned_pipelines(graph: nx.DiGraph) -> None:
     """A dataset a function returns to no caller the repo shows (an Estimator's input function, a library
     function) is consumed out of sight: its pipeline ends at the ``return``. A method whose name is called on some
-    object of unknown type has a caller, which may continue the pipeline: no end there."""
+    object of unknown type has a caller, which may continue the pipeline: no end there; nor at a property whose
+    name the repo reads (``self.source``, then ``.map(...)`` of what it holds)."""
     called_methods = graph.graph.get("called_methods", set())
+    read_attributes = graph.graph.get("read_attributes", set())
     for node, data in list(graph.nodes(data=True)):
         if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node) \
-                and not (data["method"] and data["function"] in called_methods):
+                and not (data["method"] and data["function"] in called_methods) \
+                and not (data.get("accessor") and data["function"] in read_attributes):
             role = "returned" if not NOT_TRAINING_NAME.search(data["function"]) else "returned_eval"
             sink = ("sink", id(data["node"]), role)
             graph.add_node(sink, kind="sink", sink=Sink(role, data["node"], data["module"], data["function"]))

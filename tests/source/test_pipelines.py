@@ -391,6 +391,33 @@ def test_a_pipeline_returned_to_no_visible_caller_ends_at_its_return(index_of):
     assert returned["returned_eval"].function == "eval_input_fn" and not returned["returned_eval"].is_training
 
 
+_HELD_BY_A_PROPERTY = """
+import tensorflow as tf
+
+class Source:
+    def __init__(self, records):
+        self._records = records
+
+    @property
+    def records(self):
+        return self._records
+READER
+def make(files):
+    return Source(tf.data.TFRecordDataset(files))
+"""
+
+
+@pytest.mark.parametrize("reader, ends", [
+    ("\n    def batched(self):\n        return self.records.batch(32).prefetch(2)\n", set()),
+    ("", {(("TFRecordDataset",), "returned")}),
+])
+def test_a_pipeline_a_property_holds_ends_only_where_no_code_reads_the_property(index_of, reader, ends):
+    """self-attention-tacotron wraps its record streams in a `DatasetSource` whose `records` property returns them
+    to methods that batch and prefetch them: the property's return is no end where the repo reads the property."""
+    index = index_of(code=_HELD_BY_A_PROPERTY.replace("READER", reader))
+    assert {(stages, role) for stages, role in paths(index) if stages == ("TFRecordDataset",)} == ends
+
+
 def test_an_element_of_a_dataset_collection_is_that_dataset(index_of):
     index = index_of(code="""
         import tensorflow_datasets as tfds
