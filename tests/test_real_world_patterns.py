@@ -7853,6 +7853,39 @@ def test_a_session_loop_feeding_the_entries_of_a_dict_its_data_layer_made():
     assert [(f.location.line, f.confidence) for f in findings] == [(23, Confidence.LIKELY)]
 
 
+@pytest.mark.parametrize("feed, reported", [("{learning_rate: current_lr}", False),
+                                             ("{learning_rate: current_lr, images: next_images(it)}", True)])
+def test_a_learning_rate_a_schedule_computes_per_step_is_fed_no_batch(feed, reported):
+    """pose-tensorflow reads its batches from a queue a thread fills and feeds only `learning_rate:
+    lr_gen.get_lr(it)`: a setting the host computes, not a batch made in Python."""
+    findings = _findings({"train.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        class LearningRate:
+            def get_lr(self, it):
+                return 0.01 * (0.1 ** (it // 10000))
+
+        def next_images(it):
+            return np.load(f"batch_{{it}}.npy")
+
+        def train():
+            images = tf.placeholder_with_default(queue.dequeue(), (8, 224, 224, 3))
+            learning_rate = tf.placeholder(tf.float32, shape=[])
+            loss = tf.reduce_mean(tf.layers.conv2d(images, 512, 3))
+            train_op = tf.train.MomentumOptimizer(learning_rate, 0.9).minimize(loss)
+            lr_gen = LearningRate()
+            with tf.Session() as sess:
+                for it in range(100000):
+                    current_lr = lr_gen.get_lr(it)
+                    sess.run(train_op, feed_dict={feed})
+
+        if __name__ == "__main__":
+            train()
+        """}, "TFD004")
+    assert bool(findings) == reported
+
+
 def test_a_dataset_handed_to_fit_as_a_numpy_iterator_feeds_training():
     """`model.fit(x=dataset.repeat().as_numpy_iterator())`: the dataset's maps run for every training batch all the
     same, whatever loops preview a few of its elements before."""

@@ -2201,6 +2201,10 @@ EXPOSING_CLIS = ("fire.Fire",)
 _PRIORITY_NAME = re.compile(r"priorit|td_?err", re.IGNORECASE)
 # Code that looks a function up by a name it holds as a string (`getattr(module, args.algo)`, `globals()[name]`).
 NAME_LOOKUP = re.compile(r"\b(?:getattr|globals|locals|vars|eval|exec|import_module|__import__)\s*\(|__dict__")
+# Placeholders a training run feeds one setting through, by name (`learning_rate: lr_gen.get_lr(it)`, `keep_prob`,
+# `is_training`): a number the host computes per step, never the batch.
+SETTING_FEEDS = re.compile(r"(?:^|_)(?:lr|learning_rate|keep_prob|dropout(?:_rate|_prob)?|is_training|training|phase)$",
+                           re.IGNORECASE)
 FEED_HOPS = 4  # assignments followed from a graph op's result to the summary it feeds
 EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
 # Weights loaded as constants (a pretrained VGG's arrays: `W = tf.constant(W)`).
@@ -5517,7 +5521,7 @@ class SourceQueries:
                 return FedBatches(feed, fetches[:1], [], fetched=True)
         for run in runs:
             feed = argument_value(run, "feed_dict", 1)
-            values = _fed_values(feed, bindings)
+            values = _fed_values(feed, bindings, settings=False)
             made = [expression for value in values for expression in _made_in_loop(value, bindings)] or \
                 self._made_by_the_calling_loop(loop, values)
             if made and not all(self._draws_noise(expression) for expression in made):
@@ -9168,15 +9172,25 @@ def _loop_bindings(body: cst.BaseSuite) -> dict[str, list[cst.BaseExpression]]:
     return found
 
 
-def _fed_values(feed: cst.BaseExpression | None, bindings: dict[str, list[cst.BaseExpression]]
-                ) -> list[cst.BaseExpression]:
+def _fed_values(feed: cst.BaseExpression | None, bindings: dict[str, list[cst.BaseExpression]],
+                settings: bool = True) -> list[cst.BaseExpression]:
     """The values a ``feed_dict`` hands the graph: a dict literal's, or those of the dict the loop binds the name to
-    and its items set afterwards."""
+    and its items set afterwards; without ``settings``, not those fed to a placeholder named for a setting
+    (:data:`SETTING_FEEDS`)."""
     if isinstance(feed, cst.Dict):
-        return [element.value for element in feed.elements if isinstance(element, cst.DictElement)]
+        return [element.value for element in feed.elements if isinstance(element, cst.DictElement) and (
+            settings or not _names_setting(element.key))]
     if isinstance(feed, cst.Name):
-        return [value for bound in bindings.get(feed.value, ()) for value in _fed_values(bound, {}) or [bound]]
+        return [value for bound in bindings.get(feed.value, ())
+                for value in _fed_values(bound, {}, settings) or ([bound] if settings or not isinstance(
+                    bound, cst.Dict) else [])]
     return []
+
+
+def _names_setting(key: cst.BaseExpression) -> bool:
+    """``learning_rate``, ``self.keep_prob``, ``model.is_training``: a placeholder named for a setting."""
+    name = key.attr.value if isinstance(key, cst.Attribute) else key.value if isinstance(key, cst.Name) else None
+    return name is not None and bool(SETTING_FEEDS.search(name))
 
 
 def _made_in_loop(value: cst.BaseExpression, bindings: dict[str, list[cst.BaseExpression]],
