@@ -541,8 +541,7 @@ class TrainingLoop:
         progress bar's display."""
         called = self.module.qualified_names(call.func)
         return not (called and all(n.startswith(HOST_MODULES + ("time.", "logging.")) for n in called) or m.matches(
-            call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(
-                lambda method: method in HOST_SIDE_METHODS or method in METRIC_ACCUMULATION)))))
+            call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(_NO_DEVICE_WORK_METHODS.__contains__)))))
 
     def runs_whenever(self, statement: cst.CSTNode, later: cst.CSTNode) -> bool:
         """Whether ``statement`` runs on every pass that runs ``later``, a statement after it in this code: the
@@ -835,6 +834,7 @@ HOST_SIDE_METHODS = ARRAY_METHODS | frozenset({
 # A Keras metric's accumulation (`loss_metric.update_state(loss)`): a few small ops on values the step made, done as
 # soon as they are queued; a read after them waits for no work worth the name.
 METRIC_ACCUMULATION = frozenset({"update_state", "reset_state", "reset_states"})
+_NO_DEVICE_WORK_METHODS = HOST_SIDE_METHODS | METRIC_ACCUMULATION
 # TensorFlow's ops that read a tensor's shape: their int32 results live in host memory, and so do those of
 # arithmetic on them (`tf.minimum((i + 1) * chunk, tf.shape(mel)[1])`); reading them waits for no kernel.
 SHAPE_READS = frozenset({"tensorflow.shape", "tensorflow.size", "tensorflow.rank", "tensorflow.compat.v1.shape"})
