@@ -12804,11 +12804,12 @@ def test_a_precision_switch_a_constructor_parameter_that_every_construction_leav
     ("Agent(use_categorical=True)", ["update_categorical"]),
     ("Agent()", ["update_plain"]),
     ("Agent(use_categorical=flag)", ["update_categorical", "update_plain"]),
+    ("Agent(use_categorical=True)\n        agent.use_categorical = flag", ["update_categorical", "update_plain"]),
 ])
 def test_an_update_chosen_by_an_attribute_every_construction_sets(construction, reported):
     """An agent picks its update by `self.use_categorical`, copied from its constructor's parameter; the script
     builds it with the flag on, so the plain update never runs. Where the value is not written (a flag read at
-    run time), both may run."""
+    run time, or set on the agent afterwards), both may run."""
     step = """
             def update_{name}(self, x):
                 with tf.GradientTape() as tape:

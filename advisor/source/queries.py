@@ -651,6 +651,31 @@ class _CallsMatching(InLoopBody):
             self.found.append(node)
 
 
+class _AttributeRebinding(cst.CSTVisitor):
+    """Counts, by attribute name, the bindings of attributes other than ``self.<name> = value`` alone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bound: Counter[str] = Counter()
+
+    def _count(self, targets: Sequence[cst.BaseExpression]) -> None:
+        self.bound.update(attribute.attr.value for target in targets for attribute in m.findall(target, m.Attribute()))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        targets = [target.target for target in node.targets]
+        if len(targets) != 1 or not m.matches(targets[0], m.Attribute(value=m.Name("self"))):
+            self._count(targets)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._count([node.target])
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._count([node.target])
+
+    def visit_For(self, node: cst.For) -> None:
+        self._count([node.target])
+
+
 class _TensorNames(InLoopBody):
     """Names bound to tensors in the loop: results of the step, of TensorFlow/Keras calls, and of the forward pass
     inside a GradientTape."""
@@ -2578,6 +2603,7 @@ class SourceQueries:
         self._words: dict[int, frozenset[str]] = {}  # by module: what its code names outside comments
         self._raising_statements: dict[tuple[int, int], RunStop | None] = {}  # by (statement node id, depth)
         self._bound_names: dict[int, frozenset[str]] = {}  # by module or function node
+        self._rebound_attributes: dict[int, Counter[str]] = {}  # by module (_bound_otherwise)
 
     # -- training steps and loops -------------------------------------------------------------------------------
     @cached_property
@@ -4244,7 +4270,7 @@ class SourceQueries:
         class, and its name is mentioned only to construct it (no registry that builds it by name)."""
         method = self.enclosing_function(module, reading)
         if self._call_graph_building or method is None or method.class_key is None or \
-                self._attributes_bound_otherwise[reading.attr.value] or "setattr(" in method.module.code:
+                self._bound_otherwise(reading.attr.value) or "setattr(" in method.module.code:
             return _UNKNOWN
         cls_info = self.index.class_of(method)
         name = cls_info.name
@@ -4263,19 +4289,20 @@ class SourceQueries:
             made[cls_info.name] += len(self.constructions_of(cls_info))
         return made
 
-    @cached_property
-    def _attributes_bound_otherwise(self) -> Counter[str]:
-        """How many times the repo binds each attribute name other than by ``self.<name> = value``: ``+=``, an
-        annotated or unpacking assignment, a loop's target, another object's (``agent.epsilon = 0.1``)."""
-        plain = m.Attribute(value=m.Name("self"), attr=m.Name())
-        bound: Counter[str] = Counter()
+    def _bound_otherwise(self, attribute: str) -> bool:
+        """Whether the repo binds an attribute of this name other than by ``self.<name> = value``: ``+=``, an
+        annotated or unpacking assignment, a loop's target, another object's (``agent.epsilon = 0.1``). Only the
+        modules whose code mentions it are read, each once."""
+        mention = "." + attribute
         for module in self.index.modules:
-            for node in m.findall(module.tree, m.Assign() | m.AugAssign() | m.AnnAssign() | m.For()):
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                alone = isinstance(node, cst.Assign) and len(targets) == 1 and m.matches(targets[0], plain)
-                bound.update(attribute.attr.value for target in targets if not alone
-                             for attribute in m.findall(target, m.Attribute()))
-        return bound
+            if mention in module.code:
+                if id(module) not in self._rebound_attributes:
+                    rebinding = _AttributeRebinding()
+                    module.tree.visit(rebinding)
+                    self._rebound_attributes[id(module)] = rebinding.bound
+                if self._rebound_attributes[id(module)][attribute]:
+                    return True
+        return False
 
     def _parameter_settings(self, module: ModuleInfo, name: cst.Name) -> list[tuple[ModuleInfo, cst.BaseExpression]]:
         """What each call of the function around ``name``, a parameter it never binds again, passes for it, or its
