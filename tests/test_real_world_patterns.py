@@ -7627,6 +7627,35 @@ def test_a_method_a_base_class_calls_on_self_runs_the_subclass_override_with_wha
     assert "Image.open" in findings[0].evidence[-1].message
 
 
+@pytest.mark.parametrize("base, likely", [("keras.metrics.Metric", False), ("keras.layers.Layer", True)])
+def test_a_pretrained_network_a_metric_builds_is_not_the_model_trained(base, likely):
+    """gan-flavours-keras: the GAN's `compile` builds a KID metric whose encoder is a pretrained InceptionV3. The
+    metric measures the small GAN; its network learns nothing. Built as a layer of the model, it is what trains."""
+    findings = _findings({"train.py": f"""
+        from tensorflow import keras
+
+        class KID({base}):
+            def __init__(self):
+                super().__init__()
+                self.encoder = keras.applications.InceptionV3(include_top=False, weights="imagenet")
+
+        class GAN(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.generator = keras.Sequential([keras.layers.Dense(32), keras.layers.Dense(2)])
+                self.kid = KID()
+
+            def call(self, x):
+                return self.generator(x)
+
+        model = GAN()
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(x, y, epochs=10)
+        """}, "TFC001")
+    assert [f.confidence for f in findings if f.confidence is Confidence.LIKELY] == (
+        [Confidence.LIKELY] if likely else [])
+
+
 def test_a_known_architecture_frozen_for_the_whole_training_is_only_possible_one_fine_tuned_later_likely():
     # Transfer-learning tutorials: feature extraction trains a head on a frozen EfficientNet (16 bits would speed up
     # its forward pass alone); the next model unfreezes its base's top layers to fine-tune them.

@@ -5899,6 +5899,11 @@ class SourceQueries:
         return {c.key for c in self.index.subclasses_of("keras.callbacks.Callback")}
 
     @cached_property
+    def _measuring_classes(self) -> set[str]:
+        """The repo's Keras metrics and callbacks: what they build watches the training, and learns nothing."""
+        return {c.key for c in self.index.subclasses_of("keras.metrics.Metric", "keras.callbacks.Callback")}
+
+    @cached_property
     def _lambda_callback_hooks(self) -> set[str]:
         """The names of the functions handed to a ``LambdaCallback`` (``on_epoch_end=sample_text``)."""
         return {arg.value.value for site in self.index.calls if site.names & LAMBDA_CALLBACKS
@@ -7615,6 +7620,8 @@ class SourceQueries:
                 # its own `setup`, which `Network.__init__` calls)
                 instantiated = (self._classes_constructed(call) or self._classes_named(
                     frozenset({callee.class_key}))) if callee.name == "__init__" else []
+                if any(c.key in self._measuring_classes for c in instantiated):
+                    continue  # a metric's networks (KID's pretrained InceptionV3) measure the model and never learn
                 methods = [f for c in instantiated for f in self._methods_run_by_framework(c)] or [callee]
                 # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
                 times = weight * (self._repeat_count(call, passed) if _repeated(call.module, call.node) and
