@@ -111,6 +111,21 @@ class Retracing(Rule):
                 generator = tf.function(build_generator(resolution))
                 generator(tf.zeros([1, 512]))
             """, note="a different function per iteration, built from the loop's own value: each traces once"),
+        Example("""
+            import tensorflow as tf
+
+            def ignore_padding(loss):
+                @tf.function
+                def wrapper(true, pred):
+                    mask = true >= 0
+                    return loss(tf.boolean_mask(true, mask), tf.boolean_mask(pred, mask))
+                return wrapper
+
+            for i, loss in enumerate(losses):
+                loss = loss(reduction="none")
+                loss = ignore_padding(loss)
+                losses[i] = loss
+            """, note="a wrapper compiled around each loss of a list: one function per loss, each traced once"),
     )
     invalid = (
         Example("""
@@ -215,8 +230,10 @@ class Retracing(Rule):
                 continue
             # A function `outer` returns runs where its caller calls it: per iteration, or kept for later.
             returned = function_name is not None and bool(m.findall(outer.node.body, m.Return(m.Name(function_name))))
-            per_batch = [c for c in index.calls_of(outer) if c.module.enclosing_loop(c.node) is not None
-                         and (not returned or ctx.queries.used_in_its_iteration(c))]
+            compiled = module.parent(node) if isinstance(module.parent(node), cst.FunctionDef) else node
+            per_batch = [c for c in index.calls_of(outer) if (loop := c.module.enclosing_loop(c.node)) is not None
+                         and (not returned or ctx.queries.used_in_its_iteration(c))
+                         and not ctx.queries.compiles_each_value(outer, compiled, c, loop)]
             if per_batch:
                 where = per_batch[0].module.location(per_batch[0].node).display
                 yield self._per_iteration(ctx, function_name, module, node,

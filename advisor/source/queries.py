@@ -6781,6 +6781,18 @@ class SourceQueries:
         bound = set(_bound_names(loop.target))
         return any(_reads_names(computed, bound) for computed in _computed_from(expression, _loop_bindings(loop.body)))
 
+    def compiles_each_value(self, outer: FunctionInfo, compiled: cst.CSTNode, call: CallSite,
+                            loop: cst.For | cst.While) -> bool:
+        """Whether ``call``, in ``loop``, has ``outer`` compile a different function from each value the loop goes
+        over: ``compiled`` (a ``def`` or a lambda in ``outer``) reads a parameter of ``outer`` for which ``call``
+        passes that iteration's value, in a loop that runs no training step (U-Time wraps each loss of a list:
+        one function per loss, each traced once)."""
+        own = {param.name.value for param in m.findall(compiled, m.Param())}
+        read = {name.value for name in m.findall(compiled, m.Name())} - own
+        passed = _arguments_by_parameter(call.node, outer.params[self.index.unpassed_parameters(outer):])
+        return any(name in read and self.varies_per_iteration(value, loop) for name, value in passed.items()) and \
+            all(training.node is not loop for training in self.training_loops)
+
     def enclosing_function(self, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
         """The function whose body holds ``node`` (for a ``def``'s own name: the function around that ``def``)."""
         site = self._call_at.get(id(node))
