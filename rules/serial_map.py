@@ -202,7 +202,8 @@ class SerialMap(Rule):
             overlap = (f", and the `.prefetch()` after it ({ahead.module.location(ahead.anchor).line_label}) runs it "
                        "ahead of the steps" if ahead is not None else "")
             evidence.append(Evidence.source(
-                f"its function only splits, looks up, slices, casts or draws random numbers per element{overlap}: "
+                f"its function only splits, selects, looks up, slices, shuffles, casts or draws random numbers per "
+                f"element{overlap}: "
                 "one thread likely keeps up"))
         cache = ctx.queries.cached_after(stage)
         if cache is not None:

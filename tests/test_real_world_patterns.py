@@ -8393,6 +8393,34 @@ def test_tf1_text_maps_running_ahead_of_the_steps_are_only_possible():
         (5, Confidence.POSSIBLE), (6, Confidence.POSSIBLE), (7, Confidence.POSSIBLE), (12, Confidence.LIKELY)]
 
 
+def test_a_map_sampling_file_names_per_identity_does_light_work():
+    """triplet-reid's first map picks K file names of one person: a mask over the names, a shuffle of a few indices
+    and a gather. Stateful, so serial, but microseconds per element ahead of the parallel decoding map."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def sample_k_fids_for_pid(pid, all_fids, all_pids, batch_k):
+            possible_fids = tf.boolean_mask(all_fids, tf.equal(all_pids, pid))
+            count = tf.shape(possible_fids)[0]
+            padded_count = tf.cast(tf.ceil(batch_k / tf.cast(count, tf.float32)), tf.int32) * count
+            shuffled = tf.random_shuffle(tf.mod(tf.range(padded_count), count))
+            return tf.gather(possible_fids, shuffled[:batch_k]), tf.fill([batch_k], pid)
+
+        dataset = tf.data.Dataset.from_tensor_slices(unique_pids).shuffle(1000).repeat(None)
+        dataset = dataset.map(lambda pid: sample_k_fids_for_pid(pid, all_fids=fids, all_pids=pids, batch_k=4))
+        dataset = dataset.apply(tf.contrib.data.unbatch())
+        dataset = dataset.map(load_image, num_parallel_calls=8).batch(72).prefetch(1)
+        images, fids, pids = dataset.make_one_shot_iterator().get_next()
+        train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(tf.layers.conv2d(images, 512, 3)))
+        with tf.Session() as sess:
+            for step in range(25000):
+                sess.run(train_op)
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.POSSIBLE)]
+    assert any("only splits, selects, looks up, slices, shuffles, casts or draws random numbers" in e.message
+               for e in findings[0].evidence)
+
+
 def test_maps_drawing_a_noise_vector_or_parsing_a_csv_line_do_light_work():
     """A GAN's MNIST pipeline maps `preprocess` (scale the image, draw a noise vector of fixed size) with no parallel
     calls: stateful, so serial at run time, but a few microseconds per element; a TF1 Estimator tutorial's
@@ -8419,8 +8447,8 @@ def test_maps_drawing_a_noise_vector_or_parsing_a_csv_line_do_light_work():
         """}, "TFD002")
     assert [(f.location.line, f.confidence) for f in findings] == [
         (14, Confidence.LIKELY), (15, Confidence.LIKELY), (13, Confidence.POSSIBLE)]
-    assert "its function only splits, looks up, slices, casts or draws random numbers per element: one thread " \
-           "likely keeps up" in [e.message for e in findings[2].evidence]
+    assert "its function only splits, selects, looks up, slices, shuffles, casts or draws random numbers per " \
+           "element: one thread likely keeps up" in [e.message for e in findings[2].evidence]
     csv, = _findings({"train.py": """
         import tensorflow as tf
 

@@ -222,6 +222,8 @@ LIGHT_OPS = METADATA_OPS | frozenset(f"tensorflow.{op}" for op in (
     "where", "transpose", "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
     "logical_or", "logical_not", "add", "subtract", "multiply", "divide", "minimum", "maximum", "clip_by_value",
     "math.add", "math.subtract", "math.multiply", "math.divide", "math.minimum", "math.maximum",
+    "mod", "math.floormod", "floormod", "ceil", "math.ceil", "floor", "math.floor", "boolean_mask",
+    "random_shuffle", "random.shuffle",  # a permutation of what the element holds: a gather's work
     "sparse.to_dense", "sparse_tensor_to_dense", "decode_csv", "io.decode_csv", "image.convert_image_dtype"))
 # Random number draws: light when their size is fixed (a GAN's noise vector, a coin for an augmentation), not when
 # it is the element's own (`tf.random.normal(tf.shape(image))`: noise the size of an image).
