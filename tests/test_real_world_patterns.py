@@ -12517,6 +12517,30 @@ def test_a_name_the_step_binds_then_copies_to_the_host_is_a_tensor_until_the_cop
     assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY), (16, Confidence.POSSIBLE)]
 
 
+@pytest.mark.parametrize("read", [
+    "for name, value in losses.items():\n                log += '{}: {:.2f} '.format(name, value)",
+    "for value in losses.values():\n                log += f'{value:.2f} '"])
+def test_the_values_of_a_dict_of_the_step_losses_are_tensors(read):
+    """ddsp's loop formats each loss of the dict its compiled step returns: every value is a tensor of the step, so
+    formatting it waits for the device (the keys are Python strings)."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return {{"total": loss}}
+
+        for step in range(10000):
+            losses = train_step(*next(batches))
+            log = ""
+            {read}
+        """}, "TFH004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(14, Confidence.LIKELY)]
+
+
 _UPDATE_DECIDED = """
 import tensorflow as tf
 

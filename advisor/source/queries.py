@@ -726,13 +726,21 @@ class _TensorNames(InLoopBody):
 
     def visit_For(self, node: cst.For) -> None:
         """``for g in gradients:``: the elements of the gradients a tape returns are tensors (not ``enumerate``'s
-        count)."""
+        count); so are the values of a dict of the step's tensors (``for name, value in losses.items():``, not the
+        names)."""
         iterated, target = node.iter, node.target
         if m.matches(iterated, m.Call(func=m.Name("enumerate"), args=[m.Arg(), m.ZeroOrMore()])) and m.matches(
                 target, m.Tuple(elements=[m.DoNotCare(), m.DoNotCare()])):
             iterated, target = iterated.args[0].value, target.elements[1].value
         if isinstance(iterated, cst.Name) and iterated.value in self.gradients:
             self.loop.tensors.update(_bound_names(target))
+        elif m.matches(iterated, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("items")), args=[])) and \
+                m.matches(target, m.Tuple(elements=[m.DoNotCare(), m.Element(m.Name())])) and \
+                self.loop.reads_tensor(iterated.func.value):
+            self._hold_tensors({target.elements[1].value.value})
+        elif m.matches(iterated, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("values")), args=[])) and \
+                isinstance(target, cst.Name) and self.loop.reads_tensor(iterated.func.value):
+            self._hold_tensors({target.value})
 
     def leave_Assign(self, original_node: cst.Assign) -> None:  # once its value is read: `x = f(x)` reads the old x
         node = original_node
