@@ -2237,8 +2237,9 @@ _PRIORITY_NAME = re.compile(r"priorit|td_?err", re.IGNORECASE)
 # Code that looks a function up by a name it holds as a string (`getattr(module, args.algo)`, `globals()[name]`).
 NAME_LOOKUP = re.compile(r"\b(?:getattr|globals|locals|vars|eval|exec|import_module|__import__)\s*\(|__dict__")
 # Placeholders a training run feeds one setting through, by name (`learning_rate: lr_gen.get_lr(it)`, `keep_prob`,
-# `is_training`): a number the host computes per step, never the batch.
-SETTING_FEEDS = re.compile(r"(?:^|_)(?:lr|learning_rate|keep_prob|dropout(?:_rate|_prob)?|is_training|training|phase)$",
+# `is_training`): a number the host computes per step, never the batch. (`lr` alone: `input_lr` holds a
+# super-resolution model's low-resolution images.)
+SETTING_FEEDS = re.compile(r"^lr$|(?:^|_)(?:learning_rate|keep_prob|dropout(?:_rate|_prob)?|is_training|training|phase)$",
                            re.IGNORECASE)
 FEED_HOPS = 4  # assignments followed from a graph op's result to the summary it feeds
 EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
