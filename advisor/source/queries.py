@@ -2239,8 +2239,8 @@ NAME_LOOKUP = re.compile(r"\b(?:getattr|globals|locals|vars|eval|exec|import_mod
 # Placeholders a training run feeds one setting through, by name (`learning_rate: lr_gen.get_lr(it)`, `keep_prob`,
 # `is_training`): a number the host computes per step, never the batch. (`lr` alone: `input_lr` holds a
 # super-resolution model's low-resolution images.)
-SETTING_FEEDS = re.compile(r"^lr$|(?:^|_)(?:learning_rate|keep_prob|dropout(?:_rate|_prob)?|is_training|training|phase)$",
-                           re.IGNORECASE)
+SETTING_FEEDS = re.compile(
+    r"^lr$|(?:^|_)(?:learning_rate|keep_prob|dropout(?:_rate|_prob)?|is_training|training|phase)$", re.IGNORECASE)
 FEED_HOPS = 4  # assignments followed from a graph op's result to the summary it feeds
 EMBEDDING_HOPS = 8  # names, the calls bound to them and the tensors those reshape, followed back from a convolution
 # Weights loaded as constants (a pretrained VGG's arrays: `W = tf.constant(W)`).
