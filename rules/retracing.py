@@ -230,7 +230,8 @@ class Retracing(Rule):
                 continue
             # A function `outer` returns runs where its caller calls it: per iteration, or kept for later.
             returned = function_name is not None and bool(m.findall(outer.node.body, m.Return(m.Name(function_name))))
-            compiled = module.parent(node) if isinstance(module.parent(node), cst.FunctionDef) else node
+            definition = module.parent(node)  # the `def` of a decorated function, else the `tf.function(...)` call
+            compiled = definition if isinstance(definition, cst.FunctionDef) else node
             per_batch = [c for c in index.calls_of(outer) if (loop := c.module.enclosing_loop(c.node)) is not None
                          and (not returned or ctx.queries.used_in_its_iteration(c))
                          and not ctx.queries.compiles_each_value(outer, compiled, c, loop)]
