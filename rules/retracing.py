@@ -246,7 +246,7 @@ class Retracing(Rule):
         iteration compiles a different function, which traces once; nothing is traced again."""
         return (isinstance(node, cst.Call) and bool(node.args)
                 and ctx.queries.varies_per_iteration(node.args[0].value, loop)
-                and all(training.node is not loop for training in ctx.queries.training_loops))
+                and not ctx.queries.runs_training_steps(loop))
 
     @staticmethod
     def _looped_within(ctx: RuleContext, outer: FunctionInfo, function_name: str | None) -> bool:

@@ -4166,8 +4166,8 @@ class SourceQueries:
         definition (no callback passed by name, no framework hook, no subclass): in the repo, or, for a function
         defined in another (a notebook's parser inside `load_data`, which other notebooks define too), in its own
         module, the only place that can name it."""
-        name = self.index.class_of(function).name if _is_constructor(function) else function.name
-        if self._word_counts[name] <= len(callers) + self._definitions_named[name] + self._names_imported[name]:
+        if self._named_only_by(self.index.class_of(function).name if _is_constructor(function) else function.name,
+                               len(callers)):
             return True
         module = function.module
         if self.enclosing_function(module, function.node.name) is None or any(c.module is not module for c in callers):
@@ -4177,6 +4177,11 @@ class SourceQueries:
                 NAMING_WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))))
         definitions = sum(1 for f in self.index.functions if f.module is module and f.name == function.name)
         return self._module_word_counts[id(module)][function.name] <= len(callers) + definitions
+
+    def _named_only_by(self, name: str, calls: int) -> bool:
+        """Whether the repo's code mentions ``name`` no more than ``calls`` calls of it, its definitions and its
+        imports by name do: nothing else refers to it (a callback passed by name, a registry, a subclass)."""
+        return self._word_counts[name] <= calls + self._definitions_named[name] + self._names_imported[name]
 
     @cached_property
     def _names_imported(self) -> Counter[str]:
@@ -4284,9 +4289,8 @@ class SourceQueries:
                 self._bound_otherwise(reading.attr.value) or "setattr(" in method.module.code:
             return _UNKNOWN
         cls_info = self.index.class_of(method)
-        name = cls_info.name
-        mentions = self._constructions_named[name] + self._definitions_named[name] + self._names_imported[name]
-        if next(self.index.subclasses_of(cls_info.key), None) is not None or self._word_counts[name] > mentions:
+        if next(self.index.subclasses_of(cls_info.key), None) is not None or not self._named_only_by(
+                cls_info.name, self._constructions_named[cls_info.name]):
             return _UNKNOWN
         held = [self._value(*setting, depth - 1)
                 for setting in self._values_in_every_instance(cls_info, reading.attr.value) or ()]
@@ -6759,7 +6763,7 @@ class SourceQueries:
         iteration keeps it (``steps.append(make_step(...))``) or hands it to code that loops over it (one run over
         the data per iteration: an evaluation per checkpoint). In a training loop it is always in the iteration."""
         loop = site.module.enclosing_loop(site.node)
-        if loop is None or any(t.node is loop for t in self.training_loops):
+        if loop is None or self.runs_training_steps(loop):
             return True
         parent = site.module.parent(site.node)
         if isinstance(parent, cst.Call) and parent.func is site.node:
@@ -6802,7 +6806,11 @@ class SourceQueries:
         read = {name.value for name in m.findall(compiled, m.Name())} - own
         passed = _arguments_by_parameter(call.node, outer.params[self.index.unpassed_parameters(outer):])
         return any(name in read and self.varies_per_iteration(value, loop) for name, value in passed.items()) and \
-            all(training.node is not loop for training in self.training_loops)
+            not self.runs_training_steps(loop)
+
+    def runs_training_steps(self, loop: cst.For | cst.While) -> bool:
+        """Whether ``loop`` is one of :attr:`training_loops`: its iterations run training steps."""
+        return any(training.node is loop for training in self.training_loops)
 
     def enclosing_function(self, module: ModuleInfo, node: cst.CSTNode) -> FunctionInfo | None:
         """The function whose body holds ``node`` (for a ``def``'s own name: the function around that ``def``)."""
@@ -9239,8 +9247,7 @@ def _fed_values(feed: cst.BaseExpression | None, bindings: dict[str, list[cst.Ba
             settings or not _names_setting(element.key))]
     if isinstance(feed, cst.Name):
         return [value for bound in bindings.get(feed.value, ())
-                for value in _fed_values(bound, {}, settings) or ([bound] if settings or not isinstance(
-                    bound, cst.Dict) else [])]
+                for value in (_fed_values(bound, {}, settings) if isinstance(bound, cst.Dict) else [bound])]
     return []
 
 
