@@ -1384,6 +1384,33 @@ for x, y in dataset:
     assert _where(_findings(files, "TFH002")) == expected
 
 
+def test_a_step_handed_to_a_method_that_runs_it_on_each_replica():
+    """DDSP style: the compiled step hands its replica step to the trainer's own ``run``, which hands its parameter
+    to the strategy; the loop then reads a per-step value of the step it dispatched."""
+    files = {"train.py": _REPLICATED + """
+class Trainer:
+    def run(self, fn, *args):
+        return strategy.run(fn, args=args)
+
+    @tf.function
+    def train_step(self, batch):
+        return self.run(self.step_fn, batch)
+
+    @tf.function
+    def step_fn(self, batch):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(batch)
+        optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+        return loss
+
+trainer = Trainer()
+for batch in dataset:
+    loss = trainer.train_step(batch)
+    print("loss: {:.2f}".format(float(loss)))
+"""}
+    assert _where(_findings(files, "TFH004")) == [("TFH004", "train.py", 26)]
+
+
 @pytest.mark.parametrize("factory", [
     "from transformers import TFAutoModelForSequenceClassification as Factory\n"
     "model = Factory.from_pretrained('distilbert-base-uncased', num_labels=2)",

@@ -1945,6 +1945,14 @@ def _is_classmethod(function: FunctionInfo) -> bool:
     return function.class_key is not None and "builtins.classmethod" in function.decorators
 
 
+def _replica_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The function a distribution strategy's ``run`` (``experimental_run_v2``, ``call_for_each_replica``) call
+    runs on each replica."""
+    if not m.matches(call.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(REPLICA_RUNNERS.__contains__)))):
+        return None
+    return argument_value(call, "fn", 0)
+
+
 def _called_parameters(function: FunctionInfo) -> tuple[str, ...]:
     """The parameters a call of ``function`` binds: a method's (a constructor's) after ``self``."""
     return function.params[1:] if function.class_key is not None else function.params
@@ -2601,6 +2609,7 @@ class SourceQueries:
         self._exit_lines: dict[int, int | None] = {}  # by module
         self._local_settings: dict[int, dict[str, cst.BaseExpression]] = {}  # by function node: name -> value
         self._statement_orders: dict[int, dict[int, int]] = {}  # by module
+        self._runner_parameters: dict[int, frozenset[str]] = {}  # by function node (_parameters_run)
         self._aliases: dict[int, dict[str, set[str]]] = {}  # by function (or module) node: name -> what it is bound to
         self._call_graph_building = False  # while it is, values are read from syntax and constants only
         self._module_word_counts: dict[int, Counter[str]] = {}  # by module: the words of its code (_word_counts)
@@ -3105,7 +3114,7 @@ class SourceQueries:
                 self._closure_callees(site) or self._alternative_construction(site) or self._aliased_callees(site) \
                 or self._instance_called(site)
         else:
-            found = found + self._overrides(site)
+            found = found + self._overrides(site) + self._functions_handed_to_runners(site, found)
         if found or not isinstance(site.node.func, cst.Attribute) or any(
                 n.startswith(("tensorflow.", "keras.", "numpy.", "builtins.")) for n in site.names):
             return found
@@ -3180,10 +3189,31 @@ class SourceQueries:
         """The repo function a distribution strategy runs on each replica: ``strategy.run(step_fn, args=(x,))``
         (``experimental_run_v2``, ``extended.call_for_each_replica``) calls ``step_fn`` there and then. (A
         session's ``run`` takes fetches, not a function of the repo.)"""
-        if not m.matches(site.node.func, m.Attribute(attr=m.Name(value=m.MatchIfTrue(REPLICA_RUNNERS.__contains__)))):
-            return []
-        function = argument_value(site.node, "fn", 0)
+        function = _replica_argument(site.node)
         return self._functions_meant(site, function) if isinstance(function, (cst.Name, cst.Attribute)) else []
+
+    def _functions_handed_to_runners(self, site: CallSite, callees: list[FunctionInfo]) -> list[FunctionInfo]:
+        """The repo functions ``site`` hands to a parameter that one of its ``callees`` runs then and there, by
+        calling it or through a distribution strategy: ``self.run(self.step_fn, batch)``, where ``def run(self, fn,
+        *args)`` returns ``self.strategy.run(fn, args=args)``, runs ``step_fn``."""
+        found: list[FunctionInfo] = []
+        for callee in callees:
+            runs = self._parameters_run(callee)
+            passed = _arguments_by_parameter(site.node, _called_parameters(callee)) if runs else {}
+            found += [function for parameter in runs if isinstance(passed.get(parameter), (cst.Name, cst.Attribute))
+                      for function in self._functions_meant(site, passed[parameter])]
+        return found
+
+    def _parameters_run(self, function: FunctionInfo) -> frozenset[str]:
+        """The parameters of ``function`` it calls (``fn(*args)``) or has a distribution strategy run on each
+        replica (``strategy.run(fn, args=args)``)."""
+        if id(function.node) not in self._runner_parameters:
+            parameters = set(_called_parameters(function))
+            calls = m.findall(function.node.body, m.Call()) if parameters else ()
+            self._runner_parameters[id(function.node)] = frozenset(
+                target.value for call in calls for target in (call.func, _replica_argument(call))
+                if isinstance(target, cst.Name) and target.value in parameters)
+        return self._runner_parameters[id(function.node)]
 
     @cached_property
     def _wrapped_attributes(self) -> dict[str, list[FunctionInfo]]:
