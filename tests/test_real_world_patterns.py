@@ -4017,6 +4017,40 @@ def test_layer_widths_given_through_a_dict_of_keyword_arguments_are_counted():
     assert "2 convolution and 0 dense layers" in findings[0].evidence[-1].message
 
 
+@pytest.mark.parametrize("embed_dim, counter_bound, confidence", [
+    (64, "n_filters", Confidence.POSSIBLE),
+    (64, "n_filters * 64", Confidence.LIKELY),  # the counter runs up to wide filters
+])
+def test_widths_a_model_gets_through_an_unpacked_dict_and_a_counted_comprehension(embed_dim, counter_bound,
+                                                                                    confidence):
+    """RecLearn's Caser: `Caser(**model_params)`, the dict written out in the script, and horizontal convolutions
+    `Conv1D(filters=i + 1) for i in range(self.hor_n + 1)`: both widths are known, and small."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+        from tensorflow.keras.layers import Conv1D, Dense
+
+        class Caser(tf.keras.Model):
+            def __init__(self, embed_dim, n_filters=8):
+                super().__init__()
+                self.n_filters = n_filters
+                self.convs = [Conv1D(filters=i + 1, kernel_size=2) for i in range({counter_bound.replace(
+                    "n_filters", "self.n_filters")} + 1)]
+                self.dense = Dense(embed_dim)
+                self.out = Dense(embed_dim)
+
+            def call(self, x):
+                for conv in self.convs:
+                    x = conv(x)
+                return self.out(self.dense(x))
+
+        model_params = {{"embed_dim": {embed_dim}, "n_filters": 8}}
+        model = Caser(**model_params)
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(sequences, targets, epochs=30)
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [confidence]
+
+
 def test_a_global_width_assigned_in_two_cells_is_known_inside_a_builder():
     """MIT's debiasing lab sets `n_filters = 12` in the classifier's cell and again in the VAE's; the builder
     function reads it: its 12-72-filter convolutions are narrow, the model too small to gain."""

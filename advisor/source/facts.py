@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ..model import Location
@@ -166,6 +167,26 @@ class ModuleInfo:
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             if isinstance(parent, (cst.For, cst.While)) and child is parent.body:
                 return parent
+            child, parent = parent, self.parent(parent)
+        return None
+
+    def range_stop(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The stop of ``range(...)`` where the innermost ``for`` or comprehension around ``name`` that binds it
+        counts it (``Conv1D(filters=i + 1) for i in range(n)``), in its own scope: ``name`` is below that stop."""
+        child, parent = name, self.parent(name)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                loops, loop = [], parent.for_in
+                while loop is not None:
+                    loops.append(loop)
+                    loop = loop.inner_for_in
+            else:
+                loops = [parent] if isinstance(parent, cst.For) and child is parent.body else []
+            binding = next((loop for loop in reversed(loops) if m.matches(loop.target, m.Name(name.value))), None)
+            if binding is not None:
+                counted = m.matches(binding.iter, m.Call(func=m.Name("range"))) and len(binding.iter.args) in (1, 2) \
+                    and all(arg.keyword is None and not arg.star for arg in binding.iter.args)
+                return binding.iter.args[-1].value if counted else None
             child, parent = parent, self.parent(parent)
         return None
 

@@ -7676,7 +7676,7 @@ class SourceQueries:
             for callee, skipped in callees:
                 if self._applies_again(call, callee, reapplied):
                     continue
-                arguments = _arguments_by_parameter(call.node, callee.params[skipped:])
+                arguments = self._arguments_given(call, callee.params[skipped:])
                 # an `__init__` runs the methods of the class instantiated, which may inherit it (`VGG16(inputs)` runs
                 # its own `setup`, which `Network.__init__` calls)
                 instantiated = (self._classes_constructed(call) or self._classes_named(
@@ -8030,6 +8030,16 @@ class SourceQueries:
                 found.append((arg.keyword.value if arg.keyword is not None else None, arg.value))
         return found
 
+    def _arguments_given(self, site: CallSite, parameters: Sequence[str]) -> dict[str, cst.BaseExpression]:
+        """What ``site`` passes for each of ``parameters``, a ``**params`` dict written once spelled out
+        (``FISSA(**model_params)``, ``model_params = {"embed_dim": FLAGS.embed_dim, ...}``)."""
+        given = _arguments_by_parameter(site.node, parameters)
+        if any(arg.star == "**" for arg in site.node.args):
+            for keyword, value in self._keyword_arguments(site):
+                if keyword in parameters:
+                    given.setdefault(keyword, value)
+        return given
+
     def _weight_variable(self, layer: CallSite, names: list[str]) -> tuple[ModuleInfo, FunctionInfo | None,
                                                                              cst.Call] | None:
         """The variable a raw op takes as its weight (``tf.matmul(x, W)``, ``tf.nn.conv2d(x, kernel)``) where the
@@ -8125,7 +8135,8 @@ class SourceQueries:
             return None  # a sequence the source builds some other way
         if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index):
             index = value.slice[0].slice.value
-            key = index.evaluated_value if isinstance(index, cst.SimpleString) else self._integer(
+            counter = isinstance(index, cst.Name) and module.range_stop(index) is not None  # any item up to the stop
+            key = index.evaluated_value if isinstance(index, cst.SimpleString) else None if counter else self._integer(
                 module, index, passed, scope, depth)
             return self._integer(module, value.value, passed, scope, depth, _ANY_ITEM if key is None else key)
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
@@ -8149,6 +8160,10 @@ class SourceQueries:
         if scope is not None and isinstance(value, cst.Name) and value.value in scope.params and \
                 not _assignments(scope.node.body, m.Name(value.value)):
             return self._largest_argument(scope, value.value, depth - 1, element)
+        stop = module.range_stop(value) if isinstance(value, cst.Name) else None
+        if stop is not None:  # a loop's counter: below the loop's stop
+            last = self._integer(module, stop, passed, scope, depth - 1)
+            return last - 1 if last is not None else None
         bound = self.assigned_value(module, scope, value)
         if bound is None and scope is None and isinstance(value, cst.Name):
             bound = self._last_assigned_above(module, value)
@@ -8209,7 +8224,7 @@ class SourceQueries:
         training = [c for c in callers if self.reach(c.module, c.node) is Reach.TRAINING]
         values = []
         for caller in training or callers:
-            given = _arguments_by_parameter(caller.node, _called_parameters(function)).get(parameter, default)
+            given = self._arguments_given(caller, _called_parameters(function)).get(parameter, default)
             values.append(self._integer(caller.module, given, None, caller.function, depth, element)
                           if given is not None else None)
         return max(values) if values and None not in values else None
