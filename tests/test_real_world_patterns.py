@@ -5296,6 +5296,46 @@ def test_a_generator_class_made_in_the_from_generator_call_is_read_for_its_work(
     assert [(f.location.line, f.confidence) for f in findings] == [(15, Confidence.LIKELY)]
 
 
+@pytest.mark.parametrize("iterate, expected", [
+    ("return iter(self.ds)", [("TFD004", 11)]),  # the generator, not the class, makes the batches
+    ("for path in self.paths:\n                    yield cv2.imread(path), 0", [("TFD004", 27)]),
+])
+def test_an_iterator_class_over_a_pipeline_whose_generator_a_constructor_argument_names(iterate: str, expected):
+    """MASTER-TF: `LmdbDataset(lmdb_generator=data.read_records, ...)` hands the generator to `from_generator` in
+    its constructor, and its `__iter__` returns an iterator over the finished pipeline. The generator's per-element
+    work is read through the argument; the class itself makes no batch in Python."""
+    findings = _findings({"train.py": f"""
+        import cv2
+        import tensorflow as tf
+
+        def read_records(path):
+            for name in open(path):
+                yield cv2.imread(name.strip()), 0
+
+        class LmdbDataset:
+            def __init__(self, lmdb_generator, path):
+                self.paths = [path]
+                self.ds = tf.data.Dataset.from_generator(lmdb_generator, output_types=(tf.uint8, tf.int32),
+                                                         args=(path,)).batch(32).prefetch(tf.data.AUTOTUNE)
+
+            def __iter__(self):
+                {iterate}
+
+        model = tf.keras.applications.ResNet50(weights=None)
+        optimizer = tf.keras.optimizers.Adam()
+
+        @tf.function
+        def train_step(images, labels):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy(labels, model(images)))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+        for images, labels in LmdbDataset(lmdb_generator=read_records, path="train.txt"):
+            train_step(images, labels)
+        """}, "TFD004")
+    assert [(f.code, f.location.line) for f in findings if f.confidence is Confidence.LIKELY] == expected
+
+
 def test_a_network_only_a_flag_off_by_default_builds_is_not_counted():
     """PATE's teachers build `inference_deeper` only under `--deeper` (off by default): the graph a run with the
     defaults trains is the small CNN, too small to gain on 28-pixel images."""

@@ -4479,6 +4479,17 @@ class SourceQueries:
                 found.setdefault(id(stage.node), []).append(pipeline)
         return found
 
+    @cached_property
+    def _pipeline_sinks(self) -> set[int]:
+        """Where each pipeline is consumed, by node id."""
+        return {id(pipeline.sink.node) for pipeline in self.index.pipelines()}
+
+    def _iterates_dataset(self, method: FunctionInfo) -> bool:
+        """Whether an iterator class's ``method`` hands out a ``tf.data`` pipeline's elements: all it returns is an
+        iterator over one (``def __iter__(self): return iter(self.ds)``), whose batches tf.data makes."""
+        returned = [r.value for r in m.findall(method.node.body, m.Return())]
+        return bool(returned) and all(value is not None and id(value) in self._pipeline_sinks for value in returned)
+
     def cached_after(self, stage: Stage) -> Stage | None:
         """The ``.cache()`` that follows ``stage`` in every pipeline it is part of, if there is one: what ``stage``
         makes is kept, so it runs in the first epoch only."""
@@ -4746,9 +4757,26 @@ class SourceQueries:
             return True
         if self._inspects_only(sink) or sink.role == "loop" and self._beside_training_loop(sink):
             return False
-        return self._trains_around(sink.module, sink.node) or sink.role == "iter" and any(
+        return self._trains_around(sink.module, sink.node) or sink.role == "iter" and (any(
             self._trains_around(caller.module, caller.node)
             for method in self._held_iterator_readers(sink) for caller in self.callers_of(method))
+            or self._iterated_in_training(sink))
+
+    def _iterated_in_training(self, sink: Sink) -> bool:
+        """Whether ``sink`` is the iterator a class's ``__iter__`` returns, and a training loop iterates an
+        object of the class (``for images, labels in LmdbDataset(...)``)."""
+        method = self.enclosing_function(sink.module, sink.node)
+        if method is None or method.name != "__iter__" or method.class_key is None or not any(
+                r.value is sink.node for r in m.findall(method.node.body, m.Return())):
+            return False
+        for loop in self.training_loops:
+            iterated = loop.node.iter if isinstance(loop.node, cst.For) else None
+            if isinstance(iterated, cst.Name):
+                iterated = getattr(self.bound_call(loop.module, loop.node, iterated.value), "node", None)
+            site = self._call_at.get(id(iterated)) if isinstance(iterated, cst.Call) else None
+            if site is not None and any(c.key == method.class_key for c in self._classes_constructed(site)):
+                return True
+        return False
 
     def _beside_training_loop(self, sink: Sink) -> bool:
         """A loop over a dataset that trains nothing, beside a loop of its function that trains over another
@@ -5054,8 +5082,8 @@ class SourceQueries:
         if self._is_keras_image_iterator(site):
             return [], self._reads_or_augments(site)
         classes = self._classes_constructed(site)
-        makers = [method for cls_info in classes
-                  for method in self._methods_of_hierarchy(cls_info) if method.name in BATCH_METHODS]
+        makers = [method for cls_info in classes for method in self._methods_of_hierarchy(cls_info)
+                  if method.name in BATCH_METHODS and not self._iterates_dataset(method)]
         generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
         generators += self._overrides_called(site, generators)
         if makers or generators:
@@ -6486,7 +6514,20 @@ class SourceQueries:
             # `ds.map(dataset.example_fn)`: the method of the repo class `dataset = Dataset(...)` makes
             bound = self.bound_call(module, call, value.value.value)
             functions = self._instance_methods(bound, value.attr.value) if bound is not None else []
+        if not functions and isinstance(value, cst.Name):
+            functions = self._function_passed_for(scope, value.value)
         return MappedFunction(functions[0].node.body, functions[0].module, functions[0]) if functions else None
+
+    def _function_passed_for(self, function: FunctionInfo | None, parameter: str) -> list[FunctionInfo]:
+        """The one repo function every call of ``function`` that passes its ``parameter`` (not rebound in its body)
+        passes for it: ``LmdbDataset(lmdb_generator=data.generator_lmdb, ...)``, whose ``__init__`` hands
+        ``lmdb_generator`` to ``from_generator``."""
+        if function is None or parameter not in _called_parameters(function) or \
+                _assignments(function.node.body, m.Name(parameter)):
+            return []
+        passed = {id(f.node): f for caller, given in self._passed_for(function, parameter)
+                  if isinstance(given, (cst.Name, cst.Attribute)) for f in self._functions_meant(caller, given)}
+        return list(passed.values()) if len(passed) == 1 else []
 
     def _call_methods_of_instance(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> list[FunctionInfo]:
         """``__call__`` of the repo class whose instance ``name`` holds, bound by ``name = Class(...)`` in the scope of
