@@ -12208,6 +12208,46 @@ def test_a_call_whose_arguments_the_signature_rejects_stops_the_run(construction
     assert [(f.location.line, f.confidence) for f in findings] == [(11, confidence)]
 
 
+@pytest.mark.parametrize("normalization, confidence", [
+    ("transform.MinMaxNormalization(255)", Confidence.POSSIBLE),  # `object` takes no arguments
+    ("transform.MinMaxNormalization()", Confidence.LIKELY),
+    ("transform.Scale(255)", Confidence.LIKELY),  # its base's constructor may take it
+])
+def test_arguments_to_a_class_without_a_constructor_stop_the_run(normalization, confidence):
+    """mrtoct's patch pipeline builds `data.transform.MinMaxNormalization(tf.uint16.max)` inside a `with
+    tf.name_scope(...)` block, for a class that only defines `__call__`: TypeError before the pipeline is made."""
+    findings = _findings({"requirements.txt": "tensorflow-gpu==1.15.0\n", "pkg/transform.py": """
+        import tensorflow as tf
+
+        class MinMaxNormalization:
+            def __call__(self, x):
+                x = tf.cast(x, tf.float32) - tf.reduce_min(x)
+                return x / tf.reduce_max(x)
+
+        class Scale(Normalizer):
+            def __call__(self, x):
+                return x / 255
+        """, "pkg/provider.py": f"""
+        import tensorflow as tf
+        from pkg import transform
+
+        def decode(record):
+            features = tf.parse_single_example(record, {{"volume": tf.FixedLenFeature([], tf.string)}})
+            return tf.reshape(tf.decode_raw(features["volume"], tf.uint16), [256, 256, 256])
+
+        def train_input_fn(paths):
+            with tf.name_scope("volume"):
+                normalize = {normalization}
+            with tf.name_scope("patch"):
+                dataset = tf.data.TFRecordDataset(paths).map(decode).map(normalize).batch(16)
+            return dataset.make_one_shot_iterator().get_next()
+
+        estimator = tf.estimator.Estimator(model_fn=model_fn)
+        estimator.train(input_fn=lambda: train_input_fn(["train.tfrecord"]), max_steps=100000)
+        """}, "TFD002")
+    assert [(f.location.line, f.confidence) for f in findings][:1] == [(12, confidence)]
+
+
 def test_a_parameter_named_like_a_function_is_not_that_function():
     """A progressive GAN's blocks take `n_filters`, a partial of the module's three-argument `n_filters`, and call
     it with one: the call is the parameter's, which accepts it."""

@@ -312,6 +312,10 @@ class ModuleNames(cst.CSTVisitor):
             target = next(iter(bound))
         return target
 
+    def names_repo_module(self, name: str) -> bool:
+        """Whether an import binds ``name`` to a module of the repo (``from mrtoct import data``)."""
+        return name in self.aliases and self._repo_module(self.aliases[name]) is not None
+
     def binding(self, name: str) -> str | None:
         """What ``name`` is bound to at module level as far as imports and definitions say, in words (None: not
         bound by either)."""

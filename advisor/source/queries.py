@@ -3681,15 +3681,21 @@ class SourceQueries:
 
     def _raising_statement(self, module: ModuleInfo, statement: cst.BaseStatement, depth: int) -> RunStop | None:
         """What raises, whatever the data, where ``statement`` starts to run (a simple statement's values, a
-        compound statement's test, iterable or context): a name bound nowhere in its module, or a call of a repo
-        function that rejects its arguments or raises that way itself (``depth`` calls deep)."""
+        compound statement's test, iterable or context, and a ``with``'s body, which runs whenever its context does):
+        a name bound nowhere in its module, or a call of a repo function that rejects its arguments or raises that
+        way itself (``depth`` calls deep)."""
         key = (id(statement), depth)
         if key not in self._raising_statements:
-            self._raising_statements[key] = next(
+            stop = next(
                 (stop for expression in header_expressions(statement) for node in evaluated_every_time(expression)
                  if (stop := self._raising_name(module, node) if isinstance(node, cst.Name) else
                      self._raising_call(self._call_at[id(node)], depth)
                      if isinstance(node, cst.Call) and id(node) in self._call_at else None) is not None), None)
+            for inner in inner_blocks(statement)[0] if stop is None and isinstance(statement, cst.With) else ():
+                stop = self._raising_statement(module, inner, depth)
+                if stop is not None or may_leave_early(inner):
+                    break
+            self._raising_statements[key] = stop
         return self._raising_statements[key]
 
     def _raising_name(self, module: ModuleInfo, name: cst.Name) -> RunStop | None:
@@ -3736,17 +3742,26 @@ class SourceQueries:
 
     def _raising_call(self, site: CallSite, depth: int) -> RunStop | None:
         """TypeError where ``site`` calls a repo function (or constructs a repo class) by name with arguments its
-        signature rejects; with ``depth`` left, what raises that way when the function runs (:meth:`
-        _raises_when_called`). Only where the call's name certainly means that one function: defined once, not
-        rebound, not decorated (a decorator may change what the name takes)."""
-        if not isinstance(site.node.func, cst.Name):
+        signature rejects (a class with no constructor of its own nor a base's takes no arguments); with ``depth``
+        left, what raises that way when the function runs (:meth:`_raises_when_called`). Only where the call's name
+        certainly means that one function: defined once, not rebound, not decorated (a decorator may change what the
+        name takes); called by its name, or through the module that defines it (``transform.Normalize(...)``)."""
+        func = site.node.func
+        root = _root_name(func) if m.matches(func, m.Attribute(value=m.Name() | m.Attribute())) else None
+        if root is not None and site.module.names.names_repo_module(root):
+            name = root
+        elif isinstance(func, cst.Name):
+            name = func.value
+        else:
             return None
         scope = site.function
         while scope is not None:  # a parameter or local of that name (`n_filters` passed in) is not the function
-            if site.node.func.value in self._names_bound_in(scope.node):
+            if name in self._names_bound_in(scope.node):
                 return None
             scope = scope.outer
         found = self._defined_last_before(site, _visible_from(site.function, self._callees_by_name(site)))
+        if not found and site.node.args:
+            return self._argument_to_plain_class(site, name)
         if len(found) != 1 or found[0].decorators:
             return None
         callee = found[0]
@@ -3756,7 +3771,7 @@ class SourceQueries:
         defined = self.index.class_of(callee) if constructor else callee
         if constructor and (defined.node.decorators or defined.node.keywords or self._methods_of_class(
                 defined, "__new__")) or not self._bound_once(defined.module, defined.name) or \
-                not self._bound_once(site.module, site.node.func.value):
+                not self._bound_once(site.module, name):
             return None
         call = brief(site.module.node_code(site.node))
         rejected = rejected_arguments(site.node, callee.node.params, bound=constructor)
@@ -3765,6 +3780,22 @@ class SourceQueries:
         inner = self._raises_when_called(callee, depth - 1) if depth else None
         return RunStop(f"`{call}` ({site.module.location(site.node).line_label}) raises in what it runs: "
                        f"{inner.cause}", inner.location) if inner is not None else None
+
+    def _argument_to_plain_class(self, site: CallSite, name: str) -> RunStop | None:
+        """TypeError where ``site`` passes arguments to a repo class, defined once, with no base, decorator,
+        metaclass or constructor: Python's ``object`` takes none (``MinMaxNormalization(tf.uint16.max)`` for a
+        class that only defines ``__call__``)."""
+        classes = self._classes_constructed(site)
+        if len(classes) != 1:
+            return None
+        cls_info = classes[0]
+        node = cls_info.node
+        if not all(m.matches(base.value, m.Name("object")) for base in node.bases) or node.decorators or \
+                node.keywords or any(f.name in ("__init__", "__new__") for f in self.index.methods_of(cls_info)) or \
+                not self._bound_once(cls_info.module, cls_info.name) or not self._bound_once(site.module, name):
+            return None
+        return RunStop(f"`{brief(site.module.node_code(site.node))}` raises TypeError: `{cls_info.name}()` takes no "
+                       "arguments", site.module.location(site.node))
 
     def _raises_when_called(self, function: FunctionInfo, depth: int) -> RunStop | None:
         """What raises, whatever the arguments, each time ``function`` is called: a statement of its body that
