@@ -1411,6 +1411,39 @@ for batch in dataset:
     assert _where(_findings(files, "TFH004")) == [("TFH004", "train.py", 26)]
 
 
+def test_a_builder_that_calls_the_block_function_it_is_handed_still_returns_its_own_model():
+    """WDSR: `wdsr_b()` hands `res_block_b` to `wdsr`, which calls it once per block and returns the `Model` it
+    builds: the blocks' layers are the model's, not models of their own."""
+    findings = _findings({"wdsr.py": """
+        import tensorflow as tf
+        import tensorflow_addons as tfa
+        from tensorflow.keras.layers import Add, Conv2D, Input
+
+        def wdsr_b(scale, num_filters=32, num_res_blocks=32):
+            return wdsr(scale, num_filters, num_res_blocks, res_block_b)
+
+        def wdsr(scale, num_filters, num_res_blocks, res_block):
+            x_in = Input(shape=(None, None, 3))
+            m = conv2d_weightnorm(num_filters, 3)(x_in)
+            for i in range(num_res_blocks):
+                m = res_block(m, num_filters)
+            return tf.keras.Model(x_in, conv2d_weightnorm(3 * scale ** 2, 3)(m))
+
+        def res_block_b(x_in, num_filters):
+            x = conv2d_weightnorm(num_filters * 6, 1)(x_in)
+            x = conv2d_weightnorm(num_filters, 3)(x)
+            return Add()([x_in, x])
+
+        def conv2d_weightnorm(filters, kernel_size):
+            return tfa.layers.WeightNormalization(Conv2D(filters, kernel_size, padding="same"))
+
+        model = wdsr_b(scale=4)
+        model.compile(optimizer="adam", loss="mae")
+        model.fit(train_ds, epochs=300)
+        """}, "TFC001", show_all=True)
+    assert [f.location.line for f in findings] == [13]
+
+
 @pytest.mark.parametrize("factory", [
     "from transformers import TFAutoModelForSequenceClassification as Factory\n"
     "model = Factory.from_pretrained('distilbert-base-uncased', num_labels=2)",

@@ -3193,9 +3193,11 @@ class SourceQueries:
         return self._functions_meant(site, function) if isinstance(function, (cst.Name, cst.Attribute)) else []
 
     def _functions_handed_to_runners(self, site: CallSite, callees: list[FunctionInfo]) -> list[FunctionInfo]:
-        """The repo functions ``site`` hands to a parameter that one of its ``callees`` runs then and there, by
-        calling it or through a distribution strategy: ``self.run(self.step_fn, batch)``, where ``def run(self, fn,
-        *args)`` returns ``self.strategy.run(fn, args=args)``, runs ``step_fn``."""
+        """The repo functions ``site`` hands to a parameter that one of its ``callees`` runs and returns the result
+        of, by calling it or through a distribution strategy: ``self.run(self.step_fn, batch)``, where ``def
+        run(self, fn, *args)`` returns ``self.strategy.run(fn, args=args)``, runs ``step_fn`` and returns what it
+        returns. (A builder that calls a block function it is handed, ``res_block(x, filters)``, returns a model of
+        its own: the call graph has that edge through :meth:`_functions_passed`.)"""
         found: list[FunctionInfo] = []
         for callee in callees:
             runs = self._parameters_run(callee)
@@ -3205,11 +3207,11 @@ class SourceQueries:
         return found
 
     def _parameters_run(self, function: FunctionInfo) -> frozenset[str]:
-        """The parameters of ``function`` it calls (``fn(*args)``) or has a distribution strategy run on each
-        replica (``strategy.run(fn, args=args)``)."""
+        """The parameters of ``function`` it returns the result of, calling them (``return fn(*args)``) or having a
+        distribution strategy run them on each replica (``return strategy.run(fn, args=args)``)."""
         if id(function.node) not in self._runner_parameters:
             parameters = set(_called_parameters(function))
-            calls = m.findall(function.node.body, m.Call()) if parameters else ()
+            calls = [r.value for r in m.findall(function.node.body, m.Return(value=m.Call()))] if parameters else ()
             self._runner_parameters[id(function.node)] = frozenset(
                 target.value for call in calls for target in (call.func, _replica_argument(call))
                 if isinstance(target, cst.Name) and target.value in parameters)
