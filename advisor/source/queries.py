@@ -3211,7 +3211,8 @@ class SourceQueries:
         distribution strategy run them on each replica (``return strategy.run(fn, args=args)``)."""
         if id(function.node) not in self._runner_parameters:
             parameters = set(_called_parameters(function))
-            calls = [r.value for r in m.findall(function.node.body, m.Return(value=m.Call()))] if parameters else ()
+            calls = [site.node for site in self.calls_in(function) if isinstance(function.module.parent(site.node),
+                                                                                   cst.Return)] if parameters else ()
             self._runner_parameters[id(function.node)] = frozenset(
                 target.value for call in calls for target in (call.func, _replica_argument(call))
                 if isinstance(target, cst.Name) and target.value in parameters)
