@@ -4521,8 +4521,8 @@ class SourceQueries:
     def _iterates_dataset(self, method: FunctionInfo) -> bool:
         """Whether an iterator class's ``method`` hands out a ``tf.data`` pipeline's elements: all it returns is an
         iterator over one (``def __iter__(self): return iter(self.ds)``), whose batches tf.data makes."""
-        returned = [r.value for r in m.findall(method.node.body, m.Return())]
-        return bool(returned) and all(value is not None and id(value) in self._pipeline_sinks for value in returned)
+        made = self._calls_returned(method)
+        return bool(made) and all(site is not None and id(site.node) in self._pipeline_sinks for site in made)
 
     def cached_after(self, stage: Stage) -> Stage | None:
         """The ``.cache()`` that follows ``stage`` in every pipeline it is part of, if there is one: what ``stage``
@@ -4801,7 +4801,7 @@ class SourceQueries:
         object of the class (``for images, labels in LmdbDataset(...)``)."""
         method = self.enclosing_function(sink.module, sink.node)
         if method is None or method.name != "__iter__" or method.class_key is None or not any(
-                r.value is sink.node for r in m.findall(method.node.body, m.Return())):
+                site is not None and site.node is sink.node for site in self._calls_returned(method)):
             return False
         for loop in self.training_loops:
             iterated = loop.node.iter if isinstance(loop.node, cst.For) else None
