@@ -4085,6 +4085,47 @@ def test_widths_a_model_gets_through_an_unpacked_dict_and_a_counted_comprehensio
     assert [f.confidence for f in findings] == [confidence]
 
 
+@pytest.mark.parametrize("constructed, dense", [
+    ("DeepResNetSNGP", 7),  # the input layer and six hidden ones: the override runs instead of the base's factory
+    ("DeepResNet", 7),
+])
+def test_a_subclass_overriding_its_bases_layer_factory_counts_each_layer_once(constructed, dense):
+    """The SNGP tutorial: `DeepResNet.__init__` makes its hidden layers with `self.make_dense_layer()`, which
+    `DeepResNetSNGP` overrides to wrap the base's layer in spectral normalization. Constructing the subclass runs
+    its override, once per layer, with the construction's own `num_layers`: seven 128-unit layers, too few to gain."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        class DeepResNet(tf.keras.Model):
+            def __init__(self, num_classes, num_layers=3, num_hidden=128):
+                super().__init__()
+                self.input_layer = tf.keras.layers.Dense(num_hidden)
+                self.dense_layers = [self.make_dense_layer(num_hidden) for _ in range(num_layers)]
+                self.classifier = tf.keras.layers.Dense(num_classes)
+
+            def call(self, inputs):
+                hidden = self.input_layer(inputs)
+                for layer in self.dense_layers:
+                    hidden = hidden + layer(hidden)
+                return self.classifier(hidden)
+
+            def make_dense_layer(self, width):
+                return tf.keras.layers.Dense(width, activation="relu")
+
+        class DeepResNetSNGP(DeepResNet):
+            def make_dense_layer(self, width):
+                return SpectralNormalization(super().make_dense_layer(width))
+
+        other = DeepResNet(num_classes=2, num_layers=40)  # another construction's arguments are not this one's
+        config = dict(num_classes=2, num_layers=6, num_hidden=128)
+        model = {constructed}(**config)
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(points, labels, epochs=100)
+        """}, "TFC001", show_all=True)
+    assert [(f.confidence, f"0 convolution and {dense} dense layers" in f.evidence[-1].message)
+            for f in findings] == [(Confidence.POSSIBLE, True)]
+
+
 def test_a_global_width_assigned_in_two_cells_is_known_inside_a_builder():
     """MIT's debiasing lab sets `n_filters = 12` in the classifier's cell and again in the VAE's; the builder
     function reads it: its 12-72-filter convolutions are narrow, the model too small to gain."""

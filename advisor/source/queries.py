@@ -7282,7 +7282,7 @@ class SourceQueries:
             models.update((id(part.node), part) for part in [*self._models_given(model), *self._models_applied(model)])
         tally = _LayerTally()
         for model in models.values():
-            self._count_layers(self._built_by(model), 1, LAYER_DEPTH, tally, set())
+            self._count_model(model, 1, LAYER_DEPTH, tally, set())
         if tally.frozen is not None and self._unfrozen_to_train(construction):
             tally.frozen = None
         compute = self._with_dataset_images(tally, [model.module for model in models.values()]).compute(
@@ -7468,6 +7468,29 @@ class SourceQueries:
         return [model] if _library_architecture(model.names) or self._library_network(model) else \
             self._model_building_calls(model)
 
+    def _model_classes_constructed(self, construction: CallSite) -> list[ClassInfo]:
+        """The repo Keras model classes ``construction`` instantiates."""
+        return [c for c in self.index.nearest(construction.module, construction.names,
+                                              self._classes_named(construction.names), lambda c: c.module)
+                if c.key in self._keras_model_classes]
+
+    def _count_model(self, model: CallSite, weight: int, depth: int, tally: _LayerTally, path: set[int]) -> None:
+        """Add up the layers the model constructed at ``model`` builds, ``weight`` times each. A repo model class's
+        methods count with what the construction passes its ``__init__``, and with the class as the instance their
+        ``self.method()`` calls run on: a subclass's override of a layer factory its base's ``__init__`` calls runs,
+        not the base's too (the SNGP tutorial's `DeepResNetSNGP`)."""
+        classes = [] if _library_architecture(model.names) or self._library_network(model) else \
+            self._model_classes_constructed(model)
+        if not classes:
+            self._count_layers(self._built_by(model), weight, depth, tally, path)
+        for cls_info in classes:
+            init = next((f for f in self._methods_of_hierarchy(cls_info) if f.name == "__init__"), None)
+            arguments = self._arguments_given(model, init.params[self.index.unpassed_parameters(init):]) \
+                if init is not None else {}
+            given = _Passed(model, arguments, None, init, cls_info)
+            for method in self._methods_run_by_framework(cls_info):
+                self._count_layers(self.calls_in(method), weight, depth, tally, path | {id(method.node)}, given)
+
     def _with_dataset_images(self, tally: _LayerTally, modules: list[ModuleInfo]) -> _LayerTally:
         """``tally``, with the side of the images of a small-image dataset the modules load when its inputs declare
         none (a TensorFlow 1.x placeholder shaped by attributes, a model built on the data's shape); not for a known
@@ -7499,9 +7522,7 @@ class SourceQueries:
         in a ``Sequential([...])`` and its ``.add(...)`` calls; for a functional ``Model(...)`` (or a layer where
         the model is unknown), the calls of its function or module level since the model built before it there
         (a notebook or a script builds several models, one after the other)."""
-        classes = [c for c in self.index.nearest(construction.module, construction.names,
-                                                 self._classes_named(construction.names), lambda c: c.module)
-                   if c.key in self._keras_model_classes]
+        classes = self._model_classes_constructed(construction)
         if classes:
             return [call for cls_info in classes for method in self._methods_run_by_framework(cls_info)
                     for call in self.calls_in(method)]
@@ -7663,7 +7684,7 @@ class SourceQueries:
             applied = self._applied_model(call) if depth else None
             if applied is not None:  # `x = conv_base(x)`: a model built earlier, applied as a layer
                 if id(applied.node) not in path:
-                    self._count_layers(self._built_by(applied), weight, depth - 1, tally, path | {id(applied.node)})
+                    self._count_model(applied, weight, depth - 1, tally, path | {id(applied.node)})
                 continue
             if _library_architecture(names) or _chosen_application(call) or self._library_network(call):
                 tally.application = tally.application or call.module.node_code(call.node.func)
