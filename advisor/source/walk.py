@@ -168,10 +168,17 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
             others.append(source)
     # Scripts and notebooks that run the TensorFlow code without naming TensorFlow themselves (`from model import
     # *`, then `model.fit_generator(...)`; `from train import Trainer` in a notebook): the entry points that train.
-    using = {name for source in kept if source.path.suffix == ".py"
-             for name in import_names(module_and_package(source.path)[0], shortest=1)}
-    users, others = _partition(others, lambda source: bool(using.intersection(_imported_names(_code_of(source)))))
-    kept += users
+    # Through a package's `__init__.py` that imports it too (`python -m bidaf` runs `bidaf/__main__.py`, whose
+    # `from .models import BidirectionalAttentionFlow` names the package that re-exports the Keras model).
+    users = [source for source in kept if source.path.suffix == ".py"]
+    using: set[str] = set()
+    for _ in range(HELPER_DEPTH):
+        using |= {name for source in users if source.path.suffix == ".py"
+                  for name in import_names(module_and_package(source.path)[0], shortest=1)}
+        users, others = _partition(others, lambda source: bool(using.intersection(_imported_names(_code_of(source)))))
+        if not users:
+            break
+        kept += users
     others = [source for source in others if source.path.suffix == ".py"]  # nothing imports a notebook
     # Helpers of helpers too (a loader importing its image utilities), a bounded number of rounds.
     imported = {name for source in kept for name in _imported_names(_code_of(source))}

@@ -287,6 +287,20 @@ def test_a_script_that_imports_the_tensorflow_code_is_read_too(tmp_path: Path):
     assert [s.path.as_posix() for s in kept] == ["data.py", "main.py", "model.py"]
 
 
+def test_a_package_main_that_imports_the_tensorflow_code_through_its_package_is_read_too(tmp_path: Path):
+    """bidaf-keras trains with `python -m bidaf train`: `bidaf/__main__.py` names no Keras, and its `from .models
+    import BidirectionalAttentionFlow` names the package whose `__init__.py` re-exports the Keras model."""
+    (tmp_path / "bidaf" / "models").mkdir(parents=True)
+    (tmp_path / "bidaf" / "__init__.py").write_text("")
+    (tmp_path / "bidaf" / "models" / "__init__.py").write_text("from .bidaf import BidirectionalAttentionFlow\n")
+    (tmp_path / "bidaf" / "models" / "bidaf.py").write_text("from keras.models import Model\n")
+    (tmp_path / "bidaf" / "__main__.py").write_text("from .models import BidirectionalAttentionFlow\n")
+    (tmp_path / "tools.py").write_text("import os\n")
+    kept = relevant_sources(tmp_path, source_files(tmp_path, []), [])
+    assert [s.path.as_posix() for s in kept] == ["bidaf/__init__.py", "bidaf/__main__.py", "bidaf/models/__init__.py",
+                                                 "bidaf/models/bidaf.py"]
+
+
 def test_plain_python_modules_a_notebook_imports_are_read_too(tmp_path: Path):
     """A training notebook (`%matplotlib inline` and all) imports the repo's NumPy/PIL data generator: a notebook
     stores each line of code as a JSON string, which the imports are read from."""
