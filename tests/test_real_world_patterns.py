@@ -4126,6 +4126,108 @@ def test_a_subclass_overriding_its_bases_layer_factory_counts_each_layer_once(co
             for f in findings] == [(Confidence.POSSIBLE, True)]
 
 
+@pytest.mark.parametrize("sizes, confidence", [
+    ("[10, 10, 10]", Confidence.POSSIBLE),
+    ("[256, 256, 256, 256]", Confidence.LIKELY),
+])
+def test_a_width_a_loop_takes_from_a_config_modules_list_is_known(sizes, confidence):
+    """xDeepFM's CIN: `for idx, layer_size in enumerate(Config.cross_layer_size)`, a kernel variable shaped
+    `[1, n, layer_size]` convolved per layer: the widths are the list's items, written in another module."""
+    findings = _findings({"Config.py": f"cross_layer_size = {sizes}\n", "train.py": """
+        import tensorflow as tf
+        import Config
+
+        class Model:
+            def __init__(self):
+                self.x = tf.placeholder(tf.float32, [None, 11, 16])
+                self.y = tf.placeholder(tf.float32, [None])
+                hidden = self.x
+                for idx, layer_size in enumerate(Config.cross_layer_size):
+                    filters = tf.get_variable(name="f_" + str(idx), shape=[1, 121, layer_size])
+                    hidden = tf.nn.conv1d(hidden, filters=filters, stride=1, padding="VALID")
+                self.loss = tf.reduce_mean(tf.square(tf.reduce_sum(hidden, [1, 2]) - self.y))
+                self.train_op = tf.train.AdagradOptimizer(0.01).minimize(self.loss)
+
+            def train(self, batches):
+                with tf.Session() as sess:
+                    for x, y in batches:
+                        sess.run(self.train_op, feed_dict={self.x: x, self.y: y})
+
+        Model().train(batches)
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [confidence]
+
+
+def test_an_object_applied_where_it_is_made_has_its_layers_once():
+    """mac-graph unrolls its MAC cell: `d_cell = MAC_RNNCell(args)`, then `d_cell(inputs, state)` in a loop. Making
+    the object counts what its `__call__` builds; each application applies those same layers again."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        class Cell:
+            def __init__(self, width):
+                self.width = width
+
+            def __call__(self, x, state):
+                with tf.variable_scope("cell", reuse=tf.AUTO_REUSE):
+                    for _ in range(3):
+                        x = tf.layers.dense(x, self.width)
+                    return x, state
+
+        def decode(x):
+            cell = Cell(512)
+            state = None
+            for step in range(10):
+                x, state = cell(x, state)
+            return x
+
+        x = tf.placeholder(tf.float32, [None, 512])
+        loss = tf.reduce_mean(decode(x))
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(train_op)
+        """}, "TFC001", show_all=True)
+    assert [(f.confidence, "0 convolution and 3 dense layers" in f.evidence[-1].message) for f in findings] == [
+        (Confidence.POSSIBLE, True)]
+
+
+def test_the_model_a_step_trains_through_an_instance_it_is_given_is_the_one_its_class_makes():
+    """YOLOv4_keras_implementation: `YOLO = YOLOv4(args)` (a plain class whose `__init__` makes `self.model =
+    tf.keras.Model(...)`), passed to the step, which calls `YOLO.model(images)`: the trained model is that one."""
+    findings = _findings({"model.py": """
+        import tensorflow as tf
+
+        def conv(x, filters):
+            return tf.keras.layers.Conv2D(filters, 3, padding="same")(x)
+
+        class YOLOv4(object):
+            def __init__(self, size):
+                inputs = tf.keras.Input((size, size, 3))
+                x = inputs
+                for filters in [64, 128, 256, 512, 1024]:
+                    x = conv(x, filters)
+                self.model = tf.keras.Model(inputs=inputs, outputs=x)
+        """, "train.py": """
+        import tensorflow as tf
+        from model import YOLOv4
+
+        @tf.function
+        def train_step(images, YOLO, optimizer):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(YOLO.model(images, training=True))
+            gradients = tape.gradient(loss, YOLO.model.trainable_variables)
+            optimizer.apply_gradients(zip(gradients, YOLO.model.trainable_variables))
+
+        YOLO = YOLOv4(416)
+        optimizer = tf.keras.optimizers.SGD()
+        for images in dataset:
+            train_step(images, YOLO, optimizer)
+        """}, "TFC001", show_all=True)
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("model.py", 12, Confidence.LIKELY)]
+
+
 def test_a_global_width_assigned_in_two_cells_is_known_inside_a_builder():
     """MIT's debiasing lab sets `n_filters = 12` in the classifier's cell and again in the VAE's; the builder
     function reads it: its 12-72-filter convolutions are narrow, the model too small to gain."""

@@ -170,9 +170,10 @@ class ModuleInfo:
             child, parent = parent, self.parent(parent)
         return None
 
-    def range_stop(self, name: cst.Name) -> cst.BaseExpression | None:
-        """The stop of ``range(...)`` where the innermost ``for`` or comprehension around ``name`` that binds it
-        counts it (``Conv1D(filters=i + 1) for i in range(n)``), in its own scope: ``name`` is below that stop."""
+    def binding_loop(self, name: cst.Name) -> cst.For | cst.CompFor | None:
+        """The innermost ``for`` or comprehension around ``name``, in its own scope, that binds it to each value it
+        runs over (see :func:`loop_element`): a counter ``for i in range(n)``, an element ``for i, filters in
+        enumerate(sizes)``."""
         child, parent = name, self.parent(name)
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
@@ -182,13 +183,19 @@ class ModuleInfo:
                     loop = loop.inner_for_in
             else:
                 loops = [parent] if isinstance(parent, cst.For) and child is parent.body else []
-            binding = next((loop for loop in reversed(loops) if m.matches(loop.target, m.Name(name.value))), None)
+            binding = next((loop for loop in reversed(loops) if loop_element(loop) == name.value), None)
             if binding is not None:
-                counted = m.matches(binding.iter, m.Call(func=m.Name("range"))) and len(binding.iter.args) in (1, 2) \
-                    and all(arg.keyword is None and not arg.star for arg in binding.iter.args)
-                return binding.iter.args[-1].value if counted else None
+                return binding
             child, parent = parent, self.parent(parent)
         return None
+
+    def range_stop(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The stop of ``range(...)`` where the loop that binds ``name`` counts it (``Conv1D(filters=i + 1) for i
+        in range(n)``): ``name`` is below that stop."""
+        binding = self.binding_loop(name)
+        counted = binding is not None and m.matches(binding.iter, m.Call(func=m.Name("range"))) and len(
+            binding.iter.args) in (1, 2) and all(arg.keyword is None and not arg.star for arg in binding.iter.args)
+        return binding.iter.args[-1].value if counted else None
 
     def qualified_names(self, node: cst.CSTNode) -> frozenset[str]:
         """Canonical dotted names that ``node`` (a Name or Attribute) refers to, through the module's imports; a
@@ -349,3 +356,14 @@ class Pipeline:
         if self.options.get("experimental_optimization.apply_default_optimizations") is False:
             return False
         return None
+
+
+def loop_element(loop: cst.For | cst.CompFor) -> str | None:
+    """The name a loop binds each value it runs over to: ``for filters in ...``, ``for i, filters in
+    enumerate(...)``."""
+    if isinstance(loop.target, cst.Name):
+        return loop.target.value
+    if m.matches(loop.iter, m.Call(func=m.Name("enumerate"))) and m.matches(
+            loop.target, m.Tuple(elements=[m.DoNotCare(), m.Element(value=m.Name())])):
+        return loop.target.elements[1].value.value
+    return None

@@ -25,7 +25,7 @@ import libcst.matchers as m
 import networkx as nx
 
 from ..model import Location, Reach
-from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage
+from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage, loop_element
 from .index import MAIN_BLOCK, SourceIndex
 from .names import GRADIENT_TAPE, STAR_DEPTH, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PROGRESS_BARS
@@ -2054,12 +2054,13 @@ class MappedFunction:
     @property
     def is_projection(self) -> bool:
         """A function that only selects, renames or regroups fields (``lambda x: x["image"]``, ``lambda a, b: (b,
-        a)``, ``def example_fn(data): return {"feature": data["text"]}, data["label"]``): no call and no arithmetic,
-        nothing worth running in parallel. Membership and identity tests (``assert key not in result`` while
+        a)``, ``def example_fn(data): return {"feature": data["text"]}, data["label"]``), or slices them
+        (``lambda window: (window[:, :-1], window[:, 1:])``): no call and no arithmetic (a negative number is
+        none), nothing worth running in parallel. Membership and identity tests (``assert key not in result`` while
         merging zipped feature dicts) are Python's, on the structure: no op; so are a container's own methods
         (``for name, tensor in record.items(): x[name] = tensor``), which walk the fields at trace time."""
-        work = m.findall(self.body, m.Call() | m.BinaryOperation() | m.UnaryOperation() | m.Comparison()
-                         | m.BooleanOperation())
+        work = m.findall(self.body, m.Call() | m.BinaryOperation() | m.UnaryOperation(
+            expression=m.DoesNotMatch(m.Integer() | m.Float())) | m.Comparison() | m.BooleanOperation())
         return all((isinstance(node, cst.Comparison) and all(isinstance(target.operator, STRUCTURE_TESTS)
                                                              for target in node.comparisons))
                    or m.matches(node, _CONTAINER_METHOD_CALL) for node in work)
@@ -7211,14 +7212,32 @@ class SourceQueries:
                 found += [construction for _, method, value in self.assigned_values(step.module, step, model)
                           if isinstance(value, cst.Name) and method is not None and value.value in method.params
                           for construction in self._passed_constructions(method, value.value, CALL_DEPTH)]
-            else:  # `self.checkpoint.model(x)`: the model given to what holds it
+            else:  # `self.checkpoint.model(x)`: the model given to what holds it, or one its class makes
                 found += [construction for holder, value in self._held_values(step.module, near, model)
                           for construction in self._argument_constructions(holder, value, CALL_DEPTH)]
+                found += [construction for bound in self._instance_attribute_bindings(step, near, model)
+                          for construction in self._constructions_in_call(bound, CALL_DEPTH)]
                 continue
             for bound in bindings:  # `model, optimizer = setup()`: the part the step calls
                 found += self._constructions_in_call(bound, CALL_DEPTH, _unpacked_position(
                     self.index.assignment_of(bound.node), model.value) if isinstance(model, cst.Name) else None)
         return [list({id(c.node): c for c in found}.values()) for found in groups.values() if found]
+
+    def _instance_attribute_bindings(self, function: FunctionInfo, near: cst.CSTNode,
+                                     expression: cst.BaseExpression) -> list[CallSite]:
+        """For ``holder.model`` in ``function``, ``holder`` an instance of a repo class that the function makes
+        (``yolo = YOLOv4(args)``) or its callers pass for its parameter (``train_step(images, YOLO)``): the calls
+        the class binds ``self.model`` to (``self.model = tf.keras.Model(inputs, outputs)`` in its ``__init__``)."""
+        if not m.matches(expression, m.Attribute(value=m.Name(), attr=m.Name())):
+            return []
+        owner = expression.value.value
+        if owner in function.params and not _assignments(function.node.body, m.Name(owner)):
+            made = [self.bound_call(caller.module, caller.node, argument.value, by_default=True)
+                    for caller, argument in self._passed_for(function, owner) if isinstance(argument, cst.Name)]
+        else:
+            made = [self.bound_call(function.module, near, owner, by_default=True)]
+        return [site for instance in made if instance is not None for cls_info in self._classes_constructed(instance)
+                for site in self._bindings.get(("attr", cls_info.key, expression.attr.value), ())]
 
     def _passed_constructions(self, function: FunctionInfo, parameter: str, depth: int) -> list[CallSite]:
         """The model constructions behind what the callers of ``function`` pass for ``parameter``: a name bound to a
@@ -7770,7 +7789,7 @@ class SourceQueries:
                            for closure in self._functions_returned_alone.get(id(factory.node), [])]
             known_before = tally.application
             for callee, skipped in callees:
-                if self._applies_again(call, callee, reapplied):
+                if self._applies_again(call, callee, reapplied) or self._applies_object_made_here(call, callee):
                     continue
                 arguments = self._arguments_given(call, callee.params[skipped:])
                 # an `__init__` runs the methods of the class instantiated, which may inherit it (`VGG16(inputs)` runs
@@ -7792,6 +7811,17 @@ class SourceQueries:
             if known_before is None and tally.application is not None:
                 # `backbone = get_backbone()` (a builder of a known architecture), then `backbone.trainable = False`
                 tally.frozen = tally.frozen or self._frozen_for_good(call)
+
+    def _applies_object_made_here(self, call: CallSite, callee: FunctionInfo) -> bool:
+        """Whether ``call`` applies an object its name holds (``d_cell(inputs, state)``) made in the same function
+        (``d_cell = MAC_RNNCell(args)``) by a class whose methods that run by themselves, ``callee`` among them,
+        count where it is made: its layers, counted once (an RNN cell unrolled in a loop has one set of weights)."""
+        if not isinstance(call.node.func, cst.Name):
+            return False
+        made = self.bound_call(call.module, call.node, call.node.func.value)
+        return made is not None and (made.function and made.function.node) is (call.function and call.function.node) \
+            and any(method.node is callee.node for cls_info in self._classes_constructed(made)
+                    for method in self._methods_run_by_framework(cls_info))
 
     def _methods_of_instance(self, instance: ClassInfo, name: str) -> list[tuple[FunctionInfo, int]]:
         """The method ``name`` an instance of ``instance`` runs: its own, else the nearest base's."""
@@ -7856,7 +7886,7 @@ class SourceQueries:
         functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
         width = argument_value(layer.node, "filters" if kind.startswith("convolution") else "units",
                                1 if functional else 0)
-        element = _loop_element(loop)
+        element = loop_element(loop)
         if isinstance(values, int) or element is None or not m.matches(width, m.Name(element)):
             return values if isinstance(values, int) else len(values)
         return sum(not isinstance(value, cst.Integer) or int(value.value) >= NARROW_WIDTH[kind] for value in values)
@@ -7877,7 +7907,16 @@ class SourceQueries:
         runs as often): the values; ``range(3)``: their count (``passed``: what the caller gave the parameters of
         ``scope``). A comprehension is such a loop: ``[Conv2D(32 * 2 ** i, 3) for i in range(layer_depth)]``."""
         loop = _enclosing_comprehension(module, node) or module.enclosing_loop(node)
-        values = loop.iter if isinstance(loop, (cst.For, cst.CompFor)) else None
+        values = self._values_looped(module, scope, loop, passed) if isinstance(loop, (cst.For, cst.CompFor)) \
+            else None
+        return (loop, values) if values is not None else None
+
+    def _values_looped(self, module: ModuleInfo, scope: FunctionInfo | None, loop: cst.For | cst.CompFor,
+                       passed: _Passed | None = None) -> int | list[cst.BaseExpression] | None:
+        """The values ``loop`` runs over where the source writes them out (see :meth:`_written_loop`): a list's
+        items (of a name or a module's constant assigned the list: `for size in Config.cross_layer_size`), or a
+        ``range``'s count."""
+        values = loop.iter
         zipped = False  # the values of the first list zipped need not be what the loop body uses
         while isinstance(values, (cst.Subscript, cst.Call)) and (isinstance(values, cst.Subscript) or m.matches(
                 values.func, m.Name("reversed") | m.Name("enumerate") | m.Name("zip")) and values.args):
@@ -7886,11 +7925,13 @@ class SourceQueries:
         if isinstance(values, cst.Name):
             bound = self.assigned_value(module, scope, values)
             values = bound[2] if bound is not None else self._parameter_value(scope, values.value, passed)
+        elif isinstance(values, cst.Attribute) and (constant := self.index.constant(module, values)) is not None:
+            module, values = constant.module, constant.value
         if m.matches(values, m.Call(func=m.Name("range"), args=[m.Arg(keyword=None)])):
             count = self._integer(module, values.args[0].value, passed, scope)
-            return (loop, count) if count is not None and count > 0 else None
+            return count if count is not None and count > 0 else None
         if isinstance(values, (cst.List, cst.Tuple)) and values.elements:
-            return loop, len(values.elements) if zipped else [element.value for element in values.elements]
+            return len(values.elements) if zipped else [element.value for element in values.elements]
         return None
 
     def _parameter_value(self, scope: FunctionInfo | None, name: str, passed: _Passed | None
@@ -8260,6 +8301,12 @@ class SourceQueries:
         if stop is not None:  # a loop's counter: below the loop's stop
             last = self._integer(module, stop, passed, scope, depth - 1)
             return last - 1 if last is not None else None
+        loop = module.binding_loop(value) if isinstance(value, cst.Name) else None
+        looped = self._values_looped(module, scope, loop, passed) if loop is not None else None
+        if isinstance(looped, list):  # a loop's element: the most of the values it runs over
+            items = [self._integer(module, item, passed, scope, depth - 1) for item in looped]
+            if None not in items:
+                return max(items)
         bound = self.assigned_value(module, scope, value)
         if bound is None and scope is None and isinstance(value, cst.Name):
             bound = self._last_assigned_above(module, value)
@@ -9465,17 +9512,6 @@ def _enclosing_comprehension(module: ModuleInfo, node: cst.CSTNode) -> cst.CompF
         if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and child is parent.elt:
             return parent.for_in if parent.for_in.inner_for_in is None else None
         child, parent = parent, module.parent(parent)
-    return None
-
-
-def _loop_element(loop: cst.For | cst.CompFor) -> str | None:
-    """The name a loop binds each value it runs over to: ``for filters in ...``, ``for i, filters in
-    enumerate(...)``."""
-    if isinstance(loop.target, cst.Name):
-        return loop.target.value
-    if m.matches(loop.iter, m.Call(func=m.Name("enumerate"))) and m.matches(
-            loop.target, m.Tuple(elements=[m.DoNotCare(), m.Element(value=m.Name())])):
-        return loop.target.elements[1].value.value
     return None
 
 

@@ -810,6 +810,21 @@ AUGMENT = """
     """
 
 
+def test_a_map_that_slices_its_element_with_negative_bounds_is_a_projection(index_of):
+    """gpt2-tf's `ds.batch(n).map(lambda window: (window[:, :-1], window[:, 1:]))` splits each batch into inputs
+    and targets: `-1` is a number, not arithmetic; negating the element is."""
+    index = index_of({"train.py": """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices(tokens).batch(65)
+        sliced = ds.map(lambda window: (window[:, :-1], window[:, 1:]))
+        negated = ds.map(lambda x: -x)
+        """})
+    train, queries = module(index), SourceQueries(index)
+    projections = {code: queries.mapped_function(call(train, code), train).is_projection for code in (
+        "ds.map(lambda window: (window[:, :-1], window[:, 1:]))", "ds.map(lambda x: -x)")}
+    assert list(projections.values()) == [True, False]
+
+
 def test_mapped_functions_are_lambdas_repo_functions_or_callable_objects(index_of):
     index = index_of({"train.py": MAPS, "augment.py": AUGMENT})
     train, queries = module(index), SourceQueries(index)
