@@ -193,9 +193,7 @@ class ModuleInfo:
         """The stop of ``range(...)`` where the loop that binds ``name`` counts it (``Conv1D(filters=i + 1) for i
         in range(n)``): ``name`` is below that stop."""
         binding = self.binding_loop(name)
-        counted = binding is not None and m.matches(binding.iter, m.Call(func=m.Name("range"))) and len(
-            binding.iter.args) in (1, 2) and all(arg.keyword is None and not arg.star for arg in binding.iter.args)
-        return binding.iter.args[-1].value if counted else None
+        return counted_stop(binding) if binding is not None else None
 
     def qualified_names(self, node: cst.CSTNode) -> frozenset[str]:
         """Canonical dotted names that ``node`` (a Name or Attribute) refers to, through the module's imports; a
@@ -356,6 +354,13 @@ class Pipeline:
         if self.options.get("experimental_optimization.apply_default_optimizations") is False:
             return False
         return None
+
+
+def counted_stop(loop: cst.For | cst.CompFor) -> cst.BaseExpression | None:
+    """The stop of the ``range(stop)`` or ``range(start, stop)`` that ``loop`` counts over, if it does."""
+    counted = m.matches(loop.iter, m.Call(func=m.Name("range"))) and len(loop.iter.args) in (1, 2) and all(
+        arg.keyword is None and not arg.star for arg in loop.iter.args)
+    return loop.iter.args[-1].value if counted else None
 
 
 def loop_element(loop: cst.For | cst.CompFor) -> str | None:

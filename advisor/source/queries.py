@@ -25,7 +25,7 @@ import libcst.matchers as m
 import networkx as nx
 
 from ..model import Location, Reach
-from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage, loop_element
+from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage, counted_stop, loop_element
 from .index import MAIN_BLOCK, SourceIndex
 from .names import GRADIENT_TAPE, STAR_DEPTH, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PROGRESS_BARS
@@ -8297,11 +8297,11 @@ class SourceQueries:
         if scope is not None and isinstance(value, cst.Name) and value.value in scope.params and \
                 not _assignments(scope.node.body, m.Name(value.value)):
             return self._largest_argument(scope, value.value, depth - 1, element)
-        stop = module.range_stop(value) if isinstance(value, cst.Name) else None
+        loop = module.binding_loop(value) if isinstance(value, cst.Name) else None
+        stop = counted_stop(loop) if loop is not None else None
         if stop is not None:  # a loop's counter: below the loop's stop
             last = self._integer(module, stop, passed, scope, depth - 1)
             return last - 1 if last is not None else None
-        loop = module.binding_loop(value) if isinstance(value, cst.Name) else None
         looped = self._values_looped(module, scope, loop, passed) if loop is not None else None
         if isinstance(looped, list):  # a loop's element: the most of the values it runs over
             items = [self._integer(module, item, passed, scope, depth - 1) for item in looped]

@@ -170,7 +170,7 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
     # *`, then `model.fit_generator(...)`; `from train import Trainer` in a notebook): the entry points that train.
     # Through a package's `__init__.py` that imports it too (`python -m bidaf` runs `bidaf/__main__.py`, whose
     # `from .models import BidirectionalAttentionFlow` names the package that re-exports the Keras model).
-    users = [source for source in kept if source.path.suffix == ".py"]
+    users = list(kept)
     using: set[str] = set()
     for _ in range(HELPER_DEPTH):
         using |= {name for source in users if source.path.suffix == ".py"
