@@ -13,6 +13,7 @@ import pytest
 from advisor.config import Settings
 from advisor.engine import analyze_texts
 from advisor.model import Confidence, Reach
+from advisor.source.queries import SourceQueries
 
 
 def _findings(files: dict[str, str], *codes: str, show_all: bool = False):
@@ -12384,6 +12385,56 @@ def test_a_call_whose_arguments_the_signature_rejects_stops_the_run(construction
         train_gan(tf.keras.Sequential([tf.keras.layers.Dense(4)]), [], None, None, None, ())
         """}, "TFH002")
     assert [(f.location.line, f.confidence) for f in findings] == [(11, confidence)]
+
+
+_MODEL_FACTORY = """
+    import tensorflow as tf
+
+    def get_model():
+        return tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3), tf.keras.layers.Dense(10)])
+    """
+_STALE_TRAINING_SCRIPT = """
+    import tensorflow as tf
+    {imports}
+
+    def train(data):
+        model = get_model()
+        optimizer = tf.keras.optimizers.Adam()
+        for images, labels in data:
+            with tf.GradientTape() as tape:
+                loss = compute_loss(model(images), labels)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+    train(tf.data.Dataset.range(10))
+    """
+
+
+@pytest.mark.parametrize("factory, imports, stops", [
+    (_MODEL_FACTORY, "from core.model_factory import get_model, compute_loss", True),
+    (_MODEL_FACTORY + "\n    def compute_loss(y, labels):\n        return tf.reduce_mean(y)\n",
+     "from core.model_factory import get_model, compute_loss", False),
+    (_MODEL_FACTORY.replace("import tensorflow as tf", "import tensorflow as tf\n    from core.losses import *"),
+     "from core.model_factory import get_model, compute_loss", False),
+    (_MODEL_FACTORY, "from core.model_factory import get_model\n"
+                     "    try:\n        from core.model_factory import compute_loss\n"
+                     "    except ImportError:\n        from core.losses import compute_loss", False),
+    # the package's folder holds a module of that name, which the import loads
+    (_MODEL_FACTORY, "from core.model_factory import get_model\n    from core import losses\n"
+                     "    compute_loss = losses.compute_loss", False),
+])
+def test_importing_a_name_a_repo_module_binds_nowhere_stops_the_run(factory, imports, stops, index_of):
+    """YOLO_Tensorflow2's `train_QAT.py` imports `compute_loss` from `core.model_factory`, which no longer defines
+    it: ImportError before anything else runs, so its loop trains nothing and its eager step is no finding."""
+    files = {"core/__init__.py": "", "core/model_factory.py": factory,
+             "core/losses.py": "def compute_loss(y, labels):\n    return y\n",
+             "train.py": _STALE_TRAINING_SCRIPT.format(imports=imports)}
+    index = index_of(files)
+    train = next(module for module in index.modules if module.path.name == "train.py")
+    stop = SourceQueries(index).stops_before(train, len(train.code.splitlines()))
+    assert (stop.cause if stop else None) == ("`from core.model_factory import compute_loss` raises ImportError: "
+                                              "core/model_factory.py binds no `compute_loss`" if stops else None)
+    assert [f.code for f in _findings(files, "TFH002")] == ([] if stops else ["TFH002"])
 
 
 @pytest.mark.parametrize("normalization, confidence", [

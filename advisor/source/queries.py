@@ -3690,7 +3690,7 @@ class SourceQueries:
         way itself (``depth`` calls deep)."""
         key = (id(statement), depth)
         if key not in self._raising_statements:
-            stop = next(
+            stop = self._raising_import(module, statement) or next(
                 (stop for expression in header_expressions(statement) for node in evaluated_every_time(expression)
                  if (stop := self._raising_name(module, node) if isinstance(node, cst.Name) else
                      self._raising_call(self._call_at[id(node)], depth)
@@ -3701,6 +3701,30 @@ class SourceQueries:
                     break
             self._raising_statements[key] = stop
         return self._raising_statements[key]
+
+    def _raising_import(self, module: ModuleInfo, statement: cst.BaseStatement) -> RunStop | None:
+        """ImportError where ``statement`` imports a name from a repo module that binds it nowhere, in any scope (a
+        script left behind when ``compute_loss`` left ``core/model_factory.py``): not where the module may bind
+        names its source does not show (a star import, ``globals()``, a module ``__getattr__``, another module
+        setting it), nor a package whose folder may hold a submodule of that name."""
+        imports = [small for small in statement.body if isinstance(small, cst.ImportFrom)] \
+            if isinstance(statement, cst.SimpleStatementLine) else []
+        for imported in imports:
+            if imported.relative or imported.module is None or isinstance(imported.names, cst.ImportStar):
+                continue
+            dotted = cst.helpers.get_full_name_for_node(imported.module)
+            source = self.index.module_found_by(module, dotted)
+            if source is None or source is module or source.names.star_imports or DYNAMIC_BINDING.search(source.code):
+                continue
+            bound = self._names_bound_in(source.tree)
+            for alias in imported.names:
+                name = cst.helpers.get_full_name_for_node(alias.name)
+                if name in bound or "__getattr__" in bound or name in self._names_set_on_imports or (
+                        source.path.name == "__init__.py" and self.index.holds_module(source.path.parent / name)):
+                    continue
+                return RunStop(f"`from {dotted} import {name}` raises ImportError: {source.path.as_posix()} binds no "
+                               f"`{name}`", module.location(imported))
+        return None
 
     def _raising_name(self, module: ModuleInfo, name: cst.Name) -> RunStop | None:
         """NameError for ``name``, a value read: nothing in its module binds it, anywhere, though another repo module
@@ -8206,20 +8230,25 @@ class SourceQueries:
 
     def _computed_operand(self, layer: CallSite, operand: tuple[str, int]) -> bool:
         """Whether a raw op's weight operand is computed by the code, not a variable: an op's result, written in
-        place or bound to the name it is passed by (``values = tf.layers.dense(h, 64)``), seen through reshapes
-        (``tf.transpose(keys)`` is computed, GPT-2's ``tf.reshape(w, [-1, nf])`` of a variable is a weight, and
-        so is a pretrained array made a constant)."""
-        module, scope, weight = layer.module, layer.function, argument_value(layer.node, *operand)
-        for _ in range(WIDTH_DEPTH):
-            if isinstance(weight, cst.Call) and module.qualified_names(weight.func) & RESHAPING_OPS and weight.args:
-                weight = weight.args[0].value
-            elif isinstance(weight, cst.Subscript):  # `x0_cols[i]` of `x0_cols = tf.split(x0, k, axis=-1)`
-                weight = weight.value
-            elif isinstance(weight, cst.Name) and (bound := self.assigned_value(module, scope, weight)) is not None:
-                module, scope, weight = bound
-            else:
-                break
-        names = module.qualified_names(weight.func) if isinstance(weight, cst.Call) else set()
+        place or bound to the name it is passed by (``values = tf.layers.dense(h, 64)``; by every binding of it,
+        as GAT's ``seq_fts``, dropped out on some runs), seen through reshapes (``tf.transpose(keys)`` is computed,
+        GPT-2's ``tf.reshape(w, [-1, nf])`` of a variable is a weight, and so is a pretrained array made a
+        constant)."""
+        return self._computed(layer.module, layer.function, argument_value(layer.node, *operand), WIDTH_DEPTH)
+
+    def _computed(self, module: ModuleInfo, scope: FunctionInfo | None, value: cst.BaseExpression | None,
+                  depth: int) -> bool:
+        if depth == 0 or value is None:
+            return False
+        if isinstance(value, cst.Call) and module.qualified_names(value.func) & RESHAPING_OPS and value.args:
+            return self._computed(module, scope, value.args[0].value, depth - 1)
+        if isinstance(value, cst.Subscript):  # `x0_cols[i]` of `x0_cols = tf.split(x0, k, axis=-1)`
+            return self._computed(module, scope, value.value, depth - 1)
+        if isinstance(value, cst.Name):
+            bound = [binding for binding in self.assigned_values(module, scope, value)
+                     if not m.matches(binding[2], m.Name("None"))]
+            return bool(bound) and all(self._computed(*binding, depth - 1) for binding in bound)
+        names = module.qualified_names(value.func) if isinstance(value, cst.Call) else set()
         return any(n.startswith("tensorflow.") for n in names) and not names & (
             VARIABLE_FACTORIES | VARIABLES | CONSTANT_WEIGHTS)
 
