@@ -18,6 +18,10 @@ FEW_PER_STEP = 2
 # The stages that group elements into batches: a map after one runs once per step.
 BATCHING_OPS = frozenset({"batch", "padded_batch", "ragged_batch", "sparse_batch", "bucket_by_sequence_length",
                           "map_and_batch"})
+# The transformations `.apply()` takes that group elements into batches (`tf.data.experimental`'s, contrib's).
+APPLIED_BATCHING = frozenset({"dense_to_ragged_batch", "dense_to_sparse_batch", "map_and_batch",
+                              "bucket_by_sequence_length", "batch_and_drop_remainder",
+                              "padded_batch_and_drop_remainder"})
 
 
 class SerialMap(Rule):
@@ -243,7 +247,7 @@ def _prefetch_after_batching(stage: Stage, pipelines: list[Pipeline]) -> Stage |
     """The ``.prefetch()`` that follows ``stage`` where ``stage`` maps whole batches (a ``.batch()`` comes before
     it), in every pipeline it is part of: one call per step, made ahead of the step by the prefetch."""
     return _after(stage, pipelines, lambda before, after: _first(after, "prefetch")
-                  if any(s.op in BATCHING_OPS for s in before) else None)
+                  if any(map(_batches, before)) else None)
 
 
 def _prefetched_single_batches(ctx: RuleContext, stage: Stage, pipelines: list[Pipeline]) -> tuple[int, Stage] | None:
@@ -253,7 +257,7 @@ def _prefetched_single_batches(ctx: RuleContext, stage: Stage, pipelines: list[P
     sizes: set[int] = set()
 
     def found(before: list[Stage], after: list[Stage]) -> Stage | None:
-        place = next((i for i, s in enumerate(after) if s.op in BATCHING_OPS), None)
+        place = next((i for i, s in enumerate(after) if _batches(s)), None)
         if place is None or after[place].op != "batch":
             return None
         size = ctx.queries.integer_literal(after[place].module, argument_value(after[place].node, "batch_size", 0),
@@ -269,6 +273,15 @@ def _prefetched_single_batches(ctx: RuleContext, stage: Stage, pipelines: list[P
 
 def _first(stages: list[Stage], op: str) -> Stage | None:
     return next((s for s in stages if s.op == op), None)
+
+
+def _batches(stage: Stage) -> bool:
+    """Whether ``stage`` groups elements into batches: ``.batch(n)``, ``.apply(dense_to_ragged_batch(n))``."""
+    if stage.op in BATCHING_OPS:
+        return True
+    applied = argument_value(stage.node, "transformation_func", 0) if stage.op == "apply" else None
+    return isinstance(applied, cst.Call) and any(name.rsplit(".", 1)[-1] in APPLIED_BATCHING
+                                                 for name in stage.module.qualified_names(applied.func))
 
 
 def _after(stage: Stage, pipelines: list[Pipeline],

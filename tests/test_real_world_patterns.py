@@ -6554,12 +6554,19 @@ def test_python_batches_background_workers_make_ahead_of_the_steps_are_possible(
     assert made.confidence is Confidence.LIKELY
 
 
-def test_a_stateful_map_over_whole_batches_before_a_prefetch_is_possible():
+@pytest.mark.parametrize("batching", [
+    ".batch(32)",
+    # tf2-edgetpu-examples batches ragged boxes with an experimental transformation
+    ".apply(tf.data.experimental.dense_to_ragged_batch(batch_size=32))",
+    ".apply(batch_and_drop_remainder(32))",
+])
+def test_a_stateful_map_over_whole_batches_before_a_prefetch_is_possible(batching):
     """Hands-On ML's diffusion notebook maps `prepare_batch` (random noise per batch) after `.batch(32)` and before
     `.prefetch(1)`: one call per step, made while the steps run. Mapped per element, the same function is the
     finding."""
     script = """
     import tensorflow as tf
+    from tensorflow.contrib.data import batch_and_drop_remainder
 
     def prepare_batch(images):
         noise = tf.random.normal(tf.shape(images))
@@ -6569,11 +6576,11 @@ def test_a_stateful_map_over_whole_batches_before_a_prefetch_is_possible():
     train_set = dataset.batch(32).map(prepare_batch).prefetch(1)
     model.fit(train_set, epochs=100)
     """
-    batched, = _findings({"train.py": script}, "TFD002")
+    batched, = _findings({"train.py": script.replace(".batch(32)", batching)}, "TFD002")
     assert batched.confidence is Confidence.POSSIBLE
     assert "it maps whole batches" in " ".join(e.message for e in batched.evidence)
     per_element, = _findings({"train.py": script.replace(".batch(32).map(prepare_batch)",
-                                                         ".map(prepare_batch).batch(32)")}, "TFD002")
+                                                         f".map(prepare_batch){batching}")}, "TFD002")
     assert per_element.confidence is Confidence.LIKELY
 
 
