@@ -4686,6 +4686,34 @@ def test_a_small_tf1_attention_model_is_sized_by_its_written_loops_and_weights()
     assert [(f.location.line, f.confidence) for f in findings] == [(22, Confidence.POSSIBLE)]
 
 
+def test_an_attention_product_of_a_tensor_bound_twice_is_no_layer():
+    """GAT's attention head multiplies its coefficients by `seq_fts`, a narrow layer's output that a dropout rebinds
+    on some runs: both bindings are computed, so the product is of activations, not a weight: 8 heads in 2 layers
+    of 8-unit features are no work for 16-bit units."""
+    findings = _findings({"gat.py": """
+        import tensorflow as tf
+
+        def attn_head(seq, out_sz, bias_mat, in_drop=0.0):
+            seq_fts = tf.layers.conv1d(seq, out_sz, 1, use_bias=False)
+            f_1 = tf.layers.conv1d(seq_fts, 1, 1)
+            coefs = tf.nn.softmax(f_1 + bias_mat)
+            if in_drop != 0.0:
+                seq_fts = tf.nn.dropout(seq_fts, 1.0 - in_drop)
+            return tf.matmul(coefs, seq_fts)
+
+        features = tf.placeholder(tf.float32, (1, 2708, 1433))
+        bias = tf.placeholder(tf.float32, (1, 2708, 2708))
+        hidden = tf.concat([attn_head(features, 8, bias, in_drop=0.6) for _ in range(8)], axis=-1)
+        logits = tf.add_n([attn_head(hidden, 7, bias, in_drop=0.6) for _ in range(8)]) / 8
+        loss = tf.reduce_mean(logits)
+        train_op = tf.train.AdamOptimizer(0.005).minimize(loss)
+        with tf.Session() as sess:
+            for epoch in range(100000):
+                sess.run(train_op)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.POSSIBLE)]
+
+
 def test_tf1_training_ops_as_real_scripts_make_them_and_leave_them():
     """An optimizer from a repo helper (`config_optimizer` returning `tf.train.MomentumOptimizer`) trains; a
     training op a checkpoint converter builds and never runs does not; summaries under `if gs - last >= 500:` whose
