@@ -159,7 +159,7 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         cached = cache.load(key, repo, profile)
         if cached is not None:
             return cached
-    index = SourceIndex.build(repo, sources, files_seen, declarations, listed=included)
+    index = SourceIndex.build(repo, sources, files_seen, declarations, listed=candidates)
     findings, hidden = run_rules(index, settings, profile)
     report = Report(repo, findings, profile, warnings + index.warnings, files_seen, len(index.modules), excluded,
                     **hidden, file_hashes=file_hashes(index))
@@ -195,7 +195,7 @@ def check(files: list[Path], settings: Settings, cache: ResultCache | None = Non
         cached = cache.load(key, Path.cwd())
         if cached is not None:
             return cached
-    index = SourceIndex.build(root, sources, files_seen, declarations, listed=included)
+    index = SourceIndex.build(root, sources, files_seen, declarations, listed=candidates)
     findings, hidden = run_rules(index, settings)  # no profile: nothing can be contradicted
     report = Report(Path.cwd(), findings, None, warnings + index.warnings, files_seen, len(index.modules), excluded,
                     **hidden, file_hashes=file_hashes(index))

@@ -15,7 +15,6 @@ import re
 import tokenize
 import warnings
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, TypeVar
 
@@ -235,7 +234,7 @@ class SourceIndex:
     def build(cls, root: Path, sources: Iterable[SourceFile], files_seen: int,
               declarations: dict[Path, bytes] | None = None, listed: Iterable[Path] | None = None) -> "SourceIndex":
         """The index of ``sources``; ``declarations``: the repo's dependency files (relative path -> contents), for
-        the TensorFlow it declares; ``listed``: every source file of the repo the run may read, parsed or not (by
+        the TensorFlow it declares; ``listed``: every source file of the repo, parsed or not, excluded or not (by
         default, the sources): where an import finds its module."""
         index = cls(root)
         index.files_seen = files_seen
@@ -435,30 +434,16 @@ class SourceIndex:
         return next((self._modules_by_import_name[prefix] for end in range(len(parts), 0, -1)
                      if (prefix := ".".join(parts[:end])) in self._modules_by_import_name), [])
 
-    def module_found_by(self, importer: ModuleInfo, dotted: str) -> ModuleInfo | None:
-        """The module ``import dotted`` in ``importer`` loads, where that is a file this index read: found as Python
-        finds it from the script's own folder first (its ``sys.path[0]``), then from the repo's root (a script in
-        ``experiments/`` that puts the root on its path). None where the first file found is one the index did not
-        read (a helper that never mentions TensorFlow), or no file is found (an installed package)."""
-        relative = Path(*dotted.split("."))
-        for folder in (importer.path.parent, Path()):
-            found = self._module_file(folder / relative)
-            if found is not None:
-                return self._modules_by_path.get(found)
-        return None
-
     def holds_module(self, stem: Path) -> bool:
         """Whether the repo has a module or a package at ``stem`` (``pkg/data``: ``pkg/data.py``, a ``pkg/data/``
-        folder of modules)."""
-        return self._module_file(stem) is not None or any(stem in path.parents for path in self._listed)
+        folder of modules), or a file an import may load there that is no source (a Cython ``pkg/nms.pyx`` built
+        into ``pkg/nms.so``)."""
+        return self._module_file(stem) is not None or any(stem in path.parents for path in self._listed) or \
+            (self.root / stem).is_dir() or any((self.root / stem.parent).glob(f"{stem.name}.*"))
 
     def _module_file(self, stem: Path) -> Path | None:
         return next((candidate for candidate in (stem / "__init__.py", stem.with_suffix(".py"))
                      if candidate in self._listed), None)
-
-    @cached_property
-    def _modules_by_path(self) -> dict[Path, ModuleInfo]:
-        return {module.path: module for module in self.modules}
 
     def calls_to(self, *names: str) -> list[CallSite]:
         """Calls whose callee's canonical qualified name is one of ``names``, in source order."""

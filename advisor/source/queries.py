@@ -3690,7 +3690,7 @@ class SourceQueries:
         way itself (``depth`` calls deep)."""
         key = (id(statement), depth)
         if key not in self._raising_statements:
-            stop = self._raising_import(module, statement) or next(
+            stop = next(
                 (stop for expression in header_expressions(statement) for node in evaluated_every_time(expression)
                  if (stop := self._raising_name(module, node) if isinstance(node, cst.Name) else
                      self._raising_call(self._call_at[id(node)], depth)
@@ -3701,30 +3701,6 @@ class SourceQueries:
                     break
             self._raising_statements[key] = stop
         return self._raising_statements[key]
-
-    def _raising_import(self, module: ModuleInfo, statement: cst.BaseStatement) -> RunStop | None:
-        """ImportError where ``statement`` imports a name from a repo module that binds it nowhere, in any scope (a
-        script left behind when ``compute_loss`` left ``core/model_factory.py``): not where the module may bind
-        names its source does not show (a star import, ``globals()``, a module ``__getattr__``, another module
-        setting it), nor a package whose folder may hold a submodule of that name."""
-        imports = [small for small in statement.body if isinstance(small, cst.ImportFrom)] \
-            if isinstance(statement, cst.SimpleStatementLine) else []
-        for imported in imports:
-            if imported.relative or imported.module is None or isinstance(imported.names, cst.ImportStar):
-                continue
-            dotted = cst.helpers.get_full_name_for_node(imported.module)
-            source = self.index.module_found_by(module, dotted)
-            if source is None or source is module or source.names.star_imports or DYNAMIC_BINDING.search(source.code):
-                continue
-            bound = self._names_bound_in(source.tree)
-            for alias in imported.names:
-                name = cst.helpers.get_full_name_for_node(alias.name)
-                if name in bound or "__getattr__" in bound or name in self._names_set_on_imports or (
-                        source.path.name == "__init__.py" and self.index.holds_module(source.path.parent / name)):
-                    continue
-                return RunStop(f"`from {dotted} import {name}` raises ImportError: {source.path.as_posix()} binds no "
-                               f"`{name}`", module.location(imported))
-        return None
 
     def _raising_name(self, module: ModuleInfo, name: cst.Name) -> RunStop | None:
         """NameError for ``name``, a value read: nothing in its module binds it, anywhere, though another repo module
@@ -4080,9 +4056,13 @@ class SourceQueries:
         exporters = self._star_exporters(owners[0])
         if exporters is None or any("__getattr__" in self._code_words(module) for module in exporters):
             return False
+        # A package's folder may hold the name as a module the index never read (a Cython extension, a helper
+        # that names no TensorFlow, a test file left out).
+        package = owners[0].path.parent if owners[0].path.name == "__init__.py" else None
         return any(isinstance(alias.name, cst.Name) and not any(
             alias.name.value in self._code_words(module) for module in exporters)
             and self.index.modules_imported_by(f"{source}.{alias.name.value}") == owners
+            and not (package is not None and self.index.holds_module(package / alias.name.value))
             for alias in statement.names)
 
     def _code_words(self, module: ModuleInfo) -> frozenset[str]:
