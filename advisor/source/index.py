@@ -438,12 +438,8 @@ class SourceIndex:
         """Whether the repo has a module or a package at ``stem`` (``pkg/data``: ``pkg/data.py``, a ``pkg/data/``
         folder of modules), or a file an import may load there that is no source (a Cython ``pkg/nms.pyx`` built
         into ``pkg/nms.so``)."""
-        return self._module_file(stem) is not None or any(stem in path.parents for path in self._listed) or \
+        return stem.with_suffix(".py") in self._listed or any(stem in path.parents for path in self._listed) or \
             (self.root / stem).is_dir() or any((self.root / stem.parent).glob(f"{stem.name}.*"))
-
-    def _module_file(self, stem: Path) -> Path | None:
-        return next((candidate for candidate in (stem / "__init__.py", stem.with_suffix(".py"))
-                     if candidate in self._listed), None)
 
     def calls_to(self, *names: str) -> list[CallSite]:
         """Calls whose callee's canonical qualified name is one of ``names``, in source order."""
