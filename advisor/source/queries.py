@@ -2611,7 +2611,8 @@ class SourceQueries:
         self._local_settings: dict[int, dict[str, cst.BaseExpression]] = {}  # by function node: name -> value
         self._statement_orders: dict[int, dict[int, int]] = {}  # by module
         self._runner_parameters: dict[int, frozenset[str]] = {}  # by function node (_parameters_run)
-        self._aliases: dict[int, dict[str, set[str]]] = {}  # by function (or module) node: name -> what it is bound to
+        # by function (or module) node: name -> what it is bound to, in source order (a dict used as an ordered set)
+        self._aliases: dict[int, dict[str, dict[str, None]]] = {}
         self._call_graph_building = False  # while it is, values are read from syntax and constants only
         self._module_word_counts: dict[int, Counter[str]] = {}  # by module: the words of its code (_word_counts)
         self._module_strings: dict[int, Counter[str]] = {}  # by module: its strings' text, counted
@@ -3308,18 +3309,18 @@ class SourceQueries:
         func = site.node.func
         if not isinstance(func, cst.Name):
             return []
-        bound = self._aliases_in(site.module, site.function).get(func.value, set())
+        bound = self._aliases_in(site.module, site.function).get(func.value, {})
         if not bound and site.function is not None:
-            bound = self._aliases_in(site.module, None).get(func.value, set())
+            bound = self._aliases_in(site.module, None).get(func.value, {})
         return [function for function, _ in self.index.callees(bound)]
 
-    def _aliases_in(self, module: ModuleInfo, function: FunctionInfo | None) -> dict[str, set[str]]:
+    def _aliases_in(self, module: ModuleInfo, function: FunctionInfo | None) -> dict[str, dict[str, None]]:
         """The names the body of ``function`` (None: the module's top level) binds to another name or attribute,
         with what those resolve to: one by one, or a tuple of them (``train_step, test_step = train_one_step,
         test_one_step``)."""
         scope = function.node if function is not None else module.tree
         if id(scope) not in self._aliases:
-            aliases: dict[str, set[str]] = {}
+            aliases: dict[str, dict[str, None]] = {}
             named = m.Name() | m.Attribute(value=m.Name())
             for assign in m.findall(scope, m.Assign(targets=[m.AssignTarget(m.Name() | m.Tuple())],
                                                     value=named | m.Tuple())):
@@ -3331,7 +3332,7 @@ class SourceQueries:
                     value, cst.Tuple) and len(target.elements) == len(value.elements) else []
                 for name, bound in pairs:
                     if isinstance(name, cst.Name) and m.matches(bound, named):
-                        aliases.setdefault(name.value, set()).update(module.names.resolve(bound))
+                        aliases.setdefault(name.value, {}).update(dict.fromkeys(sorted(module.names.resolve(bound))))
             self._aliases[id(scope)] = aliases
         return self._aliases[id(scope)]
 

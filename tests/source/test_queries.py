@@ -3,6 +3,9 @@ per step, host costs, Keras compiles, model construction and output layers, inte
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 
 import libcst as cst
@@ -1836,3 +1839,48 @@ def test_an_init_defined_in_a_function_and_passed_to_type_is_no_method_of_a_clas
         """)
     queries = SourceQueries(index)
     assert queries.reach(module(index), function(index, "_setup").node) is not None
+
+
+
+_PICKED_GENERATOR = """
+import tensorflow as tf
+
+def yolo3_generator(lines):
+    while True:
+        yield [open(line).read() for line in lines], None
+
+def yolo2_generator(lines):
+    while True:
+        yield [open(line).read() for line in lines], None
+
+def train(model_type, lines, model):
+    if model_type == "yolo3":
+        data_generator = yolo3_generator
+    else:
+        data_generator = yolo2_generator
+    model.fit(data_generator(lines), epochs=10)
+"""
+# Prints the functions `data_generator(lines)` runs, in the order the queries give them.
+_CALLEES_PROBE = """
+import sys
+from pathlib import Path
+from advisor.source.index import SourceIndex
+from advisor.source.queries import SourceQueries
+from advisor.source.walk import SourceFile
+
+root = Path(sys.argv[1])
+index = SourceIndex.build(root, [SourceFile(Path("train.py"), root / "train.py", (root / "train.py").read_bytes())], 1)
+site, = [c for c in index.calls if c.module.node_code(c.node) == "data_generator(lines)"]
+print([f.name for f in SourceQueries(index).callees_of(site)])
+"""
+
+
+def test_a_name_bound_to_several_functions_calls_them_in_source_order(tmp_path):
+    """keras-YOLOv3-model-set binds `data_generator` to one generator per model type: the functions a call of it
+    runs come in the order the code binds them, whatever Python's hash seed (a set of their names once made the
+    evidence name a different generator from one run to the next)."""
+    (tmp_path / "train.py").write_text(_PICKED_GENERATOR)
+    runs = {subprocess.run([sys.executable, "-c", _CALLEES_PROBE, str(tmp_path)], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout.strip()
+            for seed in range(6)}
+    assert runs == {"['yolo3_generator', 'yolo2_generator']"}
