@@ -4714,6 +4714,64 @@ def test_an_attention_product_of_a_tensor_bound_twice_is_no_layer():
     assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.POSSIBLE)]
 
 
+@pytest.mark.parametrize("argument, setting, confidence", [
+    ("residual=False", "False", Confidence.POSSIBLE),
+    ("", "False", Confidence.POSSIBLE),  # the default
+    ("residual=residual", "False", Confidence.POSSIBLE),  # what the builder's own caller passes
+    ("residual=residual", "True", Confidence.LIKELY),
+    ("residual=True", "False", Confidence.LIKELY),
+    ("residual=not residual", "True", Confidence.POSSIBLE),
+])
+def test_a_branch_the_call_s_arguments_rule_out_builds_no_layers(argument, setting, confidence):
+    """GAT's attention heads project their input in an `if residual:` branch that its calls switch off with
+    `residual=False` (and its last with `True`): the layers of a helper's branch count where the call that runs the
+    helper can take it. Twelve blocks of one narrow layer each are no work for 16-bit units; with their 512-unit
+    projections they are."""
+    findings = _findings({"train.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def block(x, residual=False):
+            y = tf.keras.layers.Dense(64, activation="relu")(x)
+            if residual:
+                y = y + tf.keras.layers.Dense(512)(x)
+            return y
+
+        def make_model(residual):
+            inputs = tf.keras.Input((512,))
+            x = inputs
+            for _ in range(12):
+                x = block(x, {argument})
+            return tf.keras.Model(inputs, tf.keras.layers.Dense(10)(block(x, residual=True)))
+
+        features = np.load("features.npy")
+        model = make_model(residual={setting})
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(features["x"], features["y"], epochs=10)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [confidence]
+
+
+def test_a_loop_over_a_list_s_last_item_runs_that_many_times():
+    """`for i in range(n_heads[-1])`: the last item of `n_heads = [8, 1]` (GAT's one output head), not the
+    largest item of the list."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def make_model(n_heads):
+            inputs = tf.keras.Input((512,))
+            heads = [tf.keras.layers.Dense(512)(inputs) for _ in range(n_heads[-1])]
+            return tf.keras.Model(inputs, tf.keras.layers.Dense(10)(tf.add_n(heads)))
+
+        features = np.load("features.npy")
+        model = make_model([16, 1])
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(features["x"], features["y"], epochs=10)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+
+
 def test_tf1_training_ops_as_real_scripts_make_them_and_leave_them():
     """An optimizer from a repo helper (`config_optimizer` returning `tf.train.MomentumOptimizer`) trains; a
     training op a checkpoint converter builds and never runs does not; summaries under `if gs - last >= 500:` whose

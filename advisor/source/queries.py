@@ -4291,48 +4291,54 @@ class SourceQueries:
                 return True
         return False
 
-    def _truth(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH) -> bool | None:
+    def _truth(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH,
+               passed: _Passed | None = None) -> bool | None:
         """Whether ``value`` is true as the source writes it (see :meth:`_value`); None when the source does not
         say."""
-        known = self._value(module, value, depth)
+        known = self._value(module, value, depth, passed)
         return None if known is _UNKNOWN else bool(known)
 
-    def _value(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH) -> object:
+    def _value(self, module: ModuleInfo, value: cst.BaseExpression, depth: int = CALL_DEPTH,
+               passed: _Passed | None = None) -> object:
         """The Python value of ``value`` as the source writes it: a literal (``True``, ``None``, a number, a string,
         a tuple or list of those), a constant or a command-line flag's default that holds one, and ``not``,
         ``and``/``or`` and comparisons of those (``FLAGS.mode == "eager_tf"`` with ``mode`` defaulting to
-        ``"fit"`` is False); ``_UNKNOWN`` when the source does not say."""
+        ``"fit"`` is False); ``_UNKNOWN`` when the source does not say. ``passed``: what one call gave the
+        parameters of the function ``value`` is in (``residual=False``), which then decides them."""
         if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[value.value]
         if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
             return value.evaluated_value
         if isinstance(value, (cst.Tuple, cst.List)):
-            elements = [self._value(module, e.value, depth) for e in value.elements if isinstance(e, cst.Element)]
+            elements = [self._value(module, e.value, depth, passed) for e in value.elements if isinstance(e, cst.Element)]
             return tuple(elements) if len(elements) == len(value.elements) and _UNKNOWN not in elements else _UNKNOWN
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
-            known = self._value(module, value.expression, depth)
+            known = self._value(module, value.expression, depth, passed)
             return _UNKNOWN if known is _UNKNOWN else not known
         if isinstance(value, cst.BooleanOperation):
-            left = self._value(module, value.left, depth)
+            left = self._value(module, value.left, depth, passed)
             if left is not _UNKNOWN and bool(left) == isinstance(value.operator, cst.Or):
                 return left  # `True or x`, `False and x`: the right side does not matter
-            right = self._value(module, value.right, depth)
+            right = self._value(module, value.right, depth, passed)
             return _UNKNOWN if left is _UNKNOWN or right is _UNKNOWN else right
         if isinstance(value, cst.Comparison):
-            return self._compared(module, value, depth)
+            return self._compared(module, value, depth, passed)
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
-            left, right = self._value(module, value.left, depth), self._value(module, value.right, depth)
+            left, right = self._value(module, value.left, depth, passed), self._value(module, value.right, depth, passed)
             numbers = all(isinstance(side, (int, float)) and not isinstance(side, bool) for side in (left, right))
             result = ARITHMETIC[type(value.operator)](left, right) if numbers else None
             return _UNKNOWN if result is None else result
         if m.matches(value, m.Call(func=m.Name("str"), args=[m.Arg(keyword=None)])):
-            known = self._value(module, value.args[0].value, depth)
+            known = self._value(module, value.args[0].value, depth, passed)
             return _UNKNOWN if known is _UNKNOWN else str(known)
         if m.matches(value, m.Call(func=m.Attribute(attr=m.Name("lower") | m.Name("upper") | m.Name("strip")),
                                    args=[])):
             # a flag normalized before it is compared: `str(args.model).lower() == "wrn"`
-            known = self._value(module, value.func.value, depth)
+            known = self._value(module, value.func.value, depth, passed)
             return getattr(known, value.func.attr.value)() if isinstance(known, str) else _UNKNOWN
+        if passed is not None and passed.function is not None and isinstance(value, cst.Name) and \
+                value.value in passed.function.params:
+            return self._passed_value(value.value, passed, depth) if depth else _UNKNOWN
         bound = self.flag_default(module, value) if depth else None
         if bound is None and depth and isinstance(value, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, value)
@@ -4343,10 +4349,26 @@ class SourceQueries:
             local = self._local_setting(module, value)
             bound = (module, local) if local is not None else None
             if bound is None:
-                passed = [self._value(*setting, depth - 1) for setting in self._parameter_settings(module, value)]
-                return passed[0] if passed and _UNKNOWN not in passed and all(
-                    known == passed[0] for known in passed) else _UNKNOWN
+                settings = [self._value(*setting, depth - 1) for setting in self._parameter_settings(module, value)]
+                return settings[0] if settings and _UNKNOWN not in settings and all(
+                    known == settings[0] for known in settings) else _UNKNOWN
         return self._value(*bound, depth - 1) if bound is not None else _UNKNOWN
+
+    def _passed_value(self, parameter: str, passed: _Passed, depth: int) -> object:
+        """What one call (``passed``) gives ``parameter`` of the function it calls: its argument, valued where the
+        call is, else the parameter's default where the call passes no ``*args`` or ``**kwargs`` that may hold it.
+        ``_UNKNOWN`` where the function binds the parameter again."""
+        function, site = passed.function, passed.site
+        if _assignments(function.node.body, m.Name(parameter)):
+            return _UNKNOWN
+        if parameter in passed.arguments:
+            # `outer` is what reached the caller's own parameters (not a closure factory's: see _factory_passed)
+            outer = passed.outer if passed.outer is not None and passed.outer.function is site.function else None
+            return self._value(site.module, passed.arguments[parameter], depth - 1, outer)
+        default = _parameter_default(function, parameter)
+        if default is None or any(arg.star for arg in site.node.args):
+            return _UNKNOWN
+        return self._value(function.module, default, depth - 1)
 
     def _instance_setting(self, module: ModuleInfo, reading: cst.Attribute, depth: int) -> object:
         """What ``self.<attribute>``, read in a method, holds in every instance of its class (``RainbowAgent(
@@ -4428,11 +4450,12 @@ class SourceQueries:
                 if len(values) == 1 and bound not in other}
         return self._local_settings[id(function.node)].get(name.value)
 
-    def _compared(self, module: ModuleInfo, comparison: cst.Comparison, depth: int) -> object:
+    def _compared(self, module: ModuleInfo, comparison: cst.Comparison, depth: int,
+                  passed: _Passed | None = None) -> object:
         """A comparison chain of known values (``a == b``, ``a in (b, c)``, ``a is None``, ``0 < a <= b``)."""
-        left = self._value(module, comparison.left, depth)
+        left = self._value(module, comparison.left, depth, passed)
         for target in comparison.comparisons:
-            right = self._value(module, target.comparator, depth)
+            right = self._value(module, target.comparator, depth, passed)
             compare = _COMPARISONS.get(type(target.operator))
             if left is _UNKNOWN or right is _UNKNOWN or compare is None:
                 return _UNKNOWN
@@ -7704,6 +7727,8 @@ class SourceQueries:
         for call in calls:
             if self.skipped_by_default(call.module, call.module.location(call.node).line, 0) is not None:
                 continue  # a branch a run with the defaults skips (`if FLAGS.deeper:` a second network)
+            if passed is not None and self._ruled_out(call, passed):
+                continue  # `if residual:` in a helper this call passes `residual=False`
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
             applied = self._applied_model(call) if depth else None
             if applied is not None:  # `x = conv_base(x)`: a model built earlier, applied as a layer
@@ -7816,6 +7841,21 @@ class SourceQueries:
             if known_before is None and tally.application is not None:
                 # `backbone = get_backbone()` (a builder of a known architecture), then `backbone.trainable = False`
                 tally.frozen = tally.frozen or self._frozen_for_good(call)
+
+    def _ruled_out(self, call: CallSite, passed: _Passed) -> bool:
+        """Whether ``call`` is in a branch of its function that what one call of the function (``passed``) rules
+        out: ``if residual:`` where that call passes ``residual=False``, the ``else`` of ``if norm == "batch":``
+        where it leaves ``norm="batch"`` to its default."""
+        if passed.function is None or passed.function is not call.function:
+            return False
+        child, parent = call.node, call.module.parent(call.node)
+        while parent is not None and parent is not call.function.node:
+            if isinstance(parent, cst.If) and child is not parent.test:
+                truth = self._truth(call.module, parent.test, passed=passed)
+                if truth is not None and truth != (child is parent.body):
+                    return True
+            child, parent = parent, call.module.parent(parent)
+        return False
 
     def _applies_object_made_here(self, call: CallSite, callee: FunctionInfo) -> bool:
         """Whether ``call`` applies an object its name holds (``d_cell(inputs, state)``) made in the same function
@@ -8296,6 +8336,8 @@ class SourceQueries:
                 scaled = self._value(module, value.args[0].value, depth)
                 whole = int(scaled) if isinstance(scaled, (int, float)) and not isinstance(scaled, bool) else None
             return whole
+        if m.matches(value, m.UnaryOperation(operator=m.Minus(), expression=m.Integer())) and element is None:
+            return -value.expression.evaluated_value  # an index from the end: `n_heads[-1]`
         number = self.integer_literal(module, value) if element is None else None
         if number is not None or depth == 0 or value is None:
             return number.value if number is not None else None
