@@ -4752,6 +4752,34 @@ def test_a_branch_the_call_s_arguments_rule_out_builds_no_layers(argument, setti
     assert [f.confidence for f in findings] == [confidence]
 
 
+def test_a_module_function_named_like_a_keras_method_is_set_by_its_calls():
+    """A script's own `build(residual)` is no Keras layer's `build`, which the framework calls with what it likes:
+    what its one call passes (`residual=False`) decides the branches of the helpers it hands the flag to."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def block(x, residual):
+            y = tf.keras.layers.Dense(64, activation="relu")(x)
+            if residual:
+                y = y + tf.keras.layers.Dense(512)(x)
+            return y
+
+        def build(residual):
+            inputs = tf.keras.Input((512,))
+            x = inputs
+            for _ in range(12):
+                x = block(x, residual)
+            return tf.keras.Model(inputs, tf.keras.layers.Dense(10)(x))
+
+        features = np.load("features.npy")
+        model = build(residual=False)
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(features["x"], features["y"], epochs=10)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+
+
 def test_a_loop_over_a_list_s_last_item_runs_that_many_times():
     """`for i in range(n_heads[-1])`: the last item of `n_heads = [8, 1]` (GAT's one output head), not the
     largest item of the list."""

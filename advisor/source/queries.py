@@ -1968,9 +1968,11 @@ def _without_evaluation(graph: nx.DiGraph) -> nx.DiGraph:
 
 def _called_by_framework(method: FunctionInfo) -> bool:
     """A method that the framework, or Python, calls on an object by itself: Keras' ``call``, ``build`` and
-    ``train_step``, a callback's ``on_*`` hooks, a ``Sequence``'s ``__getitem__``, any special method."""
+    ``train_step``, a callback's ``on_*`` hooks, a ``Sequence``'s ``__getitem__``, any special method. Not a
+    module's function of such a name (a script's ``build(residual=False)``): only its calls run it."""
     name = method.name
-    return name in FRAMEWORK_CALLED_METHODS or name.startswith("on_") or (name.startswith("__") and name.endswith("__"))
+    return method.class_key is not None and (name in FRAMEWORK_CALLED_METHODS or name.startswith("on_") or (
+        name.startswith("__") and name.endswith("__")))
 
 
 def _is_constructor(function: FunctionInfo) -> bool:
