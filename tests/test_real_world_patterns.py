@@ -4780,6 +4780,37 @@ def test_a_module_function_named_like_a_keras_method_is_set_by_its_calls():
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
 
 
+@pytest.mark.parametrize("start, levels, confidence", [
+    (16, 4, Confidence.LIKELY),  # 16, 32, 64, 128 filters down, 256 at the bottom
+    (8, 3, Confidence.POSSIBLE),  # 8, 16 and 32 down: only the bottom's 64 filters count
+])
+def test_filters_doubled_at_each_level_widen_the_layers_that_read_them(start, levels, confidence):
+    """A U-Net's `n_filters *= 2` at the end of each level: the layers of later levels and of the bottom read the
+    doubled number, not the first level's."""
+    findings = _findings({"train.py": f"""
+        import numpy as np
+        from tensorflow import keras
+
+        def unet(levels):
+            inputs = keras.Input((256, 256, 1))
+            x = inputs
+            n_filters = {start}
+            for _ in range(levels):
+                x = keras.layers.Conv2D(n_filters, 3, padding="same", activation="relu")(x)
+                x = keras.layers.Conv2D(n_filters, 3, padding="same", activation="relu")(x)
+                x = keras.layers.MaxPooling2D()(x)
+                n_filters *= 2
+            x = keras.layers.Conv2D(n_filters, 3, padding="same", activation="relu")(x)
+            return keras.Model(inputs, keras.layers.Conv2D(1, 1, activation="sigmoid")(x))
+
+        scans = np.load("scans.npz")
+        model = unet({levels})
+        model.compile("adam", "binary_crossentropy")
+        model.fit(scans["x"], scans["y"], batch_size=16, epochs=50)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [confidence]
+
+
 def test_a_loop_over_a_list_s_last_item_runs_that_many_times():
     """`for i in range(n_heads[-1])`: the last item of `n_heads = [8, 1]` (GAT's one output head), not the
     largest item of the list."""

@@ -2580,6 +2580,10 @@ class _Assigned(cst.CSTVisitor):
             self.values.append(node.value)
 
 
+# Augmented assignments that make a non-negative number larger: `n_filters *= 2`, `units += 64`, `channels <<= 1`.
+_GROWING_ASSIGNMENT = m.MultiplyAssign() | m.AddAssign() | m.LeftShiftAssign()
+
+
 def _assignments(block: cst.CSTNode, target: m.BaseMatcherNode) -> list[cst.BaseExpression]:
     visitor = _Assigned(target)
     visit_reading(block, visitor)
@@ -8376,7 +8380,42 @@ class SourceQueries:
         kept = passed if bound[1] is scope else None
         while passed is not None and kept is None and bound[1] is not None:
             kept, passed = (passed if passed.function is bound[1] else None), passed.outer
-        return self._integer(bound[0], bound[2], kept, bound[1], depth - 1, element)
+        start = self._integer(bound[0], bound[2], kept, bound[1], depth - 1, element)
+        if start is None or element is not None or not isinstance(value, cst.Name) or bound[0] is not module:
+            return start
+        return self._grown(module, bound[1], value, start, kept, depth)
+
+    def _grown(self, module: ModuleInfo, scope: FunctionInfo | None, reading: cst.Name, start: int,
+               passed: _Passed | None, depth: int) -> int | None:
+        """The most the name ``reading`` reads comes to, from ``start`` (its one plain assignment in ``scope``), after
+        the augmented assignments there that grow it and may run before the read: a U-Net's ``n_filters *= 2`` at the
+        end of each of its 3 levels makes the 32 filters of its first level 128 on its last and 256 below it. None
+        where one grows it by an amount, or as often, as the source does not say (a ``while`` loop)."""
+        block = scope.node.body if scope is not None else module.tree
+        line = module.location(reading).line
+        value = start
+        for growth in m.findall(block, m.AugAssign(target=m.Name(reading.value), operator=_GROWING_ASSIGNMENT)):
+            grown_at = module.location(growth).line
+            loop = module.enclosing_loop(growth)
+            if loop is None:
+                times = 1 if grown_at < line else 0
+            else:
+                looped = self._values_looped(module, scope, loop, passed) if isinstance(loop, cst.For) else None
+                if looped is None:
+                    return None
+                times = looped if isinstance(looped, int) else len(looped)
+                span = module.location(loop)
+                if line < span.line:
+                    times = 0  # read before the loop
+                elif line <= span.end_line and line < grown_at:
+                    times -= 1  # read in the loop ahead of the growth: the last iteration's growth comes after
+            by = self._integer(module, growth.value, passed, scope, depth - 1)
+            if by is None or by < 0:
+                return None
+            for _ in range(max(times, 0)):
+                value = value * by if isinstance(growth.operator, cst.MultiplyAssign) else value << by \
+                    if isinstance(growth.operator, cst.LeftShiftAssign) else value + by
+        return value
 
     def _last_assigned_above(self, module: ModuleInfo, name: cst.Name
                              ) -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
