@@ -4811,6 +4811,73 @@ def test_filters_doubled_at_each_level_widen_the_layers_that_read_them(start, le
     assert [f.confidence for f in findings] == [confidence]
 
 
+@pytest.mark.parametrize("returned", ["flags.FLAGS", "FLAGS"])
+def test_flags_a_function_defines_and_returns_have_their_defaults(returned):
+    """A TF1 template's `FLAGS = define_flags()`, whose `define_flags` defines the flags and returns `flags.FLAGS`:
+    `FLAGS.model` reads the flag, whose default ("dnn") picks a small MLP over the 8-layer CNN option."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        def define_flags():
+            flags = tf.app.flags
+            flags.DEFINE_string("model", "dnn", "dnn or cnn")
+            FLAGS = flags.FLAGS
+            return {returned}
+
+        FLAGS = define_flags()
+
+        def inference(inputs):
+            if FLAGS.model == "cnn":
+                x = tf.reshape(inputs, [-1, 64, 64, 1])
+                for filters in (64, 128, 256, 256, 512, 512, 512, 512):
+                    x = tf.layers.conv2d(x, filters, 3, padding="same", activation=tf.nn.relu)
+                return tf.layers.dense(tf.layers.flatten(x), 2)
+            return tf.layers.dense(tf.layers.dense(inputs, 32, activation=tf.nn.relu), 2)
+
+        features = tf.placeholder(tf.float32, [None, 4096])
+        labels = tf.placeholder(tf.int64, [None])
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, inference(features))
+        train_op = tf.train.AdamOptimizer(0.001).minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(train_op)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+
+
+def test_estimator_input_functions_handed_over_as_partials_feed_what_their_method_does():
+    """`estimator.predict(functools.partial(make_dataset, sentence))`, positionally, through a name: a one-sentence
+    prediction input, no training pipeline; `estimator.train(train_input)` trains on what `input_fn` returns."""
+    findings = _findings({"classify.py": """
+        import functools
+        import tensorflow as tf
+
+        def make_dataset(sentence):
+            def generate():
+                yield list(sentence)
+            return tf.data.Dataset.from_generator(generate, output_types=tf.string).batch(1)
+
+        def input_fn(path, batch_size):
+            return tf.data.TextLineDataset(path).map(tf.strings.bytes_split).padded_batch(batch_size).repeat()
+
+        def model_fn(features, labels, mode):
+            logits = tf.layers.dense(features, 2)
+            loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+            train_op = tf.train.AdamOptimizer().minimize(loss, tf.train.get_global_step())
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+        train_input = functools.partial(input_fn, "train.txt", batch_size=64)
+        predict_input = functools.partial(make_dataset, "ABC.")
+        estimator = tf.estimator.Estimator(model_fn)
+        estimator.train(train_input)
+        predictions = estimator.predict(predict_input)
+        """}, "TFD001")
+    assert [(f.location.line, f.confidence, f.evidence[0].message.split(";")[0]) for f in findings] == [
+        (10, Confidence.LIKELY, "consumed by train at classify.py:21:1"),
+        (7, Confidence.POSSIBLE, "consumed by predict at classify.py:22:15"),
+    ]
+
+
 def test_a_loop_over_a_list_s_last_item_runs_that_many_times():
     """`for i in range(n_heads[-1])`: the last item of `n_heads = [8, 1]` (GAT's one output head), not the
     largest item of the list."""

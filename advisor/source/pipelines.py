@@ -83,6 +83,8 @@ FUNCTION_CONSUMERS = {**dict.fromkeys(DATASET_FACTORY_OPS, ("inner", "map_func",
 INPUT_FN_ROLES = {"train": "train", "evaluate": "evaluate", "predict": "predict"}
 ESTIMATOR_SPECS = frozenset({"tensorflow.estimator.TrainSpec", "tensorflow.estimator.EvalSpec"})
 ESTIMATOR_SPECS_ROLE = {"tensorflow.estimator.TrainSpec": "train", "tensorflow.estimator.EvalSpec": "evaluate"}
+# A function with some of its arguments given: calling it calls the function (`functools.partial(input_fn, files)`).
+PARTIAL = frozenset({"functools.partial"})
 # Progress bars wrap what they iterate and hand its elements on: `for batch in tqdm(dataset)` reads the dataset.
 PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.tqdm_notebook"})
 # A returned pipeline whose function is named like this feeds evaluation or inference, not training.
@@ -379,17 +381,30 @@ class PipelineCollector(CollectorVisitor):
             keyword = arg.keyword.value if arg.keyword is not None else None
             if method in FUNCTION_CONSUMERS and (keyword or position) in FUNCTION_CONSUMERS[method][1:]:
                 role = FUNCTION_CONSUMERS[method][0]
-            elif keyword == "input_fn":
+            elif keyword == "input_fn" or position == 0 and keyword is None and method in INPUT_FN_ROLES:
+                # (an Estimator's `train(input_fn)`; another object's `train(x)` hands it no repo function returning
+                # a dataset, which is all this links)
                 specs = names & ESTIMATOR_SPECS
                 role = ESTIMATOR_SPECS_ROLE[next(iter(specs))] if specs else INPUT_FN_ROLES.get(method or "", "train")
             else:
                 continue
-            if isinstance(arg.value, cst.Lambda):
-                value = self.value_of(arg.value.body)
-                if value is not None:
-                    self.graph.add_edge(value, _consumer(self.graph, role, node, self.module))
-            elif isinstance(arg.value, (cst.Name, cst.Attribute)) and (passed := self.qualified(arg.value)):
+            value = self._partial_function(arg.value) or arg.value
+            if isinstance(value, cst.Lambda):
+                returned = self.value_of(value.body)
+                if returned is not None:
+                    self.graph.add_edge(returned, _consumer(self.graph, role, node, self.module))
+            elif isinstance(value, (cst.Name, cst.Attribute)) and (passed := self.qualified(value)):
                 self.graph.graph.setdefault("passed_functions", []).append((passed, role, node, self.module))
+
+    def _partial_function(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The function a ``functools.partial`` calls, written here or bound to the name ``expr`` before
+        (``train_input = functools.partial(input_fn, train_files)``)."""
+        bound = self.lookup(expr.value) if isinstance(expr, cst.Name) else None
+        call = self.graph.nodes[bound].get("node") if bound is not None and bound in self.graph else expr
+        if isinstance(call, cst.Call) and call.args and call.args[0].keyword is None and \
+                self.qualified(call.func) & PARTIAL:
+            return call.args[0].value
+        return None
 
     def _record_possible_repo_call(self, node: cst.Call, names: frozenset[str]) -> None:
         """Remember a call that may be to a function of this repo, with the values passed to it.

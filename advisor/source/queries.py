@@ -28,7 +28,7 @@ from ..model import Location, Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage, counted_stop, loop_element
 from .index import MAIN_BLOCK, SourceIndex
 from .names import GRADIENT_TAPE, STAR_DEPTH, TF_FUNCTION_WRAPPERS, import_names, tf1_only
-from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PROGRESS_BARS
+from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PARTIAL, PROGRESS_BARS
 from .raising import (DEFINED_EVERYWHERE, DYNAMIC_BINDING, bound_names, evaluated_every_time, header_expressions,
                       inner_blocks, is_generator, may_leave_early, rejected_arguments)
 from .syntax import argument, argument_value, brief, literal, method_name, parameter_names
@@ -233,7 +233,6 @@ RANDOM_DRAWS = frozenset(f"tensorflow.{op}" for op in (
 _ELEMENT_SHAPE = m.Call(func=m.Attribute(attr=m.Name("shape")) | m.Name("shape")) | m.Attribute(attr=m.Name("shape"))
 # Methods of lookup tables and sparse results with the same cost (`vocab_table.lookup(tokens)`).
 LIGHT_METHODS = METADATA_METHODS | frozenset({"lookup"})
-PARTIAL = frozenset({"functools.partial"})
 # Python's own calls of a function on each item of an iterable.
 PYTHON_APPLIERS = frozenset({"builtins.map", "builtins.filter"})
 # Keras 1's argument names, which Keras 2 renamed and accepted with a warning up to 2.3 (tf.keras never did).
@@ -8478,7 +8477,8 @@ class SourceQueries:
                 expression.value.attr.value in self._attributes_assigned(module).get("self", ()):
             # `self.args.prop_a`, the namespace a class was given and keeps (`self.args = args`), read as `args`
             expression = expression.with_changes(value=expression.value.attr)
-        if any(n.startswith(FLAG_MODULES) and n.split(".")[-2] == "FLAGS" for n in module.qualified_names(expression)):
+        if any(n.startswith(FLAG_MODULES) and n.split(".")[-2] == "FLAGS" for n in module.qualified_names(
+                expression)) or module.qualified_names(expression.value) & self._flag_objects:
             definitions = self._flag_definitions.get(expression.attr.value, [])
         elif isinstance(expression.value, cst.Name) and expression.value.value in self._argument_namespaces and \
                 not self._argument_written(module, expression):
@@ -8493,6 +8493,22 @@ class SourceQueries:
         if any(default is None for _, default in chosen):
             return None
         return chosen[0] if len({owner.node_code(default) for owner, default in chosen}) == 1 else None
+
+    @cached_property
+    def _flag_objects(self) -> frozenset[str]:
+        """Module globals (by qualified name) bound to the flags object a repo function defines and returns:
+        ``FLAGS = define_flags()``, where ``define_flags`` ends with ``return tf.app.flags.FLAGS``."""
+        returning = [f for f in self.index.functions if "FLAGS" in f.module.code and _returns_flags(f)]
+        names = {f.name for f in returning}
+        held: set[str] = set()
+        for site in self.index.calls if returning else ():
+            if site.function is None and {n.rsplit(".", 1)[-1] for n in site.names} & names and any(
+                    callee in returning for callee in self.callees_of(site)):
+                binding = self.index.assignment_of(site.node)
+                for target in binding.targets if binding is not None else ():
+                    if isinstance(target.target, cst.Name):
+                        held |= site.module.qualified_names(target.target)
+        return frozenset(held)
 
     @cached_property
     def _flag_definitions(self) -> dict[str, list[tuple[ModuleInfo, cst.BaseExpression]]]:
@@ -9669,6 +9685,20 @@ def _returns_parsed(function: FunctionInfo) -> bool:
               for target in assign.targets if isinstance(target.target, cst.Name)}
     return any(m.matches(r.value, parsing) or isinstance(r.value, cst.Name) and r.value.value in parsed
                for r in m.findall(function.node.body, m.Return(value=m.Call() | m.Name())))
+
+
+def _returns_flags(function: FunctionInfo) -> bool:
+    """``return flags.FLAGS`` (TensorFlow 1.x's or absl's flags object), or the name it bound that to."""
+    module = function.module
+
+    def flags_object(node: cst.BaseExpression) -> bool:
+        return any(n.startswith(FLAG_MODULES) and n.endswith(".FLAGS") for n in module.qualified_names(node))
+
+    bound = {target.target.value for assign in m.findall(function.node.body, m.Assign(value=m.Attribute(
+        attr=m.Name("FLAGS")))) if flags_object(assign.value) for target in assign.targets
+        if isinstance(target.target, cst.Name)}
+    return any(flags_object(r.value) or isinstance(r.value, cst.Name) and r.value.value in bound
+               for r in m.findall(function.node.body, m.Return(value=m.Attribute(attr=m.Name("FLAGS")) | m.Name())))
 
 
 def _namespace_overwritten(call: cst.Call) -> str | None:
