@@ -4878,6 +4878,38 @@ def test_estimator_input_functions_handed_over_as_partials_feed_what_their_metho
     ]
 
 
+@pytest.mark.parametrize("population, reported", [
+    ("interactions.shape[1]", []),  # the items of the matrix it was given: all the training triplets
+    ("len(catalogue.items)", [(19, "TFH007")]),  # a few items of a global collection: a minibatch
+])
+def test_negatives_drawn_for_every_interaction_make_a_whole_epoch(population, reported):
+    """Neural collaborative filtering: each epoch fits on every (user, item) pair of the training matrix with a
+    negative item drawn at random for each, `np.random.randint(mat.shape[1], size=len(mat.row))`: a whole epoch
+    per `fit`, not a minibatch drawn from a held collection (`.shape` is an attribute read, not a global)."""
+    findings = _findings({"train.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        catalogue = load_catalogue()
+
+        def get_triplets(interactions):
+            return interactions.row, interactions.col, np.random.randint({population}, size=256)
+
+        def build_model():
+            inputs = tf.keras.Input((3,))
+            return tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
+
+        train = load_interactions("train.csv")
+        model = build_model()
+        model.compile("adam", "mse")
+        for epoch in range(1000):
+            users, positives, negatives = get_triplets(train)
+            inputs = {{"user": users, "positive": positives, "negative": negatives}}
+            model.fit(inputs, np.ones(len(users)), batch_size=256, epochs=1)
+        """}, "TFH007")
+    assert _where(findings) == [(code, "train.py", line) for line, code in reported]
+
+
 def test_a_loop_over_a_list_s_last_item_runs_that_many_times():
     """`for i in range(n_heads[-1])`: the last item of `n_heads = [8, 1]` (GAT's one output head), not the
     largest item of the list."""

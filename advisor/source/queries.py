@@ -9434,8 +9434,10 @@ def _draws_held_items(site: CallSite) -> bool:
     if function is None:
         return False
     local = set(function.params) | set(_loop_bindings(function.node.body))
-    called = {id(call.func) for call in m.findall(population, m.Call())}
-    return any(name.value not in local for name in m.findall(population, m.Name()) if id(name) not in called)
+    # (a function called, or an attribute's name: `mat.shape[1]` reads only `mat`)
+    not_read = {id(call.func) for call in m.findall(population, m.Call())} | {
+        id(attribute.attr) for attribute in m.findall(population, m.Attribute())}
+    return any(name.value not in local for name in m.findall(population, m.Name()) if id(name) not in not_read)
 
 
 def _is_input_batch(site: CallSite) -> bool:
