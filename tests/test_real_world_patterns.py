@@ -4910,6 +4910,61 @@ def test_negatives_drawn_for_every_interaction_make_a_whole_epoch(population, re
     assert _where(findings) == [(code, "train.py", line) for line, code in reported]
 
 
+_POOLED_LOADER = """
+import cv2
+import numpy as np
+from concurrent.futures import ThreadPoolExecutor
+
+class DataGenerator:
+    def __init__(self, paths, batch_size):
+        self.paths, self.batch_size = paths, batch_size
+        self.pool = ThreadPoolExecutor(8)
+
+    def load_image(self, path):
+        return cv2.resize(cv2.imread(path), (64, 64))
+
+    def load(self):
+        futures = [self.pool.submit(self.load_image, path) for path in np.random.choice(self.paths, self.batch_size)]
+        images = np.asarray([future.result() for future in futures]).astype("float32") / 255.0
+        return images[:, ::2, ::2], images
+"""
+
+
+def test_a_step_held_in_a_local_name_takes_batches_a_pool_makes_while_it_waits():
+    """`compute = tf.function(self.compute_gradient)`, then `compute(model, x, y)` each iteration: the loop's step,
+    though the name it is called by is no function's. Its batches come from a loader that hands the decoding to a
+    thread pool and waits for the results (`submit`, then `.result()`): made side by side, but between two steps,
+    not ahead of them."""
+    findings = _findings({"generator.py": _POOLED_LOADER, "train.py": """
+        import glob
+        import tensorflow as tf
+        from generator import DataGenerator
+
+        class SuperResolution:
+            def __init__(self):
+                self.model = build_model()
+                self.data = DataGenerator(glob.glob("images/*.jpg"), batch_size=32)
+
+            def compute_gradient(self, model, optimizer, x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(y - model(x, training=True)))
+                optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),
+                                              model.trainable_variables))
+                return loss
+
+            def train(self):
+                optimizer = tf.keras.optimizers.Adam()
+                compute = tf.function(self.compute_gradient)
+                while True:
+                    x, y = self.data.load()
+                    compute(self.model, optimizer, x, y)
+
+        SuperResolution().train()
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 22, Confidence.LIKELY)]
+
+
 def test_a_loop_over_a_list_s_last_item_runs_that_many_times():
     """`for i in range(n_heads[-1])`: the last item of `n_heads = [8, 1]` (GAT's one output head), not the
     largest item of the list."""

@@ -235,6 +235,10 @@ _ELEMENT_SHAPE = m.Call(func=m.Attribute(attr=m.Name("shape")) | m.Name("shape")
 LIGHT_METHODS = METADATA_METHODS | frozenset({"lookup"})
 # Python's own calls of a function on each item of an iterable.
 PYTHON_APPLIERS = frozenset({"builtins.map", "builtins.filter"})
+# Worker pools' methods that run the function they are handed (`pool.submit(load_image, path)`): its work is still
+# the caller's, done side by side.
+POOL_SUBMISSIONS = frozenset({"submit", "apply_async", "map_async", "imap", "imap_unordered", "starmap",
+                              "starmap_async"})
 # Keras 1's argument names, which Keras 2 renamed and accepted with a warning up to 2.3 (tf.keras never did).
 KERAS_1_ARGUMENTS = frozenset({"output_dim", "nb_epoch", "nb_filter", "nb_row", "nb_col", "border_mode", "subsample",
                                "init", "W_regularizer", "b_regularizer", "dim_ordering", "samples_per_epoch",
@@ -395,6 +399,8 @@ class TrainingLoop:
     loop_module: ModuleInfo | None = None
     tensors: set[str] = field(default_factory=set)
     step_names: set[str] = field(default_factory=set)  # canonical names of the step functions it calls
+    # Its calls of step functions, by node: named or not (`train = tf.function(self.train_step)`, then `train(x)`).
+    step_calls: list[cst.Call] = field(default_factory=list)
     inline_step: bool = False  # the loop's own body opens the GradientTape and updates the weights
     # For such a loop that gets its gradients from a helper (`loss, grads = grad(model, x, y)`, the tape in it):
     # the helper's call.
@@ -472,9 +478,13 @@ class TrainingLoop:
             for branch, part in _branches_around(self.module, statement, self.node))
 
     def _runs_step(self, block: cst.CSTNode) -> bool:
-        """Whether ``block`` calls the training step (one of :attr:`step_names`)."""
-        return any(self.module.qualified_names(call.func) & self.step_names for call in m.findall(block, m.Call())
+        """Whether ``block`` calls the training step."""
+        return any(self.calls_step(call, self.module.qualified_names(call.func)) for call in m.findall(block, m.Call())
                    if isinstance(call.func, (cst.Name, cst.Attribute)))
+
+    def calls_step(self, call: cst.Call, names: frozenset[str]) -> bool:
+        """Whether ``call`` (of ``names``) is of one of its step functions."""
+        return bool(names & self.step_names) or any(call is step for step in self.step_calls)
 
     def _phase_test(self, test: cst.BaseExpression) -> bool:
         """Whether ``test`` orders the loop's counter against a bound the source does not write as a few steps
@@ -815,7 +825,7 @@ class _TensorNames(InLoopBody):
         if m.matches(value, _ENVIRONMENT_STEP):  # `s, r, done, info = env.step(a)`: Python values from the simulator
             return True
         names = self.names_of(value) if isinstance(value, cst.Call) else frozenset()
-        if isinstance(value, cst.Call) and not value.args and not names & self.loop.step_names and not any(
+        if isinstance(value, cst.Call) and not value.args and not self.loop.calls_step(value, names) and not any(
                 n.startswith(TENSOR_APIS) for n in names):
             return True
         return not self.loop.reads_tensor(value) and all(
@@ -849,7 +859,7 @@ class _TensorNames(InLoopBody):
         if self._gradients_of_a_tape(call):
             return True
         names = self.names_of(call)
-        return bool(names & self.loop.step_names) or any(n.startswith(TENSOR_APIS) and not n.startswith(
+        return self.loop.calls_step(call, names) or any(n.startswith(TENSOR_APIS) and not n.startswith(
             HOST_VALUE_APIS) for n in names)
 
 
@@ -5094,7 +5104,7 @@ class SourceQueries:
         ``GradientTape``'s, with the block itself)."""
         found: list[tuple[cst.CSTNode, cst.CSTNode]] = [
             (arg.value, call) for call in m.findall(loop.node.body, m.Call())
-            if self._names_of(call) & loop.step_names or any(call is c for c in loop.batch_trainings)
+            if loop.calls_step(call, self._names_of(call)) or any(call is c for c in loop.batch_trainings)
             for arg in call.args]
         if loop.inline_step:
             found += [(block, block) for block in m.findall(loop.node.body, m.With())]
@@ -5375,6 +5385,7 @@ class SourceQueries:
                     around.step_names.add(call.function.key)
             if not self._returns_python_values(step):
                 scope.step_names.update(call.names)
+                scope.step_calls.append(call.node)
             if not self.is_compiled(step):
                 scopes.setdefault(id(step.node), TrainingLoop(step.module, step.node, loop, loop_module))
         for call in self.index.calls_to(GRADIENT_TAPE):
@@ -6639,7 +6650,7 @@ class SourceQueries:
         was bound (``self.preprocess(x)`` where the constructor was given ``preprocess=self._load``); for a method
         of an object whose class the source does not show (``self.loader.load_img(fn)``, the loader the
         constructor was given), what the call graph says it runs."""
-        if call.names & PYTHON_APPLIERS and call.node.args:
+        if (call.names & PYTHON_APPLIERS or method_name(call.node) in POOL_SUBMISSIONS) and call.node.args:
             # `map(partial(self._preprocess_an_image, size=299), paths)`: the function it applies to each item
             applied = call.node.args[0].value
             while isinstance(applied, cst.Call) and applied.args and self._names_of(applied) & PARTIAL:
@@ -6734,11 +6745,15 @@ class SourceQueries:
         a queue (``GeneratorEnqueuer(generator(), use_multiprocessing=True).start(workers=8)``, a
         ``multiprocessing.Pool``, a ``threading.Thread``): the batches are made while the steps run. For a method,
         also where its class starts them (``start()`` runs ``Thread(target=self._run)`` filling the pool
-        ``get_batch`` draws from)."""
+        ``get_batch`` draws from). Not where making a batch waits for the workers' results itself
+        (``pool.submit(load_image, path)``, then ``.result()``): they make that batch side by side, not ahead."""
         owner = function.function
+        runs = self.calls_run_by(function)
+        if any(m.matches(site.node.func, m.Attribute(attr=m.Name("result"))) for site in runs):
+            return None
         siblings = [site for method in self.index.methods_of(self.index.class_of(owner))
                     for site in self.calls_in(method)] if owner is not None and owner.class_key is not None else []
-        return next((site for site in [*self.calls_run_by(function), *siblings] if any(
+        return next((site for site in [*runs, *siblings] if any(
             name.rsplit(".", 1)[-1].endswith("Enqueuer") or name.startswith(BACKGROUND_WORKERS)
             for name in site.names)), None)
 
