@@ -2591,6 +2591,8 @@ class _Assigned(cst.CSTVisitor):
 
 # Augmented assignments that make a non-negative number larger: `n_filters *= 2`, `units += 64`, `channels <<= 1`.
 _GROWING_ASSIGNMENT = m.MultiplyAssign() | m.AddAssign() | m.LeftShiftAssign()
+# More doublings than any network's widths go through (a counter multiplied in a training loop).
+_MAX_DOUBLINGS = 32
 
 
 def _assignments(block: cst.CSTNode, target: m.BaseMatcherNode) -> list[cst.BaseExpression]:
@@ -4325,7 +4327,8 @@ class SourceQueries:
         if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString)):
             return value.evaluated_value
         if isinstance(value, (cst.Tuple, cst.List)):
-            elements = [self._value(module, e.value, depth, passed) for e in value.elements if isinstance(e, cst.Element)]
+            elements = [self._value(module, e.value, depth, passed) for e in value.elements
+                        if isinstance(e, cst.Element)]
             return tuple(elements) if len(elements) == len(value.elements) and _UNKNOWN not in elements else _UNKNOWN
         if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not):
             known = self._value(module, value.expression, depth, passed)
@@ -4339,7 +4342,7 @@ class SourceQueries:
         if isinstance(value, cst.Comparison):
             return self._compared(module, value, depth, passed)
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, tuple(ARITHMETIC)):
-            left, right = self._value(module, value.left, depth, passed), self._value(module, value.right, depth, passed)
+            left, right = (self._value(module, side, depth, passed) for side in (value.left, value.right))
             numbers = all(isinstance(side, (int, float)) and not isinstance(side, bool) for side in (left, right))
             result = ARITHMETIC[type(value.operator)](left, right) if numbers else None
             return _UNKNOWN if result is None else result
@@ -8424,11 +8427,16 @@ class SourceQueries:
                 elif line <= span.end_line and line < grown_at:
                     times -= 1  # read in the loop ahead of the growth: the last iteration's growth comes after
             by = self._integer(module, growth.value, passed, scope, depth - 1)
+            times = max(times, 0)
             if by is None or by < 0:
                 return None
-            for _ in range(max(times, 0)):
-                value = value * by if isinstance(growth.operator, cst.MultiplyAssign) else value << by \
-                    if isinstance(growth.operator, cst.LeftShiftAssign) else value + by
+            if isinstance(growth.operator, cst.AddAssign):
+                value += by * times
+            elif times > _MAX_DOUBLINGS or by > 1 and isinstance(growth.operator, cst.LeftShiftAssign) and \
+                    by * times > _MAX_DOUBLINGS:
+                return None  # grown in a long loop: past any width
+            else:
+                value = value * by ** times if isinstance(growth.operator, cst.MultiplyAssign) else value << by * times
         return value
 
     def _last_assigned_above(self, module: ModuleInfo, name: cst.Name
