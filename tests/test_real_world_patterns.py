@@ -4714,15 +4714,17 @@ def test_an_attention_product_of_a_tensor_bound_twice_is_no_layer():
     assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.POSSIBLE)]
 
 
-@pytest.mark.parametrize("argument, setting, confidence", [
-    ("residual=False", "False", Confidence.POSSIBLE),
-    ("", "False", Confidence.POSSIBLE),  # the default
-    ("residual=residual", "False", Confidence.POSSIBLE),  # what the builder's own caller passes
-    ("residual=residual", "True", Confidence.LIKELY),
-    ("residual=True", "False", Confidence.LIKELY),
-    ("residual=not residual", "True", Confidence.POSSIBLE),
+@pytest.mark.parametrize("argument, setting, confidence, builder", [
+    ("residual=False", "False", Confidence.POSSIBLE, "make_model"),
+    ("", "False", Confidence.POSSIBLE, "make_model"),  # the default
+    ("residual=residual", "False", Confidence.POSSIBLE, "make_model"),  # what the builder's own caller passes
+    ("residual=residual", "True", Confidence.LIKELY, "make_model"),
+    ("residual=True", "False", Confidence.LIKELY, "make_model"),
+    ("residual=not residual", "True", Confidence.POSSIBLE, "make_model"),
+    # a script's own `build`, no Keras layer's that the framework calls with what it likes: its one call sets it
+    ("residual=residual", "False", Confidence.POSSIBLE, "build"),
 ])
-def test_a_branch_the_call_s_arguments_rule_out_builds_no_layers(argument, setting, confidence):
+def test_a_branch_the_call_s_arguments_rule_out_builds_no_layers(argument, setting, confidence, builder):
     """GAT's attention heads project their input in an `if residual:` branch that its calls switch off with
     `residual=False` (and its last with `True`): the layers of a helper's branch count where the call that runs the
     helper can take it. Twelve blocks of one narrow layer each are no work for 16-bit units; with their 512-unit
@@ -4737,7 +4739,7 @@ def test_a_branch_the_call_s_arguments_rule_out_builds_no_layers(argument, setti
                 y = y + tf.keras.layers.Dense(512)(x)
             return y
 
-        def make_model(residual):
+        def {builder}(residual):
             inputs = tf.keras.Input((512,))
             x = inputs
             for _ in range(12):
@@ -4745,39 +4747,11 @@ def test_a_branch_the_call_s_arguments_rule_out_builds_no_layers(argument, setti
             return tf.keras.Model(inputs, tf.keras.layers.Dense(10)(block(x, residual=True)))
 
         features = np.load("features.npy")
-        model = make_model(residual={setting})
+        model = {builder}(residual={setting})
         model.compile("adam", "sparse_categorical_crossentropy")
         model.fit(features["x"], features["y"], epochs=10)
         """}, "TFC001")
     assert [f.confidence for f in findings] == [confidence]
-
-
-def test_a_module_function_named_like_a_keras_method_is_set_by_its_calls():
-    """A script's own `build(residual)` is no Keras layer's `build`, which the framework calls with what it likes:
-    what its one call passes (`residual=False`) decides the branches of the helpers it hands the flag to."""
-    findings = _findings({"train.py": """
-        import numpy as np
-        import tensorflow as tf
-
-        def block(x, residual):
-            y = tf.keras.layers.Dense(64, activation="relu")(x)
-            if residual:
-                y = y + tf.keras.layers.Dense(512)(x)
-            return y
-
-        def build(residual):
-            inputs = tf.keras.Input((512,))
-            x = inputs
-            for _ in range(12):
-                x = block(x, residual)
-            return tf.keras.Model(inputs, tf.keras.layers.Dense(10)(x))
-
-        features = np.load("features.npy")
-        model = build(residual=False)
-        model.compile("adam", "sparse_categorical_crossentropy")
-        model.fit(features["x"], features["y"], epochs=10)
-        """}, "TFC001")
-    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
 
 
 @pytest.mark.parametrize("start, levels, confidence", [
