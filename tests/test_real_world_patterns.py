@@ -4852,22 +4852,20 @@ def test_estimator_input_functions_handed_over_as_partials_feed_what_their_metho
     ]
 
 
-@pytest.mark.parametrize("population, reported", [
-    ("interactions.shape[1]", []),  # the items of the matrix it was given: all the training triplets
-    ("len(catalogue.items)", [(19, "TFH007")]),  # a few items of a global collection: a minibatch
+@pytest.mark.parametrize("size, reported", [
+    ("len(interactions.row)", []),  # a negative item for every interaction: all the training triplets
+    ("256", [(17, "TFH007")]),  # a few items of the data: a minibatch
 ])
-def test_negatives_drawn_for_every_interaction_make_a_whole_epoch(population, reported):
+def test_negatives_drawn_for_every_interaction_make_a_whole_epoch(size, reported):
     """Neural collaborative filtering: each epoch fits on every (user, item) pair of the training matrix with a
     negative item drawn at random for each, `np.random.randint(mat.shape[1], size=len(mat.row))`: a whole epoch
-    per `fit`, not a minibatch drawn from a held collection (`.shape` is an attribute read, not a global)."""
+    per `fit`, not a minibatch drawn from the data (as `size=256` would be)."""
     findings = _findings({"train.py": f"""
         import numpy as np
         import tensorflow as tf
 
-        catalogue = load_catalogue()
-
         def get_triplets(interactions):
-            return interactions.row, interactions.col, np.random.randint({population}, size=256)
+            return interactions.row, interactions.col, np.random.randint(interactions.shape[1], size={size})
 
         def build_model():
             inputs = tf.keras.Input((3,))

@@ -1298,6 +1298,9 @@ QUEUE_BATCHES = frozenset(f"tensorflow{v1}.train.{kind}{join}" for v1 in ("", ".
                           for join in ("", "_join"))
 # Draws of items from a collection or a range: what a replay memory's minibatch is sampled with.
 ITEM_DRAWS = ("random.sample", "random.choices", "numpy.random.choice", "numpy.random.randint")
+# How many items each of those draws: the keyword, and the position where one is passed positionally.
+_DRAW_SIZES = {"numpy.random.randint": ("size", 2), "numpy.random.choice": ("size", 1), "random.sample": ("k", 1),
+               "random.choices": ("k", None)}
 # `tf.device("/cpu:0")`, `g.device("/CPU:0")`: what runs under it runs on the CPU.
 _CPU_DEVICE = m.Call(func=m.Attribute(attr=m.Name("device")) | m.Name("device"), args=[m.Arg(
     value=m.SimpleString(value=m.MatchIfTrue(lambda text: "cpu" in text.lower()))), m.ZeroOrMore()])
@@ -9440,27 +9443,31 @@ def _draws_at_random(site: CallSite) -> bool:
 
 
 def _draws_held_items(site: CallSite) -> bool:
-    """Whether ``site`` draws items from what its object holds (``random.sample(self.samples, n)``,
-    ``np.random.choice(len(self.buffer), n)``), or a global its function reads (a notebook's ``replay_memory =
-    deque(maxlen=2000)``, then ``np.random.randint(len(replay_memory), size=batch_size)``): a replay memory's
-    minibatch, not a dataset made up at random from the function's own parameters. ``np.random.randint(0,
-    self.size)`` draws from the range its upper bound gives."""
+    """Whether ``site`` draws a few items from what its object holds (``random.sample(self.samples, n)``,
+    ``np.random.choice(len(self.buffer), n)``), from the rows of data it reads an attribute of (``randint(0,
+    trainA.shape[0], n_samples)``), or from a global its function reads (a notebook's ``replay_memory =
+    deque(maxlen=2000)``, then ``np.random.randint(len(replay_memory), size=batch_size)``): a replay memory's or a
+    dataset's minibatch, not a range made up from the function's own parameters, nor a draw for every row of the
+    data (``np.random.randint(mat.shape[1], size=len(mat.row))``: a negative item per interaction, a whole epoch).
+    ``np.random.randint(0, self.size)`` draws from the range its upper bound gives."""
     positional = [arg.value for arg in site.node.args if arg.keyword is None and not arg.star]
     bounds = positional[:2] if "numpy.random.randint" in site.names else positional[:1]
     high = argument_value(site.node, "high")
     population = cst.Tuple([cst.Element(bound) for bound in [*bounds, *([high] if high is not None else [])]])
     if not _draws_items(site) or not population.elements:
         return False
-    if m.findall(population, m.Attribute(value=m.Name("self"))):
+    keyword, position = next((size for name, size in _DRAW_SIZES.items() if name in site.names), ("size", None))
+    size = argument_value(site.node, keyword, position)
+    if size is not None and m.findall(size, m.Call(func=m.Name("len")) | m.Attribute(attr=m.Name("shape"))):
+        return False
+    if m.findall(population, m.Attribute()):
         return True
     function = site.function
     if function is None:
         return False
     local = set(function.params) | set(_loop_bindings(function.node.body))
-    # (a function called, or an attribute's name: `mat.shape[1]` reads only `mat`)
-    not_read = {id(call.func) for call in m.findall(population, m.Call())} | {
-        id(attribute.attr) for attribute in m.findall(population, m.Attribute())}
-    return any(name.value not in local for name in m.findall(population, m.Name()) if id(name) not in not_read)
+    called = {id(call.func) for call in m.findall(population, m.Call())}
+    return any(name.value not in local for name in m.findall(population, m.Name()) if id(name) not in called)
 
 
 def _is_input_batch(site: CallSite) -> bool:
