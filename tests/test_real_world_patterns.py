@@ -4754,6 +4754,40 @@ def test_a_branch_the_call_s_arguments_rule_out_builds_no_layers(argument, setti
     assert [f.confidence for f in findings] == [confidence]
 
 
+def test_a_flag_a_helper_hands_on_is_what_its_own_call_passed():
+    """`stack(x, residual=False)` runs `block(x, residual=residual)`: the block's branch is decided by what the call of
+    `stack` that the trained model makes passes, though another model's call passes `True`."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        from tensorflow import keras
+
+        def block(x, residual):
+            y = keras.layers.Dense(64, activation="relu")(x)
+            if residual:
+                y = y + keras.layers.Dense(512)(x)
+            return y
+
+        def stack(x, residual):
+            for _ in range(12):
+                x = block(x, residual=residual)
+            return x
+
+        def make_model():
+            inputs = keras.Input((512,))
+            return keras.Model(inputs, keras.layers.Dense(10)(stack(inputs, residual=False)))
+
+        def make_residual_model():
+            inputs = keras.Input((512,))
+            return keras.Model(inputs, keras.layers.Dense(10)(stack(inputs, residual=True)))
+
+        features = np.load("features.npy")
+        model = make_model()
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(features["x"], features["y"], epochs=10)
+        """}, "TFC001")
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+
+
 @pytest.mark.parametrize("start, levels, confidence", [
     (16, 4, Confidence.LIKELY),  # 16, 32, 64, 128 filters down, 256 at the bottom
     (8, 3, Confidence.POSSIBLE),  # 8, 16 and 32 down: only the bottom's 64 filters count

@@ -4378,14 +4378,13 @@ class SourceQueries:
     def _passed_value(self, parameter: str, passed: _Passed, depth: int) -> object:
         """What one call (``passed``) gives ``parameter`` of the function it calls: its argument, valued where the
         call is, else the parameter's default where the call passes no ``*args`` or ``**kwargs`` that may hold it.
-        ``_UNKNOWN`` where the function binds the parameter again."""
+        ``_UNKNOWN`` where the function binds the parameter again (as :meth:`_parameter_settings` reads it)."""
         function, site = passed.function, passed.site
-        if _assignments(function.node.body, m.Name(parameter)):
+        body = function.node.body
+        if parameter in _bound_otherwise(body) or parameter in _loop_bindings(body):
             return _UNKNOWN
         if parameter in passed.arguments:
-            # `outer` is what reached the caller's own parameters (not a closure factory's: see _factory_passed)
-            outer = passed.outer if passed.outer is not None and passed.outer.function is site.function else None
-            return self._value(site.module, passed.arguments[parameter], depth - 1, outer)
+            return self._value(site.module, passed.arguments[parameter], depth - 1, _outer_of(passed))
         default = _parameter_default(function, parameter)
         if default is None or any(arg.star for arg in site.node.args):
             return _UNKNOWN
@@ -7750,11 +7749,14 @@ class SourceQueries:
         # Raw ops on a weight of this code already counted (`tf.matmul(x, weight)` in both branches of an `if` on
         # the input's rank): the same weights, one layer.
         weights_applied: set[str] = set()
+        # `if residual:` in a helper this call passes `residual=False`
+        ruled_out = self._branches_skipped(passed.function, passed.site, passed)[0] \
+            if passed is not None and passed.function is not None else set()
         for call in calls:
             if self.skipped_by_default(call.module, call.module.location(call.node).line, 0) is not None:
                 continue  # a branch a run with the defaults skips (`if FLAGS.deeper:` a second network)
-            if passed is not None and self._ruled_out(call, passed):
-                continue  # `if residual:` in a helper this call passes `residual=False`
+            if id(call.node) in ruled_out:
+                continue
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
             applied = self._applied_model(call) if depth else None
             if applied is not None:  # `x = conv_base(x)`: a model built earlier, applied as a layer
@@ -7867,21 +7869,6 @@ class SourceQueries:
             if known_before is None and tally.application is not None:
                 # `backbone = get_backbone()` (a builder of a known architecture), then `backbone.trainable = False`
                 tally.frozen = tally.frozen or self._frozen_for_good(call)
-
-    def _ruled_out(self, call: CallSite, passed: _Passed) -> bool:
-        """Whether ``call`` is in a branch of its function that what one call of the function (``passed``) rules
-        out: ``if residual:`` where that call passes ``residual=False``, the ``else`` of ``if norm == "batch":``
-        where it leaves ``norm="batch"`` to its default."""
-        if passed.function is None or passed.function is not call.function:
-            return False
-        child, parent = call.node, call.module.parent(call.node)
-        while parent is not None and parent is not call.function.node:
-            if isinstance(parent, cst.If) and child is not parent.test:
-                truth = self._truth(call.module, parent.test, passed=passed)
-                if truth is not None and truth != (child is parent.body):
-                    return True
-            child, parent = parent, call.module.parent(parent)
-        return False
 
     def _applies_object_made_here(self, call: CallSite, callee: FunctionInfo) -> bool:
         """Whether ``call`` applies an object its name holds (``d_cell(inputs, state)``) made in the same function
@@ -8821,17 +8808,22 @@ class SourceQueries:
                 return found
         return []
 
-    def _branches_skipped(self, function: FunctionInfo, site: CallSite | None) -> tuple[set[int], set[int]]:
+    def _branches_skipped(self, function: FunctionInfo, site: CallSite | None, passed: _Passed | None = None
+                          ) -> tuple[set[int], set[int]]:
         """The calls (by node) in ``function``'s branches that a run skips, where the source decides the test (a
         flag's default, a literal, what ``site`` passes for a parameter or its default), and those in the branches
-        it does not decide."""
+        it does not decide. ``passed``: what ``site`` passes, followed through the callers that gave it (GAT's
+        `attn_head(..., residual=residual)`, with `residual=False` given to the model's builder), for a test of any
+        form (:meth:`_value`)."""
         arguments = _arguments_by_parameter(site.node, _called_parameters(function)) if site is not None else {}
         skipped: set[int] = set()
         undecided: set[int] = set()
         for branch in m.findall(function.node.body, m.If()):
             negated = isinstance(branch.test, cst.UnaryOperation) and isinstance(branch.test.operator, cst.Not)
             tested = branch.test.expression if negated else branch.test
-            if isinstance(tested, cst.Name) and tested.value in function.params:  # `if training:`, `if not tiny:`
+            if passed is not None:
+                truth = self._truth(function.module, branch.test, passed=passed)
+            elif isinstance(tested, cst.Name) and tested.value in function.params:  # `if training:`, `if not tiny:`
                 given = arguments.get(tested.value)
                 truth = self._truth(site.module, given) if given is not None else self._truth(
                     function.module, _parameter_default(function, tested.value) or tested)
@@ -8841,7 +8833,7 @@ class SourceQueries:
                 given = literal(arguments.get(parameter, _parameter_default(function, parameter)))
                 truth = None if given is None or value is None else ((given == value) == equal) != negated
             else:
-                truth = self._truth(function.module, branch.test)
+                truth = self._truth(function.module, branch.test, passed=passed)
             body = {id(c) for c in m.findall(branch.body, m.Call())}
             rest = {id(c) for c in m.findall(branch.orelse, m.Call())} if branch.orelse is not None else set()
             if truth is None:
@@ -9629,6 +9621,13 @@ def _value_bound_names(module: ModuleInfo, call: cst.Call) -> set[str]:
 def _reads_names(expression: cst.BaseExpression, names: set[str]) -> bool:
     """Whether ``expression`` reads one of the plain ``names`` (:func:`_read_names`)."""
     return bool(_read_names(expression) & names)
+
+
+def _outer_of(passed: _Passed) -> _Passed | None:
+    """What reached the parameters of the function ``passed.site`` is in, where ``passed.outer`` is that (not a
+    closure factory's call: see ``_factory_passed``)."""
+    outer = passed.outer
+    return outer if outer is not None and outer.function is passed.site.function else None
 
 
 def _enclosing_passed(scope: FunctionInfo | None, value: cst.BaseExpression | None,
