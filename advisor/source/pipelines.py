@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 import libcst.matchers as m
@@ -110,7 +110,60 @@ class _Scope:
     func_key: str | None
     params: tuple[str, ...] = ()
     bindings: dict[str, tuple] = field(default_factory=dict)
+    assigned: set[str] = field(default_factory=set)  # names assigned so far (a parameter rebound decides nothing)
     accessor: bool = False  # a property's getter (`@property def source(self): return self._source`)
+
+
+@dataclass(frozen=True)
+class ParameterTest:
+    """What an ``if`` branch needs of a parameter of its function: ``if shuffle:`` runs its body when the value
+    passed for ``shuffle`` is true."""
+
+    function: str
+    parameter: str
+    truth: bool
+
+    @property
+    def negated(self) -> ParameterTest:
+        return ParameterTest(self.function, self.parameter, not self.truth)
+
+
+def literal_truth(expr: cst.BaseExpression) -> bool | None:
+    """The truth of a literal (``True``, ``None``, ``0``, ``"train"``); None for anything else."""
+    if isinstance(expr, (cst.Integer, cst.SimpleString)) or \
+            isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return bool(literal(expr))
+    return None
+
+
+Truths = tuple[tuple[int | str, "bool | None"], ...]  # (position or keyword, truth of the literal passed, if one)
+
+
+def literal_truths(args: Iterable[cst.Arg], first: int = 0) -> Truths:
+    """(position from ``first``, or keyword; its truth where it is a literal) of each argument among ``args``."""
+    return tuple((arg.keyword.value if arg.keyword else position, literal_truth(arg.value))
+                 for position, arg in enumerate(args, start=-first) if not arg.star and position >= 0)
+
+
+def decided_parameters(callee: FunctionInfo, skipped: int, truths: Truths, spread: bool) -> dict[str, bool]:
+    """The truth of each of ``callee``'s parameters a call settles: a literal it passes, or the literal default of
+    one it leaves out (when it passes no ``*args``/``**kwargs``). ``skipped``: leading parameters a call does not
+    pass (``self``)."""
+    params = callee.node.params
+    decided = {} if spread else {
+        param.name.value: truth for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if param.default is not None and (truth := literal_truth(param.default)) is not None}
+    for position_or_name, truth in truths:
+        if isinstance(position_or_name, int):
+            position = position_or_name + skipped
+            if position >= len(callee.params):
+                continue
+            position_or_name = callee.params[position]
+        if truth is None:
+            decided.pop(position_or_name, None)
+        else:
+            decided[position_or_name] = truth
+    return decided
 
 
 @dataclass(frozen=True)
@@ -121,6 +174,8 @@ class PendingCall:
     names: frozenset[str]
     arguments: tuple[tuple[int | str, tuple], ...]  # (position or keyword, graph key of the value)
     module: ModuleInfo
+    truths: Truths = ()  # what it passes where (:func:`literal_truths`)
+    spread: bool = False  # passes ``*args`` or ``**kwargs``: which defaults it leaves is unknown
 
 
 class PipelineCollector(CollectorVisitor):
@@ -132,8 +187,9 @@ class PipelineCollector(CollectorVisitor):
         self.graph = graph
         self.pending_calls = pending_calls
         self.scopes: list[_Scope] = [_Scope(func_key=None)]
-        # the `if` statements being visited: (their scope, its bindings before them, the bindings each branch left)
-        self.branches: list[tuple[_Scope, dict[str, tuple], list[dict[str, tuple]]]] = []
+        # the `if` statements being visited: (their scope, its bindings before them, the bindings each branch left,
+        # the parameter test deciding which branch runs)
+        self.branches: list[tuple[_Scope, dict[str, tuple], list[dict[str, tuple]], ParameterTest | None]] = []
         self.path: list[tuple[str, bool]] = []  # enclosing classes and functions: (name, is a class)
         # tf.data.Options objects: id(Options() call) -> {"experimental_optimization.map_parallelization": False}
         self.options_settings: dict[int, dict[str, object]] = {}
@@ -249,18 +305,31 @@ class PipelineCollector(CollectorVisitor):
     # -- branches -----------------------------------------------------------------------------------------------
     # Each branch of an `if`/`elif`/`else` starts from the bindings before the statement. After it, a name the
     # branches bind to different values stands for any of them (a join node), so `if a: ds = ds.map(f)
-    # else: ds = ds.map(g)` makes two pipelines, not one that maps f and then g.
+    # else: ds = ds.map(g)` makes two pipelines, not one that maps f and then g. Where the test is a parameter
+    # (`if shuffle_and_repeat:`), each value's edge into the join says which truth of it the value needs: a call that
+    # passes the other one returns the other value (:func:`_feasible`).
     def visit_If(self, node: cst.If) -> None:
         scope = self.scopes[-1]
-        self.branches.append((scope, dict(scope.bindings), []))
+        self.branches.append((scope, dict(scope.bindings), [], self._parameter_test(node.test)))
+
+    def _parameter_test(self, test: cst.BaseExpression) -> ParameterTest | None:
+        """``if training:`` or ``if not training:`` on a parameter of this function that it has not rebound."""
+        scope = self.scopes[-1]
+        truth = True
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, truth = test.expression, False
+        if scope.func_key is None or not isinstance(test, cst.Name) or test.value not in scope.params or \
+                test.value in scope.assigned:
+            return None
+        return ParameterTest(scope.func_key, test.value, truth)
 
     def leave_If_body(self, node: cst.If) -> None:
-        scope, before, outcomes = self.branches[-1]
+        scope, before, outcomes, _ = self.branches[-1]
         outcomes.append(scope.bindings)
         scope.bindings = dict(before)
 
     def leave_If(self, original_node: cst.If) -> None:
-        scope, _, outcomes = self.branches.pop()
+        scope, _, outcomes, test = self.branches.pop()
         outcomes.append(scope.bindings)  # what the else branch (or elif chain) left, or the bindings before
         merged: dict[str, tuple] = {}
         for name in dict.fromkeys(name for outcome in outcomes for name in outcome):
@@ -271,7 +340,11 @@ class PipelineCollector(CollectorVisitor):
             join = ("join", id(original_node), name)
             self.graph.add_node(join, kind="join")
             for value in values:
-                self.graph.add_edge(value, join)
+                sides = [i for i, outcome in enumerate(outcomes) if outcome.get(name) == value]
+                if test is not None and len(sides) == 1:  # only the body (0) or only the rest (1) leaves it
+                    self.graph.add_edge(value, join, when=test if sides == [0] else test.negated)
+                else:
+                    self.graph.add_edge(value, join)
             merged[name] = join
         scope.bindings = merged
 
@@ -388,22 +461,24 @@ class PipelineCollector(CollectorVisitor):
                 role = ESTIMATOR_SPECS_ROLE[next(iter(specs))] if specs else INPUT_FN_ROLES.get(method or "", "train")
             else:
                 continue
-            value = self._partial_function(arg.value) or arg.value
+            partial = self._partial_call(arg.value)
+            value = partial.args[0].value if partial is not None else arg.value
+            truths = literal_truths(partial.args, first=1) if partial is not None else ()
             if isinstance(value, cst.Lambda):
                 returned = self.value_of(value.body)
                 if returned is not None:
                     self.graph.add_edge(returned, _consumer(self.graph, role, node, self.module))
             elif isinstance(value, (cst.Name, cst.Attribute)) and (passed := self.qualified(value)):
-                self.graph.graph.setdefault("passed_functions", []).append((passed, role, node, self.module))
+                self.graph.graph.setdefault("passed_functions", []).append((passed, role, node, self.module, truths))
 
-    def _partial_function(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
-        """The function a ``functools.partial`` calls, written here or bound to the name ``expr`` before
-        (``train_input = functools.partial(input_fn, train_files)``)."""
+    def _partial_call(self, expr: cst.BaseExpression) -> cst.Call | None:
+        """The ``functools.partial(function, ...)`` call ``expr`` is, written here or bound to the name ``expr``
+        before (``train_input = functools.partial(input_fn, train_files)``)."""
         bound = self.lookup(expr.value) if isinstance(expr, cst.Name) else None
         call = self.graph.nodes[bound].get("node") if bound is not None and bound in self.graph else expr
         if isinstance(call, cst.Call) and call.args and call.args[0].keyword is None and \
                 self.qualified(call.func) & PARTIAL:
-            return call.args[0].value
+            return call
         return None
 
     def _record_possible_repo_call(self, node: cst.Call, names: frozenset[str]) -> None:
@@ -422,7 +497,8 @@ class PipelineCollector(CollectorVisitor):
                                                                         cst.Subscript)) else None
             if value is not None:
                 arguments.append((arg.keyword.value if arg.keyword else position, value))
-        self.pending_calls.append(PendingCall(node, names, tuple(arguments), self.module))
+        self.pending_calls.append(PendingCall(node, names, tuple(arguments), self.module, literal_truths(node.args),
+                                              any(arg.star for arg in node.args)))
 
     def visit_For(self, node: cst.For) -> None:
         iterable = node.iter
@@ -435,7 +511,11 @@ class PipelineCollector(CollectorVisitor):
     def leave_Assign(self, original_node: cst.Assign) -> None:
         value = original_node.value
         for target in original_node.targets:
+            self.scopes[-1].assigned.update(name.value for name in m.findall(target.target, m.Name()))
             self._bind(target.target, value)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        self.scopes[-1].assigned.update(name.value for name in m.findall(original_node.target, m.Name()))
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if original_node.value is not None:
@@ -606,7 +686,7 @@ def _link_calls(graph: nx.DiGraph, pending_calls: list[PendingCall], callees: Ca
                 if target not in graph:
                     graph.add_node(target, kind="opaque" if ret[2] is None else "item", node=call.node,
                                    module=call.module)
-                graph.add_edge(ret, target)
+                graph.add_edge(ret, target, passed=decided_parameters(callee, skipped, call.truths, call.spread))
             for position_or_name, value in call.arguments:
                 if isinstance(position_or_name, int):
                     position = position_or_name + skipped
@@ -657,10 +737,12 @@ def _link_functions_passed(graph: nx.DiGraph, callees: Callees) -> None:
     for node in graph.nodes:
         if node[0] == "return":
             returns_by_function.setdefault(node[1], []).append(node)
-    for names, role, call, module in graph.graph.get("passed_functions", ()):
-        for function, _ in callees(names):
+    for names, role, call, module, truths in graph.graph.get("passed_functions", ()):
+        for function, skipped in callees(names):
             for ret in returns_by_function.get(function.key, ()):
-                graph.add_edge(ret, _consumer(graph, role, call, module))
+                # (the consumer calls it with nothing a parameter test reads: a partial's arguments or the defaults)
+                graph.add_edge(ret, _consumer(graph, role, call, module),
+                               passed=decided_parameters(function, skipped, truths, spread=False))
 
 
 def _consumer(graph: nx.DiGraph, role: str, call: cst.Call, module: ModuleInfo) -> tuple:
@@ -713,6 +795,8 @@ def pipelines(graph: nx.DiGraph) -> Iterator[Pipeline]:
             if root not in ancestors:
                 continue
             for path in nx.all_simple_paths(graph, root, sink_key, cutoff=64):
+                if not _feasible(graph, path):
+                    continue
                 stages = tuple(graph.nodes[n]["stage"] for n in path if graph.nodes[n]["kind"] == "stage")
                 if not stages:
                     continue
@@ -720,6 +804,22 @@ def pipelines(graph: nx.DiGraph) -> Iterator[Pipeline]:
                 for n in path:
                     options.update(graph.nodes[n].get("options", {}))
                 yield Pipeline(stages, graph.nodes[sink_key]["sink"], options)
+
+
+def _feasible(graph: nx.DiGraph, path: list[tuple]) -> bool:
+    """Whether every branch the path takes can run for the call its function returns to: the branch a parameter
+    test leaves the dataset in (``if shuffle_and_repeat: ds = ds.shuffle(n).repeat()``) against what that call
+    passes for the parameter (``functools.partial(input_fn, files, shuffle_and_repeat=True)``, or the default)."""
+    for place, (value, join) in enumerate(zip(path, path[1:])):
+        test: ParameterTest | None = graph.edges[value, join].get("when")
+        if test is None:
+            continue
+        for node, after in zip(path[place + 1:], path[place + 2:]):
+            if node[0] == "return" and node[1] == test.function:
+                if graph.edges[node, after].get("passed", {}).get(test.parameter, test.truth) != test.truth:
+                    return False
+                break
+    return True
 
 
 def discarded_successors(graph: nx.DiGraph, stage_node: cst.Call) -> list[Stage]:

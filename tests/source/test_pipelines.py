@@ -391,6 +391,56 @@ def test_a_pipeline_returned_to_no_visible_caller_ends_at_its_return(index_of):
     assert returned["returned_eval"].function == "eval_input_fn" and not returned["returned_eval"].is_training
 
 
+_SHUFFLED_WHEN_ASKED = """
+import functools
+import tensorflow as tf
+
+def input_fn(files, params, shuffle_and_repeat=False):
+    dataset = tf.data.TFRecordDataset(files).batch(params["batch_size"])
+    if TEST:
+        dataset = dataset.shuffle(1024).repeat()
+    return dataset
+
+CALLS
+"""
+_SHUFFLED = ("TFRecordDataset", "batch", "shuffle", "repeat")
+
+
+@pytest.mark.parametrize("test, calls, expected", [
+    # partials handed to an Estimator, one passing the flag, one leaving the default
+    ("shuffle_and_repeat", "estimator.train(functools.partial(input_fn, files, params, shuffle_and_repeat=True))\n"
+     "estimator.evaluate(functools.partial(input_fn, test_files, params))",
+     {(_SHUFFLED, "train"), (_SHUFFLED[:2], "evaluate")}),
+    # direct calls, by position; a negated test
+    ("not shuffle_and_repeat", "model.fit(input_fn(files, params, False))\nmodel.evaluate(input_fn(files, params, 1))",
+     {(_SHUFFLED, "train"), (_SHUFFLED[:2], "evaluate")}),
+    # a flag no literal settles keeps both branches
+    ("shuffle_and_repeat", "model.fit(input_fn(files, params, args.shuffle))",
+     {(_SHUFFLED, "train"), (_SHUFFLED[:2], "train")}),
+])
+def test_a_branch_on_a_parameter_takes_the_value_each_call_passes(index_of, test, calls, expected):
+    """leotmc/text_classification's `input_fn` shuffles and repeats only when asked: the training partial asks, the
+    evaluation one leaves the default, so the unshuffled pipeline ending at `batch` is evaluation's alone."""
+    index = index_of(code=_SHUFFLED_WHEN_ASKED.replace("TEST", test).replace("CALLS", calls))
+    assert paths(index) == expected
+
+
+def test_a_parameter_rebound_before_its_test_decides_no_branch(index_of):
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def input_fn(files, training=False):
+            training = training or files.endswith("train")
+            dataset = tf.data.TFRecordDataset(files)
+            if training:
+                dataset = dataset.repeat()
+            return dataset
+
+        model.fit(input_fn(files))
+        """)
+    assert paths(index) == {(("TFRecordDataset", "repeat"), "train"), (("TFRecordDataset",), "train")}
+
+
 _HELD_BY_A_PROPERTY = """
 import tensorflow as tf
 
