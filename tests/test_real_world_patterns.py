@@ -13899,3 +13899,59 @@ def test_a_keras_train_step_only_an_unreached_loop_calls_eagerly_trains_compiled
         wave.fit(tf.random.normal((1024, 2)), tf.random.normal((1024, 1)), epochs=10)
         """}, "TFH002", show_all=True)
     assert [(f.location.line, f.reach) for f in findings] == [(4, Reach.OTHER)]
+
+
+_FED_IMAGES_TRAINING = """
+import cv2
+import tensorflow as tf
+
+class NAME:
+    def __init__(self, args):
+        self.args = args
+
+    def train(self):
+        x = tf.compat.v1.placeholder(tf.float32, [None, 64, 64, 3])
+        loss = tf.reduce_mean(tf.compat.v1.layers.conv2d(x, 64, 3))
+        train_op = tf.compat.v1.train.AdamOptimizer().minimize(loss)
+        with tf.compat.v1.Session() as sess:
+            for step in range(1000):
+                batch = [cv2.imread(p) for p in self.args.paths[step * 4:step * 4 + 4]]
+                sess.run(train_op, feed_dict={x: batch})
+"""
+
+
+@pytest.mark.parametrize("rnn_model", [
+    _FED_IMAGES_TRAINING.replace("NAME", "RNN_Model"),
+    # tabs and spaces mixed as Python 3 cannot read them: what it trains is unknown
+    "import tensorflow as tf\n\nclass RNN_Model:\n    def train(self):\n        if a:\n        \tb = 1\n            c = 2\n",
+])
+def test_the_model_a_script_fixes_in_a_local_is_the_one_trained_even_beside_an_unreadable_module(rnn_model):
+    """Speech-Recognition-CTC's main: `model_type = 'RNN'` picks `RNN_Model(...).train()` over the WaveNet branch,
+    whose per-step image reads a default run never makes. Its `rnn_model.py` mixes tabs and spaces: advisor cannot
+    read it, so the WaveNet branch is not the only way to train there, nor a switch a run that trains turns on."""
+    findings = _findings({
+        "main.py": """
+            import argparse
+            from rnn_model import RNN_Model
+            from wavenet_model import Wavenet_Model
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--paths", nargs="+")
+                model_type = "RNN"
+                args = parser.parse_args()
+                if model_type == "RNN":
+                    model = RNN_Model(args)
+                    model.train()
+                elif model_type == "WAVENET":
+                    model = Wavenet_Model(args)
+                    model.train()
+
+            if __name__ == "__main__":
+                main()
+            """,
+        "rnn_model.py": rnn_model,
+        "wavenet_model.py": _FED_IMAGES_TRAINING.replace("NAME", "Wavenet_Model")}, "TFD004")
+    wavenet = [f for f in findings if f.location.path.name == "wavenet_model.py"]
+    assert [(f.location.line, f.confidence) for f in wavenet] == [(15, Confidence.POSSIBLE)]
+    assert "`model_type == \"RNN\"` (main.py:10:8) is True" in wavenet[0].evidence[-1].message

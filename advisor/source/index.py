@@ -434,6 +434,12 @@ class SourceIndex:
         return next((self._modules_by_import_name[prefix] for end in range(len(parts), 0, -1)
                      if (prefix := ".".join(parts[:end])) in self._modules_by_import_name), [])
 
+    def in_unread_module(self, module: ModuleInfo, names: Iterable[str]) -> bool:
+        """Whether a name among ``names`` (as ``module`` resolves them: ``rnn_model.RNN_Model``) is of a file in its
+        folder that advisor could not read (a syntax error): what it defines, and does, is unknown."""
+        unread = {path.stem for path in self._unread if path.parent == module.path.parent}
+        return bool(unread) and any(name.split(".", 1)[0] in unread for name in names)
+
     def holds_module(self, stem: Path) -> bool:
         """Whether the repo has a module or a package at ``stem`` (``pkg/data``: ``pkg/data.py``, a ``pkg/data/``
         folder of modules), or a file an import may load there that is no source (a Cython ``pkg/nms.pyx`` built
@@ -519,8 +525,7 @@ class SourceIndex:
             chosen = [item for item in found if nearby(module_of(item))]
             if chosen:
                 return chosen
-        unread = {path.stem for path in self._unread if path.parent == folder}
-        if unread and any(name.split(".", 1)[0] in unread for name in names):
+        if self.in_unread_module(module, names):
             return []
         if len(found) < 2:
             return found

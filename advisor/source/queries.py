@@ -3847,9 +3847,15 @@ class SourceQueries:
         """Whether ``branch`` is how the program is told to train (``if args.train: model.train()``, the flag off by
         default): its skipped side trains, and neither its other side nor the statements beside it do (but another
         switch off by default, ``if args.eval:`` fitting a classifier on the codes). A run that trains takes it; an
-        alternative way to train (``if FLAGS.eager:`` beside ``model.fit``) is no switch."""
+        alternative way to train (``if FLAGS.eager:`` beside ``model.fit``) is no switch. Nor is the branch beside one
+        that calls into a file advisor could not read (`RNN_Model(args, sess).train()` from a module with a syntax
+        error): that one may well be how a run trains by default."""
         def trains(block: cst.CSTNode | None) -> bool:
             return block is not None and any(self._trains(call) for call in m.findall(block, m.Call()))
+
+        def may_train(block: cst.CSTNode) -> bool:
+            return trains(block) or any(self.index.in_unread_module(module, site.names) for call in m.findall(
+                block, m.Call()) if (site := self._call_at.get(id(call))) is not None)
 
         def off(statement: cst.CSTNode) -> bool:  # another switch, off too (`if args.eval:`, evaluation that fits)
             return isinstance(statement, cst.If) and not statement.orelse and self._truth(module,
@@ -3860,8 +3866,8 @@ class SourceQueries:
             `"AE"`, `"VAE"` and `"CVAE"` trains nothing, and each of them is a switch a run turns on."""
             if isinstance(block, cst.If):
                 value = self._truth(module, block.test)
-                return trains(block) if value is None else trains_by_default(block.body if value else block.orelse)
-            return trains(block.body if isinstance(block, cst.Else) else block)
+                return may_train(block) if value is None else trains_by_default(block.body if value else block.orelse)
+            return block is not None and may_train(block.body if isinstance(block, cst.Else) else block)
 
         siblings = getattr(module.parent(branch), "body", ())
         return trains(skipped) and not trains_by_default(taken) and not any(
