@@ -13955,3 +13955,36 @@ def test_the_model_a_script_fixes_in_a_local_is_the_one_trained_even_beside_an_u
     wavenet = [f for f in findings if f.location.path.name == "wavenet_model.py"]
     assert [(f.location.line, f.confidence) for f in wavenet] == [(15, Confidence.POSSIBLE)]
     assert "`model_type == \"RNN\"` (main.py:10:8) is True" in wavenet[0].evidence[-1].message
+
+
+@pytest.mark.parametrize("mode, confidence", [
+    ('type=str2bool, default="n"', Confidence.LIKELY),  # what `str2bool("n")` is, only running it tells
+    ('type=int, default="0"', Confidence.LIKELY),  # argparse converts the default: 0, the branch runs
+    ('type=int, default="1"', Confidence.POSSIBLE),  # 1: the other one does
+])
+def test_a_string_default_is_what_its_type_makes_of_it(mode, confidence):
+    """argparse hands a string default to `type` as it does a value typed on the command line: Speech-Recognition-
+    CTC's `--mode` is `str2bool("n")`, False, which `args.mode == 0` takes; the string "n" itself would not."""
+    findings = _findings({
+        "main.py": f"""
+            import argparse
+            from model import Model
+            from language_model import LanguageModel
+
+            def str2bool(v):
+                return v.lower() in ("yes", "y", "true", "t")
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--mode", {mode})
+            parser.add_argument("--paths", nargs="+")
+            args = parser.parse_args()
+            if args.mode == 0:
+                Model(args).train()
+            else:
+                LanguageModel(args).train()
+            """,
+        "model.py": _FED_IMAGES_TRAINING.replace("NAME", "Model"),
+        "language_model.py": _FED_IMAGES_TRAINING.replace("NAME", "LanguageModel").replace("cv2.imread", "read")},
+        "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings if f.location.path.name == "model.py"] == [
+        (15, confidence)]

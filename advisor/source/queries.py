@@ -8575,6 +8575,9 @@ class SourceQueries:
             action = action.evaluated_value if isinstance(action, cst.SimpleString) else None
             default = argument_value(site.node, "default", None) or cst.Name(
                 {"store_true": "False", "store_false": "True"}.get(action, "None"))
+            conversion = argument_value(site.node, "type", None)
+            if isinstance(default, cst.SimpleString) and conversion is not None:
+                default = _converted_default(site.module, conversion, default)
             found.setdefault(name, []).append((site.module, default))
         return found
 
@@ -9713,6 +9716,21 @@ def _fetched_into(assignment: cst.Assign | None, run: cst.Call, name: str) -> cs
         return next((fetch.value for bound, fetch in zip(target.elements, fetches.elements)
                      if m.matches(bound.value, m.Name(name))), None)
     return None
+
+
+def _converted_default(module: ModuleInfo, conversion: cst.BaseExpression, default: cst.SimpleString
+                       ) -> cst.BaseExpression | None:
+    """The value a string default takes: argparse hands it to ``type`` as it does a value typed on the command line
+    (``type=int, default="32"`` is 32). A conversion this cannot run (``type=str2bool, default="n"``) leaves it
+    unknown (None)."""
+    names = module.qualified_names(conversion)
+    if "builtins.str" in names:
+        return default
+    convert = int if "builtins.int" in names else float if "builtins.float" in names else None
+    try:
+        return cst.parse_expression(repr(convert(default.evaluated_value))) if convert is not None else None
+    except ValueError:
+        return None
 
 
 def _returns_parsed(function: FunctionInfo) -> bool:
