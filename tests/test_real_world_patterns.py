@@ -13988,3 +13988,27 @@ def test_a_string_default_is_what_its_type_makes_of_it(mode, confidence):
         "TFD004")
     assert [(f.location.line, f.confidence) for f in findings if f.location.path.name == "model.py"] == [
         (15, confidence)]
+
+
+def test_printing_a_string_made_of_the_step_s_values_reads_them_where_it_is_made():
+    """StarGAN's loop formats its losses into `log` (`"...".format(disc_loss / batch_size)`), adds more on generator
+    steps (`log += ...`), then prints it: the read is the formatting; `print(log)` prints a Python string."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        for step, x in enumerate(dataset):
+            loss = train_step(x)
+            log = "step {} - loss = {}".format(step, loss / 16)
+            if step % 5 == 0:
+                extra_loss = train_step(x)
+                log += " - extra_loss = {}".format(extra_loss / 16)
+            print(log)
+        """}, "TFH004")
+    assert [f.location.line for f in findings] == [12, 15]

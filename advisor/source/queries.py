@@ -786,10 +786,12 @@ class _TensorNames(InLoopBody):
             self.bound_on_host |= bound
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
-        """``giou_loss += loss_items[0]``: adding a tensor makes one."""
+        """``giou_loss += loss_items[0]``: adding a tensor makes one; adding a string made of one
+        (``log += "loss {}".format(loss)``) makes a string."""
         node = original_node
-        if isinstance(node.target, cst.Name) and (self.loop.reads_tensor(node.value) or isinstance(
-                node.value, cst.Call) and self._returns_tensors(node.value)):
+        if isinstance(node.target, cst.Name) and not m.matches(node.value, _MADE_STRING) and (
+                self.loop.reads_tensor(node.value) or isinstance(node.value, cst.Call) and
+                self._returns_tensors(node.value)):
             self._hold_tensors({node.target.value})
 
     def _hold_tensors(self, names: set[str]) -> None:
@@ -1316,6 +1318,11 @@ _HOST_COPY_OF_NAME = m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("numpy"
     "tolist"))) | m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg(m.Name())])
 _VALUE_CONVERSION = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()])
 _LIST_GROWTH = m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend")))
+# A string made of values (`"loss {}".format(loss)`, `"%.4f" % loss`, `f"{loss}"`, `str(loss)`): a Python value,
+# whose tensors were read where it was made.
+_MADE_STRING = m.Call(func=m.Attribute(value=m.SimpleString() | m.ConcatenatedString(), attr=m.Name("format"))) | \
+    m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo()) | m.FormattedString() | \
+    m.Call(func=m.Name("str"))
 _PRINT = m.Call(func=m.Name("print"))
 
 
