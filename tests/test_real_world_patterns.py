@@ -14052,3 +14052,39 @@ def test_printing_a_string_made_of_the_step_s_values_reads_them_where_it_is_made
             print(log)
         """}, "TFH004")
     assert [f.location.line for f in findings] == [12, 15]
+
+
+@pytest.mark.parametrize("written, trained", [
+    ("", 6),
+    ("config['msg'] = args.msg", 9),  # the literal's value is only where the run starts: the last model built
+])
+def test_a_setting_a_script_s_config_dict_holds_decides_its_branch(written, trained):
+    """pointnet2-tensorflow2 keeps its settings in a dict literal its `__main__` block binds (`'msg': True`):
+    `if config['msg'] == True:` builds the multi-scale model, which `fit` trains; not the single-scale one of the
+    `else`."""
+    findings = _findings({"train.py": f"""
+        import argparse
+        import tensorflow as tf
+        from tensorflow.keras import layers
+
+        def multi_scale_model():
+            return tf.keras.Sequential([layers.Conv2D(256, 3) for _ in range(12)] + [layers.Dense(40)])
+
+        def single_scale_model():
+            return tf.keras.Sequential([layers.Conv2D(128, 3) for _ in range(12)] + [layers.Dense(40)])
+
+        def train():
+            if config['msg'] == True:
+                model = multi_scale_model()
+            else:
+                model = single_scale_model()
+            model.compile("adam", "sparse_categorical_crossentropy")
+            model.fit(tf.data.TFRecordDataset(config['train_ds']).batch(config['batch_size']), epochs=100)
+
+        if __name__ == '__main__':
+            args = argparse.ArgumentParser().parse_args()
+            config = {{'train_ds': 'data/train.tfrecord', 'batch_size': 32, 'msg': True}}
+            {written}
+            train()
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(trained, Confidence.LIKELY)]

@@ -4373,6 +4373,8 @@ class SourceQueries:
         if passed is not None and passed.function is not None and isinstance(value, cst.Name) and \
                 value.value in passed.function.params:
             return self._passed_value(value.value, passed, depth) if depth else _UNKNOWN
+        if isinstance(value, cst.Subscript):
+            return self._dict_entry(module, value, depth, passed) if depth else _UNKNOWN
         bound = self.flag_default(module, value) if depth else None
         if bound is None and depth and isinstance(value, (cst.Name, cst.Attribute)):
             constant = self.index.constant(module, value)
@@ -4387,6 +4389,22 @@ class SourceQueries:
                 return settings[0] if settings and _UNKNOWN not in settings and all(
                     known == settings[0] for known in settings) else _UNKNOWN
         return self._value(*bound, depth - 1) if bound is not None else _UNKNOWN
+
+    def _dict_entry(self, module: ModuleInfo, reading: cst.Subscript, depth: int, passed: _Passed | None) -> object:
+        """What ``config["msg"]`` holds where ``config`` is a module's constant dict literal (a script's settings,
+        ``config = {"msg": True, ...}``) that no code of the repo writes into: the value under that key."""
+        index = reading.slice[0].slice if len(reading.slice) == 1 else None
+        if not isinstance(index, cst.Index) or not isinstance(reading.value, (cst.Name, cst.Attribute)):
+            return _UNKNOWN
+        constant = self.index.constant(module, reading.value)
+        if constant is None or not isinstance(constant.value, cst.Dict) or self.index.written_into(constant.name):
+            return _UNKNOWN
+        key = self._value(module, index.value, depth, passed)
+        elements = constant.value.elements
+        if key is _UNKNOWN or not all(isinstance(e, cst.DictElement) for e in elements):  # (`**defaults` may hold it)
+            return _UNKNOWN
+        held = [e.value for e in elements if self._value(constant.module, e.key, 0) == key]
+        return self._value(constant.module, held[-1], depth - 1) if held else _UNKNOWN
 
     def _passed_value(self, parameter: str, passed: _Passed, depth: int) -> object:
         """What one call (``passed``) gives ``parameter`` of the function it calls: its argument, valued where the
