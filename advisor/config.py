@@ -30,7 +30,10 @@ DEFAULT_STATE_FILE = Path(".advisor/last.json")
 MAX_PYPROJECT_BYTES = 4 * 1024 * 1024
 # Test code is not where training time goes: its datasets and layers exist to check shapes and errors. Left out of
 # analysis by default (gitignore-style patterns, relative to the analysed repo); `exclude = []` analyses everything.
-DEFAULT_EXCLUDE = ("tests/", "test/", "test_*.py", "*_test.py", "*_tests.py", "conftest.py", "*_test_case.py")
+# A file only its name marks as a test (`build_eval_test.py`, "build, evaluate, test") that the program imports is
+# part of the program: see Settings.named_like_a_test.
+TEST_FILE_NAMES = ("test_*.py", "*_test.py", "*_tests.py", "conftest.py", "*_test_case.py")
+DEFAULT_EXCLUDE = ("tests/", "test/", *TEST_FILE_NAMES)
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,13 @@ class Settings:
     def is_excluded(self, path: Path) -> bool:
         """Whether ``path`` (relative to the analysed repo, or to the working directory for ``check``) is left out."""
         return bool(self.exclude) and self._exclude_spec.match_file(path.as_posix())
+
+    def named_like_a_test(self, path: Path) -> bool:
+        """Whether only the default test-file name patterns leave ``path`` out: not its folder (``tests/``), not a
+        pattern the user wrote."""
+        others = [pattern for pattern in self.exclude if pattern not in TEST_FILE_NAMES]
+        return self.is_excluded(path) and not (others and pathspec.GitIgnoreSpec.from_lines(others).match_file(
+            path.as_posix()))
 
     @cached_property
     def _exclude_spec(self) -> pathspec.PathSpec:

@@ -25,7 +25,7 @@ from .source.index import SourceIndex
 from .source.names import rebound_names
 from .source.notebook import NotebookError
 from .source.requirements import declaration_files, is_declaration
-from .source.walk import SOURCE_SUFFIXES, SourceFile, relevant_sources, source_files
+from .source.walk import SOURCE_SUFFIXES, SourceFile, imported_by, relevant_sources, source_files
 
 if TYPE_CHECKING:
     from .cache import ResultCache
@@ -148,6 +148,7 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         warnings.extend(profile.warnings)
     candidates = source_files(repo, warnings)
     included = [path for path in candidates if not settings.is_excluded(path)]
+    included += imported_by(repo, included, [path for path in candidates if settings.named_like_a_test(path)])
     sources = relevant_sources(repo, included, warnings)
     declarations = declaration_files(repo, included)
     files_seen, excluded = len(candidates), len(candidates) - len(included)

@@ -192,6 +192,22 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
     return sorted(kept, key=lambda source: source.path)
 
 
+def imported_by(root: Path, importers: list[Path], candidates: list[Path]) -> list[Path]:
+    """Those of the Python files ``candidates`` (relative to ``root``) that a file of ``importers`` imports by
+    module name: ``from build_eval_test import train`` in a training script makes ``build_eval_test.py`` part of the
+    program, whatever its name says. A file that cannot be read imports nothing here (reading it again says why)."""
+    if not candidates:
+        return []
+    imported: set[str] = set()
+    for rel in importers:
+        try:
+            imported |= _imported_names(_code_of(SourceFile(rel, root / rel, read_source(root / rel))))
+        except OSError:
+            continue
+    return [rel for rel in candidates if rel.suffix == ".py" and imported.intersection(
+        import_names(module_and_package(rel)[0], shortest=1))]
+
+
 def _partition(sources: list[SourceFile], chosen: Callable[[SourceFile], bool]) -> tuple[list[SourceFile],
                                                                                          list[SourceFile]]:
     """``sources`` split into those ``chosen`` and the rest, in order."""

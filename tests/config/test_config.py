@@ -179,6 +179,21 @@ def test_test_code_is_left_out_by_default_and_counted(tmp_path):
     assert report.files_excluded == 6
 
 
+@pytest.mark.parametrize("config, analysed", [("", True), ('extend-exclude = ["src/build_eval_test.py"]\n', False)])
+def test_a_module_the_program_imports_is_analysed_whatever_its_name_says(tmp_path, config, analysed):
+    """Pointer_Transformer_Generator's `main.py` runs training from `build_eval_test.py` ("build, evaluate, test"):
+    named like a test, imported like a module of the program. A pattern the user writes still leaves it out."""
+    root = _project(tmp_path, config)
+    _with_test_copies(root)  # (test files of every shape: still left out)
+    (root / "src" / "data.py").rename(root / "src" / "build_eval_test.py")
+    train = root / "src" / "train.py"
+    train.write_text(train.read_text().replace("from data import", "from build_eval_test import"))
+    report = engine.analyze(root, None, load_settings(root, CODES, select="TFD", min_confidence="possible"))
+    assert {f.location.path.as_posix() for f in report.findings} == (
+        {"src/build_eval_test.py"} if analysed else set())
+    assert report.files_excluded == (6 if analysed else 7)
+
+
 def test_exclude_replaces_and_extend_exclude_adds_to_the_defaults(tmp_path):
     root = _project(tmp_path, "exclude = []\n")
     _with_test_copies(root)
