@@ -13924,7 +13924,8 @@ class NAME:
 @pytest.mark.parametrize("rnn_model", [
     _FED_IMAGES_TRAINING.replace("NAME", "RNN_Model"),
     # tabs and spaces mixed as Python 3 cannot read them: what it trains is unknown
-    "import tensorflow as tf\n\nclass RNN_Model:\n    def train(self):\n        if a:\n        \tb = 1\n            c = 2\n",
+    "import tensorflow as tf\n\nclass RNN_Model:\n    def train(self):\n"
+    "        if a:\n        \tb = 1\n            c = 2\n",
 ])
 def test_the_model_a_script_fixes_in_a_local_is_the_one_trained_even_beside_an_unreadable_module(rnn_model):
     """Speech-Recognition-CTC's main: `model_type = 'RNN'` picks `RNN_Model(...).train()` over the WaveNet branch,
