@@ -372,12 +372,11 @@ class MixedPrecision(Rule):
         if carrier is not None:
             # One global policy serves every model of the steps: the heavy model's finding is the one to act on.
             confidence = Confidence.POSSIBLE
-            own, heavy = carrier.other, carrier.site
+            own, heavy = carrier.small, carrier.site
             evidence.append(Evidence.source(
                 f"on its own it makes {own.convolutions} convolution and {own.dense} dense layers of the sizes counted "
                 f"above; the model built at {heavy.module.location(heavy.node).display}, which the same steps "
-                f"train, is {'heavy as well and built first' if own.heavy else 'the heavy one'}, and the policy its "
-                "finding proposes covers this model too"))
+                "train, is the heavy one, and the policy its finding proposes covers this model too"))
         pin = ctx.index.tensorflow_pin(site.module)
         if tf1_eager is None and pin is not None and pin.predates(api_since):
             # Upgrading TensorFlow comes first: a bigger change than the finding's, which it cannot promise.
@@ -446,36 +445,30 @@ class MixedPrecision(Rule):
 
 @dataclass(frozen=True)
 class _Carrier:
-    """A model heavy on its own that the same steps train as another one (a small one, or one built after it): its
-    finding proposes the one policy both need."""
+    """A model heavy on its own that the same steps train as a small one: its finding proposes the one policy both
+    need."""
 
     site: CallSite
     heavy: ModelCompute  # its own work
-    other: ModelCompute  # the other model's own work (small, or as heavy)
+    small: ModelCompute  # the small model's own work
 
     @property
     def dense_head(self) -> bool:
         """The small model is a head of dense layers on the carrier's convolutional network (a self-supervised
         encoder's projection head): nothing of its own for 16 bits to speed up."""
-        return not self.other.convolutions and self.other.application is None and bool(
+        return not self.small.convolutions and self.small.application is None and bool(
             self.heavy.convolutions or self.heavy.application)
 
 
 def _heavy_partner(queries: SourceQueries, construction: CallSite) -> _Carrier | None:
-    """A model the steps that train the model built at ``construction`` train too, heavy on its own and with no
-    policy of its own, whose finding proposes the one policy both need: where this one is small (a GAN's generator
-    beside a discriminator of a few narrow convolutions), or heavy too but built after it in the same code
-    (CycleGAN's second generator). A model of real work of its own beside a lighter one (a PatchGAN's 64-512-filter
-    convolutions) keeps its finding."""
+    """A model the steps that train the model built at ``construction`` train too, heavy on its own where that one
+    is small (a GAN's generator beside a discriminator of a few narrow convolutions), with no policy of its own. A
+    model of real work of its own (a PatchGAN's 64-512-filter convolutions) keeps its finding."""
     partners = queries.trained_with(construction)
     own = queries.model_compute(construction, alone=True) if partners else None
-    if own is None or not (own.small or own.heavy):
+    if own is None or not own.small:
         return None  # (most models train alone: nothing else to carry the finding)
     for partner in partners:
-        if own.heavy and not (partner.module is construction.module and
-                              _position(partner.module, partner.node) < _position(construction.module,
-                                                                                   construction.node)):
-            continue
         heavy = queries.model_compute(partner, alone=True)
         if heavy.heavy and not queries.mixed_precision_set_for(partner).policy_set:
             return _Carrier(partner, heavy, own)
