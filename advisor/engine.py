@@ -25,7 +25,7 @@ from .source.index import SourceIndex
 from .source.names import rebound_names
 from .source.notebook import NotebookError
 from .source.requirements import declaration_files, is_declaration
-from .source.walk import SOURCE_SUFFIXES, SourceFile, imported_by, relevant_sources, source_files
+from .source.walk import SOURCE_SUFFIXES, SourceFile, relevant_sources, source_files
 
 if TYPE_CHECKING:
     from .cache import ResultCache
@@ -148,10 +148,12 @@ def analyze(repo: Path, logdir: Path | None, settings: Settings, run: str | None
         warnings.extend(profile.warnings)
     candidates = source_files(repo, warnings)
     included = [path for path in candidates if not settings.is_excluded(path)]
-    included += imported_by(repo, included, [path for path in candidates if settings.named_like_a_test(path)])
-    sources = relevant_sources(repo, included, warnings)
+    named_like_tests = {path for path in candidates if settings.named_like_a_test(path)}
+    sources = relevant_sources(repo, included, warnings, sorted(named_like_tests))
     declarations = declaration_files(repo, included)
-    files_seen, excluded = len(candidates), len(candidates) - len(included)
+    # (a file only its name marks as a test that the program imports is not left out)
+    files_seen = len(candidates)
+    excluded = files_seen - len(included) - sum(source.path in named_like_tests for source in sources)
     key = ""
     if cache is not None:
         profile_digest = hashlib.sha256(json.dumps(profile.to_json(), sort_keys=True).encode()).hexdigest() \

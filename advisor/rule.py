@@ -27,8 +27,8 @@ from .profile.facts import ProfileFindings
 from .source.facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Stage
 from .source.index import SourceIndex
 from .source.names import GRADIENT_TAPE, TF_FUNCTION
-from .source.queries import (IMAGE_ITERATOR_BATCH_POSITION, NUMPY_CALL, PER_TENSOR_HISTOGRAMS, PYTHON_FUNCTION_OPS,
-                             VALUE_CONVERSIONS, EagerSwitch,
+from .source.queries import (IMAGE_ITERATOR_BATCH_POSITION, NUMPY_CALL, PER_TENSOR_HISTOGRAMS, PERCENT_FORMATTING,
+                             PYTHON_FUNCTION_OPS, STRING_FORMAT, VALUE_CONVERSIONS, EagerSwitch,
                              FedBatches, HotContext, InLoopBody, IntegerLiteral, MappedFunction, MixedPrecisionPlan,
                              ModelCompute, ModelConstruction, PerStepKerasCall, PrecisionSetting, SideEffect,
                              SourceQueries, TrainingLoop,
@@ -42,8 +42,8 @@ from .verdicts import CONFIRMED_EAGER_SHARE_PCT, EAGER_OPS_MIN, Verdict, Verdict
 
 __all__ = [
     "CONFIRMED_EAGER_SHARE_PCT", "EAGER_OPS_MIN", "GRADIENT_TAPE", "IMAGE_ITERATOR_BATCH_POSITION", "NUMPY_CALL",
-    "PER_TENSOR_HISTOGRAMS",
-    "PYTHON_FUNCTION_OPS", "TF_FUNCTION", "VALUE_CONVERSIONS",
+    "PER_TENSOR_HISTOGRAMS", "PERCENT_FORMATTING",
+    "PYTHON_FUNCTION_OPS", "STRING_FORMAT", "TF_FUNCTION", "VALUE_CONVERSIONS",
     "Applicability", "CallSite", "ClassInfo", "Confidence", "EagerSwitch", "Evidence", "Example", "FedBatches",
     "Finding",
     "FixAvailability", "FunctionInfo", "HotContext", "InLoopBody", "IntegerLiteral", "Location", "MappedFunction",

@@ -9,9 +9,9 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.codemods.step_interval import GuardWithStepInterval
-from advisor.rule import (NUMPY_CALL, VALUE_CONVERSIONS, Applicability, CallSite, Confidence, Evidence, Example,
-                          Finding, FixAvailability, FunctionInfo, InLoopBody, Rule, RuleContext, SideEffect,
-                          SourceQueries, TrainingLoop, Verdict, typical, visit_reading)
+from advisor.rule import (NUMPY_CALL, PERCENT_FORMATTING, STRING_FORMAT, VALUE_CONVERSIONS, Applicability, CallSite,
+                          Confidence, Evidence, Example, Finding, FixAvailability, FunctionInfo, InLoopBody, Rule,
+                          RuleContext, SideEffect, SourceQueries, TrainingLoop, Verdict, typical, visit_reading)
 
 METRIC_RESULT = m.Call(func=m.Attribute(attr=m.Name("result")), args=[])
 # Keras' copies of a model's or layer's weights into NumPy arrays and back.
@@ -42,7 +42,6 @@ _CONVERSION_OR_PRINT = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.
 _BLOCKING_CALL = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(BLOCKING_METHODS.__contains__))))
 # `if "rgb0" in extras:`: whether a dict of results holds a key, not a tensor's value.
 _KEY_TEST = m.Comparison(left=m.SimpleString(), comparisons=[m.ComparisonTarget(operator=m.In() | m.NotIn())])
-_STRING_FORMATTING = m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo())
 
 
 def _identity_test(test: cst.BaseExpression) -> bool:
@@ -127,7 +126,7 @@ class _Syncs(InLoopBody):
             self.numpy_call(node)
         if isinstance(node.func, cst.Attribute):
             self.numpy_function(node)
-        if m.matches(node.func, m.Attribute(value=m.SimpleString() | m.ConcatenatedString(), attr=m.Name("format"))):
+        if m.matches(node.func, STRING_FORMAT):
             self.string_formatting(node)
         if node.args:  # `state = to_np(state)`, a helper that returns `t.numpy()`
             copied_by = self.queries.host_copy_of_argument(self.loop.module, node, self._reads_value)
@@ -135,7 +134,7 @@ class _Syncs(InLoopBody):
                 self._add(node, "helper", copied_by)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if m.matches(node, _STRING_FORMATTING):
+        if m.matches(node, PERCENT_FORMATTING):
             self.string_formatting(node)
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:

@@ -211,7 +211,8 @@ class SourceIndex:
         self._by_import_name: dict[str, list[FunctionInfo]] | None = None
         self._inserted_arguments: dict[int, int] = {}  # by decorator node: see _arguments_inserted_by
         self._constants: dict[Path, dict[str, Constant]] = {}
-        self._settings_set: dict[str, bool] = {}  # by `Class.attribute`, and by `name[]` for a container's writes
+        self._settings_set: dict[str, bool] = {}  # by `Class.attribute`
+        self._containers_written: dict[str, bool] = {}  # by the name holding the container
         self._assignments: dict[int, cst.Assign] = {}
         self._modules_by_import_name: dict[str, list[ModuleInfo]] = {}  # each suffix of a module's dotted name
         self._tensorflow_pins: dict[Path, TensorflowPin | None] = {}  # by declaring folder
@@ -597,13 +598,12 @@ class SourceIndex:
     def written_into(self, name: str) -> bool:
         """Whether some module writes into the container a name holds (``config["lr"] = args.lr``,
         ``config.update(...)``, ``del config["x"]``): what its literal holds is then only where the run starts."""
-        key = f"{name}[]"
-        if key not in self._settings_set:
+        if name not in self._containers_written:
             written = re.compile(rf"\b{re.escape(name)}\s*\[[^\]]*\]\s*(=(?!=)|[-+*/]=)|"
                                  rf"\b{re.escape(name)}\.(update|setdefault|pop|popitem|clear)\(|"
                                  rf"\bdel\s+{re.escape(name)}\s*\[")
-            self._settings_set[key] = any(written.search(module.code) for module in self.modules)
-        return self._settings_set[key]
+            self._containers_written[name] = any(written.search(module.code) for module in self.modules)
+        return self._containers_written[name]
 
     def _set_elsewhere(self, setting: str) -> bool:
         """Whether some module assigns a class's setting (``Config.structure = args.structure``): what the class

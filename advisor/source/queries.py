@@ -1318,11 +1318,11 @@ _HOST_COPY_OF_NAME = m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("numpy"
     "tolist"))) | m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg(m.Name())])
 _VALUE_CONVERSION = m.Call(func=m.Name(value=m.MatchIfTrue(VALUE_CONVERSIONS.__contains__)), args=[m.Arg()])
 _LIST_GROWTH = m.Call(func=m.Attribute(attr=m.Name("append") | m.Name("extend")))
-# A string made of values (`"loss {}".format(loss)`, `"%.4f" % loss`, `f"{loss}"`, `str(loss)`): a Python value,
-# whose tensors were read where it was made.
-_MADE_STRING = m.Call(func=m.Attribute(value=m.SimpleString() | m.ConcatenatedString(), attr=m.Name("format"))) | \
-    m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo()) | m.FormattedString() | \
-    m.Call(func=m.Name("str"))
+# Formatting values into a string: `"%.4f" % loss`, and `"loss {}".format` (the function called).
+PERCENT_FORMATTING = m.BinaryOperation(left=m.SimpleString() | m.ConcatenatedString(), operator=m.Modulo())
+STRING_FORMAT = m.Attribute(value=m.SimpleString() | m.ConcatenatedString(), attr=m.Name("format"))
+# A string made of values (those, `f"{loss}"`, `str(loss)`): a Python value, whose tensors were read where it was made.
+_MADE_STRING = m.Call(func=STRING_FORMAT) | PERCENT_FORMATTING | m.FormattedString() | m.Call(func=m.Name("str"))
 _PRINT = m.Call(func=m.Name("print"))
 
 

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import pathspec
 
@@ -146,26 +146,23 @@ _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(?:\(([
                      rb"|import[ \t]+([\w., \t]+))", re.MULTILINE)
 
 
-def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list[SourceFile]:
+def relevant_sources(root: Path, paths: list[Path], warnings: list[str],
+                     named_like_tests: Sequence[Path] = ()) -> list[SourceFile]:
     """Read the candidate files ``paths`` (relative to ``root``) and keep those that mention TensorFlow or Keras, the
     scripts that import those (an entry point may name neither), and the Python modules they import (a data loader
     written in NumPy and PIL makes the batches the training consumes: what it does per batch is evidence); a file
     that cannot be read adds a line to ``warnings``. A notebook is kept as it is (its JSON): the index reads its
-    cells.
+    cells. Of ``named_like_tests``, files only their name marks as tests, those a file of ``paths`` imports are
+    candidates too: ``from build_eval_test import train`` in a training script makes ``build_eval_test.py`` part of
+    the program, whatever its name says.
     """
-    kept, others = [], []
-    for rel in paths:
-        absolute = root / rel
-        try:
-            data = read_source(absolute)
-        except OSError as exc:
-            warnings.append(f"{rel.as_posix()}: skipped, cannot read: {exc.strerror}")
-            continue
-        source = SourceFile(rel, absolute, data)
-        if any(word in data for word in PREFILTER_WORDS):
-            kept.append(source)
-        else:
-            others.append(source)
+    read = [source for rel in paths if (source := _read(root, rel, warnings)) is not None]
+    if named_like_tests:
+        imported = {name for source in read for name in _imported_names(_code_of(source))}
+        read += [source for rel in named_like_tests if rel.suffix == ".py" and imported.intersection(
+            import_names(module_and_package(rel)[0], shortest=1))
+                 and (source := _read(root, rel, warnings)) is not None]
+    kept, others = _partition(read, lambda source: any(word in source.data for word in PREFILTER_WORDS))
     # Scripts and notebooks that run the TensorFlow code without naming TensorFlow themselves (`from model import
     # *`, then `model.fit_generator(...)`; `from train import Trainer` in a notebook): the entry points that train.
     # Through a package's `__init__.py` that imports it too (`python -m bidaf` runs `bidaf/__main__.py`, whose
@@ -192,20 +189,13 @@ def relevant_sources(root: Path, paths: list[Path], warnings: list[str]) -> list
     return sorted(kept, key=lambda source: source.path)
 
 
-def imported_by(root: Path, importers: list[Path], candidates: list[Path]) -> list[Path]:
-    """Those of the Python files ``candidates`` (relative to ``root``) that a file of ``importers`` imports by
-    module name: ``from build_eval_test import train`` in a training script makes ``build_eval_test.py`` part of the
-    program, whatever its name says. A file that cannot be read imports nothing here (reading it again says why)."""
-    if not candidates:
-        return []
-    imported: set[str] = set()
-    for rel in importers:
-        try:
-            imported |= _imported_names(_code_of(SourceFile(rel, root / rel, read_source(root / rel))))
-        except OSError:
-            continue
-    return [rel for rel in candidates if rel.suffix == ".py" and imported.intersection(
-        import_names(module_and_package(rel)[0], shortest=1))]
+def _read(root: Path, rel: Path, warnings: list[str]) -> SourceFile | None:
+    """The file ``rel`` (relative to ``root``), or None with a line in ``warnings`` saying why it cannot be read."""
+    try:
+        return SourceFile(rel, root / rel, read_source(root / rel))
+    except OSError as exc:
+        warnings.append(f"{rel.as_posix()}: skipped, cannot read: {exc.strerror}")
+        return None
 
 
 def _partition(sources: list[SourceFile], chosen: Callable[[SourceFile], bool]) -> tuple[list[SourceFile],
