@@ -1449,6 +1449,9 @@ def test_a_builder_that_calls_the_block_function_it_is_handed_still_returns_its_
     "from transformers import TFAutoModelForSequenceClassification as Factory\n"
     "model = Factory.from_pretrained('distilbert-base-uncased', num_labels=2)",
     "import keras_hub\nmodel = keras_hub.models.BertClassifier.from_preset('bert_base_en', num_classes=2)",
+    "from keras_bert import load_trained_model_from_checkpoint\n"
+    "model = load_trained_model_from_checkpoint(config_path, checkpoint_path, training=False, seq_len=128)",
+    "import bert\nmodel = bert.BertModelLayer.from_params(bert.params_from_pretrained_ckpt(model_dir), name='bert')",
 ])
 def test_a_pretrained_architecture_fine_tuned_in_float32(factory: str):
     files = {"finetune.py": factory + """
@@ -14049,3 +14052,52 @@ def test_a_setting_a_script_s_config_dict_holds_decides_its_branch(written, trai
             train()
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(trained, Confidence.LIKELY)]
+
+
+def test_a_helper_making_a_layer_of_the_width_each_call_passes_counts_once_per_call():
+    """tiny-YOLO's notebook builds its Sequential through a local `Conv2D(filters, kernel_size)` wrapping Keras':
+    each call with another literal width is another layer, not the same network applied again to another input."""
+    findings = _findings({"yolo.py": """
+        from tensorflow import keras
+
+        def Conv2D(filters, kernel_size):
+            return keras.layers.Conv2D(filters=filters, kernel_size=kernel_size, padding="same")
+
+        model = keras.Sequential()
+        model.add(Conv2D(64, 3))
+        model.add(Conv2D(128, 3))
+        model.add(Conv2D(256, 3))
+        model.add(Conv2D(512, 3))
+        model.add(Conv2D(1024, 3))
+        model.add(Conv2D(256, 3))
+        model.add(Conv2D(256, 3))
+        model.add(Conv2D(256, 3))
+        model.add(keras.layers.Dense(10))
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(images, targets, epochs=100)
+        """}, "TFC001")
+    (finding,) = findings
+    assert finding.confidence is Confidence.LIKELY
+    assert any("makes 8 convolution" in e.message for e in finding.evidence)
+
+
+def test_a_notebook_s_only_training_loop_behind_a_flag_set_false_is_the_switch_a_run_turns_on():
+    """tiny-YOLO's notebook writes its only training loop inline under `if TRAIN:`, with `TRAIN = False` set at
+    the top (flip it to train): a run that trains takes that branch, so what the loop does every step is reported
+    as likely; a loop in a function defined beside such a branch trains only where that function is called."""
+    script = """
+        import tensorflow as tf
+
+        TRAIN = False
+
+        if TRAIN:
+            while True:
+                batch = next(generator())
+                with tf.GradientTape() as tape:
+                    loss_value = loss_object(batch[1], model(batch[0]))
+                grads = tape.gradient(loss_value, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """
+    (finding,) = _findings({"train.py": script}, "TFH002")
+    assert (finding.location.line, finding.confidence) == (8, Confidence.LIKELY)
+    assert not any("skips this code" in e.message for e in finding.evidence)

@@ -80,9 +80,12 @@ SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
 # Architectures built by a library's factory: KerasHub/KerasNLP/KerasCV presets, bert4keras and its TensorFlow 2 port
-# tf2_bert (Hugging Face's TF models: HUGGING_FACE_MODEL).
+# tf2_bert, keras-bert loading a released checkpoint or its configuration, bert-for-tf2's layer made from a
+# checkpoint's parameters (Hugging Face's TF models: HUGGING_FACE_MODEL).
 PRETRAINED_FACTORIES = ((("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
-                        (("bert4keras.models.", "tf2_bert.models."), (".build_transformer_model",)))
+                        (("bert4keras.models.", "tf2_bert.models."), (".build_transformer_model",)),
+                        (("keras_bert.",), (".load_trained_model_from_checkpoint", ".build_model_from_config")),
+                        (("bert.",), (".BertModelLayer.from_params",)))
 # Hugging Face's TensorFlow models (a base model, or one with a head: `TFBertForSequenceClassification`), loaded or
 # built from a configuration, by any module path transformers has given them (`transformers.TFAutoModel
 # .from_pretrained`, `transformers.modeling_tf_gpt2.TFGPT2LMHeadModel(config)`); not their tokenizers.
@@ -3852,13 +3855,23 @@ class SourceQueries:
     def _training_switch(self, module: ModuleInfo, branch: cst.If, skipped: cst.CSTNode,
                          taken: cst.CSTNode | None) -> bool:
         """Whether ``branch`` is how the program is told to train (``if args.train: model.train()``, the flag off by
-        default): its skipped side trains, and neither its other side nor the statements beside it do (but another
-        switch off by default, ``if args.eval:`` fitting a classifier on the codes). A run that trains takes it; an
-        alternative way to train (``if FLAGS.eager:`` beside ``model.fit``) is no switch. Nor is the branch beside one
-        that calls into a file advisor could not read (`RNN_Model(args, sess).train()` from a module with a syntax
-        error): that one may well be how a run trains by default."""
+        default): its skipped side trains (a training call, or a loop that writes a step inline), and neither its
+        other side nor the statements beside it do (but another switch off by default, ``if args.eval:`` fitting a
+        classifier on the codes). A run that trains takes it; an alternative way to train (``if FLAGS.eager:`` beside
+        ``model.fit``) is no switch. Nor is the branch beside one that calls into a file advisor could not read
+        (`RNN_Model(args, sess).train()` from a module with a syntax error): that one may well be how a run trains by
+        default."""
+        def runs_here(node: cst.CSTNode) -> bool:
+            """Not in a function defined there: that one runs only where it is called."""
+            def defined_in(n: cst.CSTNode) -> cst.FunctionDef | None:
+                function = self.enclosing_function(module, n)
+                return function.node if function is not None else None
+            return defined_in(node) is defined_in(branch)
+
         def trains(block: cst.CSTNode | None) -> bool:
-            return block is not None and any(self._trains(call) for call in m.findall(block, m.Call()))
+            return block is not None and (any(self._trains(call) for call in m.findall(block, m.Call())) or any(
+                id(loop) in self._inline_step_loops and runs_here(loop)
+                for loop in m.findall(block, m.For() | m.While())))
 
         def may_train(block: cst.CSTNode) -> bool:
             return trains(block) or any(self.index.in_unread_module(module, site.names) for call in m.findall(
@@ -3880,6 +3893,12 @@ class SourceQueries:
         return trains(skipped) and not trains_by_default(taken) and not any(
             trains(statement) for statement in (siblings if isinstance(siblings, Sequence) else ())
             if statement is not branch and not off(statement))
+
+    @cached_property
+    def _inline_step_loops(self) -> set[int]:
+        """The loops that write a training step in their body (a GradientTape and a weight update): training no
+        call stands for (``if TRAIN:`` around a notebook's only training loop)."""
+        return {id(loop.node) for loop in self.training_loops if loop.inline_step}
 
     def _function_at(self, module: ModuleInfo, line: int) -> FunctionInfo | None:
         """The innermost repo function whose definition spans module line ``line``."""
@@ -7947,9 +7966,10 @@ class SourceQueries:
         same other arguments (``Discriminator(real)``, then ``Discriminator(fake)``: TensorFlow 1.x code sharing
         its variables by name or scope): the same layers, counted once, as a Keras model called twice is. A call on
         what the earlier one returned (``x = block(x, 64)`` twice) stacks new layers. ``seen``: per callee and
-        other arguments, the names earlier calls' results were bound to."""
+        other arguments, the names earlier calls' results were bound to. A constant first argument is no input
+        (``Conv2D(16, 3)``, then ``Conv2D(32, 3)``: a helper making a layer of that many filters each time)."""
         args = call.node.args
-        if not args or args[0].keyword is not None or args[0].star:
+        if not args or args[0].keyword is not None or args[0].star or m.matches(args[0].value, _LITERAL):
             return False
         key = (id(callee.node), tuple(call.module.node_code(arg) for arg in args[1:]))
         results = _assigned_names(self.index.assignment_of(call.node))
