@@ -71,6 +71,15 @@ class SlowCallback(Rule):
                         self.model.stop_training = True
             """, note="prints on one batch only: when it fails, when it stops the training"),
         Example("""
+            import time
+            from tensorflow import keras
+            class HourlyCheckpoint(keras.callbacks.Callback):
+                def on_train_batch_end(self, batch, logs=None):
+                    if time.time() - self.saved_at > 3600:
+                        self.model.save("checkpoint.h5")
+                        self.saved_at = time.time()
+            """, note="saves once an hour: the clock decides, and the hook starts the hour again"),
+        Example("""
             import keras
             class Counter(keras.callbacks.Callback):
                 def on_train_batch_end(self, batch, logs=None):

@@ -1757,6 +1757,9 @@ def _training_guard(function: FunctionInfo) -> str | None:
 
 
 _STOPS_TRAINING = m.Assign(targets=[m.AssignTarget(m.Attribute(attr=m.Name("stop_training")))], value=m.Name("True"))
+# Python's clocks: a test on the time elapsed since a moment the code keeps.
+CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "timeit.default_timer",
+                    "datetime.datetime.now"})
 
 
 def _yielding_loop(function: FunctionInfo) -> cst.For | cst.While | None:
@@ -1778,11 +1781,24 @@ def _copied_name(copy: cst.Call) -> str:
 
 def _on_some_calls_only(function: FunctionInfo, node: cst.CSTNode) -> bool:
     """Whether ``node`` in ``function``'s body runs on some of its calls only: in the body of an ``if`` that picks
-    calls by a count (``if self.step % 10 == 0``), waits for one value (``if count == 140``), or stops the training
-    that calls it (``self.model.stop_training = True``): a per-batch hook's print there is not per batch."""
+    calls by a count (``if self.step % 10 == 0``), waits for one value (``if count == 140``), stops the training
+    that calls it (``self.model.stop_training = True``), or waits for time to pass (:func:`_elapsed_time_test`): a
+    per-batch hook's print there is not per batch."""
+    module = function.module
     return any(part is branch.body and (m.findall(branch.test, m.Modulo() | m.ComparisonTarget(operator=m.Equal()))
-                                        or m.findall(branch.body, _STOPS_TRAINING))
-               for branch, part in _branches_around(function.module, node, function.node))
+                                        or m.findall(branch.body, _STOPS_TRAINING)
+                                        or _elapsed_time_test(module, branch))
+               for branch, part in _branches_around(module, node, function.node))
+
+
+def _elapsed_time_test(module: ModuleInfo, branch: cst.If) -> bool:
+    """``if time() - self.start_time > 3600:`` whose body sets ``self.start_time`` again: true once per period
+    of the clock, whatever the steps."""
+    if not any(module.qualified_names(call.func) & CLOCKS for call in m.findall(branch.test, m.Call())):
+        return False
+    tested = {module.node_code(n) for n in m.findall(branch.test, m.Name() | m.Attribute())}
+    return any(module.node_code(target.target) in tested
+               for assign in m.findall(branch.body, m.Assign()) for target in assign.targets)
 
 
 def _reads_weights(site: CallSite) -> bool:
