@@ -118,9 +118,8 @@ class PyFunction(Rule):
     )
 
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
-        hot = ctx.queries.hot_functions
         sites = [(site, context) for site in ctx.index.calls_to(*PYTHON_FUNCTION_OPS)
-                 if (context := hot.context_of(site) or ctx.queries.session_graph_context(site)) is not None]
+                 if (context := ctx.queries.hot_context(site) or ctx.queries.session_graph_context(site)) is not None]
         for site, context in sites:
             if not (context.in_dataset and ctx.queries.waits(site)):
                 yield self._finding(ctx, site, context, sites)
@@ -151,6 +150,11 @@ class PyFunction(Rule):
         if context.stage is not None and not ctx.queries.pipelines_through(context.stage):
             per_step = False
             evidence.append(UNCONSUMED)
+        use = ctx.queries.evaluation_only(context.stage) if context.stage is not None else None
+        if use is not None:
+            per_step = False
+            evidence.append(Evidence.source(f"its dataset feeds {use} only: not the input every training step "
+                                            "waits for"))
         cache = ctx.queries.cached_after(context.stage) if context.stage is not None else None
         if cache is not None:
             per_step = False

@@ -14101,3 +14101,51 @@ def test_a_notebook_s_only_training_loop_behind_a_flag_set_false_is_the_switch_a
     (finding,) = _findings({"train.py": script}, "TFH002")
     assert (finding.location.line, finding.confidence) == (8, Confidence.LIKELY)
     assert not any("skips this code" in e.message for e in finding.evidence)
+
+
+# A TensorFlow 1.x recommender's input functions (deep-match): a builder returns a dataset and the closure that
+# decodes its lines, whose helper runs a `tf.py_func`; the prediction input comes first in the file.
+_DECODER_BUILDER = """
+import numpy as np
+import tensorflow as tf
+
+def parse_sequence(text):
+    def split(text):
+        return np.array(text.split(b","))
+    return tf.py_func(split, [text], tf.string)
+
+def dataset_and_decoder(table):
+    def decode(line):
+        return {"items": parse_sequence(line)}
+    return tf.data.TextLineDataset([table]), decode
+
+def predict_input_fn_builder(table):
+    def input_fn():
+        dataset, decode = dataset_and_decoder(table)
+        dataset = dataset.map(decode, num_parallel_calls=8).batch(256)
+        return dataset.make_one_shot_iterator().get_next()
+    return input_fn
+"""
+
+
+def test_a_decoder_a_builder_returns_beside_its_dataset_is_what_the_map_runs():
+    """`dataset, decode = dataset_and_decoder(table)`, then `dataset.map(decode)`: the map runs the closure the
+    builder returns at that place, and the `tf.py_func` its helper calls. The training input comes after the
+    prediction input, whose `input_fn` is defined in `predict_input_fn_builder`: the finding names the training
+    map, shown by default; with the prediction input alone, it feeds evaluation only."""
+    training = """
+def train_input_fn():
+    dataset, decode = dataset_and_decoder("train.txt")
+    return dataset.repeat().map(decode, num_parallel_calls=8).batch(256)
+
+estimator = tf.estimator.Estimator(model_fn)
+estimator.train(input_fn=train_input_fn, max_steps=100000)
+"""
+    (finding,) = _findings({"main.py": _DECODER_BUILDER + training}, "TFD003")
+    assert (finding.location.line, finding.confidence) == (7, Confidence.LIKELY)
+    assert "line 23" in finding.message
+    predicting = "\nestimator = tf.estimator.Estimator(model_fn)\nfor result in estimator.predict(" \
+                 "input_fn=predict_input_fn_builder('items.txt')):\n    print(result)\n"
+    (finding,) = _findings({"main.py": _DECODER_BUILDER + predicting}, "TFD003")
+    assert finding.confidence is Confidence.POSSIBLE
+    assert any("feeds evaluation only" in e.message for e in finding.evidence)

@@ -1663,6 +1663,9 @@ class HotFunctions:
         self.functions_handed = functions_handed  # the repo functions an argument of a stage stands for
         # By the function's node: a notebook and the script exported from it define functions of the same keys.
         self.functions: dict[int, HotContext] = {}
+        # Every context a function runs in, the first (``functions``') first: a parser both the training and the
+        # evaluation input map.
+        self.contexts: dict[int, list[HotContext]] = {}
         self.lambda_calls: dict[int, HotContext] = {}
         self._calls_by_function: dict[int, list[CallSite]] = {}
         for site in index.calls:
@@ -1677,6 +1680,11 @@ class HotFunctions:
         if id(site.node) in self.lambda_calls:
             return self.lambda_calls[id(site.node)]
         return self.functions.get(id(site.function.node)) if site.function is not None else None
+
+    def contexts_of(self, site: CallSite) -> list[HotContext]:
+        if id(site.node) in self.lambda_calls:
+            return [self.lambda_calls[id(site.node)]]
+        return self.contexts.get(id(site.function.node), []) if site.function is not None else []
 
     def _find_roots(self, compilations: Iterable[Compilation]) -> None:
         for stage in self.index.stages():
@@ -1710,6 +1718,9 @@ class HotFunctions:
     def _mark(self, functions: Iterable[FunctionInfo], context: HotContext) -> None:
         for function in functions:
             self.functions.setdefault(id(function.node), context)
+            contexts = self.contexts.setdefault(id(function.node), [])
+            if all(known is not context for known in contexts):
+                contexts.append(context)
 
     def _propagate(self) -> None:
         pending = list(self.functions)
@@ -1719,6 +1730,11 @@ class HotFunctions:
                 for callee in self.index.functions_near(site.module, site.names):
                     if id(callee.node) not in self.functions:
                         self.functions[id(callee.node)] = self.functions[key]
+                    contexts = self.contexts.setdefault(id(callee.node), [])
+                    added = [context for context in self.contexts[key]
+                             if all(known is not context for known in contexts)]
+                    if added:
+                        contexts.extend(added)
                         pending.append(id(callee.node))
 
 
@@ -3390,15 +3406,23 @@ class SourceQueries:
         returned: ``_res_conv(filters=64, kernel_size=7)(inputs)`` runs the ``def layer_fn(x)`` it defines."""
         func = site.node.func
         if isinstance(func, cst.Call):
-            bound, place = self._call_at.get(id(func)), None
-        elif isinstance(func, cst.Name) and func.value in self._closure_names:
-            bound = self.bound_call(site.module, site.node, func.value)
-            place = _unpacked_position(self.index.assignment_of(bound.node), func.value) if bound else None
-        else:
+            bound = self._call_at.get(id(func))
+            return self._closures_returned(bound, None) if bound is not None else []
+        if isinstance(func, cst.Name):
+            return self._closures_bound(site.module, site.node, func.value)
+        return []
+
+    def _closures_bound(self, module: ModuleInfo, near: cst.CSTNode, name: str) -> list[FunctionInfo]:
+        """The functions ``name`` holds where ``near`` is, bound to what a repo function returned, alone or at its
+        place in a tuple (``dataset, decode = make_dataset_and_decoder(table)``)."""
+        if name not in self._closure_names:
             return []
-        if bound is None:
-            return []
-        return [closure for factory, _ in self.index.callees(bound.names)
+        bound = self.bound_call(module, near, name)
+        return self._closures_returned(bound, _unpacked_position(self.index.assignment_of(bound.node), name)) \
+            if bound is not None else []
+
+    def _closures_returned(self, call: CallSite, place: int | None) -> list[FunctionInfo]:
+        return [closure for factory, _ in self.index.callees(call.names)
                 for closure in self._functions_returned.get(id(factory.node), {}).get(place, [])]
 
     @cached_property
@@ -4952,7 +4976,8 @@ class SourceQueries:
         an evaluation takes (the ``else`` of ``if split == "train":`` in an input function serving both), a loop
         over it trains nothing beside the loop that trains (:meth:`_beside_training_loop`), or the
         function that builds it is named like evaluation code and its iterator or loop trains nothing
-        (``eval_data_input_fn`` handing the dataset to a helper that makes its iterator)."""
+        (``eval_data_input_fn`` handing the dataset to a helper that makes its iterator), or is defined in one
+        (the ``input_fn`` that ``predict_input_fn_builder`` returns)."""
         use = pipeline.sink.evaluation_use
         last = pipeline.last_stage
         if use is None and (any(_in_evaluation_branch(stage.module, stage.node) for stage in (pipeline.stages[0], last))
@@ -4961,8 +4986,11 @@ class SourceQueries:
             return "evaluation"
         if use is not None or pipeline.sink.role not in ("iter", "loop") or self.feeds_training(pipeline):
             return use
+        # (or a function around it: the `input_fn` closure `predict_input_fn_builder` returns)
         builder = self.enclosing_function(last.module, last.node)
-        return "evaluation" if builder is not None and NOT_TRAINING_NAME.search(builder.name) else None
+        while builder is not None and not NOT_TRAINING_NAME.search(builder.name):
+            builder = builder.outer
+        return "evaluation" if builder is not None else None
 
     def _evaluation_iterator(self, sink: Sink) -> bool:
         """An iterator bound to names of evaluation data only (``testA = iter(test_ds)``, read with ``next(testA)``
@@ -6881,6 +6909,26 @@ class SourceQueries:
     def hot_functions(self) -> HotFunctions:
         return HotFunctions(self.index, self._call_at, self.compilations, self._functions_handed, self.compiled_losses)
 
+    def hot_context(self, site: CallSite) -> HotContext | None:
+        """Why ``site`` runs per element or per step (:class:`HotFunctions`); of the dataset maps that run it (a
+        parser shared by the training and the evaluation input), one whose pipeline feeds more than evaluation,
+        else one whose consumer is out of sight, else the first."""
+        contexts = self.hot_functions.contexts_of(site)
+
+        def rank(context: HotContext) -> int:
+            pipelines = self.pipelines_through(context.stage) if context.stage is not None else None
+            if pipelines is None or any(self.evaluation_use(pipeline) is None for pipeline in pipelines):
+                return 0
+            return 2 if pipelines else 1
+        return min(contexts, key=rank) if len(contexts) > 1 else contexts[0] if contexts else None
+
+    def evaluation_only(self, stage: Stage) -> str | None:
+        """What the pipelines ``stage`` is part of feed, where every one feeds evaluation code
+        (:meth:`evaluation_use`): "validation", "evaluation" or "prediction"; None where one may feed training, or
+        none is seen consumed."""
+        uses = {self.evaluation_use(pipeline) for pipeline in self.pipelines_through(stage)}
+        return next(iter(uses)) if len(uses) == 1 else "evaluation" if uses and None not in uses else None
+
     @cached_property
     def eager_switches(self) -> list[EagerSwitch]:
         """Where the program turns compilation off for training: ``model.compile(..., run_eagerly=True)`` or
@@ -6967,8 +7015,8 @@ class SourceQueries:
 
     def _functions_handed(self, stage: Stage, expr: cst.BaseExpression) -> list[FunctionInfo]:
         """The repo functions an argument of a dataset stage stands for: by name, a method of the class building
-        the stage (``dataset.map(self.parse)``), or through a wrapper of one (``functools.partial(make_dataset,
-        files)``, written there or bound to a name before)."""
+        the stage (``dataset.map(self.parse)``), through a wrapper of one (``functools.partial(make_dataset,
+        files)``, written there or bound to a name before), or returned by a repo function (a closure)."""
         names = stage.module.qualified_names(expr) if isinstance(expr, (cst.Name, cst.Attribute)) else frozenset()
         found = self.index.functions_near(stage.module, names)
         if found:
@@ -6980,7 +7028,10 @@ class SourceQueries:
         wrapping = self._call_at.get(id(expr)) if isinstance(expr, cst.Call) else \
             self.bound_call(stage.module, stage.node, expr.value) if isinstance(expr, cst.Name) else None
         wrapped = _wrapped_function(wrapping.node) if wrapping is not None else None
-        return self._functions_meant(wrapping, wrapped) if wrapped is not None else []
+        meant = self._functions_meant(wrapping, wrapped) if wrapped is not None else []
+        # `dataset, decode = make_dataset_and_decoder(table)`, then `dataset.map(decode)`
+        return meant or (self._closures_bound(stage.module, stage.node, expr.value) if isinstance(expr, cst.Name)
+                         else [])
 
     def used_in_its_iteration(self, site: CallSite) -> bool:
         """Whether what ``site`` returns is called in the same iteration of the loop around it: called at once
