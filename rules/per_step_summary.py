@@ -258,10 +258,10 @@ class PerStepSummary(Rule):
         """Writes made every step in a repo function the loop calls (``write_log(writer, names, logs, step)``),
         reported at that call: where a step interval would go. Not a call already found writing in the body."""
         written = {id(call) for call, *_ in found}
-        steps = {id(step.node) for step in ctx.queries.training_steps}
         for call, made in ctx.queries.per_step_calls_by_body_call(loop, known_callees=True):
-            # Not the step itself: a guard there would skip training steps, not summaries.
-            if id(call.node) in written or any(id(f.node) in steps for f in ctx.queries.callees_of(call)):
+            # Not the step, nor a function running it (`agent.train(batch)` calling each network's update): a guard
+            # there would skip training steps, not summaries.
+            if id(call.node) in written or ctx.queries.leads_to_training(call.node):
                 continue
             writes = [(site, write) for site in made if not recorded_on_some_steps(site.module, site.node)
                       and (write := _summary_write(site.module, site.node, lambda _: False)) is not None]

@@ -3703,7 +3703,7 @@ class SourceQueries:
                 skipped, taken = (branch.body, branch.orelse) if value is False else (branch.orelse, branch.body) \
                     if value else (None, None)
                 stands_in = taken is not None and self._makes_dataset(skipped) and not self._makes_dataset(
-                    taken) and not any(self._trains(call) for call in m.findall(branch, m.Call()))
+                    taken) and not any(self.leads_to_training(call) for call in m.findall(branch, m.Call()))
                 if skipped is not None and not stands_in and not self._training_switch(module, branch, skipped,
                                                                                        taken):
                     span = module.location(skipped)
@@ -3909,7 +3909,7 @@ class SourceQueries:
             return defined_in(node) is defined_in(branch)
 
         def trains(block: cst.CSTNode | None) -> bool:
-            return block is not None and (any(self._trains(call) for call in m.findall(block, m.Call())) or any(
+            return block is not None and (any(self.leads_to_training(call) for call in m.findall(block, m.Call())) or any(
                 id(loop) in self._inline_step_loops and runs_here(loop)
                 for loop in m.findall(block, m.For() | m.While())))
 
@@ -3948,7 +3948,7 @@ class SourceQueries:
         around = [(start, f) for start, end, f in self._function_spans[id(module)] if start <= line <= end]
         return max(around, key=lambda item: item[0])[1] if around else None
 
-    def _trains(self, call: cst.Call) -> bool:
+    def leads_to_training(self, call: cst.Call) -> bool:
         """A training call (``fit``, a step's call), or a call of a function that makes one (``fit_one_epoch``), or
         calls one that does (``cmd_finetune`` calling ``finetune``)."""
         site = self._call_at.get(id(call))
@@ -6135,12 +6135,12 @@ class SourceQueries:
                                          or function.name in self._lambda_callback_hooks)
 
     def _reaches_training(self, call: cst.Call, depth: int) -> bool:
-        """Whether ``call`` trains (:meth:`_trains`) or calls, a few calls deep, a function that does (an agent's
+        """Whether ``call`` trains (:meth:`leads_to_training`) or calls, a few calls deep, a function that does (an agent's
         ``replay`` whose ``_learn`` fits)."""
         key = (id(call), depth)
         if key not in self._training_reached:
             site = self._call_at.get(id(call))
-            self._training_reached[key] = self._trains(call) or depth > 0 and site is not None and any(
+            self._training_reached[key] = self.leads_to_training(call) or depth > 0 and site is not None and any(
                 self._reaches_training(inner.node, depth - 1) for callee in self.callees_of(site)
                 for inner in self.calls_in(callee))
         return self._training_reached[key]
