@@ -14187,3 +14187,32 @@ def test_summaries_an_eager_update_writes_are_reported_there_not_at_the_call_of_
         """}
     findings = _findings(files, "TFH006", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+
+
+@pytest.mark.parametrize("labels, in_memory", [
+    ("np.reshape(np.array(labels[i:i + batch_size], dtype=np.int32), (-1, 1))", True),
+    ("np.expand_dims(np.array(labels[i:i + batch_size]), -1)", True),
+    ("np.reshape(np.array([len(s) for s in labels[i:i + batch_size]]), (-1, 1))", False),
+])
+def test_a_batch_generator_reshaping_slices_of_arrays_in_memory_does_no_array_work(labels, in_memory):
+    """A sentiment notebook's generator copies slices of its in-memory arrays and gives one another shape
+    (`np.reshape(np.array(labels[i:i + n]), (-1, 1))`): a view of a copy, no work per batch; built in Python, it is."""
+    findings = _findings({"train.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def get_training_set(sentences, labels, batch_size):
+            for i in range(0, len(sentences), batch_size):
+                yield np.array(sentences[i:i + batch_size]), {labels}
+
+        X = tf.placeholder(tf.int32, [None, 100])
+        y = tf.placeholder(tf.int32, [None, 1])
+        loss = tf.losses.mean_squared_error(y, tf.layers.dense(tf.layers.dense(tf.cast(X, tf.float32), 300), 1))
+        train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
+        with tf.Session() as sess:
+            for epoch in range(10):
+                for x_batch, y_batch in get_training_set(X_train, y_train, 600):
+                    sess.run(train_op, feed_dict={{X: x_batch, y: y_batch}})
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [
+        (14, Confidence.POSSIBLE if in_memory else Confidence.LIKELY)]

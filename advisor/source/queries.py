@@ -270,6 +270,9 @@ CONSTANT_ARRAYS = frozenset(f"numpy.{kind}{like}" for kind in ("zeros", "ones", 
 # Arrays made from what is already in memory (`np.array(X[i * n:(i + 1) * n])`, a slice of the data): see
 # `_copies_memory`.
 ARRAY_COPIES = frozenset({"numpy.array", "numpy.asarray", "numpy.copy", "numpy.ascontiguousarray"})
+# NumPy functions giving an array another shape: views, no work over its elements.
+ARRAY_VIEWS = frozenset(f"numpy.{name}" for name in ("reshape", "expand_dims", "squeeze", "transpose", "ravel",
+                                                     "swapaxes", "moveaxis"))
 # The summary kind of histograms made in a loop, one per variable or gradient.
 PER_TENSOR_HISTOGRAMS = "histogram per tensor"
 # Summary ops, TensorFlow 1.x's names too (`tf.summary.image`, `tf.image_summary`).
@@ -2261,12 +2264,15 @@ def _calls_exit(module: ModuleInfo, statement: cst.BaseSmallStatement) -> bool:
 
 
 def _copies_memory(site: CallSite) -> bool:
-    """Whether ``site`` copies an array already in memory (``np.array(X[i * n:(i + 1) * n])``, a slice of the data):
-    a copy of the batch, no work of its own; not one that builds its array in Python (``np.array([[ord(c) for c in
-    word]])``, a comprehension or calls inside)."""
-    built = m.Call() | m.ListComp() | m.GeneratorExp() | m.SetComp() | m.DictComp()
-    return bool(site.names) and site.names <= ARRAY_COPIES and not any(m.findall(arg.value, built)
-                                                                       for arg in site.node.args)
+    """Whether ``site`` copies an array already in memory (``np.array(X[i * n:(i + 1) * n])``, a slice of the data),
+    or gives such a copy another shape (``np.reshape(np.array(y[i:j]), (-1, 1))``): a copy of the batch, no work of
+    its own; not one that builds its array in Python (``np.array([[ord(c) for c in word]])``, a comprehension or
+    other calls inside)."""
+    copies = ARRAY_COPIES | ARRAY_VIEWS
+    comprehension = m.ListComp() | m.GeneratorExp() | m.SetComp() | m.DictComp()
+    return bool(site.names) and site.names <= copies and not any(
+        m.findall(arg.value, comprehension) or any(not (names := site.module.qualified_names(call.func)) or not (
+            names <= copies) for call in m.findall(arg.value, m.Call())) for arg in site.node.args)
 
 
 def _exits_after(module: ModuleInfo, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
