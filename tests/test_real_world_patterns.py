@@ -14153,8 +14153,8 @@ estimator.train(input_fn=train_input_fn, max_steps=100000)
 
 def test_summaries_an_eager_update_writes_are_reported_there_not_at_the_call_of_the_agent_s_train():
     """A SAC agent's `train(batch)` runs its eager critic and policy updates; the critic's writes a histogram of
-    every gradient every step: the finding goes in the update, where the writes are; none at `agent.train(...)` in the loop,
-    where a step interval would skip the training too."""
+    every gradient every step: the finding goes in the update, where the writes are; none at `agent.train(...)` in
+    the loop, where a step interval would skip the training too."""
     files = {"sac.py": """
         import tensorflow as tf
 

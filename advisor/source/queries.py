@@ -3915,9 +3915,10 @@ class SourceQueries:
             return defined_in(node) is defined_in(branch)
 
         def trains(block: cst.CSTNode | None) -> bool:
-            return block is not None and (any(self.leads_to_training(call) for call in m.findall(block, m.Call())) or any(
-                id(loop) in self._inline_step_loops and runs_here(loop)
-                for loop in m.findall(block, m.For() | m.While())))
+            if block is None:
+                return False
+            return any(self.leads_to_training(call) for call in m.findall(block, m.Call())) or any(
+                id(loop) in self._inline_step_loops and runs_here(loop) for loop in m.findall(block, m.For() | m.While()))
 
         def may_train(block: cst.CSTNode) -> bool:
             return trains(block) or any(self.index.in_unread_module(module, site.names) for call in m.findall(
@@ -6141,8 +6142,8 @@ class SourceQueries:
                                          or function.name in self._lambda_callback_hooks)
 
     def _reaches_training(self, call: cst.Call, depth: int) -> bool:
-        """Whether ``call`` trains (:meth:`leads_to_training`) or calls, a few calls deep, a function that does (an agent's
-        ``replay`` whose ``_learn`` fits)."""
+        """Whether ``call`` trains (:meth:`leads_to_training`) or calls, a few calls deep, a function that does (an
+        agent's ``replay`` whose ``_learn`` fits)."""
         key = (id(call), depth)
         if key not in self._training_reached:
             site = self._call_at.get(id(call))
