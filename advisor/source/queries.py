@@ -3917,8 +3917,9 @@ class SourceQueries:
         def trains(block: cst.CSTNode | None) -> bool:
             if block is None:
                 return False
+            loops = m.findall(block, m.For() | m.While())
             return any(self.leads_to_training(call) for call in m.findall(block, m.Call())) or any(
-                id(loop) in self._inline_step_loops and runs_here(loop) for loop in m.findall(block, m.For() | m.While()))
+                id(loop) in self._inline_step_loops and runs_here(loop) for loop in loops)
 
         def may_train(block: cst.CSTNode) -> bool:
             return trains(block) or any(self.index.in_unread_module(module, site.names) for call in m.findall(
