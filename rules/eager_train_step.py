@@ -454,13 +454,18 @@ class EagerTrainStep(Rule):
                                             "of that loop, such as an episode, not every iteration"))
         episodes = [] if epoch or once else [ctx.queries.episode_before(call) for call in calls]
         if episodes and all(episodes):
-            played, where = episodes[0], "its loop plays first"
+            played, where = episodes[0], "an episode its loop plays first"
         else:
-            played, where = None if epoch or once else ctx.queries.episode_in(function), "it plays itself first"
+            played = None if epoch or once else ctx.queries.episode_in(function)
+            where = "an episode it plays itself first"
+        # (a step that loops over its batches too: PPO's epochs over a rollout, every N environment steps)
+        rollouts = [] if played is not None or once else [ctx.queries.rollout_before(call) for call in calls]
+        if rollouts and all(rollouts):
+            played, where = rollouts[0], "the environment steps of the interval it runs on"
         if played is not None:
             once = True
             evidence.append(Evidence.source(
-                f"each call follows an episode {where} (`{played.module.node_code(played.node.func)}(...)` in a "
+                f"each call follows {where} (`{played.module.node_code(played.node.func)}(...)` in a "
                 f"loop, {played.module.location(played.node).display}): one update per many environment steps, "
                 "which take most of the time"))
         compiled = _compiled_forward_evidence(ctx.queries.compiled_forward(module, function.node.body))

@@ -14216,3 +14216,42 @@ def test_a_batch_generator_reshaping_slices_of_arrays_in_memory_does_no_array_wo
         """}, "TFD004")
     assert [(f.location.line, f.confidence) for f in findings] == [
         (14, Confidence.POSSIBLE if in_memory else Confidence.LIKELY)]
+
+
+def test_an_update_every_n_environment_steps_follows_a_rollout():
+    """A PPO agent updates once per 4000 environment steps (`if step % update_timestep == 0: agent.learn()`), ten
+    epochs over the rollout each time: the environment's steps take most of the time, and compiling the update
+    saves a small share of it (a loop that updates every step is another matter)."""
+    script = """
+        import gym
+        import numpy as np
+        import tensorflow as tf
+
+        class Agent:
+            def learn(self):
+                obs = np.vstack(self.memory.obs)
+                for epoch in range(10):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(self.policy(obs))
+                    grads = tape.gradient(loss, self.policy.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.policy.trainable_variables))
+
+        env = gym.make("BipedalWalker-v3")
+        agent = Agent()
+        step = 0
+        for episode in range(50000):
+            obs = env.reset()
+            while True:
+                step += 1
+                obs, reward, done, _ = env.step(agent.act(obs))
+                if step % 4000 == 0:
+                    agent.learn()
+                if done:
+                    break
+        """
+    (finding,) = _findings({"ppo.py": script}, "TFH002")
+    assert finding.confidence is Confidence.POSSIBLE
+    assert any("environment steps of the interval it runs on" in e.message for e in finding.evidence)
+    every_step = script.replace("if step % 4000 == 0:\n                    agent.learn()", "agent.learn()")
+    (finding,) = _findings({"ppo.py": every_step}, "TFH002")
+    assert finding.confidence is Confidence.LIKELY

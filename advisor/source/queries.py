@@ -3130,6 +3130,16 @@ class SourceQueries:
         found = [self.episode_before(caller, depth - 1) for caller in self.callers_of(function)]
         return found[0] if found and all(found) else None
 
+    def rollout_before(self, site: CallSite) -> CallSite | None:
+        """Where ``site`` runs once per N iterations of a loop that steps an environment: in the body of an ``if`` on
+        an interval (``if step % update_timestep == 0:``) in that loop (PPO's update after each rollout of N
+        environment steps). Each call then follows N environment steps. None otherwise."""
+        loop = site.module.enclosing_loop(site.node)
+        if loop is None or not any(part is branch.body and m.findall(branch.test, _INTERVAL_TEST)
+                                   for branch, part in _branches_around(site.module, site.node, loop)):
+            return None
+        return self._environment_step_in(loop.body, site.module)
+
     def episode_in(self, step: FunctionInfo) -> CallSite | None:
         """Where a training step plays an episode itself before it updates: an environment's step in a loop of its
         own body that ends above its first GradientTape (a policy gradient's ``train_one_epoch``: thousands of
