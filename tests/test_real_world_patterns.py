@@ -1944,7 +1944,7 @@ def test_a_default_that_fakes_the_data_leaves_the_real_pipeline_reached():
         estimator = tf.estimator.Estimator(model_fn)
         estimator.train(input_fn, max_steps=100000)
         """}, "TFD002")
-    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
 
 
 def test_maps_of_validation_and_evaluation_pipelines_are_at_most_possible():
@@ -2773,7 +2773,7 @@ def test_a_sequential_of_a_layer_list_written_elsewhere_counts_those_layers():
         if __name__ == "__main__":
             main()
         """}, "TFC001")
-    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
 
 
 def test_a_functional_model_built_on_another_models_tensors_counts_that_model():
@@ -5102,7 +5102,7 @@ def test_a_tpu_estimator_with_use_tpu_off_by_default_trains_on_a_gpu(use_tpu: st
         if __name__ == "__main__":
             tf.app.run()
         """}, "TFC001")
-    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
     assert ("bfloat16_scope" in findings[0].message) is on_tpu
 
 
@@ -6056,7 +6056,7 @@ def test_the_nvidia_only_mixed_precision_environment_variable_turns_nothing_on()
         model.compile(optimizer="adam", loss="mse")
         model.fit(images, targets, batch_size=16, epochs=250)
         """}, "TFC001")
-    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
 
 
 def test_a_definition_made_again_later_in_a_notebook_is_not_the_one_trained():
@@ -7165,7 +7165,7 @@ def test_a_generator_handed_a_keras_image_iterator_reads_images():
         train_batches = crop_generator(train_iterator, 224)
         model.fit_generator(generator=train_batches, steps_per_epoch=1000, epochs=10)
         """}, "TFD004")
-    assert [(f.location.line, f.confidence) for f in findings] == [(11, Confidence.LIKELY)]
+    assert [(f.location.line, f.confidence) for f in findings] == [(12, Confidence.LIKELY)]
 
 
 def test_a_generator_function_chosen_by_a_branch_and_called_through_its_name():

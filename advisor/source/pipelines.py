@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -89,6 +89,22 @@ PARTIAL = frozenset({"functools.partial"})
 PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.tqdm_notebook"})
 # A returned pipeline whose function is named like this feeds evaluation or inference, not training.
 NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNORECASE)
+TRAINING_NAME = re.compile(r"train", re.IGNORECASE)
+
+
+def named_for_evaluation(names: Sequence[str]) -> bool:
+    """Whether a function's name, or else the name of a function around it (``names``: innermost first), says its
+    data is for evaluation: ``eval_input_fn``, or the ``input_fn`` that ``predict_input_fn_builder`` returns. Of
+    the names around it, the first naming training or evaluation decides, and one naming both is training's
+    (``train_and_eval_input_fns``)."""
+    if names and NOT_TRAINING_NAME.search(names[0]):
+        return True
+    for name in names:
+        if TRAINING_NAME.search(name):
+            return False
+        if NOT_TRAINING_NAME.search(name):
+            return True
+    return False
 
 
 # --- graph node keys -------------------------------------------------------------------------------------------
@@ -102,7 +118,8 @@ NOT_TRAINING_NAME = re.compile(r"eval|valid|test|predict|infer|serv", re.IGNOREC
 # ("sink", id(node), role)      where a dataset is consumed
 # ("join", id(if), name)        a name after an `if` whose branches bound it to different values
 # ("entry", id(dict), key)      the value a dict literal holds under a string key (``{"train": make(...)}``)
-# ("collection", id(dict))      a dict literal's values together: what a key no source line spells reads
+# ("collection", id(dict))      a dict literal's values together: what a key no source line spells reads; also
+#                               those stored in it later (``datasets[split] = ds`` into ``datasets = {}``)
 
 
 @dataclass
@@ -556,6 +573,24 @@ class PipelineCollector(CollectorVisitor):
                 self.graph.add_edge(key, self._node(("attr", self.class_key, self._self_attribute(target))))
         elif isinstance(target, cst.Attribute):
             self._record_option(target, value)
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            self._store_entry(target, value)
+
+    def _store_entry(self, target: cst.Subscript, value: cst.BaseExpression) -> None:
+        """``datasets[split] = ds``: the dict the name holds (``datasets = {}``) holds the value too, as the entry of
+        that key where a string spells it (``datasets["train"]`` then reads it alone)."""
+        key = self._key_of(value)
+        held = self.lookup(target.value.value)
+        if key is None or held is None or held[0] != "collection":
+            return
+        index = target.slice[0].slice if len(target.slice) == 1 else None
+        name = literal(index.value) if isinstance(index, cst.Index) else None
+        if isinstance(name, str):
+            entry = self.graph.nodes[held]["entries"].setdefault(name, self._node(("entry", held[1], name)))
+            self.graph.add_edge(entry, held)
+            self.graph.add_edge(key, entry)
+        else:
+            self.graph.add_edge(key, held)
 
     def _key_of(self, value: cst.BaseExpression) -> tuple | None:
         if isinstance(value, (cst.Call, cst.Name, cst.Subscript)) or self._self_attribute(value) is not None:
@@ -566,7 +601,8 @@ class PipelineCollector(CollectorVisitor):
 
     def _collection(self, held: cst.Dict) -> tuple | None:
         """The node for a dict literal of values (``batches = {"train": make(train_dir), "test": make(test_dir)}``):
-        each string key's value an entry of its own, so ``batches["train"]`` reads the training one alone."""
+        each string key's value an entry of its own, so ``batches["train"]`` reads the training one alone. An empty
+        one is filled later (:meth:`_store_entry`)."""
         entries = {}
         for element in held.elements:
             value = self._key_of(element.value) if isinstance(element, cst.DictElement) else None
@@ -574,7 +610,7 @@ class PipelineCollector(CollectorVisitor):
             if value is not None and isinstance(key, str):
                 entries[key] = self._node(("entry", id(held), key))
                 self.graph.add_edge(value, entries[key])
-        if not entries:
+        if not entries and held.elements:
             return None
         collection = ("collection", id(held))
         self.graph.add_node(collection, kind="collection", entries=entries)
@@ -612,7 +648,8 @@ class PipelineCollector(CollectorVisitor):
                 target = ("return", func_key, i if isinstance(value, cst.Tuple) else None)
                 self.graph.add_node(target, kind="return", node=original_node, module=self.module,
                                     function=func_key.rsplit(".", 1)[-1], method=bool(self.path and self.path[-1][1]),
-                                    accessor=self.scopes[-1].accessor)
+                                    accessor=self.scopes[-1].accessor,
+                                    functions=[name for name, in_class in reversed(self.path) if not in_class])
                 self.graph.add_edge(source, target)
 
     def leave_Expr(self, original_node: cst.Expr) -> None:
@@ -768,7 +805,7 @@ def _end_returned_pipelines(graph: nx.DiGraph) -> None:
         if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node) \
                 and not (data["method"] and data["function"] in called_methods) \
                 and not (data.get("accessor") and data["function"] in read_attributes):
-            role = "returned" if not NOT_TRAINING_NAME.search(data["function"]) else "returned_eval"
+            role = "returned_eval" if named_for_evaluation(data["functions"]) else "returned"
             sink = ("sink", id(data["node"]), role)
             graph.add_node(sink, kind="sink", sink=Sink(role, data["node"], data["module"], data["function"]))
             graph.add_edge(node, sink)

@@ -28,7 +28,7 @@ from ..model import Location, Reach
 from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage, counted_stop, loop_element
 from .index import MAIN_BLOCK, SourceIndex
 from .names import GRADIENT_TAPE, STAR_DEPTH, TF_FUNCTION_WRAPPERS, import_names, tf1_only
-from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PARTIAL, PROGRESS_BARS
+from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PARTIAL, PROGRESS_BARS, named_for_evaluation
 from .raising import (DEFINED_EVERYWHERE, DYNAMIC_BINDING, bound_names, evaluated_every_time, header_expressions,
                       inner_blocks, is_generator, may_leave_early, rejected_arguments)
 from .syntax import argument, argument_value, brief, literal, method_name, parameter_names
@@ -5005,10 +5005,11 @@ class SourceQueries:
         if use is not None or pipeline.sink.role not in ("iter", "loop") or self.feeds_training(pipeline):
             return use
         # (or a function around it: the `input_fn` closure `predict_input_fn_builder` returns)
-        builder = self.enclosing_function(last.module, last.node)
-        while builder is not None and not NOT_TRAINING_NAME.search(builder.name):
+        builder, names = self.enclosing_function(last.module, last.node), []
+        while builder is not None:
+            names.append(builder.name)
             builder = builder.outer
-        return "evaluation" if builder is not None else None
+        return "evaluation" if named_for_evaluation(names) else None
 
     def _evaluation_iterator(self, sink: Sink) -> bool:
         """An iterator bound to names of evaluation data only (``testA = iter(test_ds)``, read with ``next(testA)``

@@ -497,6 +497,51 @@ def test_a_dict_literal_of_datasets_keeps_each_key_its_own_dataset(index_of):
                      (("TFRecordDataset", "map", "batch"), 10), (("range", "batch"), 10)}
 
 
+def test_datasets_stored_into_an_empty_dict_flow_out_of_its_entries(index_of):
+    """A keyword-spotting project fills `datasets = {}` in a loop over its splits (`datasets[split] = ds`) and
+    returns `datasets["train"]`; a recommender stores its inputs under constants (`_zip[FEATURES] = ds`) and zips
+    the dict: what goes in under a key no string spells reaches every read, one under a string its own."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def get_datasets():
+            datasets = {}
+            for split in ("train", "test"):
+                datasets[split] = tf.data.TFRecordDataset(split).map(parse)
+            return datasets["train"], datasets["test"]
+
+        def input_fn():
+            _zip = {}
+            _zip["points"] = tf.data.TextLineDataset(table).map(decode).batch(64)
+            return tf.data.Dataset.zip(_zip)
+
+        train, test = get_datasets()
+        model.fit(train.batch(32), validation_data=test.batch(32))
+        """)
+    assert paths(index) == {(("TFRecordDataset", "map", "batch"), "train"),
+                            (("TFRecordDataset", "map", "batch"), "validation"),
+                            (("TextLineDataset", "map", "batch", "zip"), "returned")}
+
+
+@pytest.mark.parametrize("builder, role", [
+    ("predict_input_fn_builder", "returned_eval"),
+    ("make_input_fn", "returned"),
+    ("train_and_eval_input_fns", "returned"),
+])
+def test_an_input_function_a_builder_returns_takes_the_builder_s_word_for_its_data(index_of, builder, role):
+    """deep-match's `predict_input_fn_builder(table)` returns an `input_fn` the Estimator's `predict` gets: that
+    input is for evaluation, as an `eval_input_fn`'s is; a builder naming neither, or both, says nothing."""
+    index = index_of(code=f"""
+        import tensorflow as tf
+
+        def {builder}(table):
+            def input_fn():
+                return tf.data.TextLineDataset([table]).map(decode).batch(256)
+            return input_fn
+        """)
+    assert paths(index) == {(("TextLineDataset", "map", "batch"), role)}
+
+
 def test_a_dataset_kept_on_self_flows_from_the_constructor_to_the_methods(index_of):
     index = index_of({
         "trainer.py": """
