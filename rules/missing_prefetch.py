@@ -12,8 +12,9 @@ from advisor.rule import (Confidence, Evidence, Example, Finding, FixAvailabilit
 # batches alone prepares a batch in microseconds.
 WORK_OPS = frozenset({"map", "interleave", "flat_map", "filter", "map_with_legacy_function", "apply"})
 IN_MEMORY_SOURCES = frozenset({"from_tensor_slices", "from_tensors", "range", "zip", "counter"})
-# Stages after a prefetch that only count or repeat elements: nothing to overlap.
-COUNTING_OPS = frozenset({"take", "skip", "repeat", "enumerate", "shard"})
+# Stages after a prefetch that only count, repeat or pair up elements (`zip` of datasets each made ahead): nothing
+# to overlap.
+COUNTING_OPS = frozenset({"take", "skip", "repeat", "enumerate", "shard", "zip"})
 # Stages that only regroup elements a prefetch made ahead (shuffle a buffer, pad and stack a batch): a copy per
 # batch, little to overlap next to the work before the prefetch.
 ASSEMBLING_OPS = COUNTING_OPS | {"shuffle", "batch", "padded_batch", "unbatch", "rebatch"}
@@ -53,6 +54,12 @@ class MissingPrefetch(Rule):
             for batch in ds:
                 pass
             """, note="with_options after prefetch adds no stage"),
+        Example("""
+            import tensorflow as tf
+            points = tf.data.TextLineDataset(points_file).map(decode).batch(256).prefetch(4)
+            pairs = tf.data.TextLineDataset(pairs_file).map(decode).batch(256).prefetch(4)
+            estimator.train(input_fn=lambda: tf.data.Dataset.zip({"points": points, "pairs": pairs}))
+            """, note="zip pairs up batches each input made ahead: nothing left to overlap"),
         Example("""
             import numpy as np
             x = np.zeros((8, 2))
@@ -179,7 +186,7 @@ class MissingPrefetch(Rule):
         last = pipeline.working_stages[-1]
         sink = pipeline.sink
         sink_location = sink.module.location(sink.node).display
-        evidence = [Evidence.source(f"consumed by {sink.role} at {sink_location}; stages: "
+        evidence = [Evidence.source(f"consumed by {sink.described} at {sink_location}; stages: "
                                     f"{' -> '.join(pipeline.ops())}")]
         earlier = [s for s in pipeline.stages if s.op == "prefetch"]
         if earlier:
@@ -224,8 +231,8 @@ class MissingPrefetch(Rule):
             static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, environment_steps(
                 environment, "the updates wait on those more than on this input")), static.note)
         verdict = ctx.verdicts.tfdata_chain(pipeline, static)
-        message = (f"The {sink.role} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next batch "
-                   f"is prepared only after each step ({verdict.note}).")
+        message = (f"The {sink.described} input pipeline ends with `.{last.op}()` and no `.prefetch()`: the next "
+                   f"batch is prepared only after each step ({verdict.note}).")
         priority = ROLE_PRIORITY[sink.role] if ctx.queries.feeds_training(pipeline) or not sink.is_training \
             else ROLE_PRIORITY["evaluate"]  # a loop over a dataset that trains nothing
         return self.finding(last.module, last.anchor, message, verdict,

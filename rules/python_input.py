@@ -278,7 +278,7 @@ class PythonInput(Rule):
                 yield (self._round_trip_finding if fed.fetched else self._feed_finding)(ctx, loop, fed)
 
     def _generator_finding(self, ctx: RuleContext, source: Stage, pipelines: list[Pipeline]) -> Finding:
-        sinks = ", ".join(dict.fromkeys(f"{p.sink.role} at {p.sink.module.location(p.sink.node).display}"
+        sinks = ", ".join(dict.fromkeys(f"{p.sink.described} at {p.sink.module.location(p.sink.node).display}"
                                         for p in pipelines))
         generator = ctx.queries.mapped_function(source.node, source.module, "generator")
         work = ctx.queries.python_work(generator) if generator is not None else []

@@ -310,6 +310,11 @@ class Sink:
         return self.role in ("train", "loop", "iter", "distribute", "returned")
 
     @property
+    def described(self) -> str:
+        """The role in words: "returned evaluation" for "returned_eval"."""
+        return "returned evaluation" if self.role == "returned_eval" else self.role
+
+    @property
     def evaluation_use(self) -> str | None:
         """"validation", "evaluation" or "prediction" where the consumer is evaluation code for certain (not the
         input training steps wait for); None otherwise."""
