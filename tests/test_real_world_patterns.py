@@ -14221,7 +14221,7 @@ def test_a_batch_generator_reshaping_slices_of_arrays_in_memory_does_no_array_wo
 def test_an_update_every_n_environment_steps_follows_a_rollout():
     """A PPO agent updates once per 4000 environment steps (`if step % update_timestep == 0: agent.learn()`), ten
     epochs over the rollout each time: the environment's steps take most of the time, and compiling the update
-    saves a small share of it (a loop that updates every step is another matter)."""
+    saves a small share of it (a loop that updates every step, or every fourth, is another matter)."""
     script = """
         import gym
         import numpy as np
@@ -14254,4 +14254,7 @@ def test_an_update_every_n_environment_steps_follows_a_rollout():
     assert any("environment steps of the interval it runs on" in e.message for e in finding.evidence)
     every_step = script.replace("if step % 4000 == 0:\n                    agent.learn()", "agent.learn()")
     (finding,) = _findings({"ppo.py": every_step}, "TFH002")
+    assert finding.confidence is Confidence.LIKELY
+    every_fourth = script.replace("step % 4000", "step % 4")  # a DQN-style agent: the updates are most of the work
+    (finding,) = _findings({"ppo.py": every_fourth}, "TFH002")
     assert finding.confidence is Confidence.LIKELY

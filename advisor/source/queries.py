@@ -1666,7 +1666,7 @@ class HotFunctions:
         self.functions_handed = functions_handed  # the repo functions an argument of a stage stands for
         # By the function's node: a notebook and the script exported from it define functions of the same keys.
         self.functions: dict[int, HotContext] = {}
-        # Every context a function runs in, the first (``functions``') first: a parser both the training and the
+        # Every context a function runs in (``functions``' among them): a parser both the training and the
         # evaluation input map.
         self.contexts: dict[int, list[HotContext]] = {}
         self.lambda_calls: dict[int, HotContext] = {}
@@ -1729,16 +1729,25 @@ class HotFunctions:
         pending = list(self.functions)
         while pending:
             key = pending.pop()
-            for site in self._calls_by_function.get(key, ()):
-                for callee in self.index.functions_near(site.module, site.names):
-                    if id(callee.node) not in self.functions:
-                        self.functions[id(callee.node)] = self.functions[key]
-                    contexts = self.contexts.setdefault(id(callee.node), [])
-                    added = [context for context in self.contexts[key]
-                             if all(known is not context for known in contexts)]
-                    if added:
-                        contexts.extend(added)
-                        pending.append(id(callee.node))
+            for callee in self._callees(key):
+                if id(callee.node) not in self.functions:
+                    self.functions[id(callee.node)] = self.functions[key]
+                    pending.append(id(callee.node))
+        # Every context reaches the callees too (a fixpoint apart: the first context each gets stays the one above).
+        pending = list(self.contexts)
+        while pending:
+            key = pending.pop()
+            for callee in self._callees(key):
+                contexts = self.contexts.setdefault(id(callee.node), [])
+                added = [context for context in self.contexts[key] if all(known is not context for known in contexts)]
+                if added:
+                    contexts.extend(added)
+                    pending.append(id(callee.node))
+
+    def _callees(self, key: int) -> Iterator[FunctionInfo]:
+        """The repo functions the function of node id ``key`` calls."""
+        for site in self._calls_by_function.get(key, ()):
+            yield from self.index.functions_near(site.module, site.names)
 
 
 ARITHMETIC = {cst.Multiply: lambda a, b: a * b, cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b,
@@ -1776,6 +1785,9 @@ def _training_guard(function: FunctionInfo) -> str | None:
 
 
 _STOPS_TRAINING = m.Assign(targets=[m.AssignTarget(m.Attribute(attr=m.Name("stop_training")))], value=m.Name("True"))
+# The fewest environment steps between an agent's updates that make the updates a small share of the run (PPO's
+# rollouts run hundreds to thousands of steps; DQN-style agents update every 1 to 8).
+ROLLOUT_STEPS = 32
 # Python's clocks: a test on the time elapsed since a moment the code keeps.
 CLOCKS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "timeit.default_timer",
                     "datetime.datetime.now"})
@@ -3131,12 +3143,18 @@ class SourceQueries:
         return found[0] if found and all(found) else None
 
     def rollout_before(self, site: CallSite) -> CallSite | None:
-        """Where ``site`` runs once per N iterations of a loop that steps an environment: in the body of an ``if`` on
-        an interval (``if step % update_timestep == 0:``) in that loop (PPO's update after each rollout of N
-        environment steps). Each call then follows N environment steps. None otherwise."""
+        """Where ``site`` runs once per N iterations of a loop that steps an environment, N at least
+        :data:`ROLLOUT_STEPS`: in the body of an ``if`` on an interval (``if step % update_timestep == 0:``, with
+        ``update_timestep = 4000``) in that loop (PPO's update after each rollout). Each call then follows N
+        environment steps. None otherwise, and where the source does not say N (an update every 4 steps is most of
+        the work)."""
         loop = site.module.enclosing_loop(site.node)
-        if loop is None or not any(part is branch.body and m.findall(branch.test, _INTERVAL_TEST)
-                                   for branch, part in _branches_around(site.module, site.node, loop)):
+        if loop is None:
+            return None
+        every = [self._integer(site.module, interval.right, None, site.function)
+                 for branch, part in _branches_around(site.module, site.node, loop) if part is branch.body
+                 for interval in m.findall(branch.test, m.BinaryOperation(operator=m.Modulo()))]
+        if not any(n is not None and n >= ROLLOUT_STEPS for n in every):
             return None
         return self._environment_step_in(loop.body, site.module)
 
@@ -6929,17 +6947,20 @@ class SourceQueries:
         return HotFunctions(self.index, self._call_at, self.compilations, self._functions_handed, self.compiled_losses)
 
     def hot_context(self, site: CallSite) -> HotContext | None:
-        """Why ``site`` runs per element or per step (:class:`HotFunctions`); of the dataset maps that run it (a
-        parser shared by the training and the evaluation input), one whose pipeline feeds more than evaluation,
-        else one whose consumer is out of sight, else the first."""
-        contexts = self.hot_functions.contexts_of(site)
+        """Why ``site`` runs per element or per step (:class:`HotFunctions`); where a dataset map runs it first, of
+        the maps that run it (a parser shared by the training and the evaluation input) one whose pipeline feeds
+        more than evaluation, else one whose consumer is out of sight, else the first."""
+        first = self.hot_functions.context_of(site)
+        if first is None or first.stage is None:
+            return first
 
         def rank(context: HotContext) -> int:
-            pipelines = self.pipelines_through(context.stage) if context.stage is not None else None
-            if pipelines is None or any(self.evaluation_use(pipeline) is None for pipeline in pipelines):
+            pipelines = self.pipelines_through(context.stage)
+            if any(self.evaluation_use(pipeline) is None for pipeline in pipelines):
                 return 0
             return 2 if pipelines else 1
-        return min(contexts, key=rank) if len(contexts) > 1 else contexts[0] if contexts else None
+        return min((c for c in self.hot_functions.contexts_of(site) if c.stage is not None),
+                   key=lambda context: (rank(context), context is not first))
 
     def evaluation_only(self, stage: Stage) -> str | None:
         """What the pipelines ``stage`` is part of feed, where every one feeds evaluation code
