@@ -649,7 +649,7 @@ class PipelineCollector(CollectorVisitor):
                 self.graph.add_node(target, kind="return", node=original_node, module=self.module,
                                     function=func_key.rsplit(".", 1)[-1], method=bool(self.path and self.path[-1][1]),
                                     accessor=self.scopes[-1].accessor,
-                                    functions=[name for name, in_class in reversed(self.path) if not in_class])
+                                    around=[name for name, in_class in reversed(self.path[:-1]) if not in_class])
                 self.graph.add_edge(source, target)
 
     def leave_Expr(self, original_node: cst.Expr) -> None:
@@ -805,7 +805,7 @@ def _end_returned_pipelines(graph: nx.DiGraph) -> None:
         if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node) \
                 and not (data["method"] and data["function"] in called_methods) \
                 and not (data.get("accessor") and data["function"] in read_attributes):
-            role = "returned_eval" if named_for_evaluation(data["functions"]) else "returned"
+            role = "returned_eval" if named_for_evaluation([data["function"], *data["around"]]) else "returned"
             sink = ("sink", id(data["node"]), role)
             graph.add_node(sink, kind="sink", sink=Sink(role, data["node"], data["module"], data["function"]))
             graph.add_edge(node, sink)

@@ -1666,8 +1666,8 @@ class HotFunctions:
         self.functions_handed = functions_handed  # the repo functions an argument of a stage stands for
         # By the function's node: a notebook and the script exported from it define functions of the same keys.
         self.functions: dict[int, HotContext] = {}
-        # Every context a function runs in (``functions``' among them): a parser both the training and the
-        # evaluation input map.
+        # Every context a function runs in, ``functions``' first: a parser both the training and the evaluation
+        # input map.
         self.contexts: dict[int, list[HotContext]] = {}
         self.lambda_calls: dict[int, HotContext] = {}
         self._calls_by_function: dict[int, list[CallSite]] = {}
@@ -1733,7 +1733,10 @@ class HotFunctions:
                 if id(callee.node) not in self.functions:
                     self.functions[id(callee.node)] = self.functions[key]
                     pending.append(id(callee.node))
-        # Every context reaches the callees too (a fixpoint apart: the first context each gets stays the one above).
+        # Every context reaches the callees too, in a fixpoint apart: each function's first context stays the one
+        # above, first in its list.
+        for key, context in self.functions.items():
+            self.contexts.setdefault(key, [context])
         pending = list(self.contexts)
         while pending:
             key = pending.pop()
@@ -2281,10 +2284,15 @@ def _copies_memory(site: CallSite) -> bool:
     its own; not one that builds its array in Python (``np.array([[ord(c) for c in word]])``, a comprehension or
     other calls inside)."""
     copies = ARRAY_COPIES | ARRAY_VIEWS
+
+    def copying(call: cst.Call) -> bool:
+        names = site.module.qualified_names(call.func)
+        return bool(names) and names <= copies
+
     comprehension = m.ListComp() | m.GeneratorExp() | m.SetComp() | m.DictComp()
     return bool(site.names) and site.names <= copies and not any(
-        m.findall(arg.value, comprehension) or any(not (names := site.module.qualified_names(call.func)) or not (
-            names <= copies) for call in m.findall(arg.value, m.Call())) for arg in site.node.args)
+        m.findall(arg.value, comprehension) or not all(map(copying, m.findall(arg.value, m.Call())))
+        for arg in site.node.args)
 
 
 def _exits_after(module: ModuleInfo, node: cst.CSTNode, loop: cst.For | cst.While) -> bool:
@@ -6959,8 +6967,8 @@ class SourceQueries:
             if any(self.evaluation_use(pipeline) is None for pipeline in pipelines):
                 return 0
             return 2 if pipelines else 1
-        return min((c for c in self.hot_functions.contexts_of(site) if c.stage is not None),
-                   key=lambda context: (rank(context), context is not first))
+        # (the first of them on a tie: `contexts_of` lists `first` first)
+        return min((c for c in self.hot_functions.contexts_of(site) if c.stage is not None), key=rank)
 
     def evaluation_only(self, stage: Stage) -> str | None:
         """What the pipelines ``stage`` is part of feed, where every one feeds evaluation code
