@@ -371,8 +371,6 @@ class PipelineCollector(CollectorVisitor):
         func = node.func
         names = self.qualified(func)
         self._record_functions_passed(node, names)
-        if isinstance(func, cst.Attribute) and not names:  # `replay_buffer.as_dataset(...)`: a method of some object
-            self.graph.graph.setdefault("called_methods", set()).add(func.attr.value)
         if names & ALL_SOURCES:
             op = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) \
                 else "source"
@@ -647,7 +645,7 @@ class PipelineCollector(CollectorVisitor):
             if source is not None:
                 target = ("return", func_key, i if isinstance(value, cst.Tuple) else None)
                 self.graph.add_node(target, kind="return", node=original_node, module=self.module,
-                                    function=func_key.rsplit(".", 1)[-1], method=bool(self.path and self.path[-1][1]),
+                                    function=func_key.rsplit(".", 1)[-1],
                                     accessor=self.scopes[-1].accessor,
                                     around=[name for name, in_class in reversed(self.path[:-1]) if not in_class])
                 self.graph.add_edge(source, target)
@@ -687,11 +685,10 @@ Callees = Callable[[frozenset[str]], list[tuple[FunctionInfo, int]]]
 
 def merge(dataflow: nx.DiGraph, module_flow: nx.DiGraph) -> None:
     """Add one module's dataflow to the repo's: its nodes and edges, and what it keeps for :func:`link` (the
-    functions it hands to consumers, the methods it calls on objects of unknown type) beside every other module's."""
+    functions it hands to consumers, the attributes it reads) beside every other module's."""
     dataflow.add_nodes_from(module_flow.nodes(data=True))
     dataflow.add_edges_from(module_flow.edges(data=True))
     dataflow.graph.setdefault("passed_functions", []).extend(module_flow.graph.get("passed_functions", ()))
-    dataflow.graph.setdefault("called_methods", set()).update(module_flow.graph.get("called_methods", ()))
     dataflow.graph.setdefault("read_attributes", set()).update(module_flow.graph.get("read_attributes", ()))
 
 
@@ -796,14 +793,13 @@ def _consumer(graph: nx.DiGraph, role: str, call: cst.Call, module: ModuleInfo) 
 
 def _end_returned_pipelines(graph: nx.DiGraph) -> None:
     """A dataset a function returns to no caller the repo shows (an Estimator's input function, a library
-    function) is consumed out of sight: its pipeline ends at the ``return``. A method whose name is called on some
-    object of unknown type has a caller, which may continue the pipeline: no end there; nor at a property whose
-    name the repo reads (``self.source``, then ``.map(...)`` of what it holds)."""
-    called_methods = graph.graph.get("called_methods", set())
+    function, a method called on an object of unknown type) is consumed out of sight: its pipeline ends at the
+    ``return``, where the findings about its last stages can go; that caller may still add a stage, which the
+    source does not show. No end at a property whose name the repo reads (``self.source``, then ``.map(...)`` of
+    what it holds): reading it continues the pipeline."""
     read_attributes = graph.graph.get("read_attributes", set())
     for node, data in list(graph.nodes(data=True)):
         if data["kind"] == "return" and graph.out_degree(node) == 0 and _is_dataset(graph, node) \
-                and not (data["method"] and data["function"] in called_methods) \
                 and not (data.get("accessor") and data["function"] in read_attributes):
             role = "returned_eval" if named_for_evaluation([data["function"], *data["around"]]) else "returned"
             sink = ("sink", id(data["node"]), role)
