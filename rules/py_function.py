@@ -56,6 +56,22 @@ class PyFunction(Rule):
                 return key
             ds = tf.data.Dataset.range(10).map(lambda k: tf.numpy_function(fetch, [k], tf.int64))
             """, note="Python that waits: parallel calls help it, and TFD002 reports the map"),
+        Example("""
+            import gym
+            import tensorflow as tf
+            env = gym.make("CartPole-v1")
+
+            def env_step(action):
+                state, reward, done, truncated, info = env.step(action)
+                return state.astype("float32"), float(reward), done
+
+            @tf.function
+            def run_episode(initial_state, steps):
+                state = initial_state
+                for t in tf.range(steps):
+                    action = tf.argmax(policy(state[None]), axis=-1)[0]
+                    state, reward, done = tf.numpy_function(env_step, [action], [tf.float32, tf.float64, tf.bool])
+            """, note="the environment a compiled rollout steps: its Python is the environment, not work to rewrite"),
     )
     invalid = (
         Example("""
@@ -121,7 +137,9 @@ class PyFunction(Rule):
         sites = [(site, context) for site in ctx.index.calls_to(*PYTHON_FUNCTION_OPS)
                  if (context := ctx.queries.hot_context(site) or ctx.queries.session_graph_context(site)) is not None]
         for site, context in sites:
-            if not (context.in_dataset and ctx.queries.waits(site)):
+            # Python that waits is TFD002's; Python that is the environment of a compiled rollout is no rewrite
+            waits = context.in_dataset and ctx.queries.waits(site)
+            if not waits and ctx.queries.environment_stepped_by(site) is None:
                 yield self._finding(ctx, site, context, sites)
 
     def _finding(self, ctx: RuleContext, site: CallSite, context: HotContext,

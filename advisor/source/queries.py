@@ -5933,6 +5933,15 @@ class SourceQueries:
         return next((maker for maker in self._environment_makers if (
             self._caller_key(maker) in run if run is not None else maker.module.path.parent == folder)), None)
 
+    def environment_stepped_by(self, site: CallSite) -> CallSite | None:
+        """The reinforcement-learning environment step (``env.step(action)``) that the Python function handed to
+        ``site`` (a ``tf.numpy_function``, ``tf.py_function``) makes: how a compiled rollout reaches an environment
+        written in Python (TensorFlow's actor-critic tutorial). That Python is the environment, not work that
+        TensorFlow ops could do."""
+        function = self.mapped_function(site.node, site.module, "func")
+        stepping = self.calls_run_by(function) if function is not None else []
+        return next((call for call in stepping if m.matches(call.node, _ENVIRONMENT_STEP)), None)
+
     def pipeline_environment(self, pipeline: Pipeline) -> CallSite | None:
         """The reinforcement-learning environment the programs that build ``pipeline`` make
         (:meth:`acting_environment`): their updates wait on the environment's steps on the host more than on this
