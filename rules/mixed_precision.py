@@ -284,10 +284,15 @@ class MixedPrecision(Rule):
             if carrier is not None and carrier.dense_head:
                 continue  # the backbone's finding covers the steps both train: one policy serves the two
             compute = queries.model_compute(construction)
-            verdict, policy = self._verdict(ctx, construction, compute, setting, KERAS_POLICY_SINCE, carrier)
+            tf1 = queries.keras_on_tf1(construction)
+            verdict, policy = self._verdict(ctx, construction, compute, setting,
+                                            KERAS_POLICY_SINCE if tf1 is None else GRAPH_REWRITE_SINCE, carrier)
             if verdict is None:
                 return  # the capture already computes in 16 bits
-            yield self._finding(ctx, construction, verdict, policy, compute)
+            if tf1 is not None and policy == DEFAULT_POLICY:
+                yield self._tf1_keras_finding(ctx, construction, verdict, tf1)
+            else:
+                yield self._finding(ctx, construction, verdict, policy, compute)
         for training in queries.graph_trainings:
             setting = queries.mixed_precision_set_for(training)
             if setting.policy_set:
@@ -408,6 +413,21 @@ class MixedPrecision(Rule):
                    f"convolutions on 16-bit hardware units, {advice}. No automatic patch: the change is TensorFlow "
                    f"1.x's, not a Keras policy.")
         module, node = training.module, training.node
+        return self.finding(module, anchor(node), message, verdict, reach=ctx.queries.reach(module, node),
+                            end_node=node)
+
+    def _tf1_keras_finding(self, ctx: RuleContext, construction: CallSite, verdict: Verdict, tf1: CallSite
+                           ) -> Finding:
+        """Keras on TensorFlow 1.x: no policy there; 1.x's graph rewrite wraps the optimizer Keras is given."""
+        module, node = construction.module, construction.node
+        message = ("The model built here computes in float32, on TensorFlow 1.x "
+                   f"(`{tf1.module.node_code(tf1.node.func)}`, {tf1.module.location(tf1.node).display}), where Keras "
+                   "has no mixed-precision policy: to run its matrix multiplications and convolutions on a GPU's "
+                   "16-bit units, wrap the optimizer given to `compile` in "
+                   "`tf.train.experimental.enable_mixed_precision_graph_rewrite(optimizer)` before Keras' session "
+                   "is made (TensorFlow 1.14+: float16 where it is safe, with loss scaling; it takes a `tf.keras` or "
+                   "`tf.train` optimizer, so multi-backend Keras' optimizers need `tf.keras` first). No automatic "
+                   "patch: the change is TensorFlow 1.x's, not a Keras policy.")
         return self.finding(module, anchor(node), message, verdict, reach=ctx.queries.reach(module, node),
                             end_node=node)
 

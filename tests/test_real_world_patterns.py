@@ -14258,3 +14258,110 @@ def test_an_update_every_n_environment_steps_follows_a_rollout():
     every_fourth = script.replace("step % 4000", "step % 4")  # a DQN-style agent: the updates are most of the work
     (finding,) = _findings({"ppo.py": every_fourth}, "TFH002")
     assert finding.confidence is Confidence.LIKELY
+
+
+def test_keras_on_a_tensorflow1_session_gets_the_graph_rewrite_not_a_policy():
+    """A U-Net script of the Keras 2 era hands Keras a `tf.Session(config=...)` and fits a model that another module
+    builds: Keras on TensorFlow 1.x has no mixed-precision policy, so the finding proposes 1.x's graph rewrite
+    around the optimizer and no patch; a TensorFlow 2 script's model gets the policy and its patch."""
+    findings = _findings({
+        "net.py": """
+            from keras.layers import Conv2D, Input, MaxPooling2D, UpSampling2D, concatenate
+            from keras.models import Model
+
+            def unet(side=256):
+                inputs = Input((side, side, 3))
+                down = [inputs]
+                for filters in (64, 128, 256, 512):
+                    x = Conv2D(filters, 3, padding="same", activation="relu")(down[-1])
+                    x = Conv2D(filters, 3, padding="same", activation="relu")(x)
+                    down.append(MaxPooling2D()(x))
+                x = down[-1]
+                for filters in (512, 256, 128, 64):
+                    x = Conv2D(filters, 3, padding="same", activation="relu")(UpSampling2D()(x))
+                return Model(inputs, Conv2D(1, 1, activation="sigmoid")(x))
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from keras import backend as K
+            from keras.optimizers import Adam
+
+            from net import unet
+
+            config = tf.ConfigProto()
+            config.gpu_options.allow_growth = True
+            K.set_session(tf.Session(config=config))
+            model = unet()
+            model.compile(optimizer=Adam(1e-4), loss="binary_crossentropy")
+            model.fit(images, masks, batch_size=32, epochs=100)
+            """,
+        "tf2/train.py": """
+            import tensorflow as tf
+
+            def unet(side=256):
+                inputs = tf.keras.Input((side, side, 3))
+                x = inputs
+                for filters in (64, 128, 256, 512, 512, 256, 128, 64):
+                    x = tf.keras.layers.Conv2D(filters, 3, padding="same", activation="relu")(x)
+                return tf.keras.Model(inputs, tf.keras.layers.Conv2D(1, 1, activation="sigmoid")(x))
+
+            model = unet()
+            model.compile(optimizer="adam", loss="binary_crossentropy")
+            model.fit(images, masks, batch_size=32, epochs=100)
+            """}, "TFC001")
+    by_path = {f.location.path.as_posix(): f for f in findings}
+    assert _where(findings) == [("TFC001", "net.py", 14), ("TFC001", "tf2/train.py", 8)]
+    on_tf1 = by_path["net.py"]
+    assert on_tf1.confidence is Confidence.LIKELY
+    assert "on TensorFlow 1.x (`tf.ConfigProto`, train.py:7" in on_tf1.message
+    assert "enable_mixed_precision_graph_rewrite(optimizer)" in on_tf1.message and on_tf1.patch is None
+    assert "set_global_policy" not in on_tf1.message
+    assert "mixed_float16" in by_path["tf2/train.py"].message and by_path["tf2/train.py"].patch is not None
+
+
+_BLOCKS_MODULE = """
+    import tensorflow as tf
+
+    def down(filters):
+        return tf.keras.layers.Conv2D(filters, 4, strides=2, padding="same")
+    """
+_NETWORK_IMPORTING_A_SIBLING = """
+    import tensorflow as tf
+    from blocks import down
+
+    def network():
+        inputs = tf.keras.Input((256, 256, 3))
+        return tf.keras.Model(inputs, down(64)(inputs))
+    """
+_EAGER_SCRIPT_OF_THE_PACKAGE = """
+    import tensorflow as tf
+    {path_edit}
+    from model.network import network
+
+    model = network()
+    optimizer = tf.keras.optimizers.Adam()
+    for images in tf.data.Dataset.range(10):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(images))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    print(f"trained {{len(model.layers)}} layers")
+    """
+
+
+@pytest.mark.parametrize("path_edit, raises", [
+    ("", True),
+    ("import sys; sys.path.append('model')", False),  # the bare name is found where the script puts it
+])
+def test_a_package_module_importing_its_sibling_by_a_bare_name_stops_the_script_that_imports_it(path_edit, raises):
+    """pix2pix ports keep `model/discriminator.py` beside `model/model_utils.py` and write `from model_utils import
+    ...` in it, then `from model.discriminator import Discriminator` in train.py at the root: Python 3 looks for
+    `model_utils` on the path (the root), not beside the file, so the script stops at that import and its loop
+    is at most possible, saying why (Python 3 code, as its f-string shows). A script that puts the folder on the
+    path gets there."""
+    findings = _findings({"model/__init__.py": "", "model/blocks.py": _BLOCKS_MODULE,
+                          "model/network.py": _NETWORK_IMPORTING_A_SIBLING,
+                          "train.py": _EAGER_SCRIPT_OF_THE_PACKAGE.format(path_edit=path_edit)}, "TFH002")
+    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("train.py", 8)]
+    assert findings[0].confidence is (Confidence.POSSIBLE if raises else Confidence.LIKELY)
+    stop = "importing `model.network` raises ModuleNotFoundError: model/network.py imports `blocks` by its bare name"
+    assert any(stop in e.message for e in findings[0].evidence) is raises
