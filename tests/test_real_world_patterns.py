@@ -14365,3 +14365,38 @@ def test_a_package_module_importing_its_sibling_by_a_bare_name_stops_the_script_
     assert findings[0].confidence is (Confidence.POSSIBLE if raises else Confidence.LIKELY)
     stop = "importing `model.network` raises ModuleNotFoundError: model/network.py imports `blocks` by its bare name"
     assert any(stop in e.message for e in findings[0].evidence) is raises
+
+
+def test_a_function_named_like_one_another_module_defines_for_itself_is_still_only_called_by_its_callers():
+    """The pix2pix port's notebook defines and calls its own `Discriminator` beside the package's: its mentions name
+    its own, so the package's is called only by train.py, after the import that stops it (its model's finding is
+    possible, saying why); the notebook's model, built and trained in its cells, stays likely."""
+    network = _NETWORK_IMPORTING_A_SIBLING.replace(
+        "return tf.keras.Model(inputs, down(64)(inputs))",
+        "x = inputs\n        for filters in (64, 128, 256, 512, 512, 512):\n            x = down(filters)(x)\n"
+        "        return tf.keras.Model(inputs, x)").replace("def network", "def Network")
+    script = _EAGER_SCRIPT_OF_THE_PACKAGE.format(path_edit="").replace("import network", "import Network").replace(
+        "model = network()", "model = Network()")
+    own = """
+        import tensorflow as tf
+
+        def Network():
+            inputs = tf.keras.Input((256, 256, 3))
+            x = inputs
+            for filters in (64, 128, 256, 512, 512, 512):
+                x = tf.keras.layers.Conv2D(filters, 4, strides=2, padding="same")(x)
+            return tf.keras.Model(inputs, x)
+
+        model = Network()
+        optimizer = tf.keras.optimizers.Adam()
+        for images in tf.data.Dataset.range(10):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(images))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        """
+    findings = _findings({"model/__init__.py": "", "model/blocks.py": _BLOCKS_MODULE, "model/network.py": network,
+                          "train.py": script, "colab.py": own}, "TFC001")
+    confidences = {f.location.path.as_posix(): f.confidence for f in findings}
+    assert confidences == {"model/network.py": Confidence.POSSIBLE, "colab.py": Confidence.LIKELY}
+    assert any("importing `model.network` raises ModuleNotFoundError" in e.message
+               for f in findings if f.location.path.as_posix() == "model/network.py" for e in f.evidence)

@@ -4446,17 +4446,40 @@ class SourceQueries:
         definition (no callback passed by name, no framework hook, no subclass): in the repo, or, for a function
         defined in another (a notebook's parser inside `load_data`, which other notebooks define too), in its own
         module, the only place that can name it."""
-        if self._named_only_by(self.index.class_of(function).name if _is_constructor(function) else function.name,
-                               len(callers)):
+        name = self.index.class_of(function).name if _is_constructor(function) else function.name
+        if self._named_only_by(name, len(callers)):
             return True
         module = function.module
-        if self.enclosing_function(module, function.node.name) is None or any(c.module is not module for c in callers):
+        if self.enclosing_function(module, function.node.name) is None:
+            # Modules that define their own code of the name and import none name that, not this function (a
+            # notebook's `Discriminator` beside the package's).
+            referring = [other for other in self.index.modules if other is module or name in other.names.aliases
+                         or name not in self._names_defined_in(other)]
+            imports = sum(1 for other in referring for bound, target in other.names.aliases.items()
+                          if bound == name and target.rpartition(".")[2] == name and "." in target)
+            return sum(self._module_words(other)[name] for other in referring) <= len(callers) + 1 + imports
+        if any(c.module is not module for c in callers):
             return False
+        definitions = sum(1 for f in self.index.functions if f.module is module and f.name == function.name)
+        return self._module_words(module)[function.name] <= len(callers) + definitions
+
+    def _module_words(self, module: ModuleInfo) -> Counter[str]:
+        """The words naming something in ``module``'s code (:attr:`_word_counts`, for one module)."""
         if id(module) not in self._module_word_counts:
             self._module_word_counts[id(module)] = Counter(
                 NAMING_WORD.findall(COMMENT_LINE.sub("", self._code_before_exit(module))))
-        definitions = sum(1 for f in self.index.functions if f.module is module and f.name == function.name)
-        return self._module_word_counts[id(module)][function.name] <= len(callers) + definitions
+        return self._module_word_counts[id(module)]
+
+    def _names_defined_in(self, module: ModuleInfo) -> set[str]:
+        """The names of the functions and classes ``module`` defines."""
+        return self._module_definitions.get(id(module), set())
+
+    @cached_property
+    def _module_definitions(self) -> dict[int, set[str]]:
+        found: dict[int, set[str]] = {}
+        for definition in [*self.index.functions, *self.index.classes]:
+            found.setdefault(id(definition.module), set()).add(definition.name)
+        return found
 
     def _named_only_by(self, name: str, calls: int) -> bool:
         """Whether the repo's code mentions ``name`` no more than ``calls`` calls of it, its definitions and its
