@@ -14400,3 +14400,55 @@ def test_a_function_named_like_one_another_module_defines_for_itself_is_still_on
     assert confidences == {"model/network.py": Confidence.POSSIBLE, "colab.py": Confidence.LIKELY}
     assert any("importing `model.network` raises ModuleNotFoundError" in e.message
                for f in findings if f.location.path.as_posix() == "model/network.py" for e in f.evidence)
+
+
+def test_a_training_model_built_on_a_networks_ends_counts_the_networks_layers():
+    """A YOLOv4 port wraps its network in a training model whose outputs are the losses: `Model([self.yolo_model.
+    input, *y_true], loss)`, with the labels as `Input((52, 52, 3, 25))` (a grid of anchors, no images). The
+    training model runs the network's convolutions, built by helpers, so mixed precision is likely; the labels'
+    shape says nothing of the images' size."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+        from tensorflow.keras import layers, models
+
+        def conv(x, filters, kernel_size, downsampling=False):
+            x = layers.Conv2D(filters, kernel_size, strides=2 if downsampling else 1, padding="same")(x)
+            return layers.LeakyReLU()(layers.BatchNormalization()(x))
+
+        def darknet(x):
+            for filters in (32, 64, 128, 256, 512, 1024):
+                x = conv(x, filters, 3, downsampling=True)
+                x = conv(x, filters // 2, 1)
+                x = conv(x, filters, 3)
+            return layers.Conv2D(75, 1)(x)
+
+        def yolo_loss(args):
+            prediction, labels = args
+            return tf.reduce_mean(tf.square(prediction - labels[..., 0]))
+
+        class Yolov4:
+            def __init__(self, image_size=(416, 416, 3)):
+                self.image_size = image_size
+                self.build_model()
+
+            def build_model(self):
+                input_layer = layers.Input(self.image_size)
+                self.yolo_model = models.Model(input_layer, darknet(input_layer))
+                y_true = [layers.Input(shape=(13, 13, 3, 25))]
+                loss = layers.Lambda(yolo_loss)([self.yolo_model.output, *y_true])
+                self.training_model = models.Model([self.yolo_model.input, *y_true], loss)
+                self.training_model.compile(optimizer="adam", loss=lambda y_true, y_pred: y_pred)
+
+            def fit(self, data, epochs):
+                self.training_model.fit(data, epochs=epochs)
+        """,
+        "train.py": """
+            from models import Yolov4
+
+            model = Yolov4()
+            model.fit(train_generator, epochs=100)
+            """}, "TFC001")
+    training = next(f for f in findings if f.location.line == 29)
+    assert training.confidence is Confidence.LIKELY
+    size = next(e.message for e in training.evidence if "convolution" in e.message)
+    assert "the model is compute-heavy" in size and "pixel images" not in size and "other model" not in size

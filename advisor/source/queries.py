@@ -2390,7 +2390,7 @@ class ModelCompute:
     dense: int
     application: str | None  # the known architecture it builds (`keras.applications`, Hugging Face, Slim), if any
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
-    partners: int = 0  # the other models counted with it: those its training steps train too (a GAN's two)
+    partners: int = 0  # the other models its training steps train too, counted with it (a GAN's two)
     # The side is what every run trains on: declared by the inputs, or of a dataset the code loads unconditionally
     # (not `if dataset == "mnist":`, one choice of several)
     side_certain: bool = True
@@ -7630,9 +7630,8 @@ class SourceQueries:
         followed into the repo helpers and layer classes it calls; with those of the models the same training steps
         train (a GAN's generator and discriminator both run in every step: the device's work is theirs together),
         unless ``alone``."""
-        models = {id(construction.node): construction}
-        if not alone:
-            models.update((id(c.node), c) for c in self.trained_with(construction))
+        partners = [] if alone else self.trained_with(construction)
+        models = {id(construction.node): construction, **{id(c.node): c for c in partners}}
         for model in list(models.values()):
             models.update((id(part.node), part) for part in [*self._models_given(model), *self._models_applied(model)])
         tally = _LayerTally()
@@ -7641,7 +7640,7 @@ class SourceQueries:
         if tally.frozen is not None and self._unfrozen_to_train(construction):
             tally.frozen = None
         compute = self._with_dataset_images(tally, [model.module for model in models.values()]).compute(
-            len(models) - 1)
+            len(partners))
         return replace(compute, batch=self._training_batch(list(models.values())))
 
     def _training_batch(self, models: list[CallSite]) -> int | None:
@@ -7767,10 +7766,28 @@ class SourceQueries:
 
     def _models_given(self, construction: CallSite) -> list[CallSite]:
         """The models a model class is constructed with (``GAN(discriminator=discriminator, generator=generator)``,
-        each name bound to a model's construction or a library architecture): the class's steps run them."""
-        given = [self._bound_model(construction.module, construction.node, arg.value.value)
-                 for arg in construction.node.args if isinstance(arg.value, cst.Name)]
+        each name bound to a model's construction or a library architecture): the class's steps run them; and the
+        models whose ends a model is built on (``Model([self.yolo_model.input, *y_true], losses)``, a YOLO's
+        training model around its network): it runs their layers."""
+        module, node = construction.module, construction.node
+        given = [self._bound_model(module, node, arg.value.value) for arg in node.args
+                 if isinstance(arg.value, cst.Name)]
+        given += [self._model_held(construction, end.value) for arg in node.args
+                  for end in m.findall(arg.value, m.Attribute(attr=m.Name("input") | m.Name("inputs") | m.Name("output")
+                                                              | m.Name("outputs")))]
         return [site for site in given if site is not None and site.node is not construction.node]
+
+    def _model_held(self, site: CallSite, holder: cst.BaseExpression) -> CallSite | None:
+        """The model construction a name (``base``) or an attribute of ``self`` (``self.yolo_model``) holds where
+        ``site`` is: the last binding of the attribute in the class, for the latter."""
+        if isinstance(holder, cst.Name):
+            return self._bound_model(site.module, site.node, holder.value)
+        class_key = site.function.class_key if site.function is not None else None
+        if class_key is None or not m.matches(holder, m.Attribute(value=m.Name("self"), attr=m.Name())):
+            return None
+        bound = self._bindings.get(("attr", class_key, holder.attr.value), [])
+        built = [c for c in bound if self._constructs_model(c)]
+        return self._last(built) if built and all(c.module is site.module for c in built) else None
 
     def _models_applied(self, construction: CallSite) -> list[CallSite]:
         """The models the function building ``construction`` is given and applies to its tensors (``def
@@ -7794,7 +7811,10 @@ class SourceQueries:
                        *(a.value for a in call.args if isinstance(a.value, (cst.List, cst.Tuple, cst.Name)))]
         sizes = next((found for shape in shapes if shape is not None
                       and (found := self._shape_sizes(module, shape))), [])
-        if len(sizes) == 4 and (sizes[0] is None or declares_input):  # a placeholder's batch dimension
+        # A placeholder's batch dimension; a Keras `Input`'s shape has none (four sizes there: a volume, or labels
+        # of a detector's grid, `(52, 52, 3, 25)`).
+        placeholder = (cst.helpers.get_full_name_for_node(call.func) or "").lower().endswith("placeholder")
+        if len(sizes) == 4 and (sizes[0] is None or declares_input and placeholder):
             sizes = sizes[1:]
         spatial = sizes[:-1] if len(sizes) == 3 else []
         if spatial and sizes[0] in IMAGE_CHANNELS and sizes[-1] not in IMAGE_CHANNELS:  # channels first
