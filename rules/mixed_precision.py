@@ -382,6 +382,15 @@ class MixedPrecision(Rule):
                 f"on its own it makes {own.convolutions} convolution and {own.dense} dense layers of the sizes counted "
                 f"above; the model built at {heavy.module.location(heavy.node).display}, which the same steps "
                 "train, is the heavy one, and the policy its finding proposes covers this model too"))
+        legacy = ctx.queries.legacy_keras_training(site) if api_since == KERAS_POLICY_SINCE else None
+        if legacy is not None:
+            # Keras 1's arguments run on multi-backend Keras 2.3 at the newest, which has no mixed precision.
+            confidence = Confidence.POSSIBLE
+            call, keyword = legacy
+            evidence.append(Evidence.source(
+                f"the code is written for multi-backend Keras 2.3 or older (`{keyword}=` in "
+                f"`{call.module.node_code(call.node.func)}`, {call.module.location(call.node).display}), which has "
+                "no mixed-precision policy: it needs porting to TensorFlow 2's Keras first"))
         pin = ctx.index.tensorflow_pin(site.module)
         if tf1_eager is None and pin is not None and pin.predates(api_since):
             # Upgrading TensorFlow comes first: a bigger change than the finding's, which it cannot promise.

@@ -14452,3 +14452,29 @@ def test_a_training_model_built_on_a_networks_ends_counts_the_networks_layers():
     assert training.confidence is Confidence.LIKELY
     size = next(e.message for e in training.evidence if "convolution" in e.message)
     assert "the model is compute-heavy" in size and "pixel images" not in size and "other model" not in size
+
+
+def test_a_model_trained_with_keras_1_arguments_has_no_policy_to_set():
+    """A 2017 captcha notebook builds a CNN with `Convolution2D(32, 3, 3)` and trains it with `fit_generator(...,
+    nb_epoch=5)`: Keras 1's arguments, which run on multi-backend Keras 2.3 at the newest, where no mixed-precision
+    policy exists. The finding is possible and says so; the same model written for Keras 2 stays likely."""
+    script = """
+        from keras.layers import Convolution2D, Dense, Flatten, Input, MaxPooling2D
+        from keras.models import Model
+
+        inputs = Input((80, 170, 3))
+        x = inputs
+        for filters in (64, 128, 256, 512):
+            x = Convolution2D(filters, 3, 3, activation="relu")(x)
+            x = Convolution2D(filters, 3, 3, activation="relu")(x)
+            x = MaxPooling2D((2, 2))(x)
+        model = Model(inputs, Dense(36, activation="softmax")(Flatten()(x)))
+        model.compile(loss="categorical_crossentropy", optimizer="adadelta")
+        model.fit_generator(gen(), {epochs}=5)
+        """
+    (old,) = _findings({"train.py": script.format(epochs="samples_per_epoch=51200, nb_epoch")}, "TFC001")
+    assert old.confidence is Confidence.POSSIBLE
+    said = "multi-backend Keras 2.3 or older (`samples_per_epoch=` in `model.fit_generator`, train.py:12"
+    assert any(said in e.message for e in old.evidence)
+    (new,) = _findings({"train.py": script.format(epochs="steps_per_epoch=1600, epochs")}, "TFC001")
+    assert new.confidence is Confidence.LIKELY

@@ -243,6 +243,8 @@ PYTHON_APPLIERS = frozenset({"builtins.map", "builtins.filter"})
 # the caller's, done side by side.
 POOL_SUBMISSIONS = frozenset({"submit", "apply_async", "map_async", "imap", "imap_unordered", "starmap",
                               "starmap_async"})
+# Keras' methods that train a model, Keras 1's included.
+KERAS_TRAINING_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
 # Keras 1's argument names, which Keras 2 renamed and accepted with a warning up to 2.3 (tf.keras never did).
 KERAS_1_ARGUMENTS = frozenset({"output_dim", "nb_epoch", "nb_filter", "nb_row", "nb_col", "border_mode", "subsample",
                                "init", "W_regularizer", "b_regularizer", "dim_ordering", "samples_per_epoch",
@@ -4885,10 +4887,13 @@ class SourceQueries:
 
     @cached_property
     def _legacy_keras_calls(self) -> dict[int, tuple[CallSite, str]]:
-        """Each module's first call of multi-backend Keras with a Keras 1 argument (:meth:`legacy_keras_call`)."""
+        """Each module's first call of multi-backend Keras with a Keras 1 argument (:meth:`legacy_keras_call`): of
+        its API, or a training method called on a model in a module that imports it (``model.fit_generator(gen(),
+        nb_epoch=5)``, the model's class unknown to the index)."""
         found: dict[int, tuple[CallSite, str]] = {}
         for site in self.index.calls:
-            if any(n.startswith("keras.") for n in site.names):
+            if any(n.startswith("keras.") for n in site.names) or method_name(site.node) in KERAS_TRAINING_METHODS \
+                    and any(target.startswith("keras.") for target in site.module.names.aliases.values()):
                 keyword = next((arg.keyword.value for arg in site.node.args if arg.keyword is not None
                                 and arg.keyword.value in KERAS_1_ARGUMENTS), None)
                 if keyword is not None:
@@ -7491,12 +7496,24 @@ class SourceQueries:
         ``construction`` or in one whose calls train it (a script that gives Keras a ``tf.Session(config=...)``):
         that Keras runs on TensorFlow 1.x, which has no Keras mixed-precision policy. None where one of them runs
         1.x eagerly (:meth:`tf1_eager_execution`): no graph there for 1.x's graph rewrite either."""
+        modules = self._building_and_training(construction)
+        if any(self.tf1_eager_execution(module) is not None for module in modules):
+            return None
+        return self.tf1_call(modules)
+
+    def legacy_keras_training(self, construction: CallSite) -> tuple[CallSite, str] | None:
+        """A call of multi-backend Keras with a Keras 1 argument (:meth:`legacy_keras_call`) in the module that
+        builds the model at ``construction`` or in one whose calls train it (``fit(..., nb_epoch=5)``): that code
+        runs on Keras 2.3 or older, and with that argument not on the Keras TensorFlow 2 ships."""
+        return next((found for module in self._building_and_training(construction)
+                     if (found := self.legacy_keras_call(module)) is not None), None)
+
+    def _building_and_training(self, construction: CallSite) -> list[ModuleInfo]:
+        """The module that builds the model at ``construction``, then those whose calls train it."""
         modules = {id(construction.module): construction.module}
         modules.update((id(call.module), call.module) for _, made, trainers in self._model_trainings
                        if made.node is construction.node for call in trainers)
-        if any(self.tf1_eager_execution(module) is not None for module in modules.values()):
-            return None
-        return self.tf1_call(modules.values())
+        return list(modules.values())
 
     def eagerly_trained(self, construction: CallSite) -> bool:
         """Whether only eager steps train the model built at ``construction``: custom steps that are not compiled
