@@ -2116,6 +2116,26 @@ def _repeated(module: ModuleInfo, node: cst.CSTNode) -> bool:
     return False
 
 
+def _alternatives_above(module: ModuleInfo, node: cst.CSTNode) -> list[cst.If]:
+    """The ``if`` statements, in ``node``'s own scope, whose ``else`` or ``elif`` branch runs ``node``: their first
+    branch runs instead of it."""
+    alternatives = []
+    child, parent = node, module.parent(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(parent, cst.If) and child is parent.orelse:
+            alternatives.append(parent)
+        child, parent = parent, module.parent(parent)
+    return alternatives
+
+
+def _runs_in(module: ModuleInfo, node: cst.CSTNode, block: cst.CSTNode) -> bool:
+    """``block`` holds ``node``."""
+    parent = module.parent(node)
+    while parent is not None and parent is not block:
+        parent = module.parent(parent)
+    return parent is block
+
+
 def _draws_a_fixed_size(site: CallSite) -> bool:
     """A random draw (:data:`RANDOM_DRAWS`) whose shape is not read off a tensor: a noise vector, a coin."""
     shape = argument_value(site.node, "shape", 0)
@@ -8078,6 +8098,10 @@ class SourceQueries:
             if id(call.node) in ruled_out:
                 continue
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
+            if names and any(other.names == names and _runs_in(call.module, other.node, branching.body)
+                             for branching in _alternatives_above(call.module, call.node) for other in calls):
+                # `if activations is None: Dense(n) else: Dense(n, activation=...)`: one layer either way
+                continue
             applied = self._applied_model(call) if depth else None
             if applied is not None:  # `x = conv_base(x)`: a model built earlier, applied as a layer
                 if id(applied.node) not in path:

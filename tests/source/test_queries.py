@@ -15,7 +15,7 @@ import pytest
 
 from advisor.source.facts import FunctionInfo, ModuleInfo
 from advisor.source.index import SourceIndex
-from advisor.source.queries import SourceQueries, batch_parameter, compiled_function_name
+from advisor.source.queries import LOOP_REPEAT, SourceQueries, batch_parameter, compiled_function_name
 
 
 def function(index: SourceIndex, name: str) -> FunctionInfo:
@@ -936,6 +936,33 @@ def test_model_compute_counts_the_layers_a_trained_model_builds_through_loops_he
     compute = {c.function.name: queries.model_compute(c) for c in queries.model_constructions}
     assert (compute["resnet"].convolutions, compute["resnet"].dense, compute["resnet"].heavy) == (8, 0, True)
     assert (compute["mlp"].convolutions, compute["mlp"].dense, compute["mlp"].heavy) == (0, 1, False)
+
+
+def test_a_layer_built_in_either_branch_of_an_if_counts_once(index_of):
+    """A VAE's encoder adds `Dense(n)` or `Dense(n, activation=...)` as its activations are given: one layer per
+    loop step whichever branch runs, not two."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def build(widths, activations=None):
+            model = tf.keras.Sequential()
+            for i in range(len(widths)):
+                if activations is None:
+                    model.add(tf.keras.layers.Dense(widths[i]))
+                elif activations[i] == "linear":
+                    model.add(tf.keras.layers.Dense(widths[i], use_bias=False))
+                else:
+                    model.add(tf.keras.layers.Dense(widths[i], activation=activations[i]))
+            model.add(tf.keras.layers.Dense(784))
+            return model
+
+        model = build([512, 256], config.activations)
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(data)
+        """)
+    queries = SourceQueries(index)
+    (construction,) = queries.model_constructions
+    assert queries.model_compute(construction).dense == 1 + LOOP_REPEAT
 
 
 def test_a_repo_subclass_of_a_convolution_counts_as_one(index_of):
