@@ -384,8 +384,9 @@ class MixedPrecision(Rule):
                 "train, is the heavy one, and the policy its finding proposes covers this model too"))
         legacy = ctx.queries.legacy_keras_training(site) if api_since == KERAS_POLICY_SINCE else None
         if legacy is not None:
-            # Keras 1's arguments run on multi-backend Keras 2.3 at the newest, which has no mixed precision.
-            confidence = Confidence.POSSIBLE
+            # Keras 1's arguments run on multi-backend Keras 2.3 at the newest, which has no mixed precision; a
+            # heavy model is still worth the port (the labelled SSD300 and wide ResNets), so the finding keeps its
+            # confidence and loses its patch (see _finding).
             call, keyword = legacy
             evidence.append(Evidence.source(
                 f"the code is written for multi-backend Keras 2.3 or older (`{keyword}=` in "
@@ -455,6 +456,8 @@ class MixedPrecision(Rule):
             if compute.application is not None else "advisor cannot tell which model the training builds")
         training = plan.training if plan is not None else module
         pin = ctx.index.tensorflow_pin(training)
+        if problem is None and queries.legacy_keras_training(construction) is not None:
+            problem = "the code is written for multi-backend Keras 2.3 or older, which has no `keras.mixed_precision`"
         problem = problem or _missing_api(pin, plan)
         if policy == "mixed_float16" and any(call.module is training for call in ctx.index.calls_to(GRADIENT_TAPE)):
             message += (" Its GradientTape loop also needs loss scaling, which the fix adds."

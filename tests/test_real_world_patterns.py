@@ -14457,7 +14457,8 @@ def test_a_training_model_built_on_a_networks_ends_counts_the_networks_layers():
 def test_a_model_trained_with_keras_1_arguments_has_no_policy_to_set():
     """A 2017 captcha notebook builds a CNN with `Convolution2D(32, 3, 3)` and trains it with `fit_generator(...,
     nb_epoch=5)`: Keras 1's arguments, which run on multi-backend Keras 2.3 at the newest, where no mixed-precision
-    policy exists. The finding is possible and says so; the same model written for Keras 2 stays likely."""
+    policy exists. A heavy model is still worth porting: the finding says so and offers no patch (one would call
+    the `keras.mixed_precision` that version lacks); the same model written for Keras 2 gets the patch."""
     script = """
         from keras.layers import Convolution2D, Dense, Flatten, Input, MaxPooling2D
         from keras.models import Model
@@ -14473,8 +14474,9 @@ def test_a_model_trained_with_keras_1_arguments_has_no_policy_to_set():
         model.fit_generator(gen(), {epochs}=5)
         """
     (old,) = _findings({"train.py": script.format(epochs="samples_per_epoch=51200, nb_epoch")}, "TFC001")
-    assert old.confidence is Confidence.POSSIBLE
     said = "multi-backend Keras 2.3 or older (`samples_per_epoch=` in `model.fit_generator`, train.py:12"
     assert any(said in e.message for e in old.evidence)
+    assert (old.confidence, old.fix) == (Confidence.LIKELY, None)
+    assert "No automatic patch: the code is written for multi-backend Keras 2.3 or older" in old.message
     (new,) = _findings({"train.py": script.format(epochs="steps_per_epoch=1600, epochs")}, "TFC001")
-    assert new.confidence is Confidence.LIKELY
+    assert new.confidence is Confidence.LIKELY and new.fix is not None
