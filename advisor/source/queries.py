@@ -2136,6 +2136,17 @@ def _runs_in(module: ModuleInfo, node: cst.CSTNode, block: cst.CSTNode) -> bool:
     return parent is block
 
 
+def _variable_shape(module: ModuleInfo, made: cst.Call) -> cst.List | cst.Tuple | None:
+    """The shape a weight variable is made with, where the source writes its dimensions out:
+    ``tf.get_variable("w", shape=[1, n, 64])``, ``tf.Variable(tf.random_normal([n, 64]))``."""
+    if module.qualified_names(made.func) & VARIABLE_FACTORIES:
+        shape = argument_value(made, "shape", 1)
+    else:
+        start = argument_value(made, "initial_value", 0)
+        shape = argument_value(start, "shape", 0) if isinstance(start, cst.Call) else None
+    return shape if isinstance(shape, (cst.List, cst.Tuple)) and shape.elements else None
+
+
 def _draws_a_fixed_size(site: CallSite) -> bool:
     """A random draw (:data:`RANDOM_DRAWS`) whose shape is not read off a tensor: a noise vector, a coin."""
     shape = argument_value(site.node, "shape", 0)
@@ -8152,9 +8163,12 @@ class SourceQueries:
                 if variable is None and times > weight:
                     times = weight * self._made_in_written_loop(call, framework, made, convolution if lasts & (
                         CONVOLUTION_LAYERS) else "recurrent" if lasts & RECURRENT_LAYERS else "dense", times // weight)
+                # a 1-wide 1-D convolution is a dense layer at every position (xDeepFM's compressed interactions)
                 pointwise = convolution == "convolution1d" and m.matches(argument_value(
-                    call.node, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1),
-                    m.Integer("1"))  # a 1-wide 1-D convolution is a dense layer at every position
+                    call.node, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1)
+                    if variable is None else _variable_shape(*variable[::2]), m.Integer("1") | m.List(
+                        elements=[m.Element(m.Integer("1")), m.ZeroOrMore()]) | m.Tuple(
+                        elements=[m.Element(m.Integer("1")), m.ZeroOrMore()]))
                 if lasts & CONVOLUTION_LAYERS and (pointwise or self._convolves_embeddings(call)):
                     if not self._narrow(call, framework, "filters", "dense", passed, variable):
                         tally.dense += times
@@ -8168,6 +8182,12 @@ class SourceQueries:
                     if width >= NARROW_WIDTH["recurrent"]:
                         tally.dense += times * max(DENSE_LAYERS[last] for last in lasts & RECURRENT_LAYERS) * (
                             WIDE_FACTOR if width >= WIDE_UNITS else 1)
+                elif lasts & DENSE_LAYERS.keys() and self._in_recurrent_cell(call):
+                    # A repo's own RNN cell multiplies by its weights at every time step: counted as a recurrent
+                    # layer is, only where the source says it is wide enough.
+                    width = self._width(call, framework, "units", passed, variable) or 0
+                    if width >= NARROW_WIDTH["recurrent"]:
+                        tally.dense += times
                 elif lasts & DENSE_LAYERS.keys() and not self._narrow(call, framework, "units", "dense", passed,
                                                                         variable) and not (
                         "multiheadattention" in lasts and self._narrow_attention(call, passed)):
@@ -8371,6 +8391,13 @@ class SourceQueries:
         StandardizedConv2D(Conv2D)``): an instance is one of those."""
         return [base for base in self._inherited_bases(names) if base.startswith("keras.layers.") and base.rsplit(
             ".", 1)[-1].lower() in CONVOLUTION_LAYERS | DENSE_LAYERS.keys()]
+
+    def _in_recurrent_cell(self, call: CallSite) -> bool:
+        """``call`` is in a method of a repo class extending an RNN cell (``class CoupledInputForgetGateLSTMCell(
+        rnn_cell_impl.RNNCell)``), which a recurrence applies at every time step."""
+        owner = _owner_class(call.function)
+        return owner is not None and any(base.rsplit(".", 1)[-1].lower().endswith("rnncell")
+                                         for base in self._inherited_bases(frozenset({owner})))
 
     def _inherited_bases(self, names: frozenset[str]) -> list[str]:
         """The bases of the repo classes ``names`` refers to, and of the repo classes those extend, in turn."""
@@ -8635,12 +8662,8 @@ class SourceQueries:
                         FunctionInfo | None, passed: _Passed | None) -> int | None:
         """The last dimension of the weight ``variable``'s shape, where the source says."""
         module, scope, call = variable
-        if module.qualified_names(call.func) & VARIABLE_FACTORIES:
-            shape = argument_value(call, "shape", 1)
-        else:
-            start = argument_value(call, "initial_value", 0)
-            shape = argument_value(start, "shape", 0) if isinstance(start, cst.Call) else None
-        if not isinstance(shape, (cst.List, cst.Tuple)) or not shape.elements:
+        shape = _variable_shape(module, call)
+        if shape is None:
             return None
         # The shape's names are the layer's function's parameters only where the variable is made there.
         return self._integer(module, shape.elements[-1].value, passed if scope is layer_scope else None, scope)
@@ -8811,9 +8834,19 @@ class SourceQueries:
                           ) -> int | None:
         """The most any call of ``function`` passes for ``parameter`` (its default where a call passes none), of
         the calls a training run reaches where there are such (a repo's stale demo calls pass other things); None
-        when one of them is not known."""
+        when one of them is not known. A function no code here calls (its script left out as a test, a method a
+        framework runs) has its default: the value a call that says nothing else gets."""
         default = _parameter_default(function, parameter)
         callers = self.callers_of(function)
+        if not callers and parameter == "params":
+            # An Estimator calls its model function with the `params` it was made with.
+            given = [(site, value) for site in self._estimators_running(function)
+                     if (value := argument_value(site.node, "params")) is not None]
+            values = [self._integer(site.module, value, None, site.function, depth, element) for site, value in given]
+            return max(values) if values and None not in values else None
+        if not callers:
+            return self._integer(function.module, default, None, function.outer, depth, element) \
+                if default is not None else None
         training = [c for c in callers if self.reach(c.module, c.node) is Reach.TRAINING]
         values = []
         for caller in training or callers:
@@ -8821,6 +8854,22 @@ class SourceQueries:
             values.append(self._integer(caller.module, given, None, caller.function, depth, element)
                           if given is not None else None)
         return max(values) if values and None not in values else None
+
+    def _estimators_running(self, function: FunctionInfo) -> list[CallSite]:
+        """The Estimators made with ``function`` as their model function (``tf.estimator.Estimator(model_fn=
+        transformer_model_fn, params={...})``)."""
+        found = []
+        for site in self._estimators:
+            model_fn = argument_value(site.node, "model_fn", 0)
+            if model_fn is not None and any(f.node is function.node for f, _ in self.index.callees(
+                    site.module.qualified_names(model_fn))):
+                found.append(site)
+        return found
+
+    @cached_property
+    def _estimators(self) -> list[CallSite]:
+        return [site for site in self.index.calls
+                if any(n.startswith("tensorflow.") and n.endswith("Estimator") for n in site.names)]
 
     # -- command-line flags ------------------------------------------------------------------------------------
     def flag_default(self, module: ModuleInfo, expression: cst.BaseExpression) -> tuple[ModuleInfo,

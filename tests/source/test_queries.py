@@ -1551,6 +1551,106 @@ def test_a_raw_op_counts_as_often_as_its_weight_variable_is_made(index_of):
     assert (recurrence.dense, mlp.dense) == (2, 6)  # the loop runs the helper six times, as written
 
 
+@pytest.mark.parametrize("units, dense", [("100", 0), ("1024", 8), ("config.lstm_dim", 0)])
+def test_a_repos_own_rnn_cell_counts_as_a_recurrent_layer(index_of, units: str, dense: int):
+    """A NER tagger's own LSTM cell multiplies by eight weights at every time step: a recurrent layer, counted only
+    where it is 512 units or wider (a 100-unit BiLSTM is launch-bound), not eight dense layers of unknown width."""
+    index = index_of(code=f"""
+        import tensorflow as tf
+        from tensorflow.python.ops import rnn_cell_impl
+
+        class PeepholeLSTMCell(rnn_cell_impl.RNNCell):
+            def __init__(self, num_units):
+                self._num_units = num_units
+
+            def __call__(self, inputs, state):
+                size = inputs.get_shape()[-1]
+                out = inputs
+                for gate in ["i", "f", "o", "c"]:
+                    w_x = tf.get_variable("w_x" + gate, [size, self._num_units])
+                    w_h = tf.get_variable("w_h" + gate, [self._num_units, self._num_units])
+                    out = tf.matmul(inputs, w_x) + tf.matmul(state, w_h)
+                return out, out
+
+        def train(inputs, num_units):
+            cell = PeepholeLSTMCell(num_units)
+            outputs, _ = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)
+            return tf.train.AdamOptimizer().minimize(tf.reduce_mean(outputs))
+
+        train_op = train(tf.placeholder(tf.float32, [None, 50, 300]), {units})
+        """)
+    queries = SourceQueries(index)
+    (training,) = queries.graph_trainings
+    assert queries.graph_model_compute(training).dense == dense
+
+
+def test_a_one_wide_raw_convolution_is_a_dense_layer(index_of):
+    """xDeepFM's compressed interaction layers: `tf.nn.conv1d` by a `[1, m * h, size]` filter is a dense layer at
+    every position, in a loop over the layer sizes."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        def cin(x, sizes):
+            for idx, size in enumerate(sizes):
+                filters = tf.get_variable("f_" + str(idx), shape=[1, 39 * 39, size])
+                x = tf.nn.conv1d(x, filters=filters, stride=1, padding="VALID")
+            return x
+
+        train_op = tf.train.AdamOptimizer().minimize(tf.reduce_mean(cin(features, [128, 128, 128])))
+        """)
+    queries = SourceQueries(index)
+    (training,) = queries.graph_trainings
+    compute = queries.graph_model_compute(training)
+    assert (compute.convolutions, compute.dense) == (0, LOOP_REPEAT)  # a raw op's loop: counted as a loop
+
+
+def test_a_parameter_no_call_passes_has_its_default(index_of):
+    """A recommender's `build_network(self, L, n_h=16, n_v=4)` is called by a script left out as a test: its
+    convolutions of `self.n_v` filters are as narrow as its defaults say."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        class Caser:
+            def build_network(self, L, n_h=16, n_v=4):
+                self.n_v = n_v
+                self.n_h = n_h
+                x = tf.expand_dims(self.items, 3)
+                out_v = tf.layers.conv2d(x, filters=self.n_v, kernel_size=(L, 1))
+                for i in range(L):
+                    out_h = tf.layers.conv2d(x, filters=self.n_h, kernel_size=(i + 1, 150))
+                self.optimizer = tf.train.AdamOptimizer().minimize(tf.reduce_mean(out_v) + tf.reduce_mean(out_h))
+        """)
+    queries = SourceQueries(index)
+    (training,) = queries.graph_trainings
+    assert queries.graph_model_compute(training).convolutions == 0
+
+
+@pytest.mark.parametrize("units, dense", [(40, 0), (512, 2)])
+def test_an_estimators_model_function_reads_the_params_it_was_made_with(index_of, units: int, dense: int):
+    """`tf.estimator.Estimator(model_fn=model_fn, params={"units": FLAGS.units})` calls `model_fn(features, labels,
+    mode, params)`: its layers are as wide as the params say."""
+    index = index_of(code=f"""
+        import tensorflow as tf
+
+        tf.app.flags.DEFINE_integer("units", {units}, "width")
+        FLAGS = tf.app.flags.FLAGS
+
+        def model_fn(features, labels, mode, params):
+            x = features["x"]
+            for _ in range(params["blocks"]):
+                x = tf.layers.dense(x, params["units"])
+            loss = tf.losses.sigmoid_cross_entropy(labels, tf.layers.dense(x, 1))
+            train_op = tf.train.AdagradOptimizer(0.01).minimize(loss, global_step=tf.train.get_global_step())
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+        model = tf.estimator.Estimator(model_fn=model_fn, params={{"units": FLAGS.units, "blocks": 2}})
+        model.train(input_fn)
+        """)
+    queries = SourceQueries(index)
+    (training,) = queries.graph_trainings
+    assert queries.graph_model_compute(training).dense == dense
+
+
 def test_a_block_class_passed_down_as_a_parameter_is_counted_where_it_is_called(index_of):
     # ResNets written as `BlockGroup(block_fn=...)`: the block class travels through parameters from a table.
     index = index_of(code="""
