@@ -258,6 +258,9 @@ class SourceIndex:
                         for name, modules in index._modules_by_import_name.items()}
         for _, module in parsed:  # all before any visit: a star import's exporter may star-import in turn
             module.names.repo_modules = repo_modules
+        for _, module in parsed:  # `flags = tf.app.flags` where `from model import *` brought `tf`
+            if module.names.star_imports:
+                module.names.bind_renames()
         for source, module in parsed:
             index._add(source, module)
         pl.link(index.dataflow, index._pending_calls, index.callees)

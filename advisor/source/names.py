@@ -117,13 +117,14 @@ class ModuleNames(cst.CSTVisitor):
     def of(cls, tree: cst.Module, module_name: str, package: str) -> "ModuleNames":
         names = cls(module_name, package)
         visit_reading(tree, names)
-        names._bind_renames()
+        names.bind_renames()
         return names
 
-    def _bind_renames(self) -> None:
+    def bind_renames(self) -> None:
         """``generator = models.generator``, ``relu = tf.nn.relu`` at module level, or ``f = absl.flags`` in the
         function that defines the flags, the one assignment to the name in the module: the name is another name for
-        what it is assigned (a function called through it runs that function)."""
+        what it is assigned (a function called through it runs that function). Run again once the repo's modules
+        are known (:attr:`repo_modules`): what a star import brings in is known only then."""
         for name, value in self._renames.items():
             if self._assignments[name] == 1 and name not in self.aliases:
                 target = self.imported(value)

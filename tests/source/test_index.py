@@ -11,6 +11,7 @@ import pytest
 
 from advisor.source.facts import ModuleInfo
 from advisor.source.index import SourceIndex
+from advisor.source.queries import SourceQueries
 from advisor.source.walk import SourceFile, relevant_sources, source_files
 
 ROOT = Path("/nonexistent-repo")
@@ -452,6 +453,25 @@ def test_star_imports_are_followed_through_the_star_imports_of_the_star_imported
              if site.module.path.name == "train.py"}
     assert names["tf.GradientTape"] == {"tensorflow.GradientTape"}
     assert names["resize"] == {"datasets.preprocess.resize"}
+
+
+def test_a_rename_of_what_a_star_import_brings_in_is_that_name(index_of):
+    """A CTR model's train.py star-imports its model module for `tf`, then defines its flags through `flags =
+    tf.app.flags`: `FLAGS.units` is a TensorFlow flag, with the default it is defined with."""
+    index = index_of({
+        "transformer.py": "import tensorflow as tf\n",
+        "train.py": """
+            from transformer import *
+
+            flags = tf.app.flags
+            flags.DEFINE_integer("units", 40, "width of the transformer")
+            FLAGS = flags.FLAGS
+            """,
+    })
+    train = next(m for m in index.modules if m.path.name == "train.py")
+    assert train.qualified_names(cst.parse_expression("FLAGS.units")) == {"tensorflow.app.flags.FLAGS.units"}
+    default = SourceQueries(index).flag_default(train, cst.parse_expression("FLAGS.units"))
+    assert default is not None and train.node_code(default[1]) == "40"
 
 
 @pytest.mark.parametrize("root_init, resolved", [(True, True), (False, False)])
