@@ -14332,19 +14332,20 @@ _NETWORK_IMPORTING_A_SIBLING = """
         inputs = tf.keras.Input((256, 256, 3))
         return tf.keras.Model(inputs, down(64)(inputs))
     """
+_EAGER_TRAINING_LOOP = """\
+optimizer = tf.keras.optimizers.Adam()
+for images in tf.data.Dataset.range(10):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(model(images))
+    optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+"""
 _EAGER_SCRIPT_OF_THE_PACKAGE = """
-    import tensorflow as tf
-    {path_edit}
-    from model.network import network
+import tensorflow as tf
+{path_edit}
+from model.network import network
 
-    model = network()
-    optimizer = tf.keras.optimizers.Adam()
-    for images in tf.data.Dataset.range(10):
-        with tf.GradientTape() as tape:
-            loss = tf.reduce_mean(model(images))
-        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
-    print(f"trained {{len(model.layers)}} layers")
-    """
+model = network()
+""" + _EAGER_TRAINING_LOOP + 'print(f"trained {{len(model.layers)}} layers")\n'
 
 
 @pytest.mark.parametrize("path_edit, raises", [
@@ -14376,7 +14377,7 @@ def test_a_function_named_like_one_another_module_defines_for_itself_is_still_on
         "        return tf.keras.Model(inputs, x)").replace("def network", "def Network")
     script = _EAGER_SCRIPT_OF_THE_PACKAGE.format(path_edit="").replace("import network", "import Network").replace(
         "model = network()", "model = Network()")
-    own = """
+    own = textwrap.dedent("""
         import tensorflow as tf
 
         def Network():
@@ -14387,12 +14388,7 @@ def test_a_function_named_like_one_another_module_defines_for_itself_is_still_on
             return tf.keras.Model(inputs, x)
 
         model = Network()
-        optimizer = tf.keras.optimizers.Adam()
-        for images in tf.data.Dataset.range(10):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(model(images))
-            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
-        """
+        """) + _EAGER_TRAINING_LOOP
     findings = _findings({"model/__init__.py": "", "model/blocks.py": _BLOCKS_MODULE, "model/network.py": network,
                           "train.py": script, "colab.py": own}, "TFC001")
     confidences = {f.location.path.as_posix(): f.confidence for f in findings}
