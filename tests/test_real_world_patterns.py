@@ -14341,42 +14341,36 @@ for images in tf.data.Dataset.range(10):
 """
 _EAGER_SCRIPT_OF_THE_PACKAGE = """
 import tensorflow as tf
-{path_edit}
 from model.network import network
 
 model = network()
-""" + _EAGER_TRAINING_LOOP + 'print(f"trained {{len(model.layers)}} layers")\n'
+""" + _EAGER_TRAINING_LOOP + 'print(f"trained {len(model.layers)} layers")\n'
 
 
-@pytest.mark.parametrize("path_edit, raises", [
-    ("", True),
-    ("import sys; sys.path.append('model')", False),  # the bare name is found where the script puts it
-])
-def test_a_package_module_importing_its_sibling_by_a_bare_name_stops_the_script_that_imports_it(path_edit, raises):
-    """pix2pix ports keep `model/discriminator.py` beside `model/model_utils.py` and write `from model_utils import
-    ...` in it, then `from model.discriminator import Discriminator` in train.py at the root: Python 3 looks for
-    `model_utils` on the path (the root), not beside the file, so the script stops at that import and its loop
-    is at most possible, saying why (Python 3 code, as its f-string shows). A script that puts the folder on the
-    path gets there."""
+def test_a_package_module_importing_its_sibling_by_a_bare_name_is_taken_to_run():
+    """A retinal-segmentation repo's `lib/DRIVE_dataloader.py` writes `from pre_process import *` beside
+    lib/pre_process.py, and train.py at the root imports `lib.DRIVE_dataloader`: plain Python 3 would look for
+    `pre_process` on the path only, yet its README times the training on an RTX 3090. IDEs put a project's source
+    folders on the path (PyCharm's sources roots), so such an import says nothing of whether the script runs."""
     findings = _findings({"model/__init__.py": "", "model/blocks.py": _BLOCKS_MODULE,
                           "model/network.py": _NETWORK_IMPORTING_A_SIBLING,
-                          "train.py": _EAGER_SCRIPT_OF_THE_PACKAGE.format(path_edit=path_edit)}, "TFH002")
-    assert [(f.location.path.as_posix(), f.location.line) for f in findings] == [("train.py", 8)]
-    assert findings[0].confidence is (Confidence.POSSIBLE if raises else Confidence.LIKELY)
-    stop = "importing `model.network` raises ModuleNotFoundError: model/network.py imports `blocks` by its bare name"
-    assert any(stop in e.message for e in findings[0].evidence) is raises
+                          "train.py": _EAGER_SCRIPT_OF_THE_PACKAGE}, "TFH002")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 7, Confidence.LIKELY)]
+    assert not any("a run stops" in e.message for e in findings[0].evidence)
 
 
 def test_a_function_named_like_one_another_module_defines_for_itself_is_still_only_called_by_its_callers():
-    """The pix2pix port's notebook defines and calls its own `Discriminator` beside the package's: its mentions name
-    its own, so the package's is called only by train.py, after the import that stops it (its model's finding is
-    possible, saying why); the notebook's model, built and trained in its cells, stays likely."""
+    """A pix2pix port's notebook defines and calls its own `Network` beside the package's: its mentions name its
+    own, so the package's is called only by train.py, which stops before it trains (a NameError: only another
+    module binds `DATA_DIR`): its model's finding is possible, saying why; the notebook's model, built and trained
+    in its cells, stays likely."""
     network = _NETWORK_IMPORTING_A_SIBLING.replace(
         "return tf.keras.Model(inputs, down(64)(inputs))",
         "x = inputs\n        for filters in (64, 128, 256, 512, 512, 512):\n            x = down(filters)(x)\n"
         "        return tf.keras.Model(inputs, x)").replace("def network", "def Network")
-    script = _EAGER_SCRIPT_OF_THE_PACKAGE.format(path_edit="").replace("import network", "import Network").replace(
-        "model = network()", "model = Network()")
+    script = _EAGER_SCRIPT_OF_THE_PACKAGE.replace("import network", "import Network").replace(
+        "model = network()", "print(DATA_DIR)\nmodel = Network()")
     own = textwrap.dedent("""
         import tensorflow as tf
 
@@ -14389,11 +14383,11 @@ def test_a_function_named_like_one_another_module_defines_for_itself_is_still_on
 
         model = Network()
         """) + _EAGER_TRAINING_LOOP
-    findings = _findings({"model/__init__.py": "", "model/blocks.py": _BLOCKS_MODULE, "model/network.py": network,
-                          "train.py": script, "colab.py": own}, "TFC001")
+    findings = _findings({"model/__init__.py": "", "model/blocks.py": _BLOCKS_MODULE + 'DATA_DIR = "data"\n',
+                          "model/network.py": network, "train.py": script, "colab.py": own}, "TFC001")
     confidences = {f.location.path.as_posix(): f.confidence for f in findings}
     assert confidences == {"model/network.py": Confidence.POSSIBLE, "colab.py": Confidence.LIKELY}
-    assert any("importing `model.network` raises ModuleNotFoundError" in e.message
+    assert any("a run stops before it gets here" in e.message
                for f in findings if f.location.path.as_posix() == "model/network.py" for e in f.evidence)
 
 

@@ -11,7 +11,6 @@ import builtins
 import io
 import operator
 import re
-import sys
 import tokenize
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -1012,26 +1011,6 @@ def _initialises_once(branch: cst.If) -> bool:
         branch.test.expression if isinstance(branch.test, cst.UnaryOperation) else branch.test.left)
     return any(cst.helpers.get_full_name_for_node(target.target) == tested
                for assignment in m.findall(branch.body, m.Assign()) for target in assignment.targets)
-
-
-# Syntax only Python 3 has: an f-string, `super()` without arguments.
-_PYTHON3_ONLY = m.FormattedString() | m.Call(func=m.Name("super"), args=[])
-
-
-def _imported_dotted_names(statement: cst.BaseSmallStatement, submodules: bool = True) -> list[str]:
-    """The absolute module names an import statement loads: ``import a.b`` -> ``a.b``; ``from a import b`` ->
-    ``a``, and ``a.b`` too where ``submodules`` (``b`` may be a module of package ``a``). None for a relative
-    import, which finds its module beside the file."""
-    if isinstance(statement, cst.Import):
-        return [name for alias in statement.names if (name := cst.helpers.get_full_name_for_node(alias.name))]
-    if not isinstance(statement, cst.ImportFrom) or statement.relative or statement.module is None:
-        return []
-    package = cst.helpers.get_full_name_for_node(statement.module)
-    if package is None:
-        return []
-    names = [] if isinstance(statement.names, cst.ImportStar) or not submodules else [
-        f"{package}.{alias.name.value}" for alias in statement.names if isinstance(alias.name, cst.Name)]
-    return [package, *names]
 
 
 def _unpacks_a_transition(site: CallSite) -> bool:
@@ -3856,10 +3835,6 @@ class SourceQueries:
         a name bound nowhere in its module, or a call of a repo function that rejects its arguments or raises that
         way itself (``depth`` calls deep)."""
         key = (id(statement), depth)
-        if key not in self._raising_statements and isinstance(statement, cst.SimpleStatementLine) and any(
-                isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body):
-            self._raising_statements[key] = next(
-                (stop for small in statement.body for stop in [self._raising_import(module, small)] if stop), None)
         if key not in self._raising_statements:
             stop = next(
                 (stop for expression in header_expressions(statement) for node in evaluated_every_time(expression)
@@ -3872,55 +3847,6 @@ class SourceQueries:
                     break
             self._raising_statements[key] = stop
         return self._raising_statements[key]
-
-    def _raising_import(self, module: ModuleInfo, statement: cst.BaseSmallStatement) -> RunStop | None:
-        """ModuleNotFoundError where ``statement`` imports a repo module of a folder below ``module``'s (``from
-        model.discriminator import D`` in train.py) whose own top-level code imports a module file of that folder by
-        its bare name (``from model_utils import block`` beside model/model_utils.py): Python 3 looks for a bare
-        name on the path, which holds the folder of the script run, not the folder of the file importing it. Not a
-        name the standard library has, nor the importing file's own (``models/keras.py`` importing ``keras``), nor
-        a package folder (a vendored copy of what may be installed too); and only where bare imports fail
-        (:attr:`_bare_imports_fail`)."""
-        if not self._bare_imports_fail:
-            return None
-        for dotted in _imported_dotted_names(statement):
-            inner = self._repo_module_at(module.path.parent.joinpath(*dotted.split(".")))
-            if inner is None or inner.path.parent == module.path.parent:
-                continue
-            for small in (small for line in inner.tree.body if isinstance(line, cst.SimpleStatementLine)
-                          for small in line.body):
-                for name in _imported_dotted_names(small, submodules=False):
-                    top = name.split(".", 1)[0]
-                    sibling = inner.path.parent / f"{top}.py"
-                    if top in sys.stdlib_module_names or top == inner.path.stem or \
-                            self._modules_by_stem.get(sibling.with_suffix("")) is None or \
-                            self.index.holds_module(module.path.parent / top) or self.index.holds_module(Path(top)):
-                        continue
-                    return RunStop(
-                        f"importing `{dotted}` raises ModuleNotFoundError: {inner.path.as_posix()} imports `{name}` "
-                        f"by its bare name, which Python 3 looks for on the path (the folder of the script run), "
-                        f"not beside that file ({sibling.as_posix()})", module.location(statement))
-        return None
-
-    def _repo_module_at(self, stem: Path) -> ModuleInfo | None:
-        """The repo module at ``stem`` (``model/discriminator``: model/discriminator.py, or a package's
-        ``__init__.py``)."""
-        return self._modules_by_stem.get(stem) or self._modules_by_stem.get(stem / "__init__")
-
-    @cached_property
-    def _modules_by_stem(self) -> dict[Path, ModuleInfo]:
-        return {module.path.with_suffix(""): module for module in self.index.modules if module.notebook is None}
-
-    @cached_property
-    def _bare_imports_fail(self) -> bool:
-        """Whether a bare import of a module beside a file fails in this repo: it is Python 3 code (a module uses
-        an f-string or ``super()`` without arguments), which looks for a bare name on the path only, and no module
-        edits that path (``sys.path.append(...)``) or is Python 2 read as 3 (whose imports look beside the file
-        first)."""
-        if any("sys.path" in module.code or module.as_read is not None for module in self.index.modules):
-            return False
-        return any(m.findall(module.tree, _PYTHON3_ONLY) for module in self.index.modules
-                   if "super()" in module.code or 'f"' in module.code or "f'" in module.code)
 
     def _raising_name(self, module: ModuleInfo, name: cst.Name) -> RunStop | None:
         """NameError for ``name``, a value read: nothing in its module binds it, anywhere, though another repo module
