@@ -3465,6 +3465,41 @@ def test_a_merged_summary_of_a_histogram_per_gradient_is_heavy_host_work():
     assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
 
 
+def test_a_summary_collection_merged_by_key_holds_only_its_own_summaries():
+    """An anomaly-detection BiGAN makes its scalar losses into the `dis` and `gen` collections and its images into
+    `image`, and fetches `merge_all("dis")` and `merge_all("gen")` every step: scalars, little host work (possible);
+    every 20 steps a run of its own fetches the images into the same name `sm`, which writes them, so the every-step
+    runs are not ones that fetch for some steps only."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def train(loss_dis, loss_gen, images, trainx):
+            train_dis = tf.train.AdamOptimizer(1e-4).minimize(loss_dis)
+            train_gen = tf.train.AdamOptimizer(1e-4).minimize(loss_gen)
+            tf.summary.scalar("loss_discriminator", loss_dis, ["dis"])
+            tf.summary.scalar("loss_generator", loss_gen, ["gen"])
+            tf.summary.image("reconstruct", images, 8, ["image"])
+            sum_op_dis = tf.summary.merge_all("dis")
+            sum_op_gen = tf.summary.merge_all("gen")
+            sum_op_im = tf.summary.merge_all("image")
+            with tf.Session() as sess:
+                writer = tf.summary.FileWriter("logs", sess.graph)
+                for t in range(1000):
+                    feed = {x: trainx[t * 32:(t + 1) * 32]}
+                    _, sm = sess.run([train_dis, sum_op_dis], feed_dict=feed)
+                    writer.add_summary(sm, t)
+                    _, sm = sess.run([train_gen, sum_op_gen], feed_dict=feed)
+                    writer.add_summary(sm, t)
+                    if t % 20 == 0:
+                        sm = sess.run(sum_op_im, feed_dict=feed)
+                        writer.add_summary(sm, t)
+
+        train(d_loss, g_loss, reconstruction, data)
+        """}, "TFH006", show_all=True)
+    assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.POSSIBLE),
+                                                                   (19, Confidence.POSSIBLE)]
+
+
 def test_an_inherited_generator_runs_the_subclass_method_it_calls_through_self():
     """bert4keras: `model.fit(train_generator.forfit())`, where the library's `DataGenerator.forfit` yields from
     `self.__iter__()` and the script's subclass overrides `__iter__` to read and resize images."""

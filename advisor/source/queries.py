@@ -284,6 +284,9 @@ SUMMARY_KINDS = frozenset({"scalar", "image", "histogram", "audio", "text", "ten
 # TensorFlow 1.x's summary of the summaries it is given (`merge_all` takes the graph's, which the source may not show).
 SUMMARY_MERGES = frozenset({"tensorflow.summary.merge", "tensorflow.compat.v1.summary.merge",
                             "tensorflow.merge_summary"})
+# `merge_all(key)`: the summaries made into the graph collection ``key`` (`tf.summary.scalar(name, t, ["dis"])`).
+SUMMARY_MERGE_ALL = frozenset({"tensorflow.summary.merge_all", "tensorflow.compat.v1.summary.merge_all",
+                               "tensorflow.merge_all_summaries"})
 # Of those, the ones that work on images and signals (NumPy alone may only slice or stack a batch held in memory).
 HOST_IMAGE_PREFIXES = ("PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
 WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_file", "get_object"})
@@ -6477,10 +6480,17 @@ class SourceQueries:
     def training_run_binding(self, loop: TrainingLoop, read: cst.CSTNode, name: str) -> cst.Call | None:
         """The training run of a TensorFlow 1.x loop whose result ``name`` holds where ``read`` is (the last run
         above it that binds ``name``), where the loop runs it every step (``_, summary = sess.run([train_op,
-        merged])``, under no step interval)."""
+        merged])``, under no step interval). None where another statement binds ``name`` again between the two (a
+        run of an image summary every N steps, into the same name)."""
         binding = [run for run in loop.session_runs if name in _assigned_names(self.index.assignment_of(run))
                    and self._not_below(loop.module, run, read)]
-        return binding[-1] if binding and not loop.throttles(binding[-1]) else None
+        if not binding or loop.throttles(binding[-1]):
+            return None
+        module, run = loop.module, binding[-1]
+        between = range(module.location(run).end_line + 1, module.location(read).line + 1)
+        rebound = any(name in _assigned_names(assign) and module.location(assign).line in between
+                      for assign in m.findall(loop.node.body, m.Assign()))
+        return None if rebound else run
 
     def written_summary_kinds(self, loop: TrainingLoop, write: cst.Call) -> set[str] | None:
         """The kinds of summary a TensorFlow 1.x loop writes with ``write`` (``writer.add_summary(summary_str,
@@ -6513,8 +6523,27 @@ class SourceQueries:
             found = [self._summary_op_kinds(module, scope, element.value, seen)
                      for element in getattr(merged, "elements", ())]
             return set().union(*found) if found and None not in found else None
+        if site.names & SUMMARY_MERGE_ALL:
+            return self._collection_summary_kinds(site)
         kinds = self._summary_kinds_made(site)
         return kinds if kinds and {k for k in kinds if k != PER_TENSOR_HISTOGRAMS} <= SUMMARY_KINDS else None
+
+    def _collection_summary_kinds(self, merge: CallSite) -> set[str] | None:
+        """What ``merge_all("dis")`` merges: the summaries its module and the modules near it (see
+        :meth:`summary_kinds`) make into that collection (``tf.summary.scalar("loss", loss, ["dis"])``); None for
+        ``merge_all()``, or a key no summary names."""
+        key = literal(argument_value(merge.node, "key", 0))
+        if not isinstance(key, str):
+            return None
+        near = {id(module) for module in [merge.module, *self._imported_modules(merge.module),
+                                *self._importers.get(id(merge.module), [])]}
+        kinds = set()
+        for site in self.index.calls:
+            if id(site.module) in near and any(n.startswith(SUMMARY_OP_PREFIXES) for n in site.names) and any(
+                    isinstance(arg.value, (cst.List, cst.Tuple)) and key in (
+                        literal(e.value) for e in arg.value.elements) for arg in site.node.args):
+                kinds |= self._summary_kinds_made(site)
+        return kinds or None
 
     def summary_kinds(self, module: ModuleInfo) -> set[str]:
         """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``..., :data:`PER_TENSOR_HISTOGRAMS`)
