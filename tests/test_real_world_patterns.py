@@ -12034,6 +12034,34 @@ def test_a_backbone_cut_at_a_layer_and_then_frozen_is_frozen():
     assert "is frozen (`layer.trainable = False`)" in finding.evidence[-1].message
 
 
+@pytest.mark.parametrize("kept, confidence", [(2, Confidence.POSSIBLE), (20, Confidence.LIKELY)])
+def test_a_backbone_frozen_through_the_layers_of_the_model_built_on_it(kept: int, confidence: Confidence):
+    """A distillation repo builds `Model(base_model.input, probabilities)` on a MobileNet, adding pooling, dropout, a
+    dense layer and its activation, then freezes `model.layers[:-2]`: every layer but the last two of its head, so
+    the MobileNet trains no further (possible). Freezing all but the last 20 fine-tunes the backbone's top."""
+    (finding,) = _findings({"train.py": f"""
+        from tensorflow.keras.applications.mobilenet import MobileNet
+        from tensorflow.keras.layers import Activation, Dense, Dropout, GlobalAveragePooling2D
+        from tensorflow.keras.models import Model
+
+        def get_mobilenet(input_size):
+            base_model = MobileNet(include_top=False, weights="imagenet", input_shape=(input_size, input_size, 3))
+            x = GlobalAveragePooling2D()(base_model.output)
+            x = Dropout(0.5)(x)
+            logits = Dense(256)(x)
+            probabilities = Activation("softmax")(logits)
+            model = Model(base_model.input, probabilities)
+            for layer in model.layers[:-{kept}]:
+                layer.trainable = False
+            return model
+
+        model = get_mobilenet(224)
+        model.compile(loss="categorical_crossentropy", optimizer="sgd")
+        model.fit(train_images, epochs=30)
+        """}, "TFC001")
+    assert (finding.location.line, finding.confidence) == (11, confidence)
+
+
 @pytest.mark.parametrize("child_epochs", [8, None])
 def test_a_controller_whose_every_step_fits_child_networks_has_no_per_step_cost_worth_a_change(child_epochs):
     """A NAS controller's loop samples architectures, fits a child network on each for 8 epochs, then updates its

@@ -7717,8 +7717,10 @@ class SourceQueries:
         end = min((line for bound in m.findall(scope, m.Assign(targets=[m.AssignTarget(target=m.Name(name))]))
                    if (line := module.location(bound).line) > start and not own_layers(bound.value)), default=None)
         # `for layer in base.layers[:-20]:` (some of them) binds `layer` to the model's layers
+        head_only = self._head_only_layer_loops(module, scope, name, start)
         layer_loops = {id(setting): loop for loop in m.findall(scope, m.For(target=m.Name()))
-                       if m.findall(loop.iter, m.Name(name)) for setting in m.findall(loop.body, m.Assign())}
+                       if m.findall(loop.iter, m.Name(name)) or id(loop) in head_only
+                       for setting in m.findall(loop.body, m.Assign())}
         frozen = None
         for setting in m.findall(scope, m.Assign(targets=[m.AssignTarget(target=m.Attribute(attr=m.Name(
                 "trainable")))], value=m.Name())):
@@ -7734,9 +7736,34 @@ class SourceQueries:
                 continue  # a freeze the run may skip, or of some layers (`if "normalization" in layer.name:`)
             if value:
                 return None
-            if loop is None or m.matches(loop.iter, m.Attribute(value=m.Name(name), attr=m.Name("layers"))):
+            if loop is None or id(loop) in head_only or m.matches(loop.iter, m.Attribute(value=m.Name(name),
+                                                                                          attr=m.Name("layers"))):
                 frozen = frozen or module.node_code(setting).strip()
         return frozen
+
+    def _head_only_layer_loops(self, module: ModuleInfo, scope: cst.CSTNode, backbone: str, start: int) -> set[int]:
+        """``id``s of the loops over all but the last ``k`` layers of a model built on the model ``backbone`` names
+        (``model = Model(base_model.input, probabilities)``, then ``for layer in model.layers[:-2]:``), where ``k``
+        is at most the layers applied between the backbone's line ``start`` and that model (its head: pooling,
+        dropout, dense, activation): they are the backbone's layers, and some of the head's."""
+        models = {}
+        for bound in m.findall(scope, m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Call())):
+            site = self._call_at.get(id(bound.value))
+            if site is not None and site.names & KERAS_MODEL and m.findall(bound.value, m.Name(backbone)):
+                models[bound.targets[0].target.value] = module.location(bound).line
+        found = set()
+        for loop in m.findall(scope, m.For(target=m.Name(), iter=m.Subscript(
+                value=m.Attribute(value=m.Name(), attr=m.Name("layers")), slice=[m.SubscriptElement(slice=m.Slice(
+                    lower=None, upper=m.UnaryOperation(operator=m.Minus(), expression=m.Integer())))]))):
+            model_line = models.get(loop.iter.value.value.value)
+            if model_line is None:
+                continue
+            kept = int(loop.iter.slice[0].slice.upper.expression.value)
+            head = sum(1 for applied in m.findall(scope, m.Call(func=m.Call()))
+                       if start < module.location(applied).line < model_line)
+            if kept <= head:
+                found.add(id(loop))
+        return found
 
     def _always_runs(self, module: ModuleInfo, function: FunctionInfo | None, statement: cst.CSTNode,
                      scope: cst.CSTNode) -> bool:
