@@ -2098,24 +2098,14 @@ def _repeated(module: ModuleInfo, node: cst.CSTNode) -> bool:
     return False
 
 
-def _alternatives_above(module: ModuleInfo, node: cst.CSTNode) -> list[cst.If]:
-    """The ``if`` statements, in ``node``'s own scope, whose ``else`` or ``elif`` branch runs ``node``: their first
-    branch runs instead of it."""
-    alternatives = []
-    child, parent = node, module.parent(node)
-    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-        if isinstance(parent, cst.If) and child is parent.orelse:
-            alternatives.append(parent)
-        child, parent = parent, module.parent(parent)
-    return alternatives
+# A kernel one wide: `kernel_size=1`, or a raw convolution's filter shaped `[1, in, out]`.
+_ONE_WIDE = m.Integer("1") | m.List(elements=[m.Element(m.Integer("1")), m.ZeroOrMore()]) | m.Tuple(
+    elements=[m.Element(m.Integer("1")), m.ZeroOrMore()])
 
 
-def _runs_in(module: ModuleInfo, node: cst.CSTNode, block: cst.CSTNode) -> bool:
-    """``block`` holds ``node``."""
-    parent = module.parent(node)
-    while parent is not None and parent is not block:
-        parent = module.parent(parent)
-    return parent is block
+def _makes_estimator(names: frozenset[str]) -> bool:
+    """A call of TensorFlow's Estimator classes (``tf.estimator.Estimator``, ``TPUEstimator``, the canned ones)."""
+    return any(n.startswith("tensorflow.") and n.endswith("Estimator") for n in names)
 
 
 def _variable_shape(module: ModuleInfo, made: cst.Call) -> cst.List | cst.Tuple | None:
@@ -4464,7 +4454,7 @@ class SourceQueries:
         """A call that builds a model to evaluate or predict, where its training branch does not run: an Estimator
         model function called with ``tf.estimator.ModeKeys.EVAL``, or an Estimator made by code that trains nothing
         (``Estimator(model_fn=...).predict(...)``)."""
-        if any(n.startswith("tensorflow.") and n.endswith("Estimator") for n in site.names):
+        if _makes_estimator(site.names):
             return self._caller_key(site) not in self._training_callers
         return any(isinstance(arg.value, cst.Attribute)
                    and site.module.qualified_names(arg.value) & ESTIMATOR_EVALUATION_MODES
@@ -5566,8 +5556,8 @@ class SourceQueries:
         does a keras_segmentation network (``model = vgg_unet(n_classes=51)``), whose ``train`` calls ``fit``."""
         receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
         bound = self.bound_call(site.module, site.node, receiver.value) if isinstance(receiver, cst.Name) else None
-        return bound is not None and any(n.startswith("tensorflow.") and n.endswith("Estimator") or (
-            n.startswith("keras_segmentation.") and n in LIBRARY_NETWORKS) for n in bound.names)
+        return bound is not None and (_makes_estimator(bound.names) or any(
+            n.startswith("keras_segmentation.") and n in LIBRARY_NETWORKS for n in bound.names))
 
     @cached_property
     def training_loops(self) -> list[TrainingLoop]:
@@ -6535,8 +6525,7 @@ class SourceQueries:
         key = literal(argument_value(merge.node, "key", 0))
         if not isinstance(key, str):
             return None
-        near = {id(module) for module in [merge.module, *self._imported_modules(merge.module),
-                                *self._importers.get(id(merge.module), [])]}
+        near = {id(module) for module in self._summary_neighbours(merge.module)}
         kinds = set()
         for site in self.index.calls:
             if id(site.module) in near and any(n.startswith(SUMMARY_OP_PREFIXES) for n in site.names) and any(
@@ -6549,9 +6538,13 @@ class SourceQueries:
         """The kinds of summary (``image``, ``histogram``, ``audio``, ``scalar``..., :data:`PER_TENSOR_HISTOGRAMS`)
         ``module``, a repo module it imports or one importing it (a model class deriving from the base class whose
         loop runs the graph) makes: what a TensorFlow 1.x merged summary fetched there may hold."""
-        near = [module, *self._imported_modules(module), *self._importers.get(id(module), [])]
         kinds = self._summary_kinds
-        return set().union(*(kinds.get(id(other), ()) for other in near))
+        return set().union(*(kinds.get(id(other), ()) for other in self._summary_neighbours(module)))
+
+    def _summary_neighbours(self, module: ModuleInfo) -> list[ModuleInfo]:
+        """``module``, the repo modules it imports and those importing it: where the summaries a loop there fetches
+        may be made."""
+        return [module, *self._imported_modules(module), *self._importers.get(id(module), [])]
 
     @cached_property
     def _summary_kinds(self) -> dict[int, set[str]]:
@@ -8091,8 +8084,10 @@ class SourceQueries:
             if id(call.node) in ruled_out:
                 continue
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
-            if names and any(other.names == names and _runs_in(call.module, other.node, branching.body)
-                             for branching in _alternatives_above(call.module, call.node) for other in calls):
+            scope = call.function.node if call.function is not None else None
+            if names and any(part is branching.orelse and any(
+                    other.names == names and _inside(call.module, other.node, branching.body) for other in calls)
+                    for branching, part in _branches_around(call.module, call.node, scope)):
                 # `if activations is None: Dense(n) else: Dense(n, activation=...)`: one layer either way
                 continue
             applied = self._applied_model(call) if depth else None
@@ -8148,9 +8143,7 @@ class SourceQueries:
                 # a 1-wide 1-D convolution is a dense layer at every position (xDeepFM's compressed interactions)
                 pointwise = convolution == "convolution1d" and m.matches(argument_value(
                     call.node, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1)
-                    if variable is None else _variable_shape(*variable[::2]), m.Integer("1") | m.List(
-                        elements=[m.Element(m.Integer("1")), m.ZeroOrMore()]) | m.Tuple(
-                        elements=[m.Element(m.Integer("1")), m.ZeroOrMore()]))
+                    if variable is None else _variable_shape(*variable[::2]), _ONE_WIDE)
                 if lasts & CONVOLUTION_LAYERS and (pointwise or self._convolves_embeddings(call)):
                     if not self._narrow(call, framework, "filters", "dense", passed, variable):
                         tally.dense += times
@@ -8850,8 +8843,7 @@ class SourceQueries:
 
     @cached_property
     def _estimators(self) -> list[CallSite]:
-        return [site for site in self.index.calls
-                if any(n.startswith("tensorflow.") and n.endswith("Estimator") for n in site.names)]
+        return [site for site in self.index.calls if _makes_estimator(site.names)]
 
     # -- command-line flags ------------------------------------------------------------------------------------
     def flag_default(self, module: ModuleInfo, expression: cst.BaseExpression) -> tuple[ModuleInfo,
