@@ -70,6 +70,11 @@ class SerialMap(Rule):
             """, note="a map that only restates shapes (or makes constants) does next to nothing per element"),
         Example("""
             import tensorflow as tf
+            to_model_shape = lambda x, y: (tf.reshape(x, model.input_shape), tf.reshape(y, model.output_shape))
+            model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(8).map(to_model_shape), epochs=3)
+            """, note="a lambda bound to a name is read as one written in the call"),
+        Example("""
+            import tensorflow as tf
 
             def read_label(record):
                 return tf.reshape(tf.io.decode_raw(record, tf.uint8), [])
