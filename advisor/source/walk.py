@@ -1,6 +1,6 @@
 """Find the Python files and Jupyter notebooks of a repo that can involve TensorFlow or Keras.
 
-Skips version-control, virtualenv, build and cache folders and, in a git work tree, the untracked files its
+Skips version-control, build and cache folders, a virtualenv's packages and interpreters and, in a git work tree, the untracked files its
 ``.gitignore`` files ignore (as git does: a file committed in spite of a pattern is part of the repo, and so is every
 file of a snapshot with no ``.git``); never follows a directory symlink (so a symlink loop cannot trap the walk).
 Reads only regular files, up to a size bound (a FIFO named ``x.py`` cannot hang the run, nor a huge generated file
@@ -47,6 +47,11 @@ class SourceFile:
 def read_source(path: Path) -> bytes:
     """The bytes of a source file: a regular file, up to the size bound of its kind (a notebook's is larger)."""
     return read_regular_file(path, MAX_NOTEBOOK_BYTES if path.suffix == NOTEBOOK_SUFFIX else MAX_SOURCE_BYTES)
+
+
+# What `python -m venv` makes in a virtual environment's folder (POSIX and Windows layouts): the installed packages
+# and interpreters. Whatever else the folder holds is the user's (a training script written beside `pyvenv.cfg`).
+VIRTUALENV_DIRS = frozenset({"bin", "Scripts", "lib", "lib64", "Lib", "include", "Include", "share"})
 
 
 def _is_virtualenv(directory: Path) -> bool:
@@ -125,10 +130,12 @@ def source_files(root: Path, warnings: list[str]) -> list[Path]:
         spec = _gitignore_spec(directory, root, warnings) if tracked is not None else None
         if spec is not None:
             ignore_files.append(_IgnoreFile(directory, "", spec))
+        environment = _is_virtualenv(directory)
         for entry in entries:
             path = Path(entry.path)
             if entry.is_dir(follow_symlinks=False):
-                if entry.name in SKIPPED_DIRS or entry.name.endswith(".egg-info") or _is_virtualenv(path):
+                if entry.name in SKIPPED_DIRS or entry.name.endswith(".egg-info") or \
+                        environment and entry.name in VIRTUALENV_DIRS:
                     continue
                 if not _left_out(path, root, ignore_files, tracked, is_dir=True):
                     stack.append((path, ignore_files))

@@ -68,3 +68,13 @@ def test_a_linked_work_tree_reads_the_index_its_git_file_points_to(repo: Path, t
     git(linked, "rm", "-q", "--cached", "configs/local.py")
     assert (linked / ".git").is_file()
     assert "configs/local.py" not in analysed(linked) and "configs/local.py" in analysed(repo)
+
+
+def test_a_virtualenv_s_packages_are_skipped_but_a_script_written_beside_them_is_read(tmp_path: Path):
+    root = tmp_path / "repo"
+    for path in ("mmnist/pyvenv.cfg", "mmnist/mmnist.py", "mmnist/Lib/site-packages/keras/engine.py",
+                 "mmnist/Scripts/activate_this.py", "mmnist/lib/python3.11/site-packages/tf/core.py",
+                 "mmnist/bin/pip.py", "mmnist/Data/prepare.py"):
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text("import tensorflow as tf\n")
+    assert analysed(root) == ["mmnist/Data/prepare.py", "mmnist/mmnist.py"]
