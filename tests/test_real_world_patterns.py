@@ -8988,6 +8988,35 @@ def test_a_gan_written_for_multi_backend_keras_predicts_without_data_adapters():
     assert "`Dense(output_dim=...)` (dcgan.py:7:15) is Keras 1's spelling" in findings[0].evidence[1].message
 
 
+def test_a_training_script_importing_models_written_for_multi_backend_keras_runs_there_too():
+    """The DCGAN's training script is plain (`g.predict(noise)`, `train_on_batch`); the models it star-imports are
+    written in Keras 1's spelling (`Dense(input_dim=100, output_dim=1024)`): the whole program runs on Keras 2.3 or
+    older, whose `predict` has no per-call set-up to save (check 69: DCGAN-SVHN)."""
+    findings = _findings({"model.py": """
+        from keras.layers import Activation, Dense
+        from keras.models import Sequential
+
+        def generator_model():
+            model = Sequential()
+            model.add(Dense(input_dim=100, output_dim=1024))
+            model.add(Activation("tanh"))
+            return model
+        """, "train.py": """
+        import numpy as np
+        from model import *
+
+        g = generator_model()
+        g.compile(loss="binary_crossentropy", optimizer="SGD")
+        for epoch in range(100):
+            for index in range(num_batches):
+                noise = np.random.uniform(-1, 1, size=(128, 100))
+                generated_images = g.predict(noise, verbose=0)
+                d.train_on_batch(np.concatenate((get_batch(index), generated_images)), [1] * 128 + [0] * 128)
+        """}, "TFH007")
+    assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.POSSIBLE)]
+    assert "`Dense(output_dim=...)` (model.py:6:15) is Keras 1's spelling" in findings[0].evidence[1].message
+
+
 def test_tf1_text_maps_running_ahead_of_the_steps_are_only_possible():
     """TF1 sequence-to-sequence trainers map sentences to ids one element at a time (`string_split`, a vocabulary
     table's `lookup`, slicing, `concat`), each map followed by a `.prefetch()`: one thread keeps up with a step

@@ -4830,10 +4830,17 @@ class SourceQueries:
         return next((site for site in self.index.calls_to(*EAGER_TURNED_OFF) if site.module is module), None)
 
     def legacy_keras_call(self, module: ModuleInfo) -> tuple[CallSite, str] | None:
-        """A call of multi-backend Keras (``keras``, not ``tensorflow.keras``) in ``module`` with a Keras 1 argument
+        """A call of multi-backend Keras (``keras``, not ``tensorflow.keras``) with a Keras 1 argument
         (``Dense(output_dim=1024)``, ``fit(..., nb_epoch=10)``), which only Keras 2.3 and older still accept, and
-        that argument: the code runs there, whose loops slice arrays without TensorFlow 2's data adapters."""
-        return self._legacy_keras_calls.get(id(module))
+        that argument: in ``module``, else in a repo module it imports (a training script's ``from model import *``
+        of models written that way), whose program then runs there, with loops that slice arrays without
+        TensorFlow 2's data adapters."""
+        own = self._legacy_keras_calls.get(id(module))
+        if own is not None:
+            return own
+        imported = [found for key in self._modules_imported_from(module)
+                    if (found := self._legacy_keras_calls.get(key)) is not None]
+        return min(imported, key=lambda found: self._source_order(found[0])) if imported else None
 
     @cached_property
     def _legacy_keras_calls(self) -> dict[int, tuple[CallSite, str]]:
