@@ -7515,6 +7515,35 @@ def test_a_generator_walking_a_lazy_chain_it_made_before_its_loop_reads_per_item
         ("train.py", 4, Confidence.LIKELY)]
 
 
+def test_a_generator_advancing_a_reading_generator_it_made_before_its_loop_reads_per_item():
+    """voxelmorph's `scan_to_scan` makes `gen = volgen(paths)` once, then takes `next(gen)` per batch: `volgen`'s
+    loop loads a volume from disk for each of those items, so the batches are read from files."""
+    findings = _findings({"generators.py": """
+        import numpy as np
+
+        def volgen(vol_names, batch_size=1):
+            while True:
+                indices = np.random.randint(len(vol_names), size=batch_size)
+                yield np.concatenate([np.load(vol_names[i])["vol"] for i in indices], axis=0)
+
+        def scan_to_scan(vol_names, batch_size=1):
+            gen = volgen(vol_names, batch_size=batch_size)
+            zeros = None
+            while True:
+                scan1, scan2 = next(gen), next(gen)
+                if zeros is None:
+                    zeros = np.zeros((batch_size, *scan1.shape[1:-1], 3))
+                yield [scan1, scan2], [scan2, zeros]
+        """, "train.py": """
+        import generators
+
+        model.fit(generators.scan_to_scan(files, batch_size=1), epochs=1500, steps_per_epoch=100)
+        """}, "TFD004")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("train.py", 3, Confidence.LIKELY)]
+    assert "`np.load`" in findings[0].evidence[1].message
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

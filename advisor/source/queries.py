@@ -955,6 +955,8 @@ def _reads_or_decodes(site: CallSite) -> bool:
     return any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)
 
 
+# `next(gen)`: an item drawn from the generator a name holds.
+_NEXT_OF_NAME = m.Call(func=m.Name("next"), args=[m.Arg(value=m.Name(), keyword=None), m.ZeroOrMore()])
 # `super().__init__(game, neural_net, args)`: a subclass's constructor handing its arguments to its base's.
 _SUPER_INIT = m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
 # `model.run_eagerly = True`: Keras' switch set on the model after `compile`.
@@ -6950,12 +6952,21 @@ class SourceQueries:
         sites = []
         if loop is not None:
             function = MappedFunction(loop, function.module, None)
+            bindings = _loop_bindings(owner.node.body)
             # What the loop walks may make its items lazily, when walked (`for img, mask in pairs:` over
             # `pairs = self.get_processed_pairs(...)`, a chain of generators that load each image)
             if isinstance(loop, cst.For):
-                bindings = _loop_bindings(owner.node.body)
                 sites += [site for name in m.findall(loop.iter, m.Name()) for value in bindings.get(name.value, ())
                           for site in self.calls_run_by(MappedFunction(value, function.module, None), depth)]
+            # A generator made before the loop and advanced in it (`gen = volgen(paths)`, then `next(gen)` per
+            # item) runs its own loop once per item too.
+            if depth:
+                sites += [site for advanced in m.findall(loop.body, _NEXT_OF_NAME)
+                          for value in bindings.get(advanced.args[0].value.value, ())
+                          if (made := self._call_at.get(id(value))) is not None
+                          for generator in self._functions_called(made) if _yielding_loop(generator) is not None
+                          for site in self.python_work(MappedFunction(generator.node.body, generator.module,
+                                                                      generator), depth - 1)]
         sites += self.calls_run_by(function, depth, every_call=True)
         if owner is not None and depth:
             sites += [site for getitem in self._items_read(owner, function.body)
