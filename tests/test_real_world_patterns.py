@@ -7544,6 +7544,35 @@ def test_a_generator_advancing_a_reading_generator_it_made_before_its_loop_reads
     assert "`np.load`" in findings[0].evidence[1].message
 
 
+@pytest.mark.parametrize("reader, read", [
+    ("import nibabel as nib", "nib.load(path).get_fdata()"),
+    ("import SimpleITK as sitk", "sitk.GetArrayFromImage(sitk.ReadImage(path))"),
+    ("import pydicom", "pydicom.dcmread(path).pixel_array"),
+    ("import tifffile", "tifffile.imread(path)"),
+])
+def test_a_sequence_reading_medical_image_files_reads_files(reader: str, read: str):
+    """NIfTI volumes, DICOM slices and TIFF stacks read per batch are file reads, as PIL's and OpenCV's are."""
+    findings = _findings({"train.py": f"""
+        import numpy as np
+        import tensorflow as tf
+        {reader}
+
+        class Volumes(tf.keras.utils.Sequence):
+            def __init__(self, paths, batch_size):
+                self.paths, self.batch_size = paths, batch_size
+
+            def __len__(self):
+                return len(self.paths) // self.batch_size
+
+            def __getitem__(self, index):
+                batch = self.paths[index * self.batch_size:(index + 1) * self.batch_size]
+                return np.stack([{read} for path in batch])
+
+        model.fit(Volumes(files, 2), epochs=100)
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.LIKELY)]
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

@@ -258,6 +258,9 @@ WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "sock
                     "cv2.imread", "cv2.VideoCapture", "imageio.", "skimage.io.", "numpy.load", "numpy.fromfile",
                     "h5py.", "tensorflow.io.gfile.", "tensorflow.io.read_file", "scipy.io.", "soundfile.",
                     "librosa.load", "pandas.read_", "pickle.load", "json.load", "os.read", "boto3.",
+                    # medical and scientific image files: NIfTI volumes, DICOM slices, TIFF stacks
+                    "nibabel.load", "SimpleITK.ReadImage", "pydicom.dcmread", "pydicom.read_file", "dicom.read_file",
+                    "tifffile.imread", "matplotlib.pyplot.imread", "matplotlib.image.imread",
                     # Keras' image file reader (PIL underneath): `load_img(path, target_size=(224, 224))`
                     "keras.preprocessing.image.load_img", "keras.utils.load_img", "keras.utils.image_utils.load_img",
                     "tensorflow.keras.preprocessing.image.load_img", "tensorflow.keras.utils.load_img")
