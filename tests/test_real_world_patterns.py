@@ -7573,6 +7573,44 @@ def test_a_sequence_reading_medical_image_files_reads_files(reader: str, read: s
     assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.LIKELY)]
 
 
+def test_a_sequence_rendering_images_with_a_library_object_it_holds_makes_its_batches_in_python():
+    """`self.image = ImageCaptcha(...)`, then `self.image.generate_image(text)` per sample: the method of a library
+    object a `self` attribute holds is that library's work (captcha renders with PIL); a shuffle drawn from the
+    `RandomState` another attribute holds only picks the order."""
+    findings = _findings({"train.py": """
+        import numpy as np
+        import tensorflow as tf
+        from captcha.image import ImageCaptcha
+
+        class CaptchaSequence(tf.keras.utils.Sequence):
+            def __init__(self, characters, batch_size, steps):
+                self.characters, self.batch_size, self.steps = characters, batch_size, steps
+                self.image = ImageCaptcha(width=160, height=60)
+
+            def __len__(self):
+                return self.steps
+
+            def __getitem__(self, index):
+                x = np.zeros((self.batch_size, 60, 160, 3), dtype=np.float32)
+                for i in range(self.batch_size):
+                    x[i] = np.array(self.image.generate_image(self.characters[i % 10] * 4)) / 255.0
+                return x, x[:, 0, 0, :1]
+
+        def shuffled(x, y, batch_size):
+            rng = np.random.RandomState(0)
+            while True:
+                order = rng.permutation(len(x))[:batch_size]
+                yield x[order], y[order]
+
+        model.fit(CaptchaSequence("0123456789", 64, 1000), epochs=100)
+        batches = shuffled(x_train, y_train, 64)
+        for step in range(10000):
+            model.train_on_batch(*next(batches))
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(25, Confidence.LIKELY), (28, Confidence.POSSIBLE)]
+    assert "`self.image.generate_image`" in findings[0].evidence[1].message
+
+
 def test_keras_evaluate_on_each_batch_sliced_by_the_loop_counter():
     # `evaluate` on the batch `train_on_batch` just took: Keras' set-up per call, every step.
     findings = _findings({"train.py": """

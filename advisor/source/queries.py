@@ -265,10 +265,14 @@ WAITING_PREFIXES = ("time.sleep", "builtins.open", "requests.", "urllib.", "sock
                     "keras.preprocessing.image.load_img", "keras.utils.load_img", "keras.utils.image_utils.load_img",
                     "tensorflow.keras.preprocessing.image.load_img", "tensorflow.keras.utils.load_img")
 # Python libraries that compute on arrays and images on the host.
-PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
+PYTHON_COMPUTE_PREFIXES = ("numpy.", "PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.", "captcha.")
 # Of those, draws that only pick which samples come next (a shuffled order, a random index): no work per element.
-ORDER_DRAWS = frozenset({"numpy.random.shuffle", "numpy.random.permutation", "numpy.random.randint",
-                         "numpy.random.choice", "numpy.random.seed"})
+# (also through a generator object: `self.rng = np.random.RandomState(seed)`, then `self.rng.shuffle(order)`)
+_LEGACY_ORDER_DRAWS = ("shuffle", "permutation", "randint", "choice", "seed")
+ORDER_DRAWS = frozenset({*(f"numpy.random.{draw}" for draw in _LEGACY_ORDER_DRAWS),
+                         *(f"numpy.random.RandomState.{draw}" for draw in _LEGACY_ORDER_DRAWS),
+                         *(f"numpy.random.default_rng.{draw}" for draw in ("shuffle", "permutation", "integers",
+                                                                             "choice"))})
 # Arrays of one value: a memset of the batch's size, work only where a Python loop then fills them in.
 CONSTANT_ARRAYS = frozenset(f"numpy.{kind}{like}" for kind in ("zeros", "ones", "empty", "full")
                             for like in ("", "_like"))
@@ -291,7 +295,8 @@ SUMMARY_MERGES = frozenset({"tensorflow.summary.merge", "tensorflow.compat.v1.su
 SUMMARY_MERGE_ALL = frozenset({"tensorflow.summary.merge_all", "tensorflow.compat.v1.summary.merge_all",
                                "tensorflow.merge_all_summaries"})
 # Of those, the ones that work on images and signals (NumPy alone may only slice or stack a batch held in memory).
-HOST_IMAGE_PREFIXES = ("PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.")
+# (`captcha` renders its images with PIL)
+HOST_IMAGE_PREFIXES = ("PIL.", "cv2.", "scipy.", "skimage.", "librosa.", "albumentations.", "captcha.")
 WAITING_METHODS = frozenset({"read", "readline", "readlines", "recv", "download_file", "get_object"})
 # What a loop that only looks at a dataset calls: printing, plotting, NumPy; and the elements' own conversions.
 # Variables a program makes one by one (a latent vector to search for), not a network's layers.
@@ -953,9 +958,10 @@ _UNSET_TEST = m.Comparison(left=m.Name() | m.Attribute(), comparisons=[m.Compari
     | m.UnaryOperation(operator=m.Not(), expression=m.Name() | m.Attribute())
 
 
-def _reads_or_decodes(site: CallSite) -> bool:
-    """A call that reads files or decodes and transforms images or signals on the host."""
-    return any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in site.names)
+def _reads_or_decodes(names: frozenset[str]) -> bool:
+    """A call (by its qualified ``names``) that reads files or decodes and transforms images or signals on the
+    host."""
+    return any(name.startswith(WAITING_PREFIXES + HOST_IMAGE_PREFIXES) for name in names)
 
 
 # `next(gen)`: an item drawn from the generator a name holds.
@@ -5914,7 +5920,7 @@ class SourceQueries:
             if made and not all(self._draws_noise(expression) for expression in made):
                 calls = [self._call_at[id(c)] for e in made for c in m.findall(e, m.Call()) if id(c) in self._call_at]
                 makers = list({id(f.node): f for site in calls for f in self.callees_of(site)}.values())
-                work = [site for site in calls if _reads_or_decodes(site)] + [
+                work = [site for site in calls if _reads_or_decodes(self._work_names(site))] + [
                     c for f in makers for c in self.reading_work(MappedFunction(f.node.body, f.module, f))]
                 return FedBatches(feed, made, work, sample_loops=[
                     (f, loop) for f in makers if (loop := self.sample_loop(f)) is not None])
@@ -6980,10 +6986,10 @@ class SourceQueries:
         # What the yielding loop walks is made once a pass (`for idx in np.array_split(order, n):`), not per item.
         walked = {id(call) for call in m.findall(loop.iter, m.Call())} if isinstance(loop, cst.For) else set()
         # Work under a flag its branch turns off runs once a pass (`if new_epoch: mask = np.arange(n)`).
-        return [site for site in sites if not site.names <= ORDER_DRAWS and id(site.node) not in walked
-                and (filled or not (site.names <= CONSTANT_ARRAYS or _copies_memory(site)))
+        return [site for site in sites if (names := self._work_names(site)) and not names <= ORDER_DRAWS
+                and id(site.node) not in walked and (filled or not (names <= CONSTANT_ARRAYS or _copies_memory(site)))
                 and not self.initialised_once(site.module, site.node)
-                and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in site.names)]
+                and any(name.startswith(WAITING_PREFIXES + PYTHON_COMPUTE_PREFIXES) for name in names)]
 
     def _items_read(self, method: FunctionInfo, body: cst.CSTNode) -> list[FunctionInfo]:
         """The ``__getitem__`` methods of the repo classes whose objects ``body`` (of ``method``) takes items from
@@ -7031,7 +7037,26 @@ class SourceQueries:
         """The part of :meth:`python_work` that reads files or decodes and transforms images and signals: work that
         outlasts a step even when it overlaps it (NumPy alone may only slice or stack data held in memory). Followed
         deeper: a ``Sequence``'s ``__getitem__`` reaches its reads through layers of helpers."""
-        return [site for site in self.python_work(function, BATCH_MAKER_DEPTH) if _reads_or_decodes(site)]
+        return [site for site in self.python_work(function, BATCH_MAKER_DEPTH)
+                if _reads_or_decodes(self._work_names(site))]
+
+    def _work_names(self, site: CallSite) -> frozenset[str]:
+        """What ``site`` calls, by qualified name; for a method of an object a library made, bound to a name or a
+        ``self`` attribute where it is called (``self.image = ImageCaptcha(...)``, then
+        ``self.image.generate_image(text)``; ``clahe = cv2.createCLAHE(2.0)``, then ``clahe.apply(image)``),
+        that object's class and the method."""
+        func = site.node.func
+        if site.names or not isinstance(func, cst.Attribute):
+            return site.names
+        holder = func.value
+        if m.matches(holder, m.Attribute(value=m.Name("self"), attr=m.Name())):
+            made = self._bindings.get(("attr", _owner_class(site.function), holder.attr.value), [])
+        elif isinstance(holder, cst.Name):
+            made = [bound] if (bound := self.bound_call(site.module, site.node, holder.value)) is not None else []
+        else:
+            made = []
+        return frozenset(f"{name}.{func.attr.value}" for call in made for name in call.names
+                         if not self.index.functions_named(name))
 
     def only_restates(self, function: MappedFunction) -> bool:
         """Whether the mapped function's TensorFlow ops only restate shapes and types or make constants
