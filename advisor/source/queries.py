@@ -6836,8 +6836,9 @@ class SourceQueries:
         if not isinstance(value, (cst.Name, cst.Attribute)):
             return None
         scope = self.enclosing_function(module, call)
+        # `reshape = lambda x, y: ...`, then `map(reshape)`
         lambdas = [bound for _, _, bound in self.assigned_values(module, scope, value)]
-        if len(lambdas) == 1 and isinstance(lambdas[0], cst.Lambda):  # `reshape = lambda x, y: ...`, then `map(reshape)`
+        if len(lambdas) == 1 and isinstance(lambdas[0], cst.Lambda):
             return MappedFunction(lambdas[0].body, module, None)
         names = module.qualified_names(value) if isinstance(value, cst.Name) else \
             module.names.resolve(value, scope.class_key if scope else None)
