@@ -1464,6 +1464,27 @@ model.fit(train_dataset, epochs=3)
     assert any("known architecture from its library" in e.message for e in finding.evidence)
 
 
+def test_task_models_assembled_around_preset_backbones_train_those_backbones():
+    """KerasCV's detectors made with `backbone=` (check 70: a YOLOv8-XL, then a YOLOv8-L, trained in float32 in one
+    notebook): each model training trains is its preset backbone with a head."""
+    findings = _findings({"train.py": """
+        import keras_cv
+
+        backbone = keras_cv.models.YOLOV8Backbone.from_preset("yolo_v8_xl_backbone_coco")
+        xl = keras_cv.models.YOLOV8Detector(num_classes=3, bounding_box_format="xywh", backbone=backbone)
+        xl.compile(optimizer="adam", classification_loss="binary_crossentropy", box_loss="ciou")
+        xl.fit(train_ds, validation_data=val_ds, epochs=200)
+
+        large = keras_cv.models.YOLOV8Detector(
+            num_classes=3, bounding_box_format="xywh",
+            backbone=keras_cv.models.YOLOV8Backbone.from_preset("yolo_v8_l_backbone_coco"))
+        large.compile(optimizer="adam", classification_loss="binary_crossentropy", box_loss="ciou")
+        large.fit(train_ds, validation_data=val_ds, epochs=200)
+        """}, "TFC001")
+    assert [(f.location.line, f.confidence) for f in findings] == [(3, Confidence.LIKELY), (10, Confidence.LIKELY)]
+    assert all(any("known architecture from its library" in e.message for e in f.evidence) for f in findings)
+
+
 @pytest.mark.parametrize("use, heavy", [
     ("features = conv_base.predict(images)\ninputs = keras.Input(shape=(5, 5, 512))", False),  # features computed first
     ("inputs = keras.Input(shape=(180, 180, 3))\nfeatures = conv_base(inputs)", True),  # the backbone is in the model

@@ -9095,6 +9095,17 @@ class SourceQueries:
             n.startswith(MODEL_BUILDING_PREFIXES) for n in site.names) or _pretrained(site.names) or any(
             c.key in self._keras_model_classes for c in self._classes_constructed(site))
 
+    def _task_backbone(self, site: CallSite) -> CallSite | None:
+        """The construction of the ``backbone=`` a KerasHub/KerasCV/KerasNLP task model is made with, written in
+        the call or bound to the name it passes (``backbone = YOLOV8Backbone.from_preset("yolo_v8_xl_backbone_coco")``
+        in the cell before): the task adds a head to that network."""
+        if not any(name.startswith(PRETRAINED_FACTORIES[0][0]) for name in site.names):
+            return None
+        given = argument_value(site.node, "backbone")
+        if isinstance(given, cst.Name):
+            return self.bound_call(site.module, site.node, given.value)
+        return self._call_at.get(id(given)) if isinstance(given, cst.Call) else None
+
     def _library_network(self, site: CallSite) -> bool:
         """A whole network a library outside the repo builds (:data:`LIBRARY_NETWORKS`): in the library's own repo,
         its builder is repo code, followed like any other."""
@@ -9159,9 +9170,13 @@ class SourceQueries:
 
     def _constructions_in_call(self, site: CallSite, depth: int, position: int | None = None) -> list[CallSite]:
         """The model constructions behind what ``site`` returns (its element ``position`` when the caller unpacks
-        a tuple), followed into the builders it calls."""
+        a tuple), followed into the builders it calls; for a task model a library assembles around a backbone
+        (``keras_cv.models.YOLOV8Detector(backbone=backbone, ...)``), the backbone's."""
         if self._builds_model(site):
             return [site]
+        backbone = self._task_backbone(site)
+        if backbone is not None:
+            return self._constructions_in_call(backbone, depth)
         if depth == 0:
             return []
         found = []
