@@ -1464,6 +1464,44 @@ model.fit(train_dataset, epochs=3)
     assert any("known architecture from its library" in e.message for e in finding.evidence)
 
 
+def test_a_subclassed_model_declaring_its_input_from_attributes_its_base_class_sets_is_sized_by_them():
+    """A VAE whose encoder starts with `InputLayer(input_shape=(self._height, self._width, self._channels))`, the
+    attributes its base class sets to 28 (MNIST) or to an `image_height` defaulting to 28 (check 70): its convolutions,
+    however many the loops make, run on 28-pixel images."""
+    findings = _findings({"vae.py": """
+        import tensorflow as tf
+
+        class ImageVAE(tf.keras.Model):
+            def __init__(self, dataset=None, image_height=28, image_width=28, n_channels=1):
+                super().__init__()
+                if dataset is None:
+                    self._height = 28
+                    self._width = 28
+                    self._channels = 1
+                else:
+                    self._height = image_height
+                    self._width = image_width
+                    self._channels = n_channels
+
+        class CVAE(ImageVAE):
+            def __init__(self, filters, **kwargs):
+                super().__init__(**kwargs)
+                self._encoder = tf.keras.Sequential()
+                self._encoder.add(tf.keras.layers.InputLayer(input_shape=(self._height, self._width, self._channels)))
+                for width in filters:
+                    self._encoder.add(tf.keras.layers.Conv2D(width, 3, strides=2))
+                    self._encoder.add(tf.keras.layers.Conv2D(width, 3))
+                self._encoder.add(tf.keras.layers.Flatten())
+                self._encoder.add(tf.keras.layers.Dense(256))
+
+        model = CVAE(architecture)
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(x_train, x_train, epochs=50, batch_size=64)
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+    assert "on 28-pixel images" in " ".join(e.message for e in findings[0].evidence)
+
+
 def test_task_models_assembled_around_preset_backbones_train_those_backbones():
     """KerasCV's detectors made with `backbone=` (check 70: a YOLOv8-XL, then a YOLOv8-L, trained in float32 in one
     notebook): each model training trains is its preset backbone with a head."""

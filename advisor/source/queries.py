@@ -7883,7 +7883,7 @@ class SourceQueries:
             shapes += [argument_value(call, "shape"),
                        *(a.value for a in call.args if isinstance(a.value, (cst.List, cst.Tuple, cst.Name)))]
         sizes = next((found for shape in shapes if shape is not None
-                      and (found := self._shape_sizes(module, shape))), [])
+                      and (found := self._shape_sizes(module, shape, near=call))), [])
         # A placeholder's batch dimension; a Keras `Input`'s shape has none (four sizes there: a volume, or labels
         # of a detector's grid, `(52, 52, 3, 25)`).
         placeholder = (cst.helpers.get_full_name_for_node(call.func) or "").lower().endswith("placeholder")
@@ -7894,16 +7894,32 @@ class SourceQueries:
             spatial = sizes[1:]
         return min(spatial) if spatial and None not in spatial else None
 
-    def _shape_sizes(self, module: ModuleInfo, shape: cst.BaseExpression, depth: int = 3) -> list[int | None]:
+    def _shape_sizes(self, module: ModuleInfo, shape: cst.BaseExpression, depth: int = 3,
+                     near: cst.CSTNode | None = None) -> list[int | None]:
         """The sizes a shape written as a tuple or list lists (None where one is not a number), following module
-        constants and ``+`` of two shapes."""
+        constants and ``+`` of two shapes; with ``near``, the code the shape is written in, also the attributes of
+        ``self`` its class or a repo base class sets (``(self._height, self._width, 1)``)."""
         if isinstance(shape, (cst.Name, cst.Attribute)) and depth:
             constant = self.index.constant(module, shape)
             return self._shape_sizes(constant.module, constant.value, depth - 1) if constant is not None else []
         if isinstance(shape, cst.BinaryOperation) and isinstance(shape.operator, cst.Add) and depth:
-            left, right = (self._shape_sizes(module, side, depth - 1) for side in (shape.left, shape.right))
+            left, right = (self._shape_sizes(module, side, depth - 1, near) for side in (shape.left, shape.right))
             return left + right if left and right else []
-        return [self._size(module, e.value) for e in getattr(shape, "elements", ())]
+        return [self._attribute_size(module, near, e.value.attr.value)
+                if near is not None and m.matches(e.value, m.Attribute(value=m.Name("self"), attr=m.Name()))
+                else self._size(module, e.value) for e in getattr(shape, "elements", ())]
+
+    def _attribute_size(self, module: ModuleInfo, near: cst.CSTNode, attribute: str) -> int | None:
+        """The largest number the methods of the class whose code ``near`` is, or of its repo base classes, set
+        ``self.<attribute>`` to (``self._height = 28``, or ``= image_height`` of a parameter defaulting to 28);
+        None where one of them sets it to what the source does not say."""
+        owner = _owner_class(self.enclosing_function(module, near))
+        keys = {owner, *self._repo_bases(owner)} if owner is not None else set()
+        target = m.Attribute(value=m.Name("self"), attr=m.Name(attribute))
+        sizes = [self.integer_value(method.module, value, method) for cls_info in self.index.classes
+                 if cls_info.key in keys for method in self.index.methods_of(cls_info)
+                 for value in _assignments(method.node.body, target)]
+        return max(sizes) if sizes and None not in sizes else None
 
     def _size(self, module: ModuleInfo, size: cst.BaseExpression) -> int | None:
         if isinstance(size, (cst.Name, cst.Attribute)):
