@@ -8144,17 +8144,22 @@ class SourceQueries:
         # `if residual:` in a helper this call passes `residual=False`
         ruled_out = self._branches_skipped(passed.function, passed.site, passed)[0] \
             if passed is not None and passed.function is not None else set()
+        def runs(call: CallSite) -> bool:
+            # not in a branch a run with the defaults skips (`if FLAGS.deeper:` a second network)
+            return self.skipped_by_default(call.module, call.module.location(call.node).line, 0) is None and \
+                id(call.node) not in ruled_out
+
         for call in calls:
-            if self.skipped_by_default(call.module, call.module.location(call.node).line, 0) is not None:
-                continue  # a branch a run with the defaults skips (`if FLAGS.deeper:` a second network)
-            if id(call.node) in ruled_out:
+            if not runs(call):
                 continue
             names = call.names or self._partial_layer(call) or self._passed_callable(call, passed)
             scope = call.function.node if call.function is not None else None
             if names and any(part is branching.orelse and any(
-                    other.names == names and _inside(call.module, other.node, branching.body) for other in calls)
-                    for branching, part in _branches_around(call.module, call.node, scope)):
-                # `if activations is None: Dense(n) else: Dense(n, activation=...)`: one layer either way
+                    other.names == names and _inside(call.module, other.node, branching.body) and runs(other)
+                    for other in calls) for branching, part in _branches_around(call.module, call.node, scope)):
+                # `if activations is None: Dense(n) else: Dense(n, activation=...)`: one layer either way (where
+                # the first branch is not one the defaults skip: `if FLAGS.dataset == "mnist":` a DCGAN, else the
+                # same DCGAN on CelebA)
                 continue
             applied = self._applied_model(call) if depth else None
             if applied is not None:  # `x = conv_base(x)`: a model built earlier, applied as a layer

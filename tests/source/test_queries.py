@@ -965,6 +965,46 @@ def test_a_layer_built_in_either_branch_of_an_if_counts_once(index_of):
     assert queries.model_compute(construction).dense == 1 + LOOP_REPEAT
 
 
+def test_a_layer_in_the_else_branch_counts_where_the_defaults_skip_the_first_branch(index_of):
+    """DCGAN-tensorflow builds `DCGAN(sess, y_dim=10)` under `if FLAGS.dataset == "mnist":` and `DCGAN(sess)` in the
+    `else:` that the default dataset (celebA) runs, then trains it in a session: the else branch's model is the one
+    training builds, not a duplicate of a branch that never runs."""
+    index = index_of(code="""
+        import tensorflow as tf
+
+        flags = tf.app.flags
+        flags.DEFINE_string("dataset", "celebA", "The name of dataset [celebA, mnist, lsun]")
+        FLAGS = flags.FLAGS
+
+        class DCGAN:
+            def __init__(self, sess, y_dim=None):
+                self.sess = sess
+                images = tf.placeholder(tf.float32, [64, 64, 64, 3])
+                h = tf.layers.conv2d(images, 128, 5, strides=2)
+                h = tf.layers.conv2d(h, 256, 5, strides=2)
+                self.loss = tf.reduce_mean(tf.layers.dense(tf.layers.flatten(h), 1))
+
+            def train(self, config):
+                optim = tf.train.AdamOptimizer(0.0002).minimize(self.loss)
+                for step in range(10000):
+                    self.sess.run(optim)
+
+        def main(_):
+            with tf.Session() as sess:
+                if FLAGS.dataset == "mnist":
+                    dcgan = DCGAN(sess, y_dim=10)
+                else:
+                    dcgan = DCGAN(sess)
+                dcgan.train(FLAGS)
+
+        if __name__ == "__main__":
+            tf.app.run()
+        """)
+    queries = SourceQueries(index)
+    (training,) = queries.graph_trainings
+    assert queries.graph_model_compute(training).convolutions == 2
+
+
 def test_a_repo_subclass_of_a_convolution_counts_as_one(index_of):
     index = index_of(code="""
         import tensorflow as tf
