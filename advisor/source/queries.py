@@ -79,10 +79,12 @@ KERAS_MODEL = frozenset({"keras.Model", "keras.models.Model"})
 SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
 KERAS_INPUT = frozenset({"keras.Input", "keras.layers.Input"})
 MODEL_BUILDING_PREFIXES = ("keras.layers.", "keras.applications.")
+# The model classes of KerasHub and its predecessors: backbones, and task models that add a head to one.
+KERAS_MODEL_LIBRARIES = ("keras_hub.models.", "keras_nlp.models.", "keras_cv.models.")
 # Architectures built by a library's factory: KerasHub/KerasNLP/KerasCV presets, bert4keras and its TensorFlow 2 port
 # tf2_bert, keras-bert loading a released checkpoint or its configuration, bert-for-tf2's layer made from a
 # checkpoint's parameters (Hugging Face's TF models: HUGGING_FACE_MODEL).
-PRETRAINED_FACTORIES = ((("keras_hub.models.", "keras_nlp.models.", "keras_cv.models."), (".from_preset",)),
+PRETRAINED_FACTORIES = ((KERAS_MODEL_LIBRARIES, (".from_preset",)),
                         (("bert4keras.models.", "tf2_bert.models."), (".build_transformer_model",)),
                         (("keras_bert.",), (".load_trained_model_from_checkpoint", ".build_model_from_config")),
                         (("bert.",), (".BertModelLayer.from_params",)))
@@ -9120,7 +9122,7 @@ class SourceQueries:
         """The construction of the ``backbone=`` a KerasHub/KerasCV/KerasNLP task model is made with, written in
         the call or bound to the name it passes (``backbone = YOLOV8Backbone.from_preset("yolo_v8_xl_backbone_coco")``
         in the cell before): the task adds a head to that network."""
-        if not any(name.startswith(PRETRAINED_FACTORIES[0][0]) for name in site.names):
+        if not any(name.startswith(KERAS_MODEL_LIBRARIES) for name in site.names):
             return None
         given = argument_value(site.node, "backbone")
         if isinstance(given, cst.Name):

@@ -1,8 +1,9 @@
 """Find the Python files and Jupyter notebooks of a repo that can involve TensorFlow or Keras.
 
-Skips version-control, build and cache folders, a virtualenv's packages and interpreters and, in a git work tree, the untracked files its
-``.gitignore`` files ignore (as git does: a file committed in spite of a pattern is part of the repo, and so is every
-file of a snapshot with no ``.git``); never follows a directory symlink (so a symlink loop cannot trap the walk).
+Skips version-control, build and cache folders, a virtualenv's packages and interpreters and, in a git work tree,
+the untracked files its ``.gitignore`` files ignore (as git does: a file committed in spite of a pattern is part of
+the repo, and so is every file of a snapshot with no ``.git``); never follows a directory symlink (so a symlink loop
+cannot trap the walk).
 Reads only regular files, up to a size bound (a FIFO named ``x.py`` cannot hang the run, nor a huge generated file
 stall it). A folder or file that cannot be read is skipped with a warning, and the rest is analysed.
 """
