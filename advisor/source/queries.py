@@ -5561,15 +5561,19 @@ class SourceQueries:
     def _made_by_other_library(self, site: CallSite) -> bool:
         """Whether the receiver of ``site`` (``self.svm.fit(x, y)``, ``clf.fit(x, y)``) holds what another machine
         learning library made (``self.svm = svm.LinearSVC()``): its ``fit`` is no Keras training."""
-        receiver = site.node.func.value
-        if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
-            made = self._bindings.get(("attr", _owner_class(site.function), receiver.attr.value), [])
-        elif isinstance(receiver, cst.Name):
-            bound = self.bound_call(site.module, site.node, receiver.value)
-            made = [bound] if bound is not None else []
-        else:
-            made = []
+        made = self._receiver_constructions(site)
         return bool(made) and all(any(n.startswith(NOT_KERAS_PREFIXES) for n in call.names) for call in made)
+
+    def _receiver_constructions(self, site: CallSite) -> list[CallSite]:
+        """The calls that made the object whose method ``site`` calls, where a name (``clf = svm.LinearSVC()``) or an
+        attribute of ``self`` (``self.image = ImageCaptcha(...)`` in any method of the class) holds it."""
+        receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
+        if m.matches(receiver, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None:
+            return self._bindings.get(("attr", _owner_class(site.function), receiver.attr.value), [])
+        if isinstance(receiver, cst.Name):
+            bound = self.bound_call(site.module, site.node, receiver.value)
+            return [bound] if bound is not None else []
+        return []
 
     def _estimator_receiver(self, site: CallSite) -> bool:
         """``model.train(input_fn, steps=n)`` where ``model = tf.estimator.Estimator(...)``: an Estimator trains; so
@@ -7048,18 +7052,10 @@ class SourceQueries:
         ``self`` attribute where it is called (``self.image = ImageCaptcha(...)``, then
         ``self.image.generate_image(text)``; ``clahe = cv2.createCLAHE(2.0)``, then ``clahe.apply(image)``),
         that object's class and the method."""
-        func = site.node.func
-        if site.names or not isinstance(func, cst.Attribute):
+        if site.names or not isinstance(site.node.func, cst.Attribute):
             return site.names
-        holder = func.value
-        if m.matches(holder, m.Attribute(value=m.Name("self"), attr=m.Name())):
-            made = self._bindings.get(("attr", _owner_class(site.function), holder.attr.value), [])
-        elif isinstance(holder, cst.Name):
-            made = [bound] if (bound := self.bound_call(site.module, site.node, holder.value)) is not None else []
-        else:
-            made = []
-        return frozenset(f"{name}.{func.attr.value}" for call in made for name in call.names
-                         if not self.index.functions_named(name))
+        return frozenset(f"{name}.{site.node.func.attr.value}" for call in self._receiver_constructions(site)
+                         for name in call.names if not self.index.functions_named(name))
 
     def only_restates(self, function: MappedFunction) -> bool:
         """Whether the mapped function's TensorFlow ops only restate shapes and types or make constants
