@@ -11467,6 +11467,60 @@ def test_a_function_a_script_hands_to_fire_as_a_command_is_a_way_into_training()
         ("cli.py", 8, Reach.TRAINING), ("train.py", 7, Reach.TRAINING), ("train.py", 16, Reach.OTHER)]
 
 
+def test_a_function_of_an_imported_module_that_no_code_names_is_no_way_into_training():
+    """A segmentation repo's `models.py` holds both models: `train.py` imports it, builds and fits
+    `distance_model()`, and `train_rpn()`, which builds and fits the region-proposal model on its own pipeline, is
+    named by no code: no run trains it, so its unparallelized map and heavy model are not reported with the
+    training. A function of that module another module names (`models.train_unet` given to a dispatch table) is
+    still a way in."""
+    findings = _findings({"models.py": """
+        import tensorflow as tf
+        import datasets
+
+        def train_rpn(epochs=10):
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(512, 3, padding="same"),
+                                         tf.keras.layers.Conv2D(512, 3, padding="same")])
+            model.compile("adam", "mse")
+            model.fit(datasets.rpn_dataset(), epochs=epochs)
+
+        def train_unet(epochs=10):
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3, padding="same")])
+            model.compile("adam", "mse")
+            model.fit(datasets.unet_dataset(), epochs=epochs)
+
+        def distance_model():
+            return tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3, padding="same")])
+        """, "datasets.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        def _load(path):
+            return tf.numpy_function(lambda p: np.load(p), [path], tf.float32)
+
+        def rpn_dataset():
+            return tf.data.Dataset.list_files("rpn/*.npy").map(_load).batch(4).prefetch(2)
+
+        def unet_dataset():
+            return tf.data.Dataset.list_files("unet/*.npy").map(_load).batch(4).prefetch(2)
+
+        def distance_dataset():
+            return tf.data.Dataset.list_files("distance/*.npy").map(_load).batch(4).prefetch(2)
+        """, "train.py": """
+        import sys
+        import datasets
+        import models
+
+        COMMANDS = {"unet": models.train_unet}
+        if len(sys.argv) > 1:
+            COMMANDS[sys.argv[1]]()
+        model = models.distance_model()
+        model.compile("adam", "mse")
+        model.fit(datasets.distance_dataset(), epochs=100)
+        """}, "TFD002", show_all=True)
+    assert sorted((f.location.line, f.reach) for f in findings) == [
+        (8, Reach.OTHER), (11, Reach.TRAINING), (14, Reach.TRAINING)]
+
+
 def test_a_distributed_evaluation_pass_beside_the_training_loop_is_not_training_input():
     """A segmentation trainer distributes two `from_generator` datasets with its strategy, then each epoch loops
     over the training one with the compiled `train_step` and over the validation one with `test_step`: the strategy

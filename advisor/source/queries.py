@@ -4157,7 +4157,8 @@ class SourceQueries:
 
     def _dead_start(self, start: int | tuple) -> bool:
         """Code where no run starts: a module that nothing imports and whose top level runs nothing, a test function
-        nothing calls (a model file's ``test()``), a method no code names (a trainer's ``fit_generator_sim`` beside
+        nothing calls (a model file's ``test()``), a function no code names (a ``train_rpn()`` in the ``models.py`` a
+        script imports for another model), a method no code names (a trainer's ``fit_generator_sim`` beside
         the ``fit_generator`` its scripts call), code only evaluation calls lead to, or a script of a library the
         repo keeps a copy of (its examples)."""
         if self._program_graph.in_degree(start) > 0:
@@ -4171,7 +4172,9 @@ class SourceQueries:
             self._runs_none_of_its_code(function.module) or \
             function.class_key is not None and not _called_by_framework(function) and (
                 not self._named(function.name) or self._called_only_on_others(function)) \
-            or self._script_function(function) and not self._named_in(function.module, function.name)
+            or self._plain_function(function) and not (
+                self._named_in(function.module, function.name) if self._script_function(function)
+                else self._named(function.name))
 
     def _called_only_on_others(self, method: FunctionInfo) -> bool:
         """Whether every mention of ``method``'s name is a definition, an import or a call that runs other classes'
@@ -4259,15 +4262,20 @@ class SourceQueries:
             found += more
         return found
 
+    def _plain_function(self, function: FunctionInfo) -> bool:
+        """A function only a call by its name runs: a module's undecorated top-level function, unless a command-line
+        framework exposes it (every function of a module handing itself to ``fire.Fire``) and it runs when the user
+        names it."""
+        return function.class_key is None and function.outer is None and not function.decorators and not any(
+            name.startswith(EXPOSING_CLIS) for site in self._module_level_calls.get(id(function.module), ())
+            for name in site.names)
+
     def _script_function(self, function: FunctionInfo) -> bool:
-        """A plain function of a script (or notebook) no repo module imports: only the script's own code can call
-        it, not a user of a library. A function a command-line framework exposes (a decorated one, every function
-        of a module handing itself to ``fire.Fire``) runs when the user names it."""
-        module = function.module
-        return function.class_key is None and function.outer is None and not function.decorators and \
-            self._is_program(("module", id(module))) and self._program_graph.in_degree(("module", id(module))) == 0 \
-            and not any(name.startswith(EXPOSING_CLIS) for site in self._module_level_calls.get(id(module), ())
-                        for name in site.names)
+        """A function of a script (or notebook) no repo module imports: only the script's own code can call it, not
+        a user of a library. (A function of a module the repo imports, a ``models.py`` beside the ``train.py``
+        that imports it, can be called by any repo code: it is dead when no code names it.)"""
+        module = ("module", id(function.module))
+        return self._is_program(module) and self._program_graph.in_degree(module) == 0
 
     def _live_region(self, starts: set) -> set:
         """The code the live ways into training pass through: what their ``starts`` reach, evaluation calls left
