@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "add":
             status = add(document, args.labels, args.misses)
         else:
-            findings = read(args.findings)
+            findings = accuracy.read_findings(args.findings).findings
             if args.command == "diff":
                 return diff(document, findings, args.verbose)
             status = sync(document, findings)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -159,12 +160,40 @@ def test_kept_findings_are_rescored_without_running_advisor_again(tmp_path, snap
     manifest = write_manifest(tmp_path, commit, [label("train.py", 3, "TFD002", "right")])
     assert run(tmp_path, manifest, mirror, "--findings", str(kept)) == accuracy.EXIT_FAILED  # two unlabelled
     assert "analysing owner/name" in capsys.readouterr().err
-    found = json.loads(kept.read_text())[REPO]
+    document = json.loads(kept.read_text())
+    found = document["findings"][REPO]
+    assert document["made_at"] == {REPO: accuracy.advisor_commit()}
     relabelled = write_manifest(tmp_path, commit, [
         label(f["path"], f["line"], f["code"], "right", cell=f.get("cell")) for f in found])
 
     assert run(tmp_path, relabelled, mirror, "--findings", str(kept)) == accuracy.EXIT_OK
     assert "analysing" not in capsys.readouterr().err
+
+
+def test_a_rescored_page_names_the_commits_that_made_the_findings(tmp_path, snapshot):
+    """Findings kept from runs of two advisor commits (and a file written before commits were recorded) are scored
+    together: the page says which commit made how many repos' findings, not the commit that scores them."""
+    mirror, commit = snapshot
+    manifest = write_manifest(tmp_path, commit, every_finding_labelled())
+    kept = tmp_path / "findings.json"
+    assert run(tmp_path, manifest, mirror, "--findings", str(kept)) == accuracy.EXIT_OK
+    found = accuracy.read_findings(kept)
+    document = json.loads(manifest.read_text())
+    document["repos"].append({**document["repos"][0], "repo": "other/name"})
+    document["findings"] += [{**entry, "repo": "other/name"} for entry in document["findings"]]
+    manifest.write_text(json.dumps(document))
+    checkouts = tmp_path / "checkouts"
+    shutil.copytree(checkouts / "owner+name", checkouts / "other+name")
+    shutil.copy(checkouts / "owner+name.commit", checkouts / "other+name.commit")
+    accuracy.write_findings(accuracy.KeptFindings({**found.findings, "other/name": found.findings[REPO]},
+                                                  {REPO: "a" * 40, "other/name": "b" * 40}), kept)
+    page = tmp_path / "accuracy.md"
+
+    assert run(tmp_path, manifest, mirror, "--findings", str(kept), "--write-docs", str(page)) == accuracy.EXIT_OK
+    assert f"made at advisor commits {'a' * 40} (1 repos), {'b' * 40} (1 repos)." in page.read_text()
+
+    kept.write_text(json.dumps(found.findings))  # the older format: findings by repo alone
+    assert accuracy.read_findings(kept) == accuracy.KeptFindings(found.findings)
 
 
 def test_scoring_of_vanished_right_findings_changed_confidences_and_test_files():
