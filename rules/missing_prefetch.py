@@ -221,6 +221,11 @@ class MissingPrefetch(Rule):
             static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
                 f"only shuffling and batching run after {what}: the work before them already runs ahead of the "
                 "step")), static.note)
+        if static.confidence is Confidence.LIKELY and _hands_out_memory(ctx, pipeline):
+            static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
+                "its Python generator only hands out values already in memory (no file read, no array or image "
+                "work per element), and no stage after it works: a batch is ready long before a step ends")),
+                static.note)
         use = ctx.queries.evaluation_use(pipeline)
         if use is not None and static.confidence is Confidence.LIKELY:
             static = Verdict(Confidence.POSSIBLE, static.speedup, (*static.evidence, Evidence.source(
@@ -275,6 +280,16 @@ def _assembled_after(stages: list[Stage]) -> Stage | None:
         transformation in s.module.node_code(s.node) for transformation in ASSEMBLING_APPLIED)
         for s in stages[ahead[-1] + 1:])
     return stages[ahead[-1]] if assembling else None
+
+
+def _hands_out_memory(ctx: RuleContext, pipeline: Pipeline) -> bool:
+    """A pipeline whose source is a Python generator doing no work per element but handing out what it holds
+    (``yield tokens[i:i + window]``), with no working stage after it."""
+    source = pipeline.stages[0]
+    if not (source.is_source and source.op == "from_generator") or any(s.op in WORK_OPS for s in pipeline.stages):
+        return False
+    generator = ctx.queries.mapped_function(source.node, source.module, "generator")
+    return generator is not None and not ctx.queries.python_work(generator)
 
 
 def _negligible(stages: list[Stage]) -> bool:

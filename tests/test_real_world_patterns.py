@@ -3524,6 +3524,97 @@ def test_a_merged_summary_of_a_histogram_per_gradient_is_heavy_host_work():
     assert [(f.location.line, f.confidence) for f in findings] == [(13, Confidence.LIKELY)]
 
 
+def test_a_flag_read_through_a_star_import_takes_the_default_of_the_config_it_imports():
+    """A repo of NLP projects, each with its own `config.py` defining `--augment` with its own default, and a
+    `train.py` reading `args` through `from config import *`: the default that run reads is its own project's, so
+    the Python augmentation behind `if args.augment == "heavy":` runs by default in one project and not in the
+    other."""
+    config = """
+        import argparse
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--augment", default="{default}")
+        args = parser.parse_args()
+        """
+    train = """
+        import numpy as np
+        import tensorflow as tf
+        from config import *
+
+        def jitter(image):
+            return image + np.random.normal(size=image.shape)
+
+        dataset = tf.data.Dataset.from_tensor_slices((images, labels))
+        if args.augment == "heavy":
+            dataset = dataset.map(lambda x, y: (tf.py_function(jitter, [x], tf.float32), y))
+        model = tf.keras.Sequential([tf.keras.layers.Dense(8)])
+        model.compile("adam", "mse")
+        model.fit(dataset.batch(32).prefetch(1), epochs=100)
+        """
+    findings = _findings({"plain/config.py": config.format(default="none"), "plain/train.py": train,
+                          "augmented/config.py": config.format(default="heavy"), "augmented/train.py": train},
+                         "TFD003", show_all=True)
+    assert sorted((f.location.path.as_posix(), f.confidence) for f in findings) == [
+        ("augmented/train.py", Confidence.LIKELY), ("plain/train.py", Confidence.POSSIBLE)]
+
+
+def test_a_generator_handing_out_arrays_in_memory_needs_no_prefetch_to_keep_up():
+    """A TF1 language model's `from_generator` yields windows of a token array it holds (`tokens[i:i + window]`):
+    the next batch is ready in microseconds, so the missing prefetch is only possible. A generator that loads each
+    window from a file is input work a prefetch overlaps with the step (TF 1.x injects none)."""
+    script = """
+        import numpy as np
+        import tensorflow as tf
+
+        tokens = np.load("corpus.npy")
+
+        def windows():
+            for i in range(0, len(tokens) - 4000, 25):
+                yield {item}
+
+        dataset = tf.data.Dataset.from_generator(windows, tf.int32, tf.TensorShape([None]))
+        batch = dataset.make_one_shot_iterator().get_next()
+        train_op = tf.train.AdamOptimizer().minimize(language_model_loss(batch))
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(train_op)
+        """
+    (finding,) = _findings({"train.py": script.format(item="tokens[i:i + 4000]")}, "TFD001", show_all=True)
+    assert finding.confidence is Confidence.POSSIBLE
+    assert "only hands out values already in memory" in " ".join(e.message for e in finding.evidence)
+    (finding,) = _findings({"train.py": script.format(item='np.load(f"windows/{i}.npy")')}, "TFD001", show_all=True)
+    assert finding.confidence is Confidence.LIKELY
+
+
+def test_a_summary_proto_built_from_a_python_number_is_no_graph_summary():
+    """A YOLOv3 TF1 loop fetches the merged summary (input images drawn with their boxes) every step and writes it,
+    and also writes `tf.Summary(value=[tf.Summary.Value(tag=..., simple_value=train_loss)])`, a proto it builds from
+    the loss it already fetched: the first is heavy host work every step, the second a scalar's serialization and
+    computes nothing in the session."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        def train(images, loss):
+            tf.summary.image("input", images)
+            merged_summary = tf.summary.merge_all()
+            train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+            with tf.Session() as sess:
+                writer = tf.summary.FileWriter("logs", sess.graph)
+                for step in range(100000):
+                    train_loss, summary, _ = sess.run([loss, merged_summary, train_op])
+                    writer.add_summary(summary=tf.Summary(value=[tf.Summary.Value(tag="train loss",
+                                                                                  simple_value=train_loss)]),
+                                       global_step=step)
+                    writer.add_summary(summary, step)
+
+        train(load_images(), yolo_loss())
+        """}, "TFH006", show_all=True)
+    built, fetched = sorted(findings, key=lambda f: f.location.line)
+    assert [(f.location.line, f.confidence) for f in (built, fetched)] == [(11, Confidence.POSSIBLE),
+                                                                          (14, Confidence.LIKELY)]
+    assert "writes a summary it builds" in built.message and "Fetch the summary op" not in built.message
+
+
 def test_a_summary_collection_merged_by_key_holds_only_its_own_summaries():
     """An anomaly-detection BiGAN makes its scalar losses into the `dis` and `gen` collections and its images into
     `image`, and fetches `merge_all("dis")` and `merge_all("gen")` every step: scalars, little host work (possible);
@@ -5717,6 +5808,55 @@ def test_a_text_cnn_over_token_embeddings_counts_its_filters_as_dense_layers():
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
     assert "0 convolution and 4 dense layers" in " ".join(e.message for e in findings[0].evidence)
+
+
+@pytest.mark.parametrize("embedding", [
+    # set in another method
+    """def add_embedding(self):
+                embedded = tf.nn.embedding_lookup(self.W, self.input_x)
+                self.cnn_input = tf.expand_dims(embedded, -1)""",
+    # returned by a helper, dropped out first
+    """def add_embedding(self):
+                self.cnn_input = self.embed(self.input_x)
+
+            def embed(self, ids):
+                inputs = tf.expand_dims(tf.nn.embedding_lookup(self.W, ids), -1)
+                inputs = tf.nn.dropout(inputs, keep_prob=0.5)
+                return inputs""",
+])
+def test_a_text_cnn_whose_layers_take_embeddings_made_elsewhere_counts_its_filters_as_dense(embedding):
+    """Text CNNs split into methods (a ConvMF recommender's `add_embedding`, then `add_conv` with
+    `tf.layers.conv2d(inputs=self.cnn_input, kernel_size=[k, embedding_size])`): the convolution's input is still
+    the token embeddings, when another method expands them or a helper returns them dropped out."""
+    findings = _findings({"text_cnn.py": """
+        import tensorflow as tf
+
+        class TextCNN:
+            def __init__(self, vocab_size, embedding_size):
+                self.embedding_size = embedding_size
+                self.input_x = tf.placeholder(tf.int32, [None, 100])
+                self.W = tf.get_variable("embedding", [vocab_size, embedding_size])
+                self.add_embedding()
+                self.add_conv()
+
+            """ + embedding + """
+
+            def add_conv(self):
+                pooled = []
+                for width in [3, 4, 5]:
+                    conv = tf.layers.conv2d(inputs=self.cnn_input, filters=128,
+                                            kernel_size=[width, self.embedding_size], activation=tf.nn.relu)
+                    pooled.append(tf.reduce_max(conv, axis=1))
+                self.loss = tf.reduce_mean(tf.concat(pooled, -1))
+                self.train_op = tf.train.AdamOptimizer(1e-3).minimize(self.loss)
+
+        cnn = TextCNN(20000, 200)
+        with tf.Session() as sess:
+            for batch in batches:
+                sess.run(cnn.train_op, feed_dict={cnn.input_x: batch})
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+    assert "0 convolution and 3 dense layers" in " ".join(e.message for e in findings[0].evidence)
 
 
 def test_the_tutorials_pix2pix_networks_are_known_architectures():
@@ -11741,6 +11881,56 @@ def test_a_validation_pass_every_few_epochs_evaluates_each_batch_it_walks():
                 sample = classifier.predict(np.random.normal(size=(1, 224, 224, 3)))
         """}, "TFH007")
     assert _where(findings) == [("TFH007", "train.py", 13)]
+
+
+@pytest.mark.parametrize("hide", [
+    'tf.config.set_visible_devices([], "GPU")',
+    "tf.config.experimental.set_visible_devices(devices=[], device_type='GPU')",
+])
+def test_a_script_that_makes_no_gpu_visible_trains_on_the_cpu(hide):
+    """`tf.config.set_visible_devices([], "GPU")` hides every GPU from the rest of the run, as `CUDA_VISIBLE_DEVICES
+    = "-1"` does: as written the model trains on the CPU, and mixed precision is only possible."""
+    (finding,) = _findings({"train.py": f"""
+        import tensorflow as tf
+        {hide}
+
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(f, 3) for f in (64, 128, 256, 512, 512, 1024)])
+        model.compile(optimizer="adam", loss="mse")
+        model.fit(dataset, epochs=300)
+        """}, "TFC001", show_all=True)
+    assert finding.confidence is Confidence.POSSIBLE
+    assert "hides every GPU" in " ".join(e.message for e in finding.evidence)
+
+
+def test_an_estimator_whose_session_has_no_gpu_trains_on_the_cpu():
+    """Recommender repos' Estimator scripts (DIN, DeepFM) configure their session with `device_count={'GPU': 0}`:
+    every run trains on the CPU, where float16 gains nothing, however heavy the model. A session given one GPU says
+    nothing of that."""
+    script = """
+        import tensorflow as tf
+
+        def model_fn(features, labels, mode, params):
+            net = features["image"]
+            for filters in [64, 128, 256, 512, 512, 1024]:
+                net = tf.layers.conv2d(net, filters, 3, activation=tf.nn.relu)
+            loss = tf.losses.log_loss(labels, tf.layers.dense(tf.reduce_mean(net, [1, 2]), 1, activation=tf.sigmoid))
+            train_op = tf.train.AdamOptimizer().minimize(loss, global_step=tf.train.get_global_step())
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+        def main(_):
+            config = tf.estimator.RunConfig().replace(session_config=tf.ConfigProto(device_count={{"GPU": {gpus},
+                                                                                                   "CPU": 8}}))
+            estimator = tf.estimator.Estimator(model_fn=model_fn, config=config)
+            estimator.train(input_fn=train_input_fn)
+
+        if __name__ == "__main__":
+            tf.app.run()
+        """
+    (finding,) = _findings({"DIN.py": script.format(gpus=0)}, "TFC001", show_all=True)
+    assert finding.confidence is Confidence.POSSIBLE
+    assert "hides every GPU (`tf.ConfigProto(device_count=" in " ".join(e.message for e in finding.evidence)
+    (finding,) = _findings({"DIN.py": script.format(gpus=1)}, "TFC001", show_all=True)
+    assert finding.confidence is Confidence.LIKELY
 
 
 def test_a_script_that_hides_every_gpu_trains_on_the_cpu():

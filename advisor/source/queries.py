@@ -153,6 +153,13 @@ MODEL_REPLICATORS = frozenset(f"keras.utils.{module}multi_gpu_model" for module 
 # What only a program meant for an accelerator asks for: GPU options and memory growth, Keras' copies of a model on
 # several GPUs, a TPU's strategy. (Not `MirroredStrategy`: it runs on whatever devices there are, the CPU too, and
 # guides show it on toy models; nor a check whether a GPU is there, which notebooks print.)
+# The fields of a `tf.Summary.Value` built on the host that hold more than a number, and the summary they make.
+HOST_SUMMARY_FIELDS = {"image": "image", "histo": "histogram", "audio": "audio"}
+# `tf.config.set_visible_devices([], "GPU")`: no GPU for the rest of the run.
+HIDING_DEVICES = frozenset({"tensorflow.config.set_visible_devices",
+                            "tensorflow.config.experimental.set_visible_devices"})
+# The words a module that configures GPUs writes (a text test before walking it).
+GPU_SETTING_WORDS = ("gpu_options", "CUDA_VISIBLE_DEVICES", "device_count", "set_visible_devices")
 ACCELERATOR_APIS = {
     "tensorflow.config.experimental.set_memory_growth": "gpu", "tensorflow.GPUOptions": "gpu",
     **dict.fromkeys(MODEL_REPLICATORS, "gpu"),
@@ -1587,8 +1594,10 @@ class _SixteenBitMentions(_KeyedFinds):
 
 class _GpuSettings(_KeyedFinds):
     """A module's GPU settings: a session's ``gpu_options`` (``config.gpu_options.allow_growth = True``) and
-    ``os.environ["CUDA_VISIBLE_DEVICES"] = "0"``; and in ``hidden``, the settings of ``"-1"`` or ``""`` that hide
-    every GPU from all that runs after them (not under an ``if`` or a ``try``: set whatever the run)."""
+    ``os.environ["CUDA_VISIBLE_DEVICES"] = "0"``; and in ``hidden``, the settings that hide every GPU from all that
+    runs after them (not under an ``if`` or a ``try``: set whatever the run): ``CUDA_VISIBLE_DEVICES`` set to
+    ``"-1"`` or ``""``, a session configured with no GPU (``tf.ConfigProto(device_count={"GPU": 0})``, the CPU-only
+    Estimator scripts of recommender repos), ``tf.config.set_visible_devices([], "GPU")``."""
 
     def __init__(self, module: ModuleInfo) -> None:
         super().__init__(module)
@@ -1618,6 +1627,20 @@ class _GpuSettings(_KeyedFinds):
         if not (isinstance(node.value, cst.SimpleString) and node.value.evaluated_value in ("-1", "")):
             self.found.append((node, self._key()))
         elif not self._conditions:
+            self.hidden.append((node, self._key()))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self.module.names.resolve(node.func)
+        if self._conditions or not names:
+            return
+        if any(name.endswith(".ConfigProto") for name in names):
+            counts = argument_value(node, "device_count")
+            if isinstance(counts, cst.Dict) and any(
+                    isinstance(element, cst.DictElement) and literal(element.key) == "GPU"
+                    and m.matches(element.value, m.Integer("0")) for element in counts.elements):
+                self.hidden.append((node, self._key()))
+        elif names & HIDING_DEVICES and m.matches(argument_value(node, "devices", 0), m.List(elements=[])) and \
+                literal(argument_value(node, "device_type", 1)) == "GPU":
             self.hidden.append((node, self._key()))
 
 
@@ -2378,6 +2401,8 @@ CONSTANT_WEIGHTS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tens
 # Ops that give a tensor another shape or type: a weight reshaped for `tf.matmul` is still a weight.
 RESHAPING_OPS = frozenset(f"tensorflow.{name}" for name in ("reshape", "transpose", "cast", "identity",
                                                             "squeeze", "expand_dims"))
+# Ops whose output is still a sequence's token embeddings, reshaped or with some zeroed.
+EMBEDDING_KEEPING_OPS = RESHAPING_OPS | {"tensorflow.nn.dropout", "tensorflow.layers.dropout"}
 # Layers narrower than this (units or filters written as a number, a constant, or a number the caller passes) are
 # no work for matrix units: MNIST tutorials' and sequence demos' 10-32 filters, RL networks' 24-64 units.
 # A 1-D filter does a 2-D one's work / k; a recurrent layer's products at each time step are of one step's inputs:
@@ -2735,6 +2760,9 @@ class SourceQueries:
         self._training_guards: dict[int, str | None] = {}  # by function node: every call of a function asks
         self._skipped_branches: dict[int, list[tuple[int, int, SkippedBranch]]] = {}  # by module
         self._exit_lines: dict[int, int | None] = {}  # by module
+        # by function (or module) node: the loops reading an iterator there, with their lines (_inspects_only)
+        self._iterator_reading_loops: dict[int, list[tuple[int, cst.For | cst.While]]] = {}
+        self._inspecting_sinks: dict[tuple[int, str], bool] = {}  # by consumer node and role (_inspects_only)
         self._local_settings: dict[int, dict[str, cst.BaseExpression]] = {}  # by function node: name -> value
         self._statement_orders: dict[int, dict[int, int]] = {}  # by module
         self._runner_parameters: dict[int, frozenset[str]] = {}  # by function node (_parameters_run)
@@ -2999,16 +3027,32 @@ class SourceQueries:
         """Whether a convolution's input is a sequence's token embeddings (``tf.expand_dims(tf.nn.embedding_lookup(W,
         x), -1)``, followed through the names and ``self`` attributes that hold it): a text CNN's filter spans the
         whole embedding, so each is one dense layer at every token, not an image convolution."""
-        value = argument_value(call.node, "input", 0) if call.node.args else None
+        # `tf.nn.conv2d(input, ...)`, or `tf.layers.conv2d(inputs=..., ...)`
+        value = (argument_value(call.node, "input", 0) or argument_value(call.node, "inputs")) \
+            if call.node.args else None
+        module, scope = call.module, call.function
         for _ in range(EMBEDDING_HOPS):
             if isinstance(value, (cst.Name, cst.Attribute)):
-                assigned = self.assigned_values(call.module, call.function, value)
-                value = assigned[-1][2] if len(assigned) == 1 else None
+                # an attribute of `self` set in another method (`self.input = tf.expand_dims(embedded, -1)` in
+                # `add_embedding`): its value's names are that method's
+                assigned = self.assigned_values(module, scope, value)
+                # one value, or one rebound to itself reshaped or dropped out (`x = tf.nn.dropout(x, rate)`)
+                kept = all(isinstance(later, cst.Call) and id(later) in self._call_at and
+                           self._call_at[id(later)].names & EMBEDDING_KEEPING_OPS and later.args and
+                           later.args[0].value.deep_equals(value) for _, _, later in assigned[1:])
+                module, scope, value = assigned[0] if assigned and kept else (module, scope, None)
             elif isinstance(value, cst.Call) and id(value) in self._call_at:
-                names = self._call_at[id(value)].names
-                if names & EMBEDDING_LOOKUPS:
+                site = self._call_at[id(value)]
+                if site.names & EMBEDDING_LOOKUPS:
                     return True
-                value = argument_value(value, "input", 0) if names & RESHAPING_OPS and value.args else None
+                callees = self.callees_of(site) if not site.names & EMBEDDING_KEEPING_OPS else []
+                returned = [r.value for r in m.findall(callees[0].node.body, m.Return(value=m.DoNotCare()))] \
+                    if len(callees) == 1 else []
+                if len(returned) == 1:  # `cnn_input = self.get_embedding(x)`: what the helper returns
+                    module, scope, value = callees[0].module, callees[0], returned[0]
+                else:
+                    value = argument_value(value, "input", 0) if site.names & EMBEDDING_KEEPING_OPS and value.args \
+                        else None
             else:
                 return False
         return False
@@ -5009,13 +5053,22 @@ class SourceQueries:
         that reads an iterator of it (``sess.run(next_element)``, ``next(it)``) and only collects what it reads
         (``self.images = np.concatenate(...)``: the data loaded into memory once): builtins, NumPy, matplotlib and
         the elements' own ``.numpy()``/``.shape``; any other call may train."""
-        if sink.role == "loop":
-            return self._loop_inspects_only(sink.node)
+        key = (id(sink.node), sink.role)  # many pipelines share a consumer (each way through a notebook's cells)
+        if key not in self._inspecting_sinks:
+            self._inspecting_sinks[key] = self._loop_inspects_only(sink.node) if sink.role == "loop" else \
+                self._reads_to_inspect(sink)
+        return self._inspecting_sinks[key]
+
+    def _reads_to_inspect(self, sink: Sink) -> bool:
+        """:meth:`_inspects_only` for an iterator's consumer: the loops reading it after it only collect and look."""
         scope = self.enclosing_function(sink.module, sink.node)
         body = scope.node.body if scope is not None else sink.module.tree
+        if id(body) not in self._iterator_reading_loops:  # a notebook's top level holds many consumers
+            self._iterator_reading_loops[id(body)] = [
+                (sink.module.location(loop).line, loop) for loop in m.findall(body, m.For() | m.While())
+                if m.findall(loop.body, _ITERATOR_READ)]
         start = sink.module.location(sink.node).line
-        readers = [loop for loop in m.findall(body, m.For() | m.While())
-                   if sink.module.location(loop).line > start and m.findall(loop.body, _ITERATOR_READ)]
+        readers = [loop for line, loop in self._iterator_reading_loops[id(body)] if line > start]
         if not all(m.findall(loop.body, _COLLECTS) for loop in readers):
             return False
         return bool(readers) and not self._trains_around(sink.module, sink.node) and all(
@@ -6518,8 +6571,14 @@ class SourceQueries:
         """The kinds of summary a TensorFlow 1.x loop writes with ``write`` (``writer.add_summary(summary_str,
         step)``) where the source tells: the summary op its training run fetched into that name, a
         ``tf.summary.scalar/image/...`` or a ``tf.summary.merge([...])`` of those. None where it does not tell
-        (``merge_all()`` holds whatever the graph has: see :meth:`summary_kinds`)."""
-        written = write.args[0].value if write.args else None
+        (``merge_all()`` holds whatever the graph has: see :meth:`summary_kinds`). A ``tf.Summary`` proto built on
+        the host (``tf.Summary(value=[tf.Summary.Value(tag="loss", simple_value=loss)])``) holds what its values set:
+        no op of the session's run."""
+        written = argument_value(write, "summary", 0)
+        site = self._call_at.get(id(written)) if isinstance(written, cst.Call) else None
+        if site is not None and any(name.endswith(".Summary") for name in site.names):
+            held = {argument.keyword.value for argument in m.findall(written, m.Arg(keyword=m.Name()))}
+            return {kind for field, kind in HOST_SUMMARY_FIELDS.items() if field in held} or {"scalar"}
         run = self.training_run_binding(loop, write, written.value) if isinstance(written, cst.Name) else None
         fetched = _fetched_into(self.index.assignment_of(run), run, written.value) if run is not None else None
         if fetched is None:
@@ -6600,10 +6659,11 @@ class SourceQueries:
         return kinds
 
     def _imported_modules(self, module: ModuleInfo) -> list[ModuleInfo]:
-        """The repo modules ``module`` imports (by name or with a star)."""
+        """The repo modules ``module`` imports (by name or with a star): where several share the name (each project
+        of a repo with its own ``config.py``), the one Python imports there (:meth:`SourceIndex.nearest`)."""
         names = module.names
-        return [imported for name in [*names.aliases.values(), *names.star_imports]
-                for imported in self.index.modules_imported_by(name)]
+        return [imported for name in [*names.aliases.values(), *names.star_imports] for imported in
+                self.index.nearest(module, [name], self.index.modules_imported_by(name), lambda found: found)]
 
     def _modules_imported_from(self, module: ModuleInfo) -> set[int]:
         """The ids of ``module`` and the repo modules it imports, directly or through others."""
@@ -7383,16 +7443,16 @@ class SourceQueries:
         walked)."""
         found = []
         for module in self.index.modules:
-            if "gpu_options" in module.code or "CUDA_VISIBLE_DEVICES" in module.code:
+            if any(setting in module.code for setting in GPU_SETTING_WORDS):
                 settings = _GpuSettings(module)
                 visit_reading(module.tree, settings)
                 found.append(settings)
         return found
 
-    def gpus_hidden_for(self, site: CallSite) -> tuple[ModuleInfo, cst.Assign] | None:
-        """Where every program that runs ``site`` hides every GPU (``os.environ["CUDA_VISIBLE_DEVICES"] = "-1"``,
-        whatever the run): it trains on the CPU as written. None where one does not, or where some way into ``site``
-        is unknown."""
+    def gpus_hidden_for(self, site: CallSite) -> tuple[ModuleInfo, cst.CSTNode] | None:
+        """Where every program that runs ``site`` hides every GPU (``os.environ["CUDA_VISIBLE_DEVICES"] = "-1"``, a
+        session of ``tf.ConfigProto(device_count={"GPU": 0})``, whatever the run): it trains on the CPU as written.
+        None where one does not, or where some way into ``site`` is unknown."""
         starts = self._starts(self._caller_key(site))
         if not starts or not all(self._is_program(start) for start in starts):
             return None
@@ -8928,7 +8988,8 @@ class SourceQueries:
         """The default of the command-line flag ``expression`` reads, with the module defining it: ``FLAGS.embed_size``
         of TensorFlow 1.x's ``tf.app.flags`` or absl's ``flags``, or ``args.embed_size`` where ``args`` holds what
         argparse parsed. The definition in the module that reads it (a repo's scripts define the same flag with
-        their own defaults), else the default every definition in the repo agrees on."""
+        their own defaults), else in the modules it imports (``from config import *``, one subproject's ``args``
+        beside others' of the same names), else the default every definition in the repo agrees on."""
         if not isinstance(expression, cst.Attribute):
             return None
         if m.matches(expression.value, m.Attribute(value=m.Name("self"), attr=m.Name())) and \
@@ -8947,7 +9008,9 @@ class SourceQueries:
             definitions = self._argument_definitions.get(expression.attr.value, [])
         else:
             return None
-        chosen = [d for d in definitions if d[0] is module] or definitions
+        imported = self._modules_imported_from(module) if definitions else set()
+        chosen = [d for d in definitions if d[0] is module] or [d for d in definitions if id(d[0]) in imported] \
+            or definitions
         if any(default is None for _, default in chosen):
             return None
         return chosen[0] if len({owner.node_code(default) for owner, default in chosen}) == 1 else None
