@@ -5316,6 +5316,29 @@ def test_a_value_fetched_every_step_and_read_on_some_steps_only():
     assert "fetches `out_image` every step, but the loop reads it only on some steps (line 16)" in findings[0].message
 
 
+def test_a_fetched_value_kept_in_a_running_total_is_read_every_step():
+    """A MovieLens embedding trainer fetches its mean squared error every step and keeps a decayed running total of
+    it (`accmse = accmse * decay + _mse`), printed only every epoch: the total needs every step's value, so the
+    fetch is no waste. The predictions, only printed with it, are the finding."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        prediction = model(batch_ids)
+        mse = tf.reduce_mean(tf.square(prediction - ratings))
+        optimizer = tf.train.AdamOptimizer().minimize(loss)
+        with tf.Session() as session:
+            accmse = 0.0
+            for step in range(num_steps):
+                _, predictions, _mse = session.run([optimizer, prediction, mse], feed_dict=next_feed())
+                accmse = accmse * decay + _mse
+                expmse = accmse / (step + 1)
+                if step % display_interval == 0:
+                    print(expmse, predictions[:10])
+        """}, "TFH004", show_all=True)
+    assert [f.location.line for f in findings] == [9]
+    assert "fetches `prediction` every step, but" in findings[0].message
+
+
 def test_what_a_batch_generator_walks_is_made_once_a_pass():
     """Hands-On ML's `shuffle_batch`: the generator splits a shuffled index array once a pass (`for batch_idx in
     np.array_split(rnd_idx, n_batches)`), then each batch is a slice of arrays in memory: no array work per batch."""

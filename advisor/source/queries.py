@@ -6477,8 +6477,8 @@ class SourceQueries:
     def _read_on_some_steps_only(self, loop: TrainingLoop, name: str, binding: cst.Assign) -> cst.Name | None:
         """The first read of ``name`` in the loop's body where every read of it runs only on some steps, counting
         the reads of the names computed from it every step (``output = np.clip(output, 0, 1)``) as its own; None
-        where one runs every step (fed back to the graph: a recurrent state, BEGAN's control value), or none is
-        made."""
+        where one runs every step (fed back to the graph: a recurrent state, BEGAN's control value; or kept in a
+        running total, ``acc_mse = acc_mse * decay + mse``, that every step adds to), or none is made."""
         module, names, derived = loop.module, {name}, {id(binding)}
         grew = True
         while grew:  # the names bound every step from it
@@ -6488,6 +6488,8 @@ class SourceQueries:
                         n.value in names for n in m.findall(assign.value, m.Name())):
                     derived.add(id(assign))
                     bound = _assigned_names(assign)
+                    if any(n.value in bound - names for n in m.findall(assign.value, m.Name())):
+                        return None  # a running total (not the value itself rebound): it is used every step
                     grew = grew or bool(bound - names)
                     names |= bound
         reads = []
