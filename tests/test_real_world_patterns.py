@@ -5339,6 +5339,33 @@ def test_a_fetched_value_kept_in_a_running_total_is_read_every_step():
     assert "fetches `prediction` every step, but" in findings[0].message
 
 
+def test_what_an_epochs_end_of_data_handler_runs_is_no_per_step_work():
+    """A TF1 MNIST trainer reads its initializable iterator in `while True: try: ... except
+    tf.errors.OutOfRangeError:`, and the handler computes the loss over the whole training set, then `break`s: that
+    runs once an epoch, when the data runs out, not every step. The same run in the `try` is per step."""
+    script = """
+        import tensorflow as tf
+
+        optimizer = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            for epoch in range(20):
+                sess.run(iterator.initializer, feed_dict={X: x_train, Y: y_train})
+                while True:
+                    try:
+                        images, labels = sess.run(next_element)
+                        sess.run(optimizer, feed_dict={X: images, Y: labels})
+                        {in_try}
+                    except tf.errors.OutOfRangeError:
+                        {in_handler}
+                        break
+        """
+    evaluation = 'print("loss", sess.run(loss, feed_dict={X: x_train, Y: y_train}))'
+    at_epoch_end = script.replace("{in_try}", "pass").replace("{in_handler}", evaluation)
+    assert _findings({"train.py": at_epoch_end}, "TFH004", show_all=True) == []
+    every_step = script.replace("{in_try}", evaluation).replace("{in_handler}", "pass")
+    assert [f.location.line for f in _findings({"train.py": every_step}, "TFH004", show_all=True)] == [11]
+
+
 def test_what_a_batch_generator_walks_is_made_once_a_pass():
     """Hands-On ML's `shuffle_batch`: the generator splits a shuffled index array once a pass (`for batch_idx in
     np.array_split(rnd_idx, n_batches)`), then each batch is a slice of arrays in memory: no array work per batch."""
@@ -5880,6 +5907,38 @@ def test_a_text_cnn_whose_layers_take_embeddings_made_elsewhere_counts_its_filte
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
     assert "0 convolution and 3 dense layers" in " ".join(e.message for e in findings[0].evidence)
+
+
+def test_widths_zipped_from_lists_each_branch_chooses_are_all_narrow():
+    """A keyword-spotting attention model builds its query CNN from `num_fil`, a list each branch of `if
+    query_style == ...:` sets, zipped with the kernel sizes (`for i, (nf, ks) in enumerate(zip(num_fil,
+    kern_sz))`): 5 or 10 filters whichever branch runs, no work for 16-bit units. Zipped with wide ones, it is."""
+    script = """
+        import tensorflow as tf
+        from tensorflow.keras import layers as L
+
+        def attention_model(inputs, query_style):
+            if query_style == "conv01":
+                num_fil = [{first}, {first}, {first}]
+                kern_sz = [(4, 4), (4, 4), (4, 4)]
+            else:
+                num_fil = [5, 5, 5, 5]
+                kern_sz = [(4, 4), (4, 4), (4, 4), (4, 4)]
+            x = inputs
+            for i, (nf, ks) in enumerate(zip(num_fil, kern_sz)):
+                x = L.Conv2D(nf, kernel_size=ks, padding="same")(x)
+                x = L.MaxPooling2D(2)(x)
+            return tf.keras.Model(inputs, L.Dense(35)(L.Flatten()(x)))
+
+        model = attention_model(L.Input(shape=(128, 128, 1)), "conv01")
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(spectrograms, labels, batch_size=16, epochs=30)
+        """
+    (narrow,) = _findings({"train.py": script.format(first=10)}, "TFC001", show_all=True)
+    assert narrow.confidence is Confidence.POSSIBLE
+    assert "makes 0 convolution" in " ".join(e.message for e in narrow.evidence)
+    (wide,) = _findings({"train.py": script.format(first=256)}, "TFC001", show_all=True)
+    assert "makes 0 convolution" not in " ".join(e.message for e in wide.evidence)
 
 
 def test_the_tutorials_pix2pix_networks_are_known_architectures():
@@ -9306,6 +9365,29 @@ def test_a_gan_written_for_multi_backend_keras_predicts_without_data_adapters():
     assert "`Dense(output_dim=...)` (dcgan.py:7:15) is Keras 1's spelling" in findings[0].evidence[1].message
 
 
+def test_an_embeddings_output_dim_is_keras_2s_spelling_too():
+    """`Embedding(input_dim=vocab_size, output_dim=256)` is how Keras 2 and tf.keras name an embedding's width (a
+    GPT's token embedding, check 72): no sign of Keras 1, so mixed precision needs no port first. `Dense(output_dim=
+    ...)` is Keras 1's."""
+    script = """
+        import tensorflow as tf
+        from tensorflow.keras import layers
+
+        inputs = layers.Input(shape=(256,))
+        x = layers.Embedding(input_dim=50000, output_dim=512)(inputs)
+        for _ in range(12):
+            x = layers.Dense(2048, activation="relu")(x)
+            x = layers.Dense({width})(x)
+        model = tf.keras.Model(inputs, layers.Dense(50000)(x))
+        model.compile(loss="sparse_categorical_crossentropy", optimizer="adam")
+        model.fit(tokens, targets, batch_size=64, epochs=10)
+        """
+    (finding,) = _findings({"gpt.py": script.format(width="512")}, "TFC001")
+    assert not any("multi-backend Keras" in e.message for e in finding.evidence)
+    (finding,) = _findings({"gpt.py": script.format(width="output_dim=512")}, "TFC001", show_all=True)
+    assert any("`output_dim=` in `layers.Dense`" in e.message for e in finding.evidence)
+
+
 def test_a_training_script_importing_models_written_for_multi_backend_keras_runs_there_too():
     """The DCGAN's training script is plain (`g.predict(noise)`, `train_on_batch`); the models it star-imports are
     written in Keras 1's spelling (`Dense(input_dim=100, output_dim=1024)`): the whole program runs on Keras 2.3 or
@@ -11682,6 +11764,44 @@ def test_a_function_of_an_imported_module_that_no_code_names_is_no_way_into_trai
         """}, "TFD002", show_all=True)
     assert sorted((f.location.line, f.reach) for f in findings) == [
         (8, Reach.OTHER), (11, Reach.TRAINING), (14, Reach.TRAINING)]
+
+
+def test_a_modules_self_test_that_fits_a_toy_model_is_no_training():
+    """A keyword-spotting repo's `audio_generator.py` defines the Keras `Sequence` its training scripts import, and
+    a `test_audio_generator()` its own `__main__` runs, fitting a small CNN on the generator for a few epochs to
+    check it: the module's self-test, not a training run. The script that imports the generator trains."""
+    findings = _findings({"audio_generator.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        class AudioGenerator(tf.keras.utils.Sequence):
+            def __init__(self, paths, batch_size=16):
+                self.paths, self.batch_size = paths, batch_size
+
+            def __len__(self):
+                return len(self.paths) // self.batch_size
+
+            def __getitem__(self, index):
+                batch = self.paths[index * self.batch_size:(index + 1) * self.batch_size]
+                return np.stack([np.load(p) for p in batch]), np.zeros(len(batch))
+
+        def test_audio_generator():
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3), tf.keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+            model.fit(AudioGenerator(sample_paths()), epochs=5)
+
+        if __name__ == "__main__":
+            test_audio_generator()
+        """, "train.py": """
+        import tensorflow as tf
+        from audio_generator import AudioGenerator
+
+        model = build_model()
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit(AudioGenerator(training_paths()), epochs=30)
+        """}, "TFD004", show_all=True)
+    assert sorted((f.location.path.as_posix(), f.reach) for f in findings) == [
+        ("audio_generator.py", Reach.OTHER), ("train.py", Reach.TRAINING)]
 
 
 def test_a_distributed_evaluation_pass_beside_the_training_loop_is_not_training_input():

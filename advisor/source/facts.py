@@ -172,8 +172,8 @@ class ModuleInfo:
 
     def binding_loop(self, name: cst.Name) -> cst.For | cst.CompFor | None:
         """The innermost ``for`` or comprehension around ``name``, in its own scope, that binds it to each value it
-        runs over (see :func:`loop_element`): a counter ``for i in range(n)``, an element ``for i, filters in
-        enumerate(sizes)``."""
+        runs over (see :func:`loop_iterable`): a counter ``for i in range(n)``, an element ``for i, filters in
+        enumerate(sizes)`` or ``for filters, kernel in zip(num_filters, kernel_sizes)``."""
         child, parent = name, self.parent(name)
         while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             if isinstance(parent, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
@@ -183,7 +183,7 @@ class ModuleInfo:
                     loop = loop.inner_for_in
             else:
                 loops = [parent] if isinstance(parent, cst.For) and child is parent.body else []
-            binding = next((loop for loop in reversed(loops) if loop_element(loop) == name.value), None)
+            binding = next((loop for loop in reversed(loops) if loop_iterable(loop, name.value) is not None), None)
             if binding is not None:
                 return binding
             child, parent = parent, self.parent(parent)
@@ -366,6 +366,27 @@ def counted_stop(loop: cst.For | cst.CompFor) -> cst.BaseExpression | None:
     counted = m.matches(loop.iter, m.Call(func=m.Name("range"))) and len(loop.iter.args) in (1, 2) and all(
         arg.keyword is None and not arg.star for arg in loop.iter.args)
     return loop.iter.args[-1].value if counted else None
+
+
+def loop_iterable(loop: cst.For | cst.CompFor, name: str) -> cst.BaseExpression | None:
+    """What the loop takes the values of ``name`` from: its iterable for ``for name in ...``, followed through
+    ``enumerate`` and ``zip`` as the target unpacks them (``for i, (filters, kernel) in enumerate(zip(num_filters,
+    kernel_sizes))``: ``num_filters`` for ``filters``); None where the loop does not bind ``name`` to an item (an
+    ``enumerate`` index)."""
+    def through(target: cst.BaseExpression, iterable: cst.BaseExpression) -> cst.BaseExpression | None:
+        if isinstance(target, cst.Name):
+            return iterable if target.value == name else None
+        if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(iterable, cst.Call):
+            return None
+        parts = [element.value for element in target.elements]
+        if m.matches(iterable.func, m.Name("enumerate")) and len(parts) == 2 and iterable.args:
+            return through(parts[1], iterable.args[0].value)
+        if m.matches(iterable.func, m.Name("zip")) and len(parts) == len(iterable.args) and \
+                not any(arg.star for arg in iterable.args):
+            return next((found for part, arg in zip(parts, iterable.args)
+                         if (found := through(part, arg.value)) is not None), None)
+        return None
+    return through(loop.target, loop.iter)
 
 
 def loop_element(loop: cst.For | cst.CompFor) -> str | None:

@@ -25,7 +25,8 @@ import libcst.matchers as m
 import networkx as nx
 
 from ..model import Location, Reach
-from .facts import CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage, counted_stop, loop_element
+from .facts import (CallSite, ClassInfo, FunctionInfo, ModuleInfo, Pipeline, Sink, Stage, counted_stop, loop_element,
+                    loop_iterable)
 from .index import MAIN_BLOCK, SourceIndex
 from .names import GRADIENT_TAPE, STAR_DEPTH, TF_FUNCTION_WRAPPERS, import_names, tf1_only
 from .pipelines import ALL_SOURCES, NOT_TRAINING_NAME, PARTIAL, PROGRESS_BARS, named_for_evaluation
@@ -493,8 +494,12 @@ class TrainingLoop:
         self.mean = ...``, a first-step initialisation), or on a mark its body moves on (``if step - last_log >=
         500: ...; last_log = step``), whose test reads no tensor of the step; or in an ``if`` whose body ends the
         loop (``if it >= num_iterations - 1: ...; break``, an epoch's last step) or skips the rest of its iteration
-        (``if bad_labels: print(...); continue``: on steps that do not train). Not where that branch runs the
-        step itself (``if batch_counter == BATCH_SIZE:`` a step on the images gathered so far): it runs every step."""
+        (``if bad_labels: print(...); continue``: on steps that do not train); or in an ``except`` handler, which
+        runs when the step raises (``except tf.errors.OutOfRangeError:`` an epoch's end, then ``break``). Not where
+        that branch runs the step itself (``if batch_counter == BATCH_SIZE:`` a step on the images gathered so far):
+        it runs every step."""
+        if any(not self._runs_step(handler) for handler in _handlers_around(self.module, statement, self.node)):
+            return True
         return any(not self._runs_step(part) and (
             part is not branch.test and not self.reads_tensor(branch.test) and not (
             part is branch.orelse and m.matches(branch.test, _ON_INTERVAL_AT_MOST)) and (
@@ -1923,6 +1928,15 @@ def _branches_around(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode |
         if isinstance(parent, cst.If):
             yield parent, part
         part, parent = parent, module.parent(parent)
+
+
+def _handlers_around(module: ModuleInfo, node: cst.CSTNode, scope: cst.CSTNode) -> Iterator[cst.ExceptHandler]:
+    """The ``except`` handlers ``node`` is in, innermost first, up to ``scope`` (not included)."""
+    parent = module.parent(node)
+    while parent is not None and parent is not scope:
+        if isinstance(parent, cst.ExceptHandler):
+            yield parent
+        parent = module.parent(parent)
 
 
 def _now_and_then(function: FunctionInfo, node: cst.CSTNode) -> bool:
@@ -4127,6 +4141,9 @@ class SourceQueries:
         anchors = {self._caller_key(site) for site in self._training_calls if not (
             (callees := {id(f.node) for f in self.callees_of(site)}) and callees <= evaluations)}
         anchors |= steps
+        # A module's self-test (`test_audio_generator()`, which its `__main__` runs, fitting a toy model on the
+        # module's generator) checks the module: the training scripts that import it are what train.
+        anchors -= {id(f.node) for f in self.index.functions if _is_test_function(f)}
         for loop in self.training_loops:  # a step written inline: the code around the loop trains
             if loop.inline_step:
                 function = self.enclosing_function(loop.module, loop.node)
@@ -4916,8 +4933,10 @@ class SourceQueries:
         for site in self.index.calls:
             if any(n.startswith("keras.") for n in site.names) or method_name(site.node) in KERAS_TRAINING_METHODS \
                     and any(target.startswith("keras.") for target in site.module.names.aliases.values()):
+                embedding = any(n.endswith(".Embedding") for n in site.names)  # its `output_dim` is Keras 2's too
                 keyword = next((arg.keyword.value for arg in site.node.args if arg.keyword is not None
-                                and arg.keyword.value in KERAS_1_ARGUMENTS), None)
+                                and arg.keyword.value in KERAS_1_ARGUMENTS
+                                and not (embedding and arg.keyword.value == "output_dim")), None)
                 if keyword is not None:
                     found.setdefault(id(site.module), (site, keyword))
         return found
@@ -8471,6 +8490,22 @@ class SourceQueries:
             return len(values.elements) if zipped else [element.value for element in values.elements]
         return None
 
+    def _items_looped(self, module: ModuleInfo, scope: FunctionInfo | None, loop: cst.For | cst.CompFor, name: str,
+                      passed: _Passed | None) -> list[cst.BaseExpression] | None:
+        """The values the loop binds ``name`` to where the source writes them all out: the items of the list its
+        part of the iterable is (:func:`loop_iterable`: ``for i, (nf, ks) in enumerate(zip(num_fil, kern_sz))``),
+        or of every list a name for it is assigned (``num_fil = [10, 10, 10]`` in one branch of ``if style ==
+        "conv01":``, ``[5, 5, 5, 5]`` in another)."""
+        iterable = loop_iterable(loop, name)
+        if isinstance(iterable, cst.Name):
+            lists = [assigned for _, _, assigned in self.assigned_values(module, scope, iterable)] or [
+                self._parameter_value(scope, iterable.value, passed)]
+        else:
+            lists = [iterable]
+        if not lists or not all(isinstance(listed, (cst.List, cst.Tuple)) and listed.elements for listed in lists):
+            return None
+        return [element.value for listed in lists for element in listed.elements]
+
     def _parameter_value(self, scope: FunctionInfo | None, name: str, passed: _Passed | None
                          ) -> cst.BaseExpression | None:
         """What the parameter ``name`` of ``scope`` holds: what the caller ``passed``, else what its one call
@@ -8849,7 +8884,8 @@ class SourceQueries:
         if stop is not None:  # a loop's counter: below the loop's stop
             last = self._integer(module, stop, passed, scope, depth - 1)
             return last - 1 if last is not None else None
-        looped = self._values_looped(module, scope, loop, passed) if loop is not None else None
+        looped = (self._items_looped(module, scope, loop, value.value, passed) or
+                  self._values_looped(module, scope, loop, passed)) if loop is not None else None
         if isinstance(looped, list):  # a loop's element: the most of the values it runs over
             items = [self._integer(module, item, passed, scope, depth - 1) for item in looped]
             if None not in items:
