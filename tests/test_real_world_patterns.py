@@ -5941,6 +5941,43 @@ def test_widths_zipped_from_lists_each_branch_chooses_are_all_narrow():
     assert "makes 0 convolution" not in " ".join(e.message for e in wide.evidence)
 
 
+def test_a_step_given_a_model_whose_call_is_compiled_dispatches_little_eagerly():
+    """A TF-Hub export sample's `train_step(model, loss_fn, optimizer, image, label)` is not compiled, but the
+    `MNIST` model `main` builds and passes it has `@tf.function def call`: the forward pass (and its gradient) run
+    as a graph, only the loss and the update are dispatched eagerly, so compiling the step is only possible."""
+    script = """
+        import tensorflow as tf
+
+        class MNIST(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(10)
+
+            {decorator}
+            def call(self, inputs):
+                return self.dense(tf.keras.layers.Flatten()(inputs))
+
+        def train_step(model, loss_fn, optimizer, image, label):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(tf.one_hot(label, 10), model(image))
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+
+        def main():
+            model = MNIST()
+            optimizer = tf.keras.optimizers.Adam()
+            loss_fn = tf.keras.losses.CategoricalCrossentropy()
+            for image, label in dataset:
+                train_step(model, loss_fn, optimizer, image, label)
+
+        main()
+        """
+    (finding,) = _findings({"export.py": script.format(decorator="@tf.function")}, "TFH002", show_all=True)
+    assert finding.confidence is Confidence.POSSIBLE
+    assert "the models it runs are compiled already (`MNIST.call`" in " ".join(e.message for e in finding.evidence)
+    (finding,) = _findings({"export.py": script.format(decorator="")}, "TFH002", show_all=True)
+    assert finding.confidence is Confidence.LIKELY
+
+
 def test_the_tutorials_pix2pix_networks_are_known_architectures():
     """CycleGAN's tutorial trains `tensorflow_examples`' U-Net generators and PatchGAN discriminators at 256 pixels:
     whole networks, built by a library whose code is not in the repo."""

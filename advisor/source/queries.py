@@ -6893,13 +6893,19 @@ class SourceQueries:
 
     def _layer_call_methods(self, site: CallSite) -> list[FunctionInfo]:
         """The ``call`` method a call of a repo Keras layer or model instance runs (``model(images)``,
-        ``self.rpn_head(features)``, ``model.call(images)``), where the source shows the instance made."""
+        ``self.rpn_head(features)``, ``model.call(images)``), where the source shows the instance made, or the
+        instances the function's callers pass for a parameter."""
         func = site.node.func
         if m.matches(func, m.Attribute(value=m.Name() | m.Attribute(value=m.Name("self")), attr=m.Name("call"))):
             func = func.value  # the instance's own `call`, named
         if isinstance(func, cst.Name):
             bound = self.bound_call(site.module, site.node, func.value)
             bindings = [bound] if bound is not None else []
+            if bound is None and site.function is not None and func.value in site.function.params:
+                # `def train_step(model, ...)`: the models its callers pass (`train_step(model, ...)` in `main`)
+                bindings = [made for caller, given in self._passed_for(site.function, func.value)
+                            if isinstance(given, cst.Name)
+                            and (made := self.bound_call(caller.module, caller.node, given.value)) is not None]
         elif m.matches(func, m.Attribute(value=m.Name("self"), attr=m.Name())) and site.function is not None and \
                 site.function.class_key is not None:
             bindings = self._bindings.get(("attr", site.function.class_key, func.attr.value), [])
