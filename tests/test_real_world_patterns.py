@@ -5366,6 +5366,35 @@ def test_what_an_epochs_end_of_data_handler_runs_is_no_per_step_work():
     assert [f.location.line for f in _findings({"train.py": every_step}, "TFH004", show_all=True)] == [11]
 
 
+def test_the_first_n_batches_of_a_python_generator_are_made_by_it():
+    """GraphSAGE's TF2 port trains on `islice(minibatch_generator, 0, TRAINING_STEPS)`: the first steps' batches
+    of a generator that samples neighbours with NumPy, one after the other with no overlap; `islice` hands them
+    out unchanged."""
+    findings = _findings({"supervised.py": """
+        from itertools import islice
+        import numpy as np
+        import tensorflow as tf
+
+        def build_batch(nodes, neigh_dict):
+            sampled = [np.random.choice(neigh_dict[node], 10) for node in nodes]
+            adjacency = np.stack([np.isin(all_nodes, row) for row in sampled])
+            return adjacency.astype(np.float32) / adjacency.sum(axis=1, keepdims=True)
+
+        def generate_training_minibatch(nodes, all_labels, batch_size):
+            while True:
+                batch_nodes = np.random.choice(nodes, size=batch_size, replace=False)
+                yield build_batch(batch_nodes, neigh_dict), all_labels[batch_nodes]
+
+        minibatch_generator = generate_training_minibatch(train_nodes, labels, 256)
+        for inputs, inputs_labels in islice(minibatch_generator, 0, 100):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(inputs_labels, graphsage(inputs))
+            optimizer.apply_gradients(zip(tape.gradient(loss, graphsage.trainable_weights),
+                                          graphsage.trainable_weights))
+        """}, "TFD004")
+    assert [(f.location.line, f.confidence) for f in findings] == [(16, Confidence.LIKELY)]
+
+
 def test_what_a_batch_generator_walks_is_made_once_a_pass():
     """Hands-On ML's `shuffle_batch`: the generator splits a shuffled index array once a pass (`for batch_idx in
     np.array_split(rnd_idx, n_batches)`), then each batch is a slice of arrays in memory: no array work per batch."""

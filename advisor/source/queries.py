@@ -128,8 +128,9 @@ MIXED_PRECISION_APIS = frozenset({
 # `tf.config.optimizer.set_experimental_options({"auto_mixed_precision": True})`. (Not by the environment variable
 # TF_ENABLE_AUTO_MIXED_PRECISION: only NVIDIA's own builds read it; stock TensorFlow ignores it.)
 MIXED_POLICIES = frozenset({"mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "auto_mixed_precision"})
-# Calls that hand out their first argument's items unchanged: `iter(batches)`, a progress bar `tqdm(batches)`.
-ITERATOR_WRAPPERS = frozenset({"builtins.iter"}) | PROGRESS_BARS
+# Calls that hand out their first argument's items unchanged: `iter(batches)`, a progress bar `tqdm(batches)`, the
+# first n of them (`islice(minibatch_generator, 0, TRAINING_STEPS)`).
+ITERATOR_WRAPPERS = frozenset({"builtins.iter", "itertools.islice"}) | PROGRESS_BARS
 # What only a program that builds a graph and runs it in a session calls, through `tf.compat.v1` as much as through
 # TensorFlow 1.x itself (a port to TensorFlow 2 that kept its session).
 # Calls that make TensorFlow 2 run as TensorFlow 1.x did: graphs, sessions, Keras' old loops.
