@@ -6007,6 +6007,48 @@ def test_a_step_given_a_model_whose_call_is_compiled_dispatches_little_eagerly()
     assert finding.confidence is Confidence.LIKELY
 
 
+def test_an_input_shape_given_to_a_layer_of_a_subclassed_model_declares_nothing():
+    """A ResNet-34 subclass writes `Conv2D(64, 7, strides=2, input_shape=[224, 224, 3])` in its `__init__`, a
+    leftover of the Sequential it was ported from: a subclassed model takes the shape of what it is called on, here
+    `tfds.load("mnist")`'s 28-pixel digits, where no stack of layers keeps 16-bit units busy. A Sequential's first
+    layer does declare its input."""
+    layers = """[tf.keras.layers.Conv2D(64, 7, strides=2, input_shape=[224, 224, 3], padding="same")] + [
+                tf.keras.layers.Conv2D(f, 3, padding="same") for f in [64] * 3 + [128] * 4 + [256] * 6 + [512] * 3]"""
+    subclassed = """
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+
+        class ResNet(tf.keras.Model):
+            def __init__(self, num_classes):
+                super().__init__()
+                self.stack = LAYERS
+                self.classifier = tf.keras.layers.Dense(num_classes)
+
+            def call(self, inputs):
+                x = inputs
+                for layer in self.stack:
+                    x = layer(x)
+                return self.classifier(tf.reduce_mean(x, [1, 2]))
+
+        model = ResNet(10)
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(tfds.load("mnist", split="train", as_supervised=True).batch(32), epochs=1)
+        """.replace("LAYERS", layers)
+    (finding,) = _findings({"train.py": subclassed}, "TFC001", show_all=True)
+    assert finding.confidence is Confidence.POSSIBLE
+    assert "on 28-pixel images" in " ".join(e.message for e in finding.evidence)
+    sequential = """
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+
+        model = tf.keras.Sequential(LAYERS)
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
+        model.fit(tfds.load("imagenette", split="train", as_supervised=True).batch(32), epochs=1)
+        """.replace("LAYERS", layers)
+    (finding,) = _findings({"train.py": sequential}, "TFC001", show_all=True)
+    assert "on 224-pixel images" in " ".join(e.message for e in finding.evidence)
+
+
 def test_the_tutorials_pix2pix_networks_are_known_architectures():
     """CycleGAN's tutorial trains `tensorflow_examples`' U-Net generators and PatchGAN discriminators at 256 pixels:
     whole networks, built by a library whose code is not in the repo."""

@@ -8298,7 +8298,11 @@ class SourceQueries:
                 else:
                     times = weight * (LOOP_REPEAT if _repeated(module, made) else 1)
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
-                side = self._image_side(call.module, call.node, declares_input=bool(lasts & INPUT_DECLARATIONS))
+                declares = bool(lasts & INPUT_DECLARATIONS)
+                # A layer's `input_shape=` in a subclassed Model's code declares nothing (only a Sequential reads
+                # it): the model takes the shape of the images it is called on (ResNet-34 on MNIST, check 71).
+                side = self._image_side(call.module, call.node, declares_input=declares) if declares or \
+                    _owner_class(call.function) not in self._keras_model_classes else None
                 if side is not None:
                     tally.image_side = min(side, tally.image_side or side)
                 convolution = "convolution1d" if any("1d" in last for last in lasts) else "convolution"
