@@ -22,6 +22,11 @@ def _findings(files: dict[str, str], *codes: str, show_all: bool = False):
     return analyze_texts(sources, settings)
 
 
+def _evidence(finding) -> str:
+    """All a finding's evidence, as one text to look for a statement in."""
+    return " ".join(e.message for e in finding.evidence)
+
+
 def _where(findings) -> list[tuple[str, str, int]]:
     return sorted((f.code, f.location.path.as_posix(), f.location.line) for f in findings)
 
@@ -579,7 +584,7 @@ def test_constructing_a_plain_class_runs_its_constructor_not_the_build_its_calle
             train(features, targets)
         """}, "TFC001", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(17, Confidence.POSSIBLE)]
-    assert "0 convolution and 8 dense layers" in " ".join(e.message for e in findings[0].evidence)
+    assert "0 convolution and 8 dense layers" in _evidence(findings[0])
 
 
 def test_a_plain_class_whose_calls_build_the_network_is_counted_where_it_is_made():
@@ -1499,7 +1504,7 @@ def test_a_subclassed_model_declaring_its_input_from_attributes_its_base_class_s
         model.fit(x_train, x_train, epochs=50, batch_size=64)
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
-    assert "on 28-pixel images" in " ".join(e.message for e in findings[0].evidence)
+    assert "on 28-pixel images" in _evidence(findings[0])
 
 
 def test_task_models_assembled_around_preset_backbones_train_those_backbones():
@@ -3265,7 +3270,7 @@ def test_a_sequence_held_by_self_behind_the_train_switch_of_a_chapter_script():
         """}, "TFD004")
     assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
         ("chapter11/ssd.py", 18, Confidence.LIKELY)]
-    assert "chapter12" not in " ".join(e.message for e in findings[0].evidence)
+    assert "chapter12" not in _evidence(findings[0])
 
 
 def test_a_training_switch_beside_an_evaluation_switch_that_fits_a_probe_is_taken():
@@ -3581,7 +3586,7 @@ def test_a_generator_handing_out_arrays_in_memory_needs_no_prefetch_to_keep_up()
         """
     (finding,) = _findings({"train.py": script.format(item="tokens[i:i + 4000]")}, "TFD001", show_all=True)
     assert finding.confidence is Confidence.POSSIBLE
-    assert "only hands out values already in memory" in " ".join(e.message for e in finding.evidence)
+    assert "only hands out values already in memory" in _evidence(finding)
     (finding,) = _findings({"train.py": script.format(item='np.load(f"windows/{i}.npy")')}, "TFD001", show_all=True)
     assert finding.confidence is Confidence.LIKELY
 
@@ -4013,7 +4018,7 @@ def test_an_agent_trained_between_environment_steps_is_no_sure_mixed_precision_g
                 sess.run(train_op, feed_dict={screens: [observation]})
         """}, "TFC001", "TFH004")
     assert [(f.code, f.location.line, f.confidence) for f in findings] == [("TFC001", 15, Confidence.POSSIBLE)]
-    assert "environment" in " ".join(e.message for e in findings[0].evidence)
+    assert "environment" in _evidence(findings[0])
 
 
 def test_a_policy_loop_that_updates_every_n_episodes_is_no_training_loop():
@@ -4096,7 +4101,7 @@ def test_tf1_networks_picked_by_a_function_and_applied_to_real_and_fake_images()
                 session.run(disc_train_op)
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(29, Confidence.LIKELY)]
-    evidence = " ".join(e.message for e in findings[0].evidence)
+    evidence = _evidence(findings[0])
     # Each network counted once: the generator's 4 wide convolutions (its 3-filter output too narrow), the
     # discriminator's 1 + 4 and 1 more (a loop of written values counts each), one matrix product each.
     assert "10 convolution and 2 dense layers on 64-pixel images" in evidence, evidence
@@ -4570,7 +4575,7 @@ def test_the_update_a_run_with_the_defaults_builds_anchors_the_graph_finding():
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(23, Confidence.POSSIBLE)]
     # The generator once (2 wide transposed convolutions) and the discriminator once (3): MNIST-sized.
-    assert "5 convolution and 1 dense layers on 28-pixel images" in " ".join(e.message for e in findings[0].evidence)
+    assert "5 convolution and 1 dense layers on 28-pixel images" in _evidence(findings[0])
 
 
 def test_multi_gpu_towers_apply_one_network():
@@ -4686,7 +4691,7 @@ def test_a_projection_weight_held_in_a_tuple_counts_once():
             train()
         """}, "TFC001")
     assert [(f.location.line, f.confidence) for f in findings] == [(19, Confidence.POSSIBLE)]
-    assert "0 convolution and 1 dense layers" in " ".join(e.message for e in findings[0].evidence)
+    assert "0 convolution and 1 dense layers" in _evidence(findings[0])
 
 
 def test_a_summary_name_reused_by_two_runs_is_read_from_the_run_above_its_write():
@@ -5570,7 +5575,7 @@ def test_a_pipeline_only_plotted_is_no_training_input_and_a_script_paired_with_i
     findings = _findings({"ch15.py": _CELEBA, "ch15.ipynb": notebook}, "TFD002")
     script = [f for f in findings if f.location.path.suffix == ".py"]
     assert [(f.location.line, f.confidence) for f in script] == [(18, Confidence.LIKELY)]
-    assert "ch15.ipynb" not in " ".join(e.message for e in script[0].evidence)
+    assert "ch15.ipynb" not in _evidence(script[0])
     assert [(f.location.cell.line, f.confidence) for f in findings if f.location.cell is not None] == [
         (18, Confidence.LIKELY)]
 
@@ -5592,7 +5597,7 @@ def test_a_map_whose_dataset_no_training_reads_is_only_possible():
         index.index_from_dataset(tf.data.Dataset.zip((movies.batch(4096).repeat(1000), embeddings)))
         """}, "TFD002")
     assert [(f.location.line, f.confidence) for f in findings] == [(9, Confidence.POSSIBLE)]
-    assert "no consumer of this dataset is seen" in " ".join(e.message for e in findings[0].evidence)
+    assert "no consumer of this dataset is seen" in _evidence(findings[0])
 
 
 def test_a_script_that_makes_the_model_to_sample_from_it_does_not_train():
@@ -5740,7 +5745,7 @@ def test_a_python_function_whose_results_are_cached_runs_in_the_first_epoch_only
                 train_step(inp, tar)
         """}, "TFD003", show_all=True)
     assert [(f.location.line, f.confidence) for f in findings] == [(5, confidence)]
-    assert ("first epoch only" in " ".join(e.message for e in findings[0].evidence)) == bool(cache)
+    assert ("first epoch only" in _evidence(findings[0])) == bool(cache)
 
 
 def test_a_script_and_its_notebook_each_name_their_own_map_of_a_python_function():
@@ -5822,7 +5827,7 @@ def test_earlier_runs_of_the_same_runner_are_not_layers_of_the_graph_a_later_run
         """}, "TFC001", show_all=True)
     (finding,) = findings
     assert finding.confidence is Confidence.POSSIBLE
-    assert "0 convolution and 2 dense layers" in " ".join(e.message for e in finding.evidence)
+    assert "0 convolution and 2 dense layers" in _evidence(finding)
 
 
 def test_a_pipeline_read_for_a_few_elements_is_looked_at_not_trained_on():
@@ -5886,7 +5891,7 @@ def test_a_text_cnn_over_token_embeddings_counts_its_filters_as_dense_layers():
                 sess.run(cnn.train_op, feed_dict={cnn.input_x: batch})
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
-    assert "0 convolution and 4 dense layers" in " ".join(e.message for e in findings[0].evidence)
+    assert "0 convolution and 4 dense layers" in _evidence(findings[0])
 
 
 @pytest.mark.parametrize("embedding", [
@@ -5935,7 +5940,7 @@ def test_a_text_cnn_whose_layers_take_embeddings_made_elsewhere_counts_its_filte
                 sess.run(cnn.train_op, feed_dict={cnn.input_x: batch})
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
-    assert "0 convolution and 3 dense layers" in " ".join(e.message for e in findings[0].evidence)
+    assert "0 convolution and 3 dense layers" in _evidence(findings[0])
 
 
 def test_widths_zipped_from_lists_each_branch_chooses_are_all_narrow():
@@ -5965,9 +5970,9 @@ def test_widths_zipped_from_lists_each_branch_chooses_are_all_narrow():
         """
     (narrow,) = _findings({"train.py": script.format(first=10)}, "TFC001", show_all=True)
     assert narrow.confidence is Confidence.POSSIBLE
-    assert "makes 0 convolution" in " ".join(e.message for e in narrow.evidence)
+    assert "makes 0 convolution" in _evidence(narrow)
     (wide,) = _findings({"train.py": script.format(first=256)}, "TFC001", show_all=True)
-    assert "makes 0 convolution" not in " ".join(e.message for e in wide.evidence)
+    assert "makes 0 convolution" not in _evidence(wide)
 
 
 def test_a_step_given_a_model_whose_call_is_compiled_dispatches_little_eagerly():
@@ -6002,7 +6007,7 @@ def test_a_step_given_a_model_whose_call_is_compiled_dispatches_little_eagerly()
         """
     (finding,) = _findings({"export.py": script.format(decorator="@tf.function")}, "TFH002", show_all=True)
     assert finding.confidence is Confidence.POSSIBLE
-    assert "the models it runs are compiled already (`MNIST.call`" in " ".join(e.message for e in finding.evidence)
+    assert "the models it runs are compiled already (`MNIST.call`" in _evidence(finding)
     (finding,) = _findings({"export.py": script.format(decorator="")}, "TFH002", show_all=True)
     assert finding.confidence is Confidence.LIKELY
 
@@ -6036,7 +6041,7 @@ def test_an_input_shape_given_to_a_layer_of_a_subclassed_model_declares_nothing(
         """.replace("LAYERS", layers)
     (finding,) = _findings({"train.py": subclassed}, "TFC001", show_all=True)
     assert finding.confidence is Confidence.POSSIBLE
-    assert "on 28-pixel images" in " ".join(e.message for e in finding.evidence)
+    assert "on 28-pixel images" in _evidence(finding)
     sequential = """
         import tensorflow as tf
         import tensorflow_datasets as tfds
@@ -6046,7 +6051,7 @@ def test_an_input_shape_given_to_a_layer_of_a_subclassed_model_declares_nothing(
         model.fit(tfds.load("imagenette", split="train", as_supervised=True).batch(32), epochs=1)
         """.replace("LAYERS", layers)
     (finding,) = _findings({"train.py": sequential}, "TFC001", show_all=True)
-    assert "on 224-pixel images" in " ".join(e.message for e in finding.evidence)
+    assert "on 224-pixel images" in _evidence(finding)
 
 
 def test_the_tutorials_pix2pix_networks_are_known_architectures():
@@ -6279,7 +6284,7 @@ def test_a_network_only_a_flag_off_by_default_builds_is_not_counted():
         train(tf.placeholder(tf.float32, [None, 28, 28, 1]), tf.placeholder(tf.int64, [None]))
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
-    assert "2 convolution and 0 dense layers" in " ".join(e.message for e in findings[0].evidence)
+    assert "2 convolution and 0 dense layers" in _evidence(findings[0])
 
 
 def test_a_map_of_a_method_of_a_repo_object_is_read_for_what_it_does():
@@ -6952,7 +6957,7 @@ def test_a_known_architecture_on_small_images_may_be_too_small_to_gain():
     """
     small, = _findings({"train.py": script.replace("SIDE", "48")}, "TFC001")
     assert small.confidence is Confidence.POSSIBLE
-    assert "on 48-pixel images" in " ".join(e.message for e in small.evidence)
+    assert "on 48-pixel images" in _evidence(small)
     large, = _findings({"train.py": script.replace("SIDE", "160")}, "TFC001")
     assert large.confidence is Confidence.LIKELY
     # A VGG19 does thirty times a MobileNet's work an image: on 32-pixel CIFAR images still heavy.
@@ -7105,7 +7110,7 @@ def test_no_stack_of_layers_on_mnist_size_images_is_heavy():
     """
     finding, = _findings({"train.py": script}, "TFC001")
     assert finding.confidence is Confidence.POSSIBLE
-    assert "on 28-pixel images" in " ".join(e.message for e in finding.evidence)
+    assert "on 28-pixel images" in _evidence(finding)
 
 
 def test_tf_functions_built_once_per_configuration_or_checkpoint_are_no_retracing():
@@ -7185,7 +7190,7 @@ def test_the_evaluation_branch_of_an_input_function_serving_both_splits_is_no_tr
     """
     serial, = _findings({"data_utils.py": script.replace("TEST", test)}, "TFD002")
     assert serial.confidence is Confidence.POSSIBLE
-    assert "it feeds only evaluation" in " ".join(e.message for e in serial.evidence)
+    assert "it feeds only evaluation" in _evidence(serial)
     # With the branches swapped, the serial map is in the branch a training run takes.
     swapped, = _findings({"data_utils.py": script.replace("TEST", f"not ({test})")}, "TFD002")
     assert swapped.confidence is Confidence.LIKELY
@@ -7274,7 +7279,7 @@ def test_python_batches_background_workers_make_ahead_of_the_steps_are_possible(
     """
     queued, = _findings({"data.py": data, "train.py": train}, "TFD004")
     assert queued.confidence is Confidence.POSSIBLE
-    assert "background workers make the batches ahead" in " ".join(e.message for e in queued.evidence)
+    assert "background workers make the batches ahead" in _evidence(queued)
     serial = data.replace("""        enqueuer = GeneratorEnqueuer(generator(batch_size), use_multiprocessing=True)
         enqueuer.start(max_queue_size=10, workers=num_workers)
         while True:
@@ -7309,7 +7314,7 @@ def test_a_stateful_map_over_whole_batches_before_a_prefetch_is_possible(batchin
     """
     batched, = _findings({"train.py": script.replace(".batch(32)", batching)}, "TFD002")
     assert batched.confidence is Confidence.POSSIBLE
-    assert "it maps whole batches" in " ".join(e.message for e in batched.evidence)
+    assert "it maps whole batches" in _evidence(batched)
     per_element, = _findings({"train.py": script.replace(".batch(32).map(prepare_batch)",
                                                          f".map(prepare_batch){batching}")}, "TFD002")
     assert per_element.confidence is Confidence.LIKELY
@@ -9797,7 +9802,7 @@ def test_a_generator_that_maps_a_reading_function_over_its_paths_reads_files():
         model.fit_generator(training_set(PATHS, CAPTIONS, ImagePreprocessor()), steps_per_epoch=1000, epochs=10)
         """}, "TFD004")
     assert finding.confidence is Confidence.LIKELY
-    assert "which does `image.load_img`" in " ".join(e.message for e in finding.evidence)
+    assert "which does `image.load_img`" in _evidence(finding)
 
 
 def test_reading_the_global_step_a_helper_returns_is_no_second_pass():
@@ -10832,7 +10837,7 @@ def test_an_eager_switch_the_compiled_code_needs_is_possible(target, expected):
         """}, "TFH002", show_all=True)
     switch = [f for f in findings if f.location.path.as_posix() == "main.py" and f.location.line == 4]
     assert [f.confidence for f in switch] == [expected]
-    assert ("`q_best.numpy()` (agent.py:7:16) fails" in " ".join(e.message for e in switch[0].evidence)) == \
+    assert ("`q_best.numpy()` (agent.py:7:16) fails" in _evidence(switch[0])) == \
         (expected is Confidence.POSSIBLE)
 
 
@@ -11727,7 +11732,7 @@ def test_a_setting_a_function_assigns_once_decides_its_branches():
         main()
         """
     (finding,) = _findings({"train.py": script}, "TFC001")
-    assert "which is False with the defaults" in " ".join(e.message for e in finding.evidence)
+    assert "which is False with the defaults" in _evidence(finding)
     setting = "            mixed_precision = False\n"
     looped = script.replace(setting, setting + "            for mixed_precision in (False, True):\n                pass\n")
     assert "for mixed_precision in" in looped and not _findings({"train.py": looped}, "TFC001")
@@ -12150,7 +12155,7 @@ def test_a_script_that_makes_no_gpu_visible_trains_on_the_cpu(hide):
         model.fit(dataset, epochs=300)
         """}, "TFC001", show_all=True)
     assert finding.confidence is Confidence.POSSIBLE
-    assert "hides every GPU" in " ".join(e.message for e in finding.evidence)
+    assert "hides every GPU" in _evidence(finding)
 
 
 def test_an_estimator_whose_session_has_no_gpu_trains_on_the_cpu():
@@ -12179,7 +12184,7 @@ def test_an_estimator_whose_session_has_no_gpu_trains_on_the_cpu():
         """
     (finding,) = _findings({"DIN.py": script.format(gpus=0)}, "TFC001", show_all=True)
     assert finding.confidence is Confidence.POSSIBLE
-    assert "hides every GPU (`tf.ConfigProto(device_count=" in " ".join(e.message for e in finding.evidence)
+    assert "hides every GPU (`tf.ConfigProto(device_count=" in _evidence(finding)
     (finding,) = _findings({"DIN.py": script.format(gpus=1)}, "TFC001", show_all=True)
     assert finding.confidence is Confidence.LIKELY
 
@@ -12200,7 +12205,7 @@ def test_a_script_that_hides_every_gpu_trains_on_the_cpu():
     hidden = script.format(hide='os.environ["CUDA_VISIBLE_DEVICES"] = "-1"')
     (finding,) = _findings({"train.py": hidden}, "TFC001")
     assert finding.confidence is Confidence.POSSIBLE
-    assert "hides every GPU" in " ".join(e.message for e in finding.evidence)
+    assert "hides every GPU" in _evidence(finding)
     flagged = script.format(hide='if os.getenv("FORCE_CPU"): os.environ["CUDA_VISIBLE_DEVICES"] = "-1"')
     (finding,) = _findings({"train.py": flagged}, "TFC001")
     assert finding.confidence is Confidence.LIKELY
@@ -12242,7 +12247,7 @@ def test_a_keras_model_trained_by_tensorflow_1_eagerly_has_no_policy_to_set():
         """
     (finding,) = _findings({"train.py": script.format(eager="tf.enable_eager_execution()")}, "TFC001")
     assert (finding.location.line, finding.confidence) == (4, Confidence.POSSIBLE)
-    assert "runs TensorFlow 1.x eagerly" in " ".join(e.message for e in finding.evidence)
+    assert "runs TensorFlow 1.x eagerly" in _evidence(finding)
     # In a graph (no eager execution) the 1.x rewrite applies: the model's finding stays likely.
     graph = {f.location.line: f for f in _findings({"train.py": script.format(eager="")}, "TFC001")}
     assert graph[4].confidence is Confidence.LIKELY
@@ -12617,7 +12622,7 @@ def test_predict_per_step_with_eager_execution_turned_off_is_possible():
             model.fit(state[None], np.zeros((1, 2)), verbose=0)
         """}, "TFH007")
     assert {(f.location.line, f.confidence) for f in findings} == {(12, Confidence.POSSIBLE), (14, Confidence.POSSIBLE)}
-    assert all("turns eager execution off" in " ".join(e.message for e in f.evidence) for f in findings)
+    assert all("turns eager execution off" in _evidence(f) for f in findings)
 
 
 def test_a_class_imported_from_a_package_name_two_projects_share_is_the_one_that_exports_it():
