@@ -32,8 +32,8 @@ from .source.queries import (IMAGE_ITERATOR_BATCH_POSITION, NUMPY_CALL, PER_TENS
                              FedBatches, HotContext, InLoopBody, IntegerLiteral, MappedFunction, MixedPrecisionPlan,
                              ModelCompute, ModelConstruction, PerStepKerasCall, PrecisionSetting, SideEffect,
                              SourceQueries, TrainingLoop,
-                             batch_parameter, compiled_function_name, num_parallel_calls, recorded_on_some_steps,
-                             runs_in_parallel)
+                             batch_parameter, compiled_function_name, host_built_summary, num_parallel_calls,
+                             recorded_on_some_steps, runs_in_parallel)
 from .source.syntax import anchor, argument, argument_value, brief, literal, method_name
 from .source.requirements import TensorflowPin
 from .source.visitors import visit_reading
@@ -51,7 +51,7 @@ __all__ = [
     "PrecisionSetting", "Reach",
     "Rule", "RuleContext", "SideEffect", "SpeedupEstimate", "Stage", "TensorflowPin", "TrainingLoop",
     "UNCONSUMED", "Verdict", "anchor", "argument", "argument_value", "batch_parameter", "brief", "cached_results",
-    "compiled_function_name", "environment_steps", "literal",
+    "compiled_function_name", "environment_steps", "host_built_summary", "literal",
     "method_name", "num_parallel_calls", "recorded_on_some_steps", "round_up", "runs_in_parallel", "spelling_args",
     "tf1_runtime", "typical",
     "visit_reading",

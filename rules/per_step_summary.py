@@ -10,7 +10,7 @@ import libcst.matchers as m
 from advisor.codemods.step_interval import GuardWithStepInterval
 from advisor.rule import (PER_TENSOR_HISTOGRAMS, Applicability, Confidence, Evidence, Example, Finding,
                           FixAvailability, InLoopBody, ModuleInfo, Rule, RuleContext, TrainingLoop, Verdict,
-                          argument_value, recorded_on_some_steps, typical, visit_reading)
+                          host_built_summary, recorded_on_some_steps, typical, visit_reading)
 
 SUMMARY_PREFIX = "tensorflow.summary."
 # Writing these encodes data on the host (and images/histograms copy whole tensors there).
@@ -60,19 +60,11 @@ def _summary_write(module: ModuleInfo, node: cst.Call, heavy_written: Callable[[
             module.notebook is not None or not any(n.startswith(STANDARD_STREAMS) for n in names)):
         return f"flushes a writer (`{module.node_code(node)}`)", False
     if m.matches(node.func, _ADD_SUMMARY) and node.args:
-        if _built_on_the_host(module, node):
+        if host_built_summary(module, node) is not None:
             return f"writes a summary it builds (`{module.node_code(node.func)}`)", heavy_written(node)
         # TensorFlow 1.x: the session computed the summary in the step's run, the writer serializes it.
         return f"computes summaries in its run and writes them (`{module.node_code(node.func)}`)", heavy_written(node)
     return None
-
-
-def _built_on_the_host(module: ModuleInfo, write: cst.Call) -> bool:
-    """Whether a TensorFlow 1.x writer's ``add_summary`` writes a ``tf.Summary`` proto the loop builds from Python
-    values (``tf.Summary(value=[tf.Summary.Value(tag="loss", simple_value=loss)])``), not one its run fetched."""
-    written = argument_value(write, "summary", 0)
-    return isinstance(written, cst.Call) and any(name.endswith(".Summary")
-                                                 for name in module.qualified_names(written.func))
 
 
 class PerStepSummary(Rule):
@@ -302,7 +294,7 @@ class PerStepSummary(Rule):
     def _finding(self, ctx: RuleContext, loop: TrainingLoop, call: cst.Call, statement: cst.CSTNode,
                  what: str, heavy: bool) -> Finding:
         description = loop.description
-        graph_summary = m.matches(call.func, _ADD_SUMMARY) and not _built_on_the_host(loop.module, call)
+        graph_summary = m.matches(call.func, _ADD_SUMMARY) and host_built_summary(loop.module, call) is None
         message = (f"{description[0].upper()}{description[1:]} {what} every step: the next step waits for that host "
                    "work." + (" Fetch the summary op only on the steps that write it: guarding the write alone "
                               "leaves the session computing it every step." if graph_summary else ""))

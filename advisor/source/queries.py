@@ -1900,6 +1900,14 @@ def _reads_weights(site: CallSite) -> bool:
     return False
 
 
+def host_built_summary(module: ModuleInfo, write: cst.Call) -> cst.Call | None:
+    """The ``tf.Summary`` proto a TensorFlow 1.x writer's ``add_summary`` writes where the code builds it from Python
+    values (``tf.Summary(value=[tf.Summary.Value(tag="loss", simple_value=loss)])``), not a summary a run fetched."""
+    written = argument_value(write, "summary", 0)
+    return written if isinstance(written, cst.Call) and any(
+        name.endswith(".Summary") for name in module.qualified_names(written.func)) else None
+
+
 def recorded_on_some_steps(module: ModuleInfo, node: cst.CSTNode) -> bool:
     """Whether the summaries ``node`` writes are recorded on some steps only: it runs under ``with
     tf.summary.record_if(step % 100 == 0):`` (or a callable that tests a step interval), which turns every summary
@@ -6596,11 +6604,11 @@ class SourceQueries:
         (``merge_all()`` holds whatever the graph has: see :meth:`summary_kinds`). A ``tf.Summary`` proto built on
         the host (``tf.Summary(value=[tf.Summary.Value(tag="loss", simple_value=loss)])``) holds what its values set:
         no op of the session's run."""
-        written = argument_value(write, "summary", 0)
-        site = self._call_at.get(id(written)) if isinstance(written, cst.Call) else None
-        if site is not None and any(name.endswith(".Summary") for name in site.names):
-            held = {argument.keyword.value for argument in m.findall(written, m.Arg(keyword=m.Name()))}
+        built = host_built_summary(loop.module, write)
+        if built is not None:
+            held = {argument.keyword.value for argument in m.findall(built, m.Arg(keyword=m.Name()))}
             return {kind for field, kind in HOST_SUMMARY_FIELDS.items() if field in held} or {"scalar"}
+        written = write.args[0].value if write.args else None
         run = self.training_run_binding(loop, write, written.value) if isinstance(written, cst.Name) else None
         fetched = _fetched_into(self.index.assignment_of(run), run, written.value) if run is not None else None
         if fetched is None:
