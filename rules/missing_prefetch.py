@@ -288,8 +288,7 @@ def _hands_out_memory(ctx: RuleContext, pipeline: Pipeline) -> bool:
     source = pipeline.stages[0]
     if not (source.is_source and source.op == "from_generator") or any(s.op in WORK_OPS for s in pipeline.stages):
         return False
-    generator = ctx.queries.mapped_function(source.node, source.module, "generator")
-    return generator is not None and not ctx.queries.python_work(generator)
+    return ctx.queries.generator_work(source) == []
 
 
 def _negligible(stages: list[Stage]) -> bool:

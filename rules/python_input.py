@@ -280,8 +280,7 @@ class PythonInput(Rule):
     def _generator_finding(self, ctx: RuleContext, source: Stage, pipelines: list[Pipeline]) -> Finding:
         sinks = ", ".join(dict.fromkeys(f"{p.sink.described} at {p.sink.module.location(p.sink.node).display}"
                                         for p in pipelines))
-        generator = ctx.queries.mapped_function(source.node, source.module, "generator")
-        work = ctx.queries.python_work(generator) if generator is not None else []
+        work = ctx.queries.generator_work(source) or []
         evidence = [Evidence.source(f"`Dataset.from_generator` feeds {sinks}")]
         if work:
             evidence.append(Evidence.source("the generator computes in Python: " + ", ".join(dict.fromkeys(

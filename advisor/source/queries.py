@@ -7055,6 +7055,12 @@ class SourceQueries:
         return next((site for site in self.calls_run_by(MappedFunction(loop.body, module, None))
                      if id(site.node) in self._training_call_nodes and self._whole_training_run(site)), None)
 
+    def generator_work(self, source: Stage) -> list[CallSite] | None:
+        """What the Python generator of a ``Dataset.from_generator`` source does per element (:meth:`python_work`);
+        None where the generator is not known."""
+        generator = self.mapped_function(source.node, source.module, "generator")
+        return self.python_work(generator) if generator is not None else None
+
     def python_work(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
         """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work for each item
         it hands out: I/O, or array and image computation in NumPy, PIL or OpenCV (not draws of the order samples
