@@ -239,9 +239,8 @@ class PerStepSummary(Rule):
     def check(self, ctx: RuleContext) -> Iterable[Finding]:
         for loop in [*ctx.queries.training_loops, *ctx.queries.keras_batch_loops, *ctx.queries.session_loops]:
             def heavy_written(write: cst.Call, loop: TrainingLoop = loop) -> bool:
-                kinds = ctx.queries.written_summary_kinds(loop, write)
-                return bool(GRAPH_HEAVY_SUMMARIES & (ctx.queries.summary_kinds(loop.module) if kinds is None
-                                                     else kinds))
+                return bool(GRAPH_HEAVY_SUMMARIES & (ctx.queries.written_summary_kinds(loop, write)
+                                                     or ctx.queries.summary_kinds(loop.module)))
 
             writes = _Writes(loop, heavy_written)
             visit_reading(loop.node.body, writes)

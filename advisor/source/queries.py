@@ -6680,13 +6680,33 @@ class SourceQueries:
     def _summary_kinds_made(self, site: CallSite) -> set[str]:
         """The kinds of summary a call of a summary op makes (``histogram`` of ``tf.summary.histogram``), a
         histogram made per variable or gradient (`for g, v in grads_and_vars:`, or by a helper called there for
-        each) as :data:`PER_TENSOR_HISTOGRAMS`: whole weight tensors."""
-        kinds = {name.rsplit(".", 1)[-1].removesuffix("_summary") for name in site.names
+        each) as :data:`PER_TENSOR_HISTOGRAMS`: whole weight tensors. A repo module's alias of one counts as the op
+        (``image_summary = tf.image_summary`` in a ``try``, ``tf.summary.image`` in its ``except AttributeError``:
+        DCGAN's ``ops.py``, star-imported)."""
+        aliases = self._module_aliases(site) if any("summary" in name.rpartition(".")[2].lower() and not
+                                                    name.startswith(SUMMARY_OP_PREFIXES) for name in site.names) else ()
+        kinds = {name.rsplit(".", 1)[-1].removesuffix("_summary") for name in site.names | set(aliases)
                  if name.startswith(SUMMARY_OP_PREFIXES)}
         if "histogram" in kinds and (_repeated(site.module, site.node) or site.function is not None and any(
                 _repeated(caller.module, caller.node) for caller in self.callers_of(site.function))):
             kinds = kinds - {"histogram"} | {PER_TENSOR_HISTOGRAMS}
         return kinds
+
+    def _module_aliases(self, site: CallSite) -> frozenset[str]:
+        """What a call's name means where it names a module-level alias in a repo module the caller imports
+        (``ops.image_summary`` for ``image_summary = tf.summary.image`` there, assigned in each branch of a
+        ``try`` that picks the TensorFlow version's name): the names every such assignment binds it to."""
+        found: set[str] = set()
+        for name in site.names:
+            owner, _, attribute = name.rpartition(".")
+            for module in self._imported_modules(site.module):
+                if not module.path.with_suffix("").as_posix().replace("/", ".").endswith(owner):
+                    continue
+                found |= {bound for assign in m.findall(module.tree, m.Assign(targets=[m.AssignTarget(
+                    m.Name(attribute))], value=m.Name() | m.Attribute()))
+                    if self.enclosing_function(module, assign) is None
+                    for bound in module.qualified_names(assign.value)}
+        return frozenset(found)
 
     def _imported_modules(self, module: ModuleInfo) -> list[ModuleInfo]:
         """The repo modules ``module`` imports (by name or with a star): where several share the name (each project
