@@ -6622,6 +6622,8 @@ class SourceQueries:
         value)."""
         if isinstance(expression, (cst.Name, cst.Attribute)):
             values = [v for v in self.assigned_values(module, scope, expression) if id(v[2]) not in seen]
+            # not the merge a branch the defaults skip makes (`if config.G_img_sum:` the generator's images too)
+            values = [v for v in values if self.skipped_by_default(v[0], v[0].location(v[2]).line) is None] or values
             found = [self._summary_op_kinds(*value, seen | {id(value[2])}) for value in values]
             return set().union(*found) if found and None not in found else None
         if not isinstance(expression, cst.Call):
@@ -6629,7 +6631,7 @@ class SourceQueries:
         site = self._call_at.get(id(expression))
         if site is None:
             return None
-        if site.names & SUMMARY_MERGES:
+        if (site.names | self._module_aliases(site)) & SUMMARY_MERGES:  # (`merge_summary` of DCGAN's `ops.py`)
             merged = expression.args[0].value if expression.args else None
             found = [self._summary_op_kinds(module, scope, element.value, seen)
                      for element in getattr(merged, "elements", ())]
