@@ -6702,7 +6702,8 @@ class SourceQueries:
         for name in site.names:
             owner, _, attribute = name.rpartition(".")
             for module in self._imported_modules(site.module):
-                if not module.path.with_suffix("").as_posix().replace("/", ".").endswith(owner):
+                dotted = module.path.with_suffix("").as_posix().replace("/", ".")
+                if dotted != owner and not dotted.endswith("." + owner):  # `ops`, not `loops`
                     continue
                 found |= {bound for assign in m.findall(module.tree, m.Assign(targets=[m.AssignTarget(
                     m.Name(attribute))], value=m.Name() | m.Attribute()))
