@@ -551,7 +551,10 @@ def read_findings(path: Path) -> KeptFindings:
 
 
 def write_findings(kept: KeptFindings, path: Path) -> None:
-    path.write_text(json.dumps({"findings": kept.findings, "made_at": kept.made_at}), encoding="utf-8")
+    """Replaces ``path`` whole (a run stopped while writing leaves the previous file, not half of one)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps({"findings": kept.findings, "made_at": kept.made_at}), encoding="utf-8")
+    partial.replace(path)
 
 
 def advisor_commit() -> str:
@@ -664,9 +667,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave out the repos with neither a checkout nor a snapshot (named in the report and "
                              "the accuracy page) instead of stopping")
     parser.add_argument("--findings", type=Path, metavar="FILE",
-                        help="keep each repo's findings in FILE after the run, with the advisor commit that made them; "
-                             "where FILE has a repo's findings, score those instead of running advisor again "
-                             "(rescoring relabelled findings of the same code; the page names the commits)")
+                        help="keep each repo's findings in FILE as soon as it is analysed, with the advisor commit "
+                             "that made them; where FILE has a repo's findings, score those instead of running advisor "
+                             "again (rescoring relabelled findings of the same code; the page names the commits)")
     args = parser.parse_args(argv)
     try:
         manifest = load_manifest(args.manifest)
@@ -700,10 +703,11 @@ def main(argv: list[str] | None = None) -> int:
         if failure is None:
             findings[repo.repo] = found
             made_at[repo.repo] = commit
+            if args.findings is not None:
+                # After each repo, so that a run stopped part-way resumes where it stopped (kept repos are not rerun).
+                write_findings(KeptFindings({**kept.findings, **findings}, {**kept.made_at, **made_at}), args.findings)
         else:
             crashes[repo.repo] = failure
-    if args.findings is not None:
-        write_findings(KeptFindings({**kept.findings, **findings}, {**kept.made_at, **made_at}), args.findings)
     evaluation = evaluate(manifest, findings, rule_codes(), crashes)
     print_report(evaluation, manifest)
     if args.write_docs:

@@ -196,6 +196,38 @@ def test_a_rescored_page_names_the_commits_that_made_the_findings(tmp_path, snap
     assert accuracy.read_findings(kept) == accuracy.KeptFindings(found.findings)
 
 
+def test_a_run_stopped_part_way_keeps_the_repos_it_finished_and_resumes_after_them(tmp_path, snapshot, monkeypatch):
+    """A full rerun takes hours: the findings file is written after each repo, so a run stopped in the second repo
+    keeps the first one's findings, and the next run analyses only the second."""
+    mirror, commit = snapshot
+    manifest = write_manifest(tmp_path, commit, every_finding_labelled())
+    document = json.loads(manifest.read_text())
+    document["repos"].append({**document["repos"][0], "repo": "other/name"})
+    manifest.write_text(json.dumps(document))
+    shutil.copytree(mirror / "owner+name", mirror / "other+name")
+    kept = tmp_path / "findings.json"
+    analysed = []
+    real_run_advisor = accuracy.run_advisor
+
+    def stopped_in_the_second_repo(checkout):
+        analysed.append(checkout.name)
+        if len(analysed) == 2:
+            raise KeyboardInterrupt
+        return real_run_advisor(checkout)
+
+    monkeypatch.setattr(accuracy, "run_advisor", stopped_in_the_second_repo)
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, manifest, mirror, "--findings", str(kept))
+    assert list(accuracy.read_findings(kept).findings) == [REPO]
+
+    analysed.clear()
+    monkeypatch.setattr(accuracy, "run_advisor", real_run_advisor)
+    run(tmp_path, manifest, mirror, "--findings", str(kept))
+    resumed = accuracy.read_findings(kept)
+    assert resumed.findings["other/name"] == resumed.findings[REPO]
+    assert set(resumed.made_at) == {REPO, "other/name"}
+
+
 def test_scoring_of_vanished_right_findings_changed_confidences_and_test_files():
     place = accuracy.Place(REPO, "train.py", None, 3, "TFD002")
     gone = accuracy.Place(REPO, "train.py", None, 9, "TFD002")
