@@ -12514,6 +12514,25 @@ def test_the_examples_of_a_library_the_repo_keeps_a_copy_of_are_not_its_training
     assert finding.reach is (Reach.TRAINING if packaged else Reach.OTHER)
 
 
+@pytest.mark.parametrize("licensed, imported", [(True, True), (False, True), (True, False)])
+def test_the_scripts_of_a_project_the_repo_keeps_a_copy_of_are_not_its_training(licensed, imported):
+    """A YOLO project keeps qqwweee's keras-yolo3 in `src/keras_yolo3/`, its MIT license beside it, and its own
+    trainer imports the copy's model: the copy's `train.py` is that other project's script, not this repo's
+    training (hidden by default). A folder without a license of its own is the repo's own code; a licensed folder
+    nothing outside imports (a book's chapters, each a project) is no library of the repo: its scripts train."""
+    files = {"src/keras_yolo3/yolo3/__init__.py": "",
+             "src/keras_yolo3/yolo3/model.py": "import tensorflow as tf\n\ndef yolo_body():\n"
+                                               "    return tf.keras.Sequential([tf.keras.layers.Conv2D(8, 3)])\n",
+             "src/keras_yolo3/train.py": _VENDORED_EXAMPLE,
+             "train.py": _OWN_TRAINING.replace("import tensorflow_probability as tfp",
+                                               "from keras_yolo3.yolo3.model import yolo_body" if imported else "")}
+    if licensed:
+        files["src/keras_yolo3/LICENSE"] = "MIT License\n\nCopyright (c) 2018 qqwweee\n"
+    (finding,) = _findings(files, "TFD002", show_all=True)
+    assert finding.location.path.as_posix() == "src/keras_yolo3/train.py"
+    assert finding.reach is (Reach.OTHER if licensed and imported else Reach.TRAINING)
+
+
 @pytest.mark.parametrize("exported", [False, True])
 def test_a_script_importing_a_name_its_module_lost_through_star_imports_does_not_run(exported):
     """A YOLO repo's stale experiment script imports `YOLOv3Encoder` from `models/yolov3.py`, which no longer has it;

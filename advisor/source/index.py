@@ -27,7 +27,7 @@ from .facts import CallSite, ClassInfo, Constant, FunctionInfo, ModuleInfo, Pipe
 from .names import import_names
 from .notebook import NOTEBOOK_SUFFIX, Notebook, NotebookError
 from .python2 import libcst_reading
-from .requirements import TensorflowPin, declaration_files, tensorflow_pins
+from .requirements import TensorflowPin, declaration_files, is_license, tensorflow_pins
 from .syntax import parameter_names
 from .visitors import CollectorVisitor, visit_batched, visit_reading
 from .walk import SourceFile, relevant_sources, source_files
@@ -219,6 +219,7 @@ class SourceIndex:
         self._unread: set[Path] = set()  # files skipped: a syntax error, too deep
         self._listed: frozenset[Path] = frozenset()  # see build
         self._vendored: frozenset[str] = frozenset()  # root packages copied from a third-party library
+        self._licensed: frozenset[Path] = frozenset()  # folders below the root with a license of their own
 
     # -- building -----------------------------------------------------------------------------------------------
     @classmethod
@@ -243,6 +244,8 @@ class SourceIndex:
         sources = list(sources)
         index._listed = frozenset(listed if listed is not None else (source.path for source in sources))
         index._vendored = _vendored_packages(root, sources, declarations or {})
+        index._licensed = frozenset(path.parent for path in declarations or {}
+                                    if is_license(path.name) and path.parent != Path("."))
         parsed = [(source, module) for source in sources if (module := index._parsed(source)) is not None]
         root_is_package = any(source.path == Path("__init__.py") for source in sources) or (
             root / "__init__.py").is_file()
@@ -479,6 +482,11 @@ class SourceIndex:
         """The folder ``module`` is kept in that is named for code a project keeps but no longer runs (``old/``,
         ``~old/``, ``Trash/``, ``deprecated/``, ``archive/``), if any."""
         return next((part for part in module.path.parts[:-1] if ARCHIVE_FOLDER.fullmatch(part)), None)
+
+    def licensed_folder(self, module: ModuleInfo) -> Path | None:
+        """The innermost folder below the root around ``module`` that holds a license of its own (``LICENSE``,
+        ``COPYING``), if any: a project of its own inside the repo."""
+        return next((folder for folder in module.path.parents if folder in self._licensed), None)
 
     def assignment_of(self, call: cst.Call) -> cst.Assign | None:
         """The assignment whose value is ``call`` (``ds = make_dataset()``), if any."""

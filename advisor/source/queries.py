@@ -4270,8 +4270,22 @@ class SourceQueries:
 
     def _runs_none_of_its_code(self, module: ModuleInfo) -> bool:
         """Whether no run of ``module`` gets to its code: an import of it fails (:meth:`failed_import`), or it is
-        part of a library the repo keeps a copy of (its examples are the library's)."""
-        return self.failed_import(module) is not None or self.index.is_vendored(module)
+        part of a library or project the repo keeps a copy of (its examples and scripts are that project's)."""
+        return self.failed_import(module) is not None or self.index.is_vendored(module) or \
+            self.index.licensed_folder(module) in self._copied_projects
+
+    @cached_property
+    def _copied_projects(self) -> frozenset[Path]:
+        """Folders holding a project of their own (a license file) whose modules the repo's code outside imports:
+        a copy of another repo the project builds on (``src/keras_yolo3/``, with its MIT license, whose model its
+        trainer imports). The copy's scripts (its own ``train.py``) are the other project's, not this one's."""
+        found: set[Path] = set()
+        for module in self.index.modules:
+            folder = self.index.licensed_folder(module)
+            if folder is not None and folder not in found and any(
+                    folder not in importer.path.parents for importer in self._importers.get(id(module), [])):
+                found.add(folder)
+        return frozenset(found)
 
     def failed_import(self, module: ModuleInfo, as_script: bool = False) -> cst.ImportFrom | None:
         """A top-level ``from package.module import name`` of ``module`` that raises ImportError: the repo module it

@@ -48,6 +48,7 @@ _DOCKER_IMAGE_VERSION = re.compile(r"^(\d+\.\d+(?:\.\d+)?)(?:$|-)")
 _WHEEL = re.compile(r"/(?P<name>tensorflow(?:_gpu|_cpu)?)-(?P<version>\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-\S*\.whl")
 _QUOTED = re.compile(r"""["']([^"']*)["']""")
 _INSTALL = re.compile(r"\b(?:pip3?|conda)\s+install\b")
+_LICENSE_FILE = re.compile(r"(licen[cs]e|copying)(\.(txt|md|rst))?", re.IGNORECASE)
 _CONDA_WORD = re.compile(rf"^{_CONDA_PIN}$")
 
 
@@ -68,9 +69,20 @@ class TensorflowPin:
 
 
 def is_declaration(name: str) -> bool:
-    """Whether a file named ``name`` declares dependencies (``req.txt`` and ``REQUIREMENTS.txt`` too)."""
+    """Whether a file named ``name`` declares something about the project of its folder: its dependencies
+    (``req.txt`` and ``REQUIREMENTS.txt`` too) or its license."""
+    return _declares_dependencies(name) or is_license(name)
+
+
+def _declares_dependencies(name: str) -> bool:
     return (name.lower().startswith("req") and name.endswith(".txt")) or _is_dockerfile(name) or name in (
         "setup.py", "setup.cfg", "pyproject.toml", "Pipfile", "environment.yml", "environment.yaml")
+
+
+def is_license(name: str) -> bool:
+    """Whether a file named ``name`` is a license (``LICENSE``, ``LICENCE.txt``, ``COPYING``): the project of its
+    folder has one of its own."""
+    return _LICENSE_FILE.fullmatch(name) is not None
 
 
 def _is_dockerfile(name: str) -> bool:
@@ -106,6 +118,8 @@ def tensorflow_pins(declarations: dict[Path, bytes]) -> dict[Path, TensorflowPin
     the version open."""
     by_folder: dict[Path, list[TensorflowPin | None]] = {}
     for path, data in declarations.items():
+        if not _declares_dependencies(path.name):
+            continue
         for requirement, specifier in _tensorflow_requirements(path.name, data.decode("utf-8", errors="replace")):
             newest = _newest_allowed(specifier)
             by_folder.setdefault(path.parent, []).append(
