@@ -4291,6 +4291,36 @@ def test_layer_widths_given_through_a_dict_of_keyword_arguments_are_counted():
     assert "2 convolution and 0 dense layers" in findings[0].evidence[-1].message
 
 
+@pytest.mark.parametrize("kernel, width, counted", [(1, 50, "0 convolution and 0 dense"),
+                                                     (3, 256, "4 convolution and 0 dense")])
+def test_a_dict_of_keyword_arguments_written_again_for_each_layer_gives_each_its_own(kernel, width, counted):
+    """SASRec's feed-forward block: `params = {"filters": num_units[0], "kernel_size": 1, ...}`, a
+    `tf.layers.conv1d(**params)`, then `params` written again for the next layer. Each layer takes the dict last
+    written before it: 1-wide convolutions of 50 filters are narrow position-wise dense layers, not convolutions."""
+    findings = _findings({"model.py": f"""
+        import tensorflow as tf
+
+        def feedforward(inputs, num_units):
+            with tf.variable_scope("ff"):
+                params = {{"inputs": inputs, "filters": num_units[0], "kernel_size": {kernel},
+                          "activation": tf.nn.relu}}
+                outputs = tf.layers.conv1d(**params)
+                params = {{"inputs": outputs, "filters": num_units[1], "kernel_size": {kernel}}}
+                outputs = tf.layers.conv1d(**params)
+            return outputs + inputs
+
+        seq = tf.placeholder(tf.float32, [None, 50, {width}])
+        for i in range(2):
+            seq = feedforward(seq, num_units=[{width}, {width}])
+        loss = tf.reduce_mean(seq)
+        train_op = tf.train.AdamOptimizer().minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(train_op)
+        """}, "TFC001", show_all=True)
+    assert counted in findings[0].evidence[-1].message
+
+
 @pytest.mark.parametrize("embed_dim, counter_bound, confidence", [
     (64, "n_filters", Confidence.POSSIBLE),
     (64, "n_filters * 64", Confidence.LIKELY),  # the counter runs up to wide filters

@@ -8361,8 +8361,8 @@ class SourceQueries:
                     times = weight * self._made_in_written_loop(call, framework, made, convolution if lasts & (
                         CONVOLUTION_LAYERS) else "recurrent" if lasts & RECURRENT_LAYERS else "dense", times // weight)
                 # a 1-wide 1-D convolution is a dense layer at every position (xDeepFM's compressed interactions)
-                pointwise = convolution == "convolution1d" and m.matches(argument_value(
-                    call.node, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1)
+                pointwise = convolution == "convolution1d" and m.matches(self._layer_argument(
+                    call, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1)
                     if variable is None else _variable_shape(*variable[::2]), _ONE_WIDE)
                 if lasts & CONVOLUTION_LAYERS and (pointwise or self._convolves_embeddings(call)):
                     if not self._narrow(call, framework, "filters", "dense", passed, variable):
@@ -8788,8 +8788,15 @@ class SourceQueries:
         if width is None and keyword == "units":  # slim's layers, TensorFlow 1.x's recurrent cells
             width = argument_value(layer.node, "num_outputs" if functional else "num_units")
         if width is None:
-            width = next((value for name, value in self._keyword_arguments(layer) if name == keyword), None)
+            width = self._layer_argument(layer, keyword)
         return self._integer(layer.module, width, passed, layer.function)
+
+    def _layer_argument(self, site: CallSite, keyword: str, position: int | None = None) -> cst.BaseExpression | None:
+        """What ``site`` passes for ``keyword``: by keyword, at ``position``, or in a ``**params`` dict written once
+        (``params = {"filters": n, "kernel_size": 1}``, then ``tf.layers.conv1d(**params)``)."""
+        given = argument_value(site.node, keyword, position)
+        return given if given is not None else next(
+            (value for name, value in self._keyword_arguments(site) if name == keyword), None)
 
     def _keyword_arguments(self, site: CallSite) -> list[tuple[str | None, cst.BaseExpression]]:
         """Each argument of ``site`` with its keyword (None for a positional one, or an unpacking the source does
@@ -8797,8 +8804,8 @@ class SourceQueries:
         {"filters": 256, "kernel_size": 9}`` or ``dict(rotation_range=0, ...)``, then ``f(x, **params)``)."""
         found: list[tuple[str | None, cst.BaseExpression]] = []
         for arg in site.node.args:
-            unpacked = self.assigned_value(site.module, site.function, arg.value) if arg.star == "**" and \
-                isinstance(arg.value, cst.Name) else None
+            unpacked = self._value_reaching(site, arg.value) if arg.star == "**" and isinstance(arg.value, cst.Name) \
+                else None
             if unpacked is not None and isinstance(unpacked[2], cst.Dict):
                 found += [(key if isinstance(key := literal(e.key), str) else None, e.value)
                           for e in unpacked[2].elements if isinstance(e, cst.DictElement)]
@@ -8807,6 +8814,23 @@ class SourceQueries:
             else:
                 found.append((arg.keyword.value if arg.keyword is not None else None, arg.value))
         return found
+
+    def _value_reaching(self, site: CallSite, name: cst.Name
+                        ) -> tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression] | None:
+        """The value ``name`` holds at ``site``: the one assigned to it (:meth:`assigned_value`), or, where its function
+        assigns it several times in a row (``params = {...}``, a layer, ``params = {...}``, the next layer), the last
+        assignment before ``site`` in no branch the call is not in too."""
+        values = self.assigned_values(site.module, site.function, name)
+        if len(values) <= 1:
+            return self.assigned_value(site.module, site.function, name)
+        module, line = site.module, site.module.location(site.node).line
+        before = [value for value in values if value[1] is site.function and module.location(value[2]).line < line]
+        if not before:
+            return None
+        scope = site.function.node if site.function is not None else None
+        around_site = {id(branch) for branch, _ in _branches_around(module, site.node, scope)}
+        return before[-1] if all(id(branch) in around_site
+                                 for branch, _ in _branches_around(module, before[-1][2], scope)) else None
 
     def _arguments_given(self, site: CallSite, parameters: Sequence[str]) -> dict[str, cst.BaseExpression]:
         """What ``site`` passes for each of ``parameters``, a ``**params`` dict written once spelled out
