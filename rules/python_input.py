@@ -8,8 +8,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from advisor.rule import (CallSite, Confidence, Evidence, Example, FedBatches, Finding, FunctionInfo, MappedFunction,
-                          ModuleInfo, Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, brief, cached_results,
-                          typical)
+                          ModuleInfo, Pipeline, Rule, RuleContext, Stage, TrainingLoop, Verdict, argument_value, brief,
+                          cached_results, typical)
 
 
 class PythonInput(Rule):
@@ -280,11 +280,16 @@ class PythonInput(Rule):
     def _generator_finding(self, ctx: RuleContext, source: Stage, pipelines: list[Pipeline]) -> Finding:
         sinks = ", ".join(dict.fromkeys(f"{p.sink.described} at {p.sink.module.location(p.sink.node).display}"
                                         for p in pipelines))
-        work = ctx.queries.generator_work(source) or []
+        work = ctx.queries.generator_work(source)
         evidence = [Evidence.source(f"`Dataset.from_generator` feeds {sinks}")]
         if work:
             evidence.append(Evidence.source("the generator computes in Python: " + ", ".join(dict.fromkeys(
                 f"`{w.module.node_code(w.node.func)}`" for w in work[:3]))))
+        elif work is None:
+            generator = argument_value(source.node, "generator", 0)
+            evidence.append(Evidence.source(
+                f"what the generator (`{source.module.node_code(generator) if generator is not None else '?'}`) does "
+                "per element is not in the source advisor can follow: a profile would tell whether it keeps up"))
         else:
             evidence.append(Evidence.source("the generator reads no file and does no array or image work per element "
                                             "(plain Python only): it holds the steps back only if they are short"))

@@ -7791,6 +7791,27 @@ def test_a_text_generator_opens_its_files_once_per_pass_and_the_evaluation_branc
     assert "plain Python only" in found[0].evidence[-1].message
 
 
+def test_a_generator_advisor_cannot_follow_is_not_said_to_do_no_work():
+    """MultiPlanarUNet's trainer wraps the Sequence its `fit(self, train, ...)` is given in `from_generator(train,
+    ...)`; which Sequence class a run makes is chosen by name from a YAML file. What the generator does per element
+    is unknown, not plain Python: the evidence says so, and the finding stays possible."""
+    findings = _findings({"trainer.py": """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, model):
+                self.model = model
+
+            def fit(self, train, epochs):
+                dtypes, shapes = list(zip(*map(lambda x: (x.dtype, x.shape), train[0])))
+                train = tf.data.Dataset.from_generator(train, dtypes, shapes)
+                self.model.fit(train, epochs=epochs)
+        """}, "TFD004", show_all=True)
+    assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
+    assert "what the generator (`train`) does per element is not in the source" in _evidence(findings[0])
+    assert "plain Python only" not in _evidence(findings[0])
+
+
 def test_batches_drawn_from_a_pool_the_class_fills_in_background_threads():
     # `start()` runs threads that augment samples into a pool; `get_batch` copies random entries out of it (after a
     # warm-up wait): the batches are made while the steps run.
