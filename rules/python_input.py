@@ -447,8 +447,8 @@ def _batch_evidence(ctx: RuleContext, makers: list[FunctionInfo], keras_images: 
     elif loops:
         evidence.append(_sample_loops_evidence(loops))
     else:
-        evidence.append(Evidence.source("it reads no files and decodes no images: NumPy on data in memory may keep up "
-                                        "with the step"))
+        evidence.append(Evidence.source("advisor sees no file read or image decoding in it: NumPy on data in memory "
+                                        "may keep up with the step"))
     return evidence, bool(costs or work or loops)
 
 

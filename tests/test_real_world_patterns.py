@@ -10995,7 +10995,7 @@ def test_a_generator_drawing_its_order_once_an_epoch_and_a_summary_on_the_epochs
         """}, "TFD004", "TFH006")
     assert _where(findings) == [("TFD004", "train.py", 15)]
     assert findings[0].confidence is Confidence.POSSIBLE
-    assert "it reads no files and decodes no images" in findings[0].evidence[-1].message
+    assert "advisor sees no file read or image decoding in it" in findings[0].evidence[-1].message
 
 
 def test_a_python_feed_is_reported_at_the_run_of_every_step_not_the_traced_run_of_some():
@@ -15333,3 +15333,72 @@ def test_a_model_trained_with_keras_1_arguments_has_no_policy_to_set():
     assert "No automatic patch: the code is written for multi-backend Keras 2.3 or older" in old.message
     (new,) = _findings({"train.py": script.format(epochs="steps_per_epoch=1600, epochs")}, "TFC001")
     assert new.confidence is Confidence.LIKELY and new.fix is not None
+
+
+@pytest.mark.parametrize("after_fit, reported", [
+    ("model.fit(training, epochs=40)", []),  # a whole training run, then the validation images one at a time
+    ("model.fit(training, epochs=1)", [("TFH007", "search.py", 14)]),  # one epoch per fold: no whole run
+])
+def test_predictions_on_validation_images_after_a_whole_fit_are_once_per_run(after_fit, reported):
+    """A road-segmentation search trains each fold with `fit(epochs=...)`, then scores the fold's validation tiles
+    with `predict` one at a time: the loop runs once per training run, not per step, whatever loop over folds calls
+    it."""
+    findings = _findings({"search.py": f"""
+        import numpy as np
+        import tensorflow as tf
+
+        def build():
+            model = tf.keras.Sequential([tf.keras.layers.Conv2D(64, 3) for _ in range(8)])
+            model.compile("adam", "mse")
+            return model
+
+        def run_fold(training, validation_images):
+            model = build()
+            {after_fit}
+            scores = []
+            for image, mask in validation_images:
+                predicted = model.predict(image)
+                scores.append(np.mean(np.where(predicted >= 0, 1.0, 0.0) == mask))
+            return np.mean(scores)
+
+        folds = [(tf.data.Dataset.range(10), [(np.zeros((1, 8, 8, 3)), 0)]) for _ in range(5)]
+        for training, validation_images in folds:
+            run_fold(training, validation_images)
+        """}, "TFH007")
+    assert _where(findings) == reported
+
+
+def test_batches_of_a_generator_an_iterator_class_holds_bring_its_work():
+    """MIMIC-III's `BatchGen`: `self.generator = self._generator()` in `__init__`, and `__next__` returns
+    `next(self.generator)`; the generator reads and resizes images: that is the work of the batches `fit_generator`
+    takes."""
+    findings = _findings({"train.py": """
+        import cv2
+        import numpy as np
+        import tensorflow as tf
+
+        class BatchGen:
+            def __init__(self, paths, batch_size):
+                self.paths = paths
+                self.batch_size = batch_size
+                self.generator = self._generator()
+
+            def _generator(self):
+                while True:
+                    for i in range(0, len(self.paths), self.batch_size):
+                        images = [cv2.resize(cv2.imread(p), (224, 224))
+                                  for p in self.paths[i:i + self.batch_size]]
+                        yield np.stack(images), np.zeros(len(images))
+
+            def __iter__(self):
+                return self.generator
+
+            def __next__(self):
+                return next(self.generator)
+
+        model = tf.keras.applications.ResNet50(weights=None)
+        model.compile("adam", "sparse_categorical_crossentropy")
+        model.fit_generator(BatchGen(["a.png"] * 1000, 32), steps_per_epoch=100, epochs=10)
+        """}, "TFD004")
+    assert [f.confidence for f in findings] == [Confidence.LIKELY]
+    assert "cv2.imread" in _evidence(findings[0])

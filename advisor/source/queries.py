@@ -981,6 +981,8 @@ def _reads_or_decodes(names: frozenset[str]) -> bool:
 
 # `next(gen)`: an item drawn from the generator a name holds.
 _NEXT_OF_NAME = m.Call(func=m.Name("next"), args=[m.Arg(value=m.Name(), keyword=None), m.ZeroOrMore()])
+_SELF_ATTRIBUTE = m.Attribute(value=m.Name("self"), attr=m.Name())
+_NEXT_OF_ATTRIBUTE = m.Call(func=m.Name("next"), args=[m.Arg(value=_SELF_ATTRIBUTE, keyword=None), m.ZeroOrMore()])
 # `super().__init__(game, neural_net, args)`: a subclass's constructor handing its arguments to its base's.
 _SUPER_INIT = m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
 # `model.run_eagerly = True`: Keras' switch set on the model after `compile`.
@@ -5481,6 +5483,8 @@ class SourceQueries:
         classes = self._classes_constructed(site)
         makers = [method for cls_info in classes for method in self._methods_of_hierarchy(cls_info)
                   if method.name in BATCH_METHODS and not self._iterates_dataset(method)]
+        makers += list({id(generator.node): generator for maker in makers for generator in self._generators_held(maker)
+                        if generator not in makers}.values())
         generators = [f for f in self.callees_of(site) if m.findall(f.node.body, m.Yield())]
         generators += self._overrides_called(site, generators)
         if makers or generators:
@@ -5519,6 +5523,18 @@ class SourceQueries:
         return next((found for caller, passed in self._passed_for(function, parameter)
                      if (found := self.batch_makers(caller.module, caller.node, passed, depth - 1)) is not None), None)
 
+    def _generators_held(self, method: FunctionInfo) -> list[FunctionInfo]:
+        """The generator methods whose generator ``method`` advances or hands out from an attribute of its instance
+        (``next(self.generator)``, ``return self.generator``, with ``self.generator = self._generator()`` in
+        ``__init__``): what makes the batches ``method`` returns."""
+        if method.class_key is None:
+            return []
+        attributes = [node.value.attr.value for node in [
+            *(call.args[0] for call in m.findall(method.node.body, _NEXT_OF_ATTRIBUTE)),
+            *(returned for returned in m.findall(method.node.body, m.Return(value=_SELF_ATTRIBUTE)))]]
+        return [generator for attribute in dict.fromkeys(attributes)
+                for made in self._bindings.get(("attr", method.class_key, attribute), ())
+                for generator in self.callees_of(made) if m.findall(generator.node.body, m.Yield())]
     def _iterated_arguments(self, site: CallSite, generator: FunctionInfo,
                             depth: int) -> Iterator[tuple[list[FunctionInfo], bool]]:
         """What :meth:`batch_makers` says of the batch sources ``site`` hands ``generator`` for parameters it takes
@@ -6255,6 +6271,10 @@ class SourceQueries:
                 self._whole_training_run(run) for loop in nest for call in m.findall(loop.body, m.Call())
                 if (run := self._call_at.get(id(call))) is not None):
             return None  # a new model, or a whole `fit`, each iteration: the loop iterates training runs
+        if nest and site.function is not None and not self._during_training(site.module, nest[0]) and any(
+                self._whole_training_run(run) and not _inside(site.module, run.node, nest[0])
+                for run in self.calls_in(site.function)):
+            return None  # a loop beside a whole `fit` (predicting the validation images after it): once per run
         reason = self._given(site, data, lambda at, value: _one_sample(at.module, value, at.node)
                              or _bound_to_one_sample(at, value) or _environment_observation(at, value)) or self._given(
             site, data, lambda at, value: self._minibatch_drawn(at.module, at.function, at.node, value)) or next(
