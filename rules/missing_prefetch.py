@@ -20,9 +20,10 @@ COUNTING_OPS = frozenset({"take", "skip", "repeat", "enumerate", "shard", "zip"}
 ASSEMBLING_OPS = COUNTING_OPS | {"shuffle", "batch", "padded_batch", "unbatch", "rebatch"}
 # The same, applied as TensorFlow 1.x's contrib transformations.
 ASSEMBLING_APPLIED = ("batch_and_drop_remainder", "shuffle_and_repeat", "unbatch")
-# Keras' directory readers end the dataset they return with `prefetch(AUTOTUNE)` (Keras 2.6 and later, and 3).
+# Sources that end with a prefetch of their own: Keras' directory readers (`prefetch(AUTOTUNE)`, Keras 2.6 and later,
+# and 3), and tf.data's CSV and feature readers (their `prefetch_buffer_size` defaults to autotuning).
 PREFETCHING_SOURCES = frozenset({"image_dataset_from_directory", "text_dataset_from_directory",
-                                 "audio_dataset_from_directory"})
+                                 "audio_dataset_from_directory", "make_csv_dataset", "make_batched_features_dataset"})
 ROLE_PRIORITY = {"train": 0, "loop": 0, "iter": 0, "distribute": 0, "returned": 1, "validation": 1, "evaluate": 2,
                  "predict": 2, "returned_eval": 2}
 

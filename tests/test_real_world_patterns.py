@@ -15402,3 +15402,21 @@ def test_batches_of_a_generator_an_iterator_class_holds_bring_its_work():
         """}, "TFD004")
     assert [f.confidence for f in findings] == [Confidence.LIKELY]
     assert "cv2.imread" in _evidence(findings[0])
+
+
+@pytest.mark.parametrize("source, reported", [
+    ('tf.data.experimental.make_csv_dataset("train.csv", batch_size=32, label_name="y")', []),
+    ('tf.data.experimental.CsvDataset(["train.csv"], [0.0, 0.0]).batch(32)', ["TFD001"]),
+])
+def test_a_csv_dataset_that_prefetches_on_its_own_needs_no_prefetch(source, reported):
+    """SparrowRecSys trains its recommenders on `make_csv_dataset(...)`, whose `prefetch_buffer_size` defaults to
+    autotuning: the pipeline already ends with a prefetch. A bare `CsvDataset` does not."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        dataset = {source}
+        model = tf.keras.Sequential([tf.keras.layers.Dense(128), tf.keras.layers.Dense(1)])
+        model.compile("adam", "mse")
+        model.fit(dataset, epochs=5)
+        """}, "TFD001", show_all=True)
+    assert [f.code for f in findings] == reported
