@@ -107,6 +107,19 @@ class SlowCallback(Rule):
     )
     invalid = (
         Example("""
+            import tensorflow as tf
+
+            class MomentumEncoder(tf.keras.callbacks.Callback):
+                def __init__(self, pairs, momentum=0.999):
+                    super().__init__()
+                    self.pairs, self.momentum = pairs, momentum
+
+                def on_train_batch_end(self, batch, logs=None):
+                    for key_weight, query_weight in self.pairs:
+                        key_weight.assign_add((query_weight - key_weight) * (1.0 - self.momentum))
+            """, line=8, note="one eager op per weight after every batch; no patch: thinning the updates out would "
+                              "change the algorithm"),
+        Example("""
             import time
             from tensorflow import keras
 
@@ -183,6 +196,9 @@ class SlowCallback(Rule):
         # tf.keras 2 unless the callback takes TensorFlow logs): the batch has been waited for before the hook
         # runs, and a value read there waits no longer (measured in TensorFlow 2.21: the hook gets floats).
         costs = ctx.queries.host_costs(hook, every_call=True, device_waited=True)
+        update = ctx.queries.eager_weight_updates(hook)
+        if update is not None:
+            costs.setdefault("an eager update of each weight in a Python loop", update)
         if not costs:
             return None
         module = hook.module
@@ -210,6 +226,13 @@ class SlowCallback(Rule):
         waiting = "the next evaluation step" if hook.name in EVALUATION_HOOKS else "the next training step"
         message = (f"`{class_name}.{hook.name}` runs after every batch and does {', '.join(dict.fromkeys(costs))}; "
                    f"{waiting} waits for it.")
+        if list(costs.values()) == [update]:
+            # The updates are the algorithm (a momentum encoder follows the encoder every batch): thinning them out
+            # changes the training; compiling them makes one call of them.
+            message += (" Compile the loop into one `tf.function` the hook calls: one graph run per batch instead "
+                        "of one eager op per weight. No automatic patch: running it on fewer batches would change "
+                        "what it computes.")
+            return self.finding(module, hook.node.name, message, verdict, reach=ctx.queries.reach(module, hook.node))
         return self.finding(module, hook.node.name, message, verdict, reach=ctx.queries.reach(module, hook.node),
                             codemod=ThrottleBatchHook if batch is not None else None, fix_args={"every": every})
 

@@ -15420,3 +15420,36 @@ def test_a_csv_dataset_that_prefetches_on_its_own_needs_no_prefetch(source, repo
         model.fit(dataset, epochs=5)
         """}, "TFD001", show_all=True)
     assert [f.code for f in findings] == reported
+
+
+@pytest.mark.parametrize("update, reported", [
+    ("for momentum_weight, weight in self.pairs:\n"
+     "                    momentum_weight.assign_add((weight - momentum_weight) * 0.001)", True),
+    ("self.seen.assign_add(1)", False),  # one counter: one op
+])
+def test_a_batch_hook_updating_each_weight_eagerly_is_slow_with_no_thinning_fix(update, reported):
+    """A MoCo road-segmentation model moves its momentum encoder towards the encoder in a callback's
+    `on_train_batch_end`, one `assign_add` per weight in a Python loop: hundreds of eager ops after every batch. The
+    advice is to compile the loop; running it every Nth batch would change the algorithm, so no patch thins it."""
+    findings = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        class UpdateMomentumEncoder(tf.keras.callbacks.Callback):
+            def __init__(self, pairs):
+                super().__init__()
+                self.pairs = pairs
+                self.seen = tf.Variable(0)
+
+            def on_train_batch_end(self, batch, logs=None):
+                {update}
+
+        encoder = tf.keras.applications.ResNet50(weights=None)
+        momentum = tf.keras.applications.ResNet50(weights=None)
+        encoder.compile("adam", "sparse_categorical_crossentropy")
+        callback = UpdateMomentumEncoder(list(zip(momentum.weights, encoder.weights)))
+        encoder.fit(tf.data.Dataset.range(10), epochs=10, callbacks=[callback])
+        """}, "TFH001")
+    assert len(findings) == int(reported)
+    if reported:
+        assert findings[0].confidence is Confidence.LIKELY and findings[0].fix is None
+        assert "Compile the loop into one `tf.function`" in findings[0].message

@@ -982,6 +982,7 @@ def _reads_or_decodes(names: frozenset[str]) -> bool:
 # `next(gen)`: an item drawn from the generator a name holds.
 _NEXT_OF_NAME = m.Call(func=m.Name("next"), args=[m.Arg(value=m.Name(), keyword=None), m.ZeroOrMore()])
 _SELF_ATTRIBUTE = m.Attribute(value=m.Name("self"), attr=m.Name())
+_VARIABLE_UPDATE = m.Call(func=m.Attribute(attr=m.Name("assign") | m.Name("assign_add") | m.Name("assign_sub")))
 _NEXT_OF_ATTRIBUTE = m.Call(func=m.Name("next"), args=[m.Arg(value=_SELF_ATTRIBUTE, keyword=None), m.ZeroOrMore()])
 # `super().__init__(game, neural_net, args)`: a subclass's constructor handing its arguments to its base's.
 _SUPER_INIT = m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
@@ -7475,6 +7476,16 @@ class SourceQueries:
             if what is not None and not (device_waited and what.startswith(HOST_SYNC)):
                 found.setdefault(what, site.node)
         return found
+
+    def eager_weight_updates(self, function: FunctionInfo) -> cst.Call | None:
+        """An update of a variable (``w.assign_add(...)``) in a Python loop of ``function`` on every call, where
+        ``function`` runs eagerly (a Keras callback's hook): one eager op, and its dispatch, per weight each call (a
+        momentum encoder's weights moved towards the encoder's after every batch)."""
+        if self.runs_compiled(function):
+            return None
+        return next((update for loop in m.findall(function.node.body, m.For())
+                     for update in m.findall(loop.body, _VARIABLE_UPDATE)
+                     if not _on_some_calls_only(function, update)), None)
 
     # -- Keras --------------------------------------------------------------------------------------------------
     @cached_property
