@@ -12287,6 +12287,30 @@ def test_an_estimator_whose_session_has_no_gpu_trains_on_the_cpu():
     assert finding.confidence is Confidence.LIKELY
 
 
+def test_a_session_an_object_keeps_for_its_own_work_hides_no_gpu_from_keras():
+    """SSD-Keras's box utility keeps `self.sess = tf.Session(config=tf.ConfigProto(device_count={'GPU': 0}))` for
+    its non-max suppression; the notebook trains SSD300 with Keras, whose session still sees the GPU."""
+    (finding,) = _findings({"ssd_utils.py": """
+        import tensorflow as tf
+
+        class BBoxUtility:
+            def __init__(self, num_classes):
+                self.boxes = tf.placeholder(dtype="float32", shape=(None, 4))
+                self.sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 0}))
+        """, "train.py": """
+        import tensorflow as tf
+        from ssd_utils import BBoxUtility
+
+        bbox_util = BBoxUtility(21)
+        model = tf.keras.Sequential([tf.keras.layers.Conv2D(256, 3) for _ in range(16)])
+        model.build((None, 300, 300, 3))
+        model.compile("adam", "mse")
+        model.fit(tf.data.Dataset.range(10), epochs=100)
+        """}, "TFC001", show_all=True)
+    assert finding.confidence is Confidence.LIKELY
+    assert "hides every GPU" not in _evidence(finding)
+
+
 def test_a_script_that_hides_every_gpu_trains_on_the_cpu():
     """A YOLOv5 port sets `CUDA_VISIBLE_DEVICES = "-1"` at the top of its training script: as written it trains on
     the CPU, where float16 gains nothing, so mixed precision is only possible. Hiding the GPUs under a flag (a

@@ -1646,11 +1646,22 @@ class _GpuSettings(_KeyedFinds):
             counts = argument_value(node, "device_count")
             if isinstance(counts, cst.Dict) and any(
                     isinstance(element, cst.DictElement) and literal(element.key) == "GPU"
-                    and m.matches(element.value, m.Integer("0")) for element in counts.elements):
+                    and m.matches(element.value, m.Integer("0")) for element in counts.elements) \
+                    and not self._kept_by_an_object(node):
                 self.hidden.append((node, self._key()))
         elif names & HIDING_DEVICES and m.matches(argument_value(node, "devices", 0), m.List(elements=[])) and \
                 literal(argument_value(node, "device_type", 1)) == "GPU":
             self.hidden.append((node, self._key()))
+
+    def _kept_by_an_object(self, config: cst.Call) -> bool:
+        """Whether ``config`` configures a session an object keeps for its own work (``self.sess =
+        tf.Session(config=tf.ConfigProto(device_count={"GPU": 0}))``, an SSD box utility's for its NMS): the
+        program's other sessions, and Keras', still see the GPUs."""
+        argument = self.module.parent(config)
+        session = self.module.parent(argument) if isinstance(argument, cst.Arg) else None
+        assignment = self.module.parent(session) if isinstance(session, cst.Call) else None
+        return isinstance(assignment, cst.Assign) and any(
+            m.matches(target.target, m.Attribute(value=m.Name("self"))) for target in assignment.targets)
 
 
 # -- what runs per element or per compiled step -------------------------------------------------------------------
