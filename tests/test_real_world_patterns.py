@@ -12287,21 +12287,32 @@ def test_an_estimator_whose_session_has_no_gpu_trains_on_the_cpu():
     assert finding.confidence is Confidence.LIKELY
 
 
-def test_a_session_an_object_keeps_for_its_own_work_hides_no_gpu_from_keras():
-    """SSD-Keras's box utility keeps `self.sess = tf.Session(config=tf.ConfigProto(device_count={'GPU': 0}))` for
-    its non-max suppression; the notebook trains SSD300 with Keras, whose session still sees the GPU."""
-    (finding,) = _findings({"ssd_utils.py": """
-        import tensorflow as tf
-
+@pytest.mark.parametrize("helper, used", [
+    ("""
         class BBoxUtility:
             def __init__(self, num_classes):
                 self.boxes = tf.placeholder(dtype="float32", shape=(None, 4))
                 self.sess = tf.Session(config=tf.ConfigProto(device_count={"GPU": 0}))
-        """, "train.py": """
+        """, "BBoxUtility(21)"),
+    ("""
+        def initial_mel_spectrograms(waves):
+            graph = tf.Graph()
+            with graph.as_default():
+                placeholder = tf.placeholder(tf.float32, shape=waves.shape)
+                spectrograms = tf.signal.stft(placeholder, 1024, 256)
+            config = tf.ConfigProto(device_count={"GPU": 0})
+            sess = tf.Session(config=config, graph=graph)
+            return sess.run(spectrograms, feed_dict={placeholder: waves})
+        """, "initial_mel_spectrograms(None)")])
+def test_a_session_a_helper_makes_for_its_own_work_hides_no_gpu_from_the_training(helper, used):
+    """SSD-Keras's box utility keeps `self.sess = tf.Session(config=tf.ConfigProto(device_count={'GPU': 0}))` for
+    its non-max suppression; a WaveNet repo computes its first mel spectrograms in a session of its own on the CPU.
+    Those sessions hide the GPU from themselves only: the training, in Keras' session, still sees it."""
+    (finding,) = _findings({"helpers.py": "import tensorflow as tf\n" + textwrap.dedent(helper), "train.py": f"""
         import tensorflow as tf
-        from ssd_utils import BBoxUtility
+        from helpers import *
 
-        bbox_util = BBoxUtility(21)
+        {used}
         model = tf.keras.Sequential([tf.keras.layers.Conv2D(256, 3) for _ in range(16)])
         model.build((None, 300, 300, 3))
         model.compile("adam", "mse")

@@ -1605,12 +1605,15 @@ class _GpuSettings(_KeyedFinds):
     """A module's GPU settings: a session's ``gpu_options`` (``config.gpu_options.allow_growth = True``) and
     ``os.environ["CUDA_VISIBLE_DEVICES"] = "0"``; and in ``hidden``, the settings that hide every GPU from all that
     runs after them (not under an ``if`` or a ``try``: set whatever the run): ``CUDA_VISIBLE_DEVICES`` set to
-    ``"-1"`` or ``""``, a session configured with no GPU (``tf.ConfigProto(device_count={"GPU": 0})``, the CPU-only
-    Estimator scripts of recommender repos), ``tf.config.set_visible_devices([], "GPU")``."""
+    ``"-1"`` or ``""``, ``tf.config.set_visible_devices([], "GPU")``; in ``hidden_sessions``, sessions configured
+    with no GPU (``tf.ConfigProto(device_count={"GPU": 0})``, the CPU-only Estimator scripts of recommender repos),
+    which hide them from that session only."""
 
     def __init__(self, module: ModuleInfo) -> None:
         super().__init__(module)
         self.hidden: list[tuple[cst.CSTNode, int | tuple]] = []
+        # Sessions configured with no GPU: those hide the GPUs from themselves only.
+        self.hidden_sessions: list[tuple[cst.CSTNode, int | tuple]] = []
         self._conditions = 0
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -1646,22 +1649,11 @@ class _GpuSettings(_KeyedFinds):
             counts = argument_value(node, "device_count")
             if isinstance(counts, cst.Dict) and any(
                     isinstance(element, cst.DictElement) and literal(element.key) == "GPU"
-                    and m.matches(element.value, m.Integer("0")) for element in counts.elements) \
-                    and not self._kept_by_an_object(node):
-                self.hidden.append((node, self._key()))
+                    and m.matches(element.value, m.Integer("0")) for element in counts.elements):
+                self.hidden_sessions.append((node, self._key()))
         elif names & HIDING_DEVICES and m.matches(argument_value(node, "devices", 0), m.List(elements=[])) and \
                 literal(argument_value(node, "device_type", 1)) == "GPU":
             self.hidden.append((node, self._key()))
-
-    def _kept_by_an_object(self, config: cst.Call) -> bool:
-        """Whether ``config`` configures a session an object keeps for its own work (``self.sess =
-        tf.Session(config=tf.ConfigProto(device_count={"GPU": 0}))``, an SSD box utility's for its NMS): the
-        program's other sessions, and Keras', still see the GPUs."""
-        argument = self.module.parent(config)
-        session = self.module.parent(argument) if isinstance(argument, cst.Arg) else None
-        assignment = self.module.parent(session) if isinstance(session, cst.Call) else None
-        return isinstance(assignment, cst.Assign) and any(
-            m.matches(target.target, m.Attribute(value=m.Name("self"))) for target in assignment.targets)
 
 
 # -- what runs per element or per compiled step -------------------------------------------------------------------
@@ -7578,10 +7570,16 @@ class SourceQueries:
         if not starts or not all(self._is_program(start) for start in starts):
             return None
         found = None
+        trains = self._caller_key(site)
         for start in starts:  # each: a weight converter hiding the GPUs says nothing of the training script
             run = {start} | self._program_run(start)
             here = next(((settings.module, node) for settings in self._gpu_settings
-                         for node, key in settings.hidden if key in run), None)
+                         for node, key in settings.hidden if key in run), None) or next(
+                # A session without GPUs hides them from the training only where the code making it goes on to
+                # train (a script's `main`), not in a helper with a session of its own (an NMS utility's, a
+                # spectrogram computed once on the CPU).
+                ((settings.module, node) for settings in self._gpu_settings for node, key in settings.hidden_sessions
+                 if key in run and (key == trains or trains in nx.descendants(self._program_graph, key))), None)
             if here is None:
                 return None
             found = found or here
