@@ -470,8 +470,15 @@ class EagerTrainStep(Rule):
                 "which take most of the time"))
         compiled = _compiled_forward_evidence(ctx.queries.compiled_forward(module, function.node.body))
         evidence += compiled
-        static = Verdict(Confidence.POSSIBLE if forward or once or compiled else Confidence.LIKELY,
-                         typical("tf_function"), tuple(evidence))
+        # Per-weight updates in Python loops (an EMA of the weights, a decoupled weight decay) stay eager however
+        # compiled the models are: one op per weight every step, which a compiled step makes one graph.
+        updates = ctx.queries.eager_weight_updates(function, depth=1) if compiled else None
+        if updates is not None:
+            evidence.append(Evidence.source(
+                f"but it also updates each weight in a Python loop (`{updates.module.node_code(updates.node.func)}`, "
+                f"{updates.module.location(updates.node).display}): one eager op per weight every step"))
+        static = Verdict(Confidence.POSSIBLE if forward or once or (compiled and updates is None) else
+                         Confidence.LIKELY, typical("tf_function"), tuple(evidence))
         # (a step that loops over batches itself is an epoch: how often it is called says nothing of its steps)
         if not epoch:
             static = ctx.verdicts.per_step_cost([(owner, loop) for loop, owner in loops.values()], static)

@@ -198,7 +198,7 @@ class SlowCallback(Rule):
         costs = ctx.queries.host_costs(hook, every_call=True, device_waited=True)
         update = ctx.queries.eager_weight_updates(hook)
         if update is not None:
-            costs.setdefault("an eager update of each weight in a Python loop", update)
+            costs.setdefault("an eager update of each weight in a Python loop", update.node)
         if not costs:
             return None
         module = hook.module
@@ -226,7 +226,7 @@ class SlowCallback(Rule):
         waiting = "the next evaluation step" if hook.name in EVALUATION_HOOKS else "the next training step"
         message = (f"`{class_name}.{hook.name}` runs after every batch and does {', '.join(dict.fromkeys(costs))}; "
                    f"{waiting} waits for it.")
-        if list(costs.values()) == [update]:
+        if update is not None and list(costs.values()) == [update.node]:
             # The updates are the algorithm (a momentum encoder follows the encoder every batch): thinning them out
             # changes the training; compiling them makes one call of them.
             message += (" Compile the loop into one `tf.function` the hook calls: one graph run per batch instead "

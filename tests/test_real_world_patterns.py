@@ -6052,6 +6052,48 @@ def test_widths_zipped_from_lists_each_branch_chooses_are_all_narrow():
     assert "makes 0 convolution" not in _evidence(wide)
 
 
+@pytest.mark.parametrize("after_update, confidence", [
+    ("ema(model, ema_model, 0.999)", Confidence.LIKELY),  # one eager op per weight every step
+    ("ema_decay.assign(0.999)", Confidence.POSSIBLE),  # one variable set once a step: no per-weight loop
+])
+def test_a_step_of_compiled_models_that_updates_each_weight_in_a_python_loop_stays_likely(after_update,
+                                                                                          confidence):
+    """MixMatch's eager `train`: the WideResNet's `call` is compiled, but after each update `ema(model, ema_model)`
+    assigns every weight's moving average in a Python loop: hundreds of eager ops a step, which compiling the step
+    turns into one graph. A single variable set once a step is not that."""
+    (finding,) = _findings({"train.py": f"""
+        import tensorflow as tf
+
+        class WideResNet(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(10)
+
+            @tf.function
+            def call(self, inputs):
+                return self.dense(inputs)
+
+        def ema(model, ema_model, decay):
+            for var, ema_var in zip(model.variables, ema_model.variables):
+                ema_var.assign((1 - decay) * var + decay * ema_var)
+
+        def train(dataset, model, ema_model, optimizer, ema_decay):
+            for x, y in dataset:
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                {after_update}
+
+        model, ema_model = WideResNet(), WideResNet()
+        for epoch in range(100):
+            train(tf.data.Dataset.range(10), model, ema_model, tf.keras.optimizers.Adam(), tf.Variable(0.9))
+        """}, "TFH002", show_all=True)
+    assert finding.confidence is confidence
+    assert ("updates each weight in a Python loop (`ema_var.assign`" in _evidence(finding)) is (
+        confidence is Confidence.LIKELY)
+
+
 def test_a_step_given_a_model_whose_call_is_compiled_dispatches_little_eagerly():
     """A TF-Hub export sample's `train_step(model, loss_fn, optimizer, image, label)` is not compiled, but the
     `MNIST` model `main` builds and passes it has `@tf.function def call`: the forward pass (and its gradient) run

@@ -7480,15 +7480,25 @@ class SourceQueries:
                 found.setdefault(what, site.node)
         return found
 
-    def eager_weight_updates(self, function: FunctionInfo) -> cst.Call | None:
-        """An update of a variable (``w.assign_add(...)``) in a Python loop of ``function`` on every call, where
-        ``function`` runs eagerly (a Keras callback's hook): one eager op, and its dispatch, per weight each call (a
-        momentum encoder's weights moved towards the encoder's after every batch)."""
+    def eager_weight_updates(self, function: FunctionInfo, depth: int = 0) -> CallSite | None:
+        """An update of a variable (``w.assign_add(...)``) in a Python loop of ``function`` on every call, or, with
+        ``depth``, of a function it calls (MixMatch's ``ema(model, ema_model)`` and ``weight_decay(model)``), where
+        that code runs eagerly (a Keras callback's hook, an eager step): one eager op, and its dispatch, per weight
+        each call (a momentum encoder's weights moved towards the encoder's after every batch)."""
         if self.runs_compiled(function):
             return None
-        return next((update for loop in m.findall(function.node.body, m.For())
-                     for update in m.findall(loop.body, _VARIABLE_UPDATE)
-                     if not _on_some_calls_only(function, update)), None)
+        # The loop's own items updated (`for var in model.variables: var.assign(...)`, `for key, query in pairs:
+        # key.assign_add(...)`), not one variable a step loop sets once an iteration.
+        found = next((update for loop in m.findall(function.node.body, m.For())
+                      for update in m.findall(loop.body, _VARIABLE_UPDATE)
+                      if isinstance(update.func.value, cst.Name)
+                      and m.findall(loop.target, m.Name(update.func.value.value))
+                      and not _on_some_calls_only(function, update)), None)
+        if found is not None:
+            return self._call_at.get(id(found))
+        return next((update for site in self.calls_in(function) if depth and not _on_some_calls_only(function, site.node)
+                     for callee in self.callees_of(site)
+                     if (update := self.eager_weight_updates(callee, depth - 1)) is not None), None)
 
     # -- Keras --------------------------------------------------------------------------------------------------
     @cached_property
