@@ -7496,8 +7496,8 @@ class SourceQueries:
                       and not _on_some_calls_only(function, update)), None)
         if found is not None:
             return self._call_at.get(id(found))
-        return next((update for site in self.calls_in(function) if depth and not _on_some_calls_only(function, site.node)
-                     for callee in self.callees_of(site)
+        return next((update for site in self.calls_in(function)
+                     if depth and not _on_some_calls_only(function, site.node) for callee in self.callees_of(site)
                      if (update := self.eager_weight_updates(callee, depth - 1)) is not None), None)
 
     # -- Keras --------------------------------------------------------------------------------------------------
