@@ -6055,12 +6055,15 @@ def test_widths_zipped_from_lists_each_branch_chooses_are_all_narrow():
 @pytest.mark.parametrize("after_update, confidence", [
     ("ema(model, ema_model, 0.999)", Confidence.LIKELY),  # one eager op per weight every step
     ("ema_decay.assign(0.999)", Confidence.POSSIBLE),  # one variable set once a step: no per-weight loop
+    ("if time_to_update(optimizer.iterations):\n                    ema(model, ema_model, 0.999)",
+     Confidence.POSSIBLE),  # not every step
 ])
 def test_a_step_of_compiled_models_that_updates_each_weight_in_a_python_loop_stays_likely(after_update,
                                                                                           confidence):
     """MixMatch's eager `train`: the WideResNet's `call` is compiled, but after each update `ema(model, ema_model)`
     assigns every weight's moving average in a Python loop: hundreds of eager ops a step, which compiling the step
-    turns into one graph. A single variable set once a step is not that."""
+    turns into one graph. A single variable set once a step is not that, nor a copy a test runs on some steps only
+    (a DQN's target network)."""
     (finding,) = _findings({"train.py": f"""
         import tensorflow as tf
 

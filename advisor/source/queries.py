@@ -7482,9 +7482,10 @@ class SourceQueries:
 
     def eager_weight_updates(self, function: FunctionInfo, depth: int = 0) -> CallSite | None:
         """An update of a variable (``w.assign_add(...)``) in a Python loop of ``function`` on every call, or, with
-        ``depth``, of a function it calls (MixMatch's ``ema(model, ema_model)`` and ``weight_decay(model)``), where
-        that code runs eagerly (a Keras callback's hook, an eager step): one eager op, and its dispatch, per weight
-        each call (a momentum encoder's weights moved towards the encoder's after every batch)."""
+        ``depth``, of a function it calls under no ``if`` (MixMatch's ``ema(model, ema_model)`` and
+        ``weight_decay(model)``), where that code runs eagerly (a Keras callback's hook, an eager step): one eager op,
+        and its dispatch, per weight each call (a momentum encoder's weights moved towards the encoder's after every
+        batch)."""
         if self.runs_compiled(function):
             return None
         # The loop's own items updated (`for var in model.variables: var.assign(...)`, `for key, query in pairs:
@@ -7496,8 +7497,10 @@ class SourceQueries:
                       and not _on_some_calls_only(function, update)), None)
         if found is not None:
             return self._call_at.get(id(found))
+        # (a call under an `if`: a target network copied every N steps, `if self.time_to_update(self.step):`)
         return next((update for site in self.calls_in(function)
-                     if depth and not _on_some_calls_only(function, site.node) for callee in self.callees_of(site)
+                     if depth and next(_branches_around(function.module, site.node, function.node), None) is None
+                     for callee in self.callees_of(site)
                      if (update := self.eager_weight_updates(callee, depth - 1)) is not None), None)
 
     # -- Keras --------------------------------------------------------------------------------------------------
