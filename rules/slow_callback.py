@@ -226,15 +226,16 @@ class SlowCallback(Rule):
         waiting = "the next evaluation step" if hook.name in EVALUATION_HOOKS else "the next training step"
         message = (f"`{class_name}.{hook.name}` runs after every batch and does {', '.join(dict.fromkeys(costs))}; "
                    f"{waiting} waits for it.")
-        if update is not None and list(costs.values()) == [update.node]:
-            # The updates are the algorithm (a momentum encoder follows the encoder every batch): thinning them out
-            # changes the training; compiling them makes one call of them.
+        # The updates are the algorithm (a momentum encoder follows the encoder every batch): thinning them out
+        # changes the training; compiling them makes one call of them.
+        updates_only = update is not None and list(costs.values()) == [update.node]
+        if updates_only:
             message += (" Compile the loop into one `tf.function` the hook calls: one graph run per batch instead "
                         "of one eager op per weight. No automatic patch: running it on fewer batches would change "
                         "what it computes.")
-            return self.finding(module, hook.node.name, message, verdict, reach=ctx.queries.reach(module, hook.node))
         return self.finding(module, hook.node.name, message, verdict, reach=ctx.queries.reach(module, hook.node),
-                            codemod=ThrottleBatchHook if batch is not None else None, fix_args={"every": every})
+                            codemod=ThrottleBatchHook if batch is not None and not updates_only else None,
+                            fix_args={"every": every})
 
     # -- keras.callbacks.TensorBoard ------------------------------------------------------------------------------
     def _tensorboard_findings(self, ctx: RuleContext, site: CallSite) -> Iterable[Finding]:

@@ -982,8 +982,10 @@ def _reads_or_decodes(names: frozenset[str]) -> bool:
 # `next(gen)`: an item drawn from the generator a name holds.
 _NEXT_OF_NAME = m.Call(func=m.Name("next"), args=[m.Arg(value=m.Name(), keyword=None), m.ZeroOrMore()])
 _SELF_ATTRIBUTE = m.Attribute(value=m.Name("self"), attr=m.Name())
-_VARIABLE_UPDATE = m.Call(func=m.Attribute(attr=m.Name("assign") | m.Name("assign_add") | m.Name("assign_sub")))
+# `next(self.generator)`: an item drawn from the generator an instance holds.
 _NEXT_OF_ATTRIBUTE = m.Call(func=m.Name("next"), args=[m.Arg(value=_SELF_ATTRIBUTE, keyword=None), m.ZeroOrMore()])
+# `var.assign_add(delta)`: a variable's update, one op.
+_VARIABLE_UPDATE = m.Call(func=m.Attribute(attr=m.Name("assign") | m.Name("assign_add") | m.Name("assign_sub")))
 # `super().__init__(game, neural_net, args)`: a subclass's constructor handing its arguments to its base's.
 _SUPER_INIT = m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
 # `model.run_eagerly = True`: Keras' switch set on the model after `compile`.
@@ -4215,7 +4217,8 @@ class SourceQueries:
             return None
         return starts.union(*(self._program_run(start) for start in starts))
 
-    def _program_run(self, program: tuple) -> set:
+    def _program_run(self, program: int | tuple) -> set:
+        """What the code ``program`` names (a module's top level, a function) runs, following calls and imports."""
         if program not in self._program_runs:
             self._program_runs[program] = nx.descendants(self._program_graph, program)
         return self._program_runs[program]
@@ -5539,6 +5542,7 @@ class SourceQueries:
         return [generator for attribute in dict.fromkeys(attributes)
                 for made in self._bindings.get(("attr", method.class_key, attribute), ())
                 for generator in self.callees_of(made) if m.findall(generator.node.body, m.Yield())]
+
     def _iterated_arguments(self, site: CallSite, generator: FunctionInfo,
                             depth: int) -> Iterator[tuple[list[FunctionInfo], bool]]:
         """What :meth:`batch_makers` says of the batch sources ``site`` hands ``generator`` for parameters it takes
@@ -7592,7 +7596,7 @@ class SourceQueries:
                 # train (a script's `main`), not in a helper with a session of its own (an NMS utility's, a
                 # spectrogram computed once on the CPU).
                 ((settings.module, node) for settings in self._gpu_settings for node, key in settings.hidden_sessions
-                 if key in run and (key == trains or trains in nx.descendants(self._program_graph, key))), None)
+                 if key in run and (key == trains or trains in self._program_run(key))), None)
             if here is None:
                 return None
             found = found or here
@@ -8845,7 +8849,7 @@ class SourceQueries:
         return self._integer(layer.module, width, passed, layer.function)
 
     def _layer_argument(self, site: CallSite, keyword: str, position: int | None = None) -> cst.BaseExpression | None:
-        """What ``site`` passes for ``keyword``: by keyword, at ``position``, or in a ``**params`` dict written once
+        """What ``site`` passes for ``keyword``: by keyword, at ``position``, or in the ``**params`` dict it unpacks
         (``params = {"filters": n, "kernel_size": 1}``, then ``tf.layers.conv1d(**params)``)."""
         given = argument_value(site.node, keyword, position)
         return given if given is not None else next(
@@ -8853,8 +8857,9 @@ class SourceQueries:
 
     def _keyword_arguments(self, site: CallSite) -> list[tuple[str | None, cst.BaseExpression]]:
         """Each argument of ``site`` with its keyword (None for a positional one, or an unpacking the source does
-        not spell out), a ``**params`` unpacked where ``params`` is a dict written once (``conv1_params =
-        {"filters": 256, "kernel_size": 9}`` or ``dict(rotation_range=0, ...)``, then ``f(x, **params)``)."""
+        not spell out), a ``**params`` unpacked where the value ``params`` holds there is a dict
+        (:meth:`_value_reaching`: ``conv1_params = {"filters": 256, "kernel_size": 9}`` or ``dict(rotation_range=0,
+        ...)``, then ``f(x, **params)``)."""
         found: list[tuple[str | None, cst.BaseExpression]] = []
         for arg in site.node.args:
             unpacked = self._value_reaching(site, arg.value) if arg.star == "**" and isinstance(arg.value, cst.Name) \
