@@ -13893,9 +13893,9 @@ def test_a_loop_applying_what_a_compiled_gradient_helper_returns_trains():
     ("tf.keras.applications.Xception(weights=None, input_shape=(64, 64, 3), classes=10)", 8, Confidence.POSSIBLE),
     ("tf.keras.applications.Xception(weights=None, input_shape=(64, 64, 3), classes=10)", 64, Confidence.LIKELY),
     ("tf.keras.applications.ResNet50(weights=None, input_shape=(224, 224, 3), classes=10)", 8, Confidence.LIKELY),
-    ("tf.keras.Sequential([tf.keras.Input((64, 64, 3))] + [tf.keras.layers.Conv2D(64, 3) for _ in range(5)] + "
+    ("tf.keras.Sequential([tf.keras.Input((64, 64, 3))] + [tf.keras.layers.Conv2D(128, 3) for _ in range(5)] + "
      "[tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])", 8, Confidence.POSSIBLE),
-    ("tf.keras.Sequential([tf.keras.Input((64, 64, 3))] + [tf.keras.layers.Conv2D(64, 3) for _ in range(5)] + "
+    ("tf.keras.Sequential([tf.keras.Input((64, 64, 3))] + [tf.keras.layers.Conv2D(128, 3) for _ in range(5)] + "
      "[tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])", 64, Confidence.LIKELY),
 ])
 def test_batches_of_a_few_small_images_are_too_little_work_for_16_bits(model, batch, confidence):
@@ -15533,3 +15533,34 @@ def test_a_batch_hook_updating_each_weight_eagerly_is_slow_with_no_thinning_fix(
     if reported:
         assert findings[0].confidence is Confidence.LIKELY and findings[0].fix is None
         assert "Compile the loop into one `tf.function`" in findings[0].message
+
+
+def test_a_shallow_network_of_narrow_convolutions_is_no_heavy_model():
+    """Prototypical networks' Conv-4 encoder (check 75): four 64-filter convolutions, images whose size a config file
+    gives. Each is wide enough to count, but a network that shallow and that narrow does a few hundred million
+    multiply-adds an image at most: possible. A 128-filter layer among them, or images declared 128 pixels or
+    larger, keep it likely."""
+    def model(widths: tuple[int, ...], side: int | None = None) -> str:
+        inputs = f"tf.keras.Input(shape=({side}, {side}, 3)), " if side else ""
+        layers = ", ".join(f"tf.keras.layers.Conv2D({w}, 3), tf.keras.layers.MaxPool2D()" for w in widths)
+        return f"""
+import tensorflow as tf
+
+encoder = tf.keras.Sequential([{inputs}{layers}, tf.keras.layers.Flatten()])
+optimizer = tf.keras.optimizers.Adam()
+
+@tf.function
+def train_step(images, labels):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(encoder(images) - labels))
+    optimizer.apply_gradients(zip(tape.gradient(loss, encoder.trainable_variables), encoder.trainable_variables))
+
+for images, labels in episodes:
+    train_step(images, labels)
+"""
+    cases = {"narrow": model((64, 64, 64, 64)), "one wide layer": model((64, 64, 64, 128)),
+             "large images": model((64, 64, 64, 64), side=160), "small images": model((64, 64, 64, 64), side=84)}
+    confidences = {name: [f.confidence for f in _findings({"train.py": source}, "TFC001", show_all=True)]
+                   for name, source in cases.items()}
+    assert confidences == {"narrow": [Confidence.POSSIBLE], "one wide layer": [Confidence.LIKELY],
+                           "large images": [Confidence.LIKELY], "small images": [Confidence.POSSIBLE]}

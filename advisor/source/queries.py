@@ -2312,6 +2312,11 @@ TF1_FUNCTIONAL_LAYERS = ("tensorflow.layers.", "tensorflow.contrib.layers.", "te
 LAYER_REPEATS = frozenset({"tensorflow.contrib.slim.repeat", "tensorflow.contrib.layers.repeat", "tf_slim.repeat",
                            "tf_slim.layers.repeat"})
 HEAVY_CONVOLUTIONS = 4
+# A shallow network whose every convolution the source writes narrower than this (a few-shot learner's Conv-4 of 64
+# filters, a small classifier's 32-64-filter stack) does a few hundred million multiply-adds per image at most:
+# heavy only on large images (:data:`LARGE_IMAGE_SIDE`) or as deep as :data:`DEEP_CONVOLUTIONS`.
+WIDE_FILTERS = 128
+LARGE_IMAGE_SIDE = 128
 # On images this small (MNIST, CIFAR) a few convolutions are cheap: only a deep network keeps 16-bit units busy.
 SMALL_IMAGE_SIDE = 32
 DEEP_CONVOLUTIONS = 8
@@ -2463,6 +2468,8 @@ class ModelCompute:
     convolutions: int
     dense: int
     application: str | None  # the known architecture it builds (`keras.applications`, Hugging Face, Slim), if any
+    # Of the convolutions, those the source does not write narrower than :data:`WIDE_FILTERS`.
+    wide_convolutions: int = 0
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
     partners: int = 0  # the other models its training steps train too, counted with it (a GAN's two)
     # The side is what every run trains on: declared by the inputs, or of a dataset the code loads unconditionally
@@ -2483,8 +2490,20 @@ class ModelCompute:
             return False
         if self.application is not None:
             return self.image_side is None or self.application_gmacs >= HEAVY_APPLICATION_GMACS
-        return self.dense >= HEAVY_DENSE or self.convolutions >= (
-            DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
+        return self.dense >= HEAVY_DENSE or self.heavy_by_convolutions
+
+    @property
+    def heavy_by_convolutions(self) -> bool:
+        small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
+        return self.convolutions >= DEEP_CONVOLUTIONS or not small_images and \
+            self.convolutions >= HEAVY_CONVOLUTIONS and not self.shallow_and_narrow
+
+    @property
+    def shallow_and_narrow(self) -> bool:
+        """Fewer convolutions than a deep network's, each written narrower than :data:`WIDE_FILTERS`, on images not
+        declared large: too little work per image for 16-bit units, however many images a step takes."""
+        return self.convolutions < DEEP_CONVOLUTIONS and not self.wide_convolutions and \
+            (self.image_side is None or self.image_side < LARGE_IMAGE_SIDE)
 
     @property
     def small_steps(self) -> bool:
@@ -2507,9 +2526,7 @@ class ModelCompute:
     def heavy_by_dense_layers(self) -> bool:
         """Heavy by the count of its dense layers alone (no known architecture, too few convolutions): what the
         count says least about, as their work scales with the tokens or rows per step the source rarely shows."""
-        small_images = self.image_side is not None and self.image_side <= SMALL_IMAGE_SIDE
-        return self.heavy and self.application is None and self.convolutions < (
-            DEEP_CONVOLUTIONS if small_images else HEAVY_CONVOLUTIONS)
+        return self.heavy and self.application is None and not self.heavy_by_convolutions
 
     @property
     def application_gmacs(self) -> float:
@@ -2534,7 +2551,9 @@ class ModelCompute:
         builders = "its building code" if not self.partners else \
             f"its building code and that of the {self.partners} other model{'s' * (self.partners > 1)} trained " \
             "in the same steps"
-        return (f"{builders} makes {self.convolutions} convolution and {self.dense} dense layers{images} "
+        narrow = f", every convolution narrower than {WIDE_FILTERS} filters" if self.convolutions and \
+            self.shallow_and_narrow else ""
+        return (f"{builders} makes {self.convolutions} convolution and {self.dense} dense layers{images}{narrow} "
                 f"(counting a loop once per value it runs over, {LOOP_REPEAT} times where the source does not "
                 f"write them out, each call of a helper, and only layers of {NARROW_WIDTH['convolution']}+ filters "
                 f"or {NARROW_WIDTH['dense']}+ units, {NARROW_WIDTH['recurrent']}+ for a recurrent one)")
@@ -2552,10 +2571,16 @@ class _LayerTally:
     side_certain: bool = True
     weight_variables: set[int] = field(default_factory=set)
     frozen: str | None = None
+    wide_convolutions: int = 0
 
     def compute(self, partners: int = 0) -> ModelCompute:
-        return ModelCompute(self.convolutions, self.dense, self.application, self.image_side, partners,
-                            self.side_certain, self.frozen)
+        return ModelCompute(self.convolutions, self.dense, self.application, self.wide_convolutions, self.image_side,
+                            partners, self.side_certain, self.frozen)
+
+    def add_convolutions(self, times: int, width: int | None) -> None:
+        self.convolutions += times
+        if width is None or width >= WIDE_FILTERS:
+            self.wide_convolutions += times
 
 
 @dataclass(frozen=True)
@@ -8379,9 +8404,9 @@ class SourceQueries:
                     tally.image_side = min(side, tally.image_side or side)
                 continue
             if LAYER_REPEATS.intersection(names):
-                kind, times = self._repeated_layers(call, passed)
+                kind, times, width = self._repeated_layers(call, passed)
                 if kind == "convolution":
-                    tally.convolutions += weight * times
+                    tally.add_convolutions(weight * times, width)
                 elif kind == "dense":
                     tally.dense += weight * times
                 continue
@@ -8426,7 +8451,7 @@ class SourceQueries:
                         tally.dense += times
                 elif lasts & CONVOLUTION_LAYERS and not self._narrow(call, framework, "filters", convolution,
                                                                      passed, variable):
-                    tally.convolutions += times
+                    tally.add_convolutions(times, self._width(call, framework, "filters", passed, variable))
                 elif lasts & RECURRENT_LAYERS:
                     # Counted only where the source says how wide: recurrent models take their width from
                     # configurations, and most are narrower than a recurrent layer worth counting.
@@ -8502,20 +8527,21 @@ class SourceQueries:
         method = next((f for f in self._methods_of_hierarchy(instance) if f.name == name), None)
         return [(method, self.index.unpassed_parameters(method))] if method is not None else []
 
-    def _repeated_layers(self, call: CallSite, passed: _Passed | None) -> tuple[str | None, int]:
+    def _repeated_layers(self, call: CallSite, passed: _Passed | None) -> tuple[str | None, int, int | None]:
         """What slim's ``repeat(inputs, repetitions, layer, *args)`` makes: the kind of layer (convolution, dense;
-        None for anything else or one narrower than :data:`NARROW_WIDTH`) and how many, where the source says."""
+        None for anything else or one narrower than :data:`NARROW_WIDTH`), how many, where the source says, and how
+        wide, where it says."""
         args = [arg for arg in call.node.args if arg.keyword is None and not arg.star]
         if len(args) < 4:
-            return None, 0
+            return None, 0, None
         times = self._integer(call.module, args[1].value, passed, call.function)
         lasts = {name.rsplit(".", 1)[-1].replace("_", "").lower() for name in
                  call.module.qualified_names(args[2].value) if name.startswith(("tensorflow.", "tf_slim."))}
         kind = "convolution" if lasts & CONVOLUTION_LAYERS else "dense" if lasts & DENSE_LAYERS.keys() else None
         width = self._integer(call.module, args[3].value, passed, call.function)
         if times is None or kind is None or width is not None and width < NARROW_WIDTH[kind]:
-            return None, 0
-        return kind, times
+            return None, 0, None
+        return kind, times, width
 
     def _factory_passed(self, call: CallSite, callee: FunctionInfo, passed: _Passed | None) -> _Passed | None:
         """For a closure called where its factory returns it (``_res_conv(filters=64)(x)``), what the factory call
