@@ -126,6 +126,15 @@ class Retracing(Rule):
                 loss = ignore_padding(loss)
                 losses[i] = loss
             """, note="a wrapper compiled around each loss of a list: one function per loss, each traced once"),
+        Example("""
+            import tensorflow as tf
+
+            for host in hosts:
+                @tf.function
+                def add_unroll(data):
+                    host.queue.enqueue(data)
+                server.bind(add_unroll)
+            """, note="a handler per host that the server calls later: each traced once, at its first call"),
     )
     invalid = (
         Example("""
@@ -213,14 +222,17 @@ class Retracing(Rule):
             (call.node, call.module, "`tf.function(...)` is called", compiled_function_name(call.node))
             for call in index.calls_to(TF_FUNCTION)]
         # (Not a function a dataset's `map` calls: tf.data traces it with each pipeline, decorated or not.)
+        decorated = {id(f.node.name): f for f in index.functions
+                     if TF_FUNCTION in f.decorators and not ctx.queries.traced_by_dataset(f)}
         created += [(f.node.name, f.module, f"`{f.name}` is defined with `@tf.function`", f.name)
-                    for f in index.functions if TF_FUNCTION in f.decorators and not ctx.queries.traced_by_dataset(f)]
+                    for f in decorated.values()]
         for node, module, what, function_name in created:
             if ctx.queries.initialised_once(module, node):
                 continue  # made the first time only (`if self.step is None: self.step = tf.function(...)`)
             loop = module.enclosing_loop(node)
             if loop is not None:
-                if self._one_function_per_iteration(ctx, node, loop):
+                if self._one_function_per_iteration(ctx, node, loop) or (
+                        id(node) in decorated and not ctx.queries.called_in_its_iteration(decorated[id(node)])):
                     continue
                 yield self._per_iteration(ctx, function_name, module, node,
                                           f"{what} inside the loop at {module.location(loop).display}")
@@ -230,6 +242,9 @@ class Retracing(Rule):
                 continue
             # A function `outer` returns runs where its caller calls it: per iteration, or kept for later.
             returned = function_name is not None and bool(m.findall(outer.node.body, m.Return(m.Name(function_name))))
+            if id(node) in decorated and not returned and not any(
+                    m.matches(call.node.func, m.Name(function_name)) for call in ctx.queries.calls_in(outer)):
+                continue  # neither run nor returned by `outer`: kept by what it returns, for calls later
             definition = module.parent(node)  # the `def` of a decorated function, else the `tf.function(...)` call
             compiled = definition if isinstance(definition, cst.FunctionDef) else node
             per_batch = [c for c in index.calls_of(outer) if (loop := c.module.enclosing_loop(c.node)) is not None

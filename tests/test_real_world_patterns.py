@@ -15564,3 +15564,42 @@ for images, labels in episodes:
                    for name, source in cases.items()}
     assert confidences == {"narrow": [Confidence.POSSIBLE], "one wide layer": [Confidence.LIKELY],
                            "large images": [Confidence.LIKELY], "small images": [Confidence.POSSIBLE]}
+
+
+def test_a_tf_function_made_per_host_for_later_calls_is_not_retraced_per_step():
+    """SEED RL's learner (check 76): a loop over hosts defines each host's `@tf.function` handlers and binds them to
+    its gRPC server, and calls a factory per inference device whose nested inference function (the one returned)
+    uses a compiled helper. Nothing runs them in that loop: each is traced at its first call, not per step. A
+    factory that runs the function it compiles, called per batch, still is."""
+    findings = _findings({"learner.py": """
+        import tensorflow as tf
+
+        def init_server(hosts, server):
+            for host in hosts:
+                @tf.function
+                def pending_minimize():
+                    return host.completed < host.batch
+
+                def get_inference_fn(device):
+                    @tf.function
+                    def add_episode_stats(done):
+                        host.stats.add(done)
+
+                    def inference(observations):
+                        add_episode_stats(observations.done)
+                        return host.policy(observations)
+                    return inference
+
+                host.inference_fns = [get_inference_fn(d) for d in host.devices]
+                server.bind(pending_minimize)
+
+        def train_batch(model, x):
+            @tf.function
+            def step(x):
+                return model(x)
+            return step(x)
+
+        for x in dataset:
+            train_batch(model, x)
+        """}, "TFH003", show_all=True)
+    assert [f.location.line for f in findings] == [24]

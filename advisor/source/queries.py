@@ -7437,6 +7437,15 @@ class SourceQueries:
         return any(site.module.enclosing_loop(call) is loop and site.module.node_code(call.func) == bound
                    for call in m.findall(loop.body, m.Call()))
 
+    def called_in_its_iteration(self, function: FunctionInfo) -> bool:
+        """Whether a function defined in a loop's body runs in the iteration that defines it: the loop calls it by
+        name (in a loop of its own too), or it runs training steps. Not a handler each iteration hands on for calls
+        later (`server.bind(add_unroll)` per host, kept in a list): each of those is traced at its first call."""
+        loop = function.module.enclosing_loop(function.node)
+        if loop is None or self.runs_training_steps(loop):
+            return True
+        return any(m.matches(call.func, m.Name(function.name)) for call in m.findall(loop.body, m.Call()))
+
     @staticmethod
     def initialised_once(module: ModuleInfo, node: cst.CSTNode) -> bool:
         """Whether ``node`` runs only the first time the code around it does: under an ``if`` that tests a name or
