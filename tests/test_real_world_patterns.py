@@ -15603,3 +15603,74 @@ def test_a_tf_function_made_per_host_for_later_calls_is_not_retraced_per_step():
             train_batch(model, x)
         """}, "TFH003", show_all=True)
     assert [f.location.line for f in findings] == [24]
+
+
+def test_a_step_defined_in_a_method_trains_the_model_its_class_builds():
+    """FCOS's trainer (check 76): `train(self)` defines its `@tf.function` step as a closure that calls
+    `self.model`, which `_build_model` binds: the closure's `self` is the method's, so that model is the trained one
+    and its construction gets the mixed-precision finding."""
+    findings = _findings({"fcos/model.py": """
+        import tensorflow as tf
+
+        class FCOS:
+            def __init__(self, epochs):
+                self.epochs = epochs
+                self._build_model()
+
+            def _build_model(self):
+                inputs = tf.keras.Input(shape=(720, 1280, 3))
+                x = inputs
+                for filters in (64, 128, 256, 512, 1024):
+                    x = tf.keras.layers.Conv2D(filters, 3, strides=2)(x)
+                self.model = tf.keras.Model(inputs=[inputs], outputs=[x])
+
+            def train(self, dataset):
+                optimizer = tf.keras.optimizers.SGD(0.01)
+
+                @tf.function
+                def train_step(images, targets):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(self.model(images, training=True) - targets))
+                    gradients = tape.gradient(loss, self.model.trainable_variables)
+                    optimizer.apply_gradients(zip(gradients, self.model.trainable_variables))
+                    return loss
+
+                for _ in range(self.epochs):
+                    for images, targets in dataset:
+                        train_step(images, targets)
+        """, "train.py": """
+        from fcos.model import FCOS
+
+        FCOS(epochs=10).train(dataset)
+        """}, "TFC001")
+    assert [(f.location.path.as_posix(), f.location.line, f.confidence) for f in findings] == [
+        ("fcos/model.py", 13, Confidence.LIKELY)]
+
+
+@pytest.mark.parametrize("loop, confidence", [
+    ("for layers in xrange(2, 16 + 1):", Confidence.LIKELY),  # 15 + 2 written out: deep
+    ("for layers in range(2, 5):", Confidence.POSSIBLE),  # 3 + 2: shallow, and every layer 64 filters wide
+    ("for layers in range(num_layers):", Confidence.LIKELY),  # not written: it may be deeper than counted
+])
+def test_the_depth_of_a_narrow_network_is_read_from_its_loop(loop, confidence):
+    """DnCNN (a denoiser of 17 convolutions of 64 filters at full resolution) builds its middle layers in
+    `xrange(2, 16 + 1)`: a range with a start counts as one without, Python 2's `xrange` as `range`. Where the
+    loop's count is not written, the network is not known to be shallow."""
+    findings = _findings({"model.py": f"""
+        import tensorflow as tf
+
+        def dncnn(x, num_layers):
+            output = tf.layers.conv2d(x, 64, 3, padding="same", activation=tf.nn.relu)
+            {loop}
+                output = tf.layers.conv2d(output, 64, 3, padding="same", use_bias=False)
+                output = tf.nn.relu(tf.layers.batch_normalization(output, training=True))
+            return tf.layers.conv2d(output, 1, 3, padding="same")
+
+        clean = tf.placeholder(tf.float32, [None, None, None, 1])
+        loss = tf.reduce_mean(tf.square(dncnn(clean, config["depth"]) - clean))
+        train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.Session() as sess:
+            for step in range(100000):
+                sess.run(train_op)
+        """}, "TFC001", show_all=True)
+    assert [f.confidence for f in findings] == [confidence]

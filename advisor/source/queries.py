@@ -2470,6 +2470,9 @@ class ModelCompute:
     application: str | None  # the known architecture it builds (`keras.applications`, Hugging Face, Slim), if any
     # Of the convolutions, those the source does not write narrower than :data:`WIDE_FILTERS`.
     wide_convolutions: int = 0
+    # Some layers are made in a loop whose count the source does not write (counted :data:`LOOP_REPEAT` times):
+    # the network may be deeper than counted.
+    depth_guessed: bool = False
     image_side: int | None = None  # the smallest side of the images its inputs are declared with, if written
     partners: int = 0  # the other models its training steps train too, counted with it (a GAN's two)
     # The side is what every run trains on: declared by the inputs, or of a dataset the code loads unconditionally
@@ -2502,7 +2505,7 @@ class ModelCompute:
     def shallow_and_narrow(self) -> bool:
         """Fewer convolutions than a deep network's, each written narrower than :data:`WIDE_FILTERS`, on images not
         declared large: too little work per image for 16-bit units, however many images a step takes."""
-        return self.convolutions < DEEP_CONVOLUTIONS and not self.wide_convolutions and \
+        return self.convolutions < DEEP_CONVOLUTIONS and not self.wide_convolutions and not self.depth_guessed and \
             (self.image_side is None or self.image_side < LARGE_IMAGE_SIDE)
 
     @property
@@ -2572,10 +2575,11 @@ class _LayerTally:
     weight_variables: set[int] = field(default_factory=set)
     frozen: str | None = None
     wide_convolutions: int = 0
+    depth_guessed: bool = False
 
     def compute(self, partners: int = 0) -> ModelCompute:
-        return ModelCompute(self.convolutions, self.dense, self.application, self.wide_convolutions, self.image_side,
-                            partners, self.side_certain, self.frozen)
+        return ModelCompute(self.convolutions, self.dense, self.application, self.wide_convolutions,
+                            self.depth_guessed, self.image_side, partners, self.side_certain, self.frozen)
 
     def add_convolutions(self, times: int, width: int | None) -> None:
         self.convolutions += times
@@ -7824,8 +7828,9 @@ class SourceQueries:
             if isinstance(model, cst.Name):
                 bound = self.bound_call(step.module, near, model.value)
                 bindings = [bound] if bound is not None else []
-            elif m.matches(model, m.Attribute(value=m.Name("self"), attr=m.Name())) and step.class_key:
-                bindings = self._bindings.get(("attr", step.class_key, model.attr.value), [])
+            elif m.matches(model, m.Attribute(value=m.Name("self"), attr=m.Name())) and _owner_class(step):
+                # (a step defined in a method: `self` is the method's instance)
+                bindings = self._bindings.get(("attr", _owner_class(step), model.attr.value), [])
                 # `self.encoder = encoder`, a parameter of the constructor: what the code making the trainer passes
                 found += [construction for _, method, value in self.assigned_values(step.module, step, model)
                           if isinstance(value, cst.Name) and method is not None and value.value in method.params
@@ -8439,6 +8444,8 @@ class SourceQueries:
                     times = 1
                 else:
                     times = weight * (LOOP_REPEAT if _repeated(module, made) else 1)
+                    # (a raw op's weight made in a loop: how often is not read)
+                    tally.depth_guessed = tally.depth_guessed or variable is not None and times > weight
                 lasts = {n.rsplit(".", 1)[-1].lower().replace("_", "") for n in framework}
                 declares = bool(lasts & INPUT_DECLARATIONS)
                 # A layer's `input_shape=` in a subclassed Model's code declares nothing (only a Sequential reads
@@ -8449,8 +8456,10 @@ class SourceQueries:
                     tally.image_side = min(side, tally.image_side or side)
                 convolution = "convolution1d" if any("1d" in last for last in lasts) else "convolution"
                 if variable is None and times > weight:
-                    times = weight * self._made_in_written_loop(call, framework, made, convolution if lasts & (
-                        CONVOLUTION_LAYERS) else "recurrent" if lasts & RECURRENT_LAYERS else "dense", times // weight)
+                    written = self._made_in_written_loop(call, framework, made, convolution if lasts & (
+                        CONVOLUTION_LAYERS) else "recurrent" if lasts & RECURRENT_LAYERS else "dense")
+                    tally.depth_guessed = tally.depth_guessed or written is None
+                    times = weight * (written if written is not None else LOOP_REPEAT)
                 # a 1-wide 1-D convolution is a dense layer at every position (xDeepFM's compressed interactions)
                 pointwise = convolution == "convolution1d" and m.matches(self._layer_argument(
                     call, "kernel_size", 2 if any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in framework) else 1)
@@ -8508,8 +8517,10 @@ class SourceQueries:
                     continue  # a metric's networks (KID's pretrained InceptionV3) measure the model and never learn
                 methods = [f for c in instantiated for f in self._methods_run_by_framework(c)] or [callee]
                 # Multi-GPU towers (`for i in range(num_gpus): conv_net(x, reuse=i > 0)`) apply one network.
-                times = weight * (self._repeat_count(call, passed) if _repeated(call.module, call.node) and
-                                  argument_value(call.node, "reuse") is None else 1)
+                repeats = self._repeat_count(call, passed) if _repeated(call.module, call.node) and \
+                    argument_value(call.node, "reuse") is None else 1
+                tally.depth_guessed = tally.depth_guessed or repeats is None
+                times = weight * (repeats or LOOP_REPEAT)
                 given = _Passed(call, arguments, self._factory_passed(call, callee, passed), callee,
                                 instantiated[0] if instantiated else instance)
                 for function in methods:
@@ -8584,14 +8595,13 @@ class SourceQueries:
         seen[key] |= results
         return not chained
 
-    def _made_in_written_loop(self, layer: CallSite, names: list[str], made: cst.CSTNode, kind: str,
-                              otherwise: int) -> int:
+    def _made_in_written_loop(self, layer: CallSite, names: list[str], made: cst.CSTNode, kind: str) -> int | None:
         """How often a layer made in a loop is made (see :meth:`_written_loop`), counting only the values wide enough
-        when they are the layer's width (``for filters in [32, 64]: Conv2D(filters=filters)``); ``otherwise`` for
-        another loop."""
+        when they are the layer's width (``for filters in [32, 64]: Conv2D(filters=filters)``); None for another
+        loop."""
         written = self._written_loop(layer.module, layer.function, made)
         if written is None:
-            return otherwise
+            return None
         loop, values = written
         functional = any(n.startswith(TF1_FUNCTIONAL_LAYERS) for n in names)
         width = argument_value(layer.node, "filters" if kind.startswith("convolution") else "units",
@@ -8601,12 +8611,12 @@ class SourceQueries:
             return values if isinstance(values, int) else len(values)
         return sum(not isinstance(value, cst.Integer) or int(value.value) >= NARROW_WIDTH[kind] for value in values)
 
-    def _repeat_count(self, call: CallSite, passed: _Passed | None) -> int:
-        """How often a loop runs ``call`` (a helper building layers): as often as the source says (``for i in
-        range(num_layers)``, with what the caller passed), else :data:`LOOP_REPEAT`."""
+    def _repeat_count(self, call: CallSite, passed: _Passed | None) -> int | None:
+        """How often a loop runs ``call`` (a helper building layers), where the source says (``for i in
+        range(num_layers)``, with what the caller passed)."""
         written = self._written_loop(call.module, call.function, call.node, passed)
         if written is None:
-            return LOOP_REPEAT
+            return None
         return written[1] if isinstance(written[1], int) else len(written[1])
 
     def _written_loop(self, module: ModuleInfo, scope: FunctionInfo | None, node: cst.CSTNode,
@@ -8637,9 +8647,13 @@ class SourceQueries:
             values = bound[2] if bound is not None else self._parameter_value(scope, values.value, passed)
         elif isinstance(values, cst.Attribute) and (constant := self.index.constant(module, values)) is not None:
             module, values = constant.module, constant.value
-        if m.matches(values, m.Call(func=m.Name("range"), args=[m.Arg(keyword=None)])):
-            count = self._integer(module, values.args[0].value, passed, scope)
-            return count if count is not None and count > 0 else None
+        if m.matches(values, m.Call(func=m.Name("range") | m.Name("xrange"))) and 1 <= len(values.args) <= 3 and \
+                all(arg.keyword is None and not arg.star for arg in values.args):
+            # (`xrange`: Python 2's, in code its users still run: DnCNN's `xrange(2, 16 + 1)`)
+            bounds = [self._integer(module, arg.value, passed, scope) for arg in values.args]
+            if None in bounds or len(bounds) == 3 and bounds[2] == 0:
+                return None
+            return len(range(*bounds)) or None
         if isinstance(values, (cst.List, cst.Tuple)) and values.elements:
             return len(values.elements) if zipped else [element.value for element in values.elements]
         return None
@@ -9990,10 +10004,10 @@ class SourceQueries:
                         ) -> list[tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]]:
         """Every expression assigned to a name (or ``self.attribute``) where it is assigned (see
         :meth:`assigned_value`), in source order: ``if deep: net = resnet_101`` ``else: net = resnet_50``."""
-        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
-                and scope.class_key is not None:
+        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and _owner_class(scope):
+            method = scope if scope.class_key is not None else scope.outer  # (a closure in a method: the method's)
             target = m.Attribute(value=m.Name("self"), attr=m.Name(expression.attr.value))
-            return [(module, method, value) for method in self.index.methods_of(self.index.class_of(scope))
+            return [(module, method, value) for method in self.index.methods_of(self.index.class_of(method))
                     for value in _assignments(method.node.body, target)]
         if not isinstance(expression, cst.Name):
             return []
