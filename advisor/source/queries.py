@@ -10004,10 +10004,10 @@ class SourceQueries:
                         ) -> list[tuple[ModuleInfo, FunctionInfo | None, cst.BaseExpression]]:
         """Every expression assigned to a name (or ``self.attribute``) where it is assigned (see
         :meth:`assigned_value`), in source order: ``if deep: net = resnet_101`` ``else: net = resnet_50``."""
-        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and _owner_class(scope):
-            owner = scope if scope.class_key is not None else scope.outer  # (a closure in a method: the method's)
+        if m.matches(expression, m.Attribute(value=m.Name("self"), attr=m.Name())) and scope is not None \
+                and scope.class_key is not None:
             target = m.Attribute(value=m.Name("self"), attr=m.Name(expression.attr.value))
-            return [(module, method, value) for method in self.index.methods_of(self.index.class_of(owner))
+            return [(module, method, value) for method in self.index.methods_of(self.index.class_of(scope))
                     for value in _assignments(method.node.body, target)]
         if not isinstance(expression, cst.Name):
             return []
