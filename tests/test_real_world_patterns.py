@@ -15674,3 +15674,36 @@ def test_the_depth_of_a_narrow_network_is_read_from_its_loop(loop, confidence):
                 sess.run(train_op)
         """}, "TFC001", show_all=True)
     assert [f.confidence for f in findings] == [confidence]
+
+
+def test_an_external_optimizers_minimize_is_no_graph_update():
+    """Physics-informed networks (check 77) train with Adam, then with SciPy's L-BFGS through
+    `ScipyOptimizerInterface(loss).minimize(sess)`: a whole optimization run from Python through the session, no
+    update op a graph rewrite could wrap. Only the Adam update gets the mixed-precision finding."""
+    findings = _findings({"pinn.py": """
+        import tensorflow as tf
+
+        class PhysicsInformedNN:
+            def __init__(self, x, u):
+                self.x_tf = tf.placeholder(tf.float32, shape=[None, 2])
+                self.u_tf = tf.placeholder(tf.float32, shape=[None, 1])
+                h = self.x_tf
+                for units in (512, 512, 512, 512, 512, 512, 512, 512, 512, 512, 512, 512, 512):
+                    h = tf.layers.dense(h, units, activation=tf.tanh)
+                self.loss = tf.reduce_mean(tf.square(tf.layers.dense(h, 1) - self.u_tf))
+                self.optimizer = tf.contrib.opt.ScipyOptimizerInterface(self.loss, method="L-BFGS-B")
+                self.optimizer_Adam = tf.train.AdamOptimizer()
+                self.train_op_Adam = self.optimizer_Adam.minimize(self.loss)
+                self.sess = tf.Session()
+                self.sess.run(tf.global_variables_initializer())
+
+            def train(self, n_iter, feed):
+                for it in range(n_iter):
+                    self.sess.run(self.train_op_Adam, feed)
+                self.optimizer.minimize(self.sess, feed_dict=feed, fetches=[self.loss])
+
+        if __name__ == "__main__":
+            model = PhysicsInformedNN(x, u)
+            model.train(50000, feed)
+        """}, "TFC001", show_all=True)
+    assert [f.location.line for f in findings] == [13]

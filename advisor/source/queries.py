@@ -40,6 +40,9 @@ VARIABLE_ASSIGNMENTS = frozenset({"assign", "assign_add", "assign_sub"})
 ASSIGN_OPS = frozenset({"tensorflow.assign", "tensorflow.assign_add", "tensorflow.assign_sub"})
 # TensorFlow 1.x helpers that build the training op from a loss and an optimizer.
 TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` (1.x and 2.0-2.3 spell it `tf.data.experimental.AUTOTUNE`)
+# Optimizers that run a whole optimization through a session from Python (SciPy's L-BFGS): no update op of their own.
+EXTERNAL_OPTIMIZERS = frozenset(f"tensorflow.contrib.opt.{name}" for name in (
+    "ScipyOptimizerInterface", "ExternalOptimizerInterface"))
 GRAPH_TRAIN_OPS = frozenset({"tensorflow.contrib.slim.learning.create_train_op",
                              "tensorflow.contrib.training.create_train_op", "tensorflow.contrib.layers.optimize_loss"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
@@ -2923,8 +2926,19 @@ class SourceQueries:
             and not (site.function is not None and id(site.function.node) in steps)
             and (all(n.startswith(TENSOR_APIS) for n in site.names) or (
                 id(site.module) in self._graph_mode_modules and self._made_by_tensorflow(site))))]
-        updates = [site for site in updates if not self._updates_inputs_only(site) and not self._taped_update(site)]
+        updates = [site for site in updates if not self._updates_inputs_only(site) and not self._taped_update(site)
+                   and not self._external_optimization(site)]
         return updates + self._hand_written_updates({self._caller_key(site) for site in updates})
+
+    def _external_optimization(self, update: CallSite) -> bool:
+        """Whether ``update`` is an external optimizer's ``minimize(session)`` (``ScipyOptimizerInterface``'s
+        L-BFGS, a PINN's second phase): a whole optimization run through the session from Python, not an update op
+        the graph holds, and no optimizer a graph rewrite could wrap."""
+        receiver = update.node.func.value if isinstance(update.node.func, cst.Attribute) else None
+        if receiver is None:
+            return False
+        return any(isinstance(value, cst.Call) and module.qualified_names(value.func) & EXTERNAL_OPTIMIZERS
+                   for module, _, value in self.assigned_values(update.module, update.function, receiver))
 
     def _taped_update(self, update: CallSite) -> bool:
         """Whether ``update`` runs in a loop whose body records its gradients on a GradientTape, there or in a
