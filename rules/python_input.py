@@ -290,6 +290,11 @@ class PythonInput(Rule):
             evidence.append(Evidence.source(
                 f"what the generator (`{source.module.node_code(generator) if generator is not None else '?'}`) does "
                 "per element is not in the source advisor can follow: a profile would tell whether it keeps up"))
+        elif (opened := ctx.queries.lines_walked(source)) is not None:
+            evidence.append(Evidence.source(
+                f"the generator reads a file line by line (`{brief(opened.module.node_code(opened.node))}`, "
+                f"{opened.module.location(opened.node).line_label}, buffered reads) and otherwise does plain Python "
+                "per element, no array or image work: it holds the steps back only if they are short"))
         else:
             evidence.append(Evidence.source("the generator reads no file and does no array or image work per element "
                                             "(plain Python only): it holds the steps back only if they are short"))

@@ -40,6 +40,9 @@ VARIABLE_ASSIGNMENTS = frozenset({"assign", "assign_add", "assign_sub"})
 ASSIGN_OPS = frozenset({"tensorflow.assign", "tensorflow.assign_add", "tensorflow.assign_sub"})
 # TensorFlow 1.x helpers that build the training op from a loss and an optimizer.
 TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` (1.x and 2.0-2.3 spell it `tf.data.experimental.AUTOTUNE`)
+# Calls that open a file whose lines a loop can walk.
+FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "tensorflow.io.gfile.GFile",
+                          "tensorflow.gfile.GFile", "tensorflow.gfile.Open"})
 # Optimizers that run a whole optimization through a session from Python (SciPy's L-BFGS): no update op of their own.
 EXTERNAL_OPTIMIZERS = frozenset(f"tensorflow.contrib.opt.{name}" for name in (
     "ScipyOptimizerInterface", "ExternalOptimizerInterface"))
@@ -7169,6 +7172,34 @@ class SourceQueries:
         generator = self.mapped_function(source.node, source.module, "generator")
         return self.python_work(generator) if generator is not None else None
 
+    def _generator_owner(self, function: MappedFunction) -> FunctionInfo | None:
+        """The function a generator source runs: its own, or the generator function a lambda returns the generator
+        of (`lambda: data_generator(paths)`: its items)."""
+        if function.function is None and id(function.body) in self._call_at:
+            made_by = self._functions_called(self._call_at[id(function.body)])
+            if len(made_by) == 1 and _yielding_loop(made_by[0]) is not None:
+                return made_by[0]
+        return function.function
+
+    def lines_walked(self, source: Stage) -> CallSite | None:
+        """The ``open(...)`` whose file the generator of a ``from_generator`` source walks, an item per line
+        (``with open(path) as f:``, then ``for line in f: ... yield``), if it does: buffered reads, not work
+        :meth:`python_work` counts, yet a file read all the same."""
+        generator = self.mapped_function(source.node, source.module, "generator")
+        owner = self._generator_owner(generator) if generator is not None else None
+        loop = _yielding_loop(owner) if owner is not None else None
+        if not isinstance(loop, cst.For):
+            return None
+        walked = loop.iter
+        if isinstance(walked, cst.Name):
+            opened = [item.item for block in m.findall(owner.node.body, m.With()) for item in block.items
+                      if m.matches(item.asname, m.AsName(name=m.Name(walked.value)))]
+            walked = next((value for value in [*opened, *_loop_bindings(owner.node.body).get(walked.value, ())]
+                           if isinstance(value, cst.Call)), None)
+        if isinstance(walked, cst.Call) and owner.module.qualified_names(walked.func) & FILE_OPENERS:
+            return self._call_at.get(id(walked))
+        return None
+
     def python_work(self, function: MappedFunction, depth: int = CALL_DEPTH) -> list[CallSite]:
         """Calls of a Python function (a generator, an iterator's ``__next__``) that do real host work for each item
         it hands out: I/O, or array and image computation in NumPy, PIL or OpenCV (not draws of the order samples
@@ -7176,12 +7207,9 @@ class SourceQueries:
         shuffled each epoch, a file opened), not per item, also where a lambda returns the generator; but what
         that loop walks may make its items as it walks. Items taken from a repo object (``self.dataset[i]``) bring
         the work of its class's ``__getitem__``."""
-        owner = function.function
-        if owner is None and id(function.body) in self._call_at:  # `lambda: data_generator(paths)`: its items
-            made_by = self._functions_called(self._call_at[id(function.body)])
-            if len(made_by) == 1 and _yielding_loop(made_by[0]) is not None:
-                owner = made_by[0]
-                function = MappedFunction(owner.node.body, owner.module, owner)
+        owner = self._generator_owner(function)
+        if owner is not function.function:
+            function = MappedFunction(owner.node.body, owner.module, owner)
         loop = _yielding_loop(owner) if owner is not None else None
         sites = []
         if loop is not None:
