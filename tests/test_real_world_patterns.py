@@ -15737,3 +15737,27 @@ def test_a_generator_walking_a_files_lines_is_said_to_read_it():
     assert [f.confidence for f in findings] == [Confidence.POSSIBLE]
     assert any(e.message.startswith("the generator reads a file line by line (`open(f_path)`, line 4, buffered reads)")
                for e in findings[0].evidence), [e.message for e in findings[0].evidence]
+
+
+def test_a_sum_of_copies_to_python_is_a_host_value():
+    """Fast style transfer's loop (check 78) adds `loss.numpy()` into `mean_loss`, then tests `mean_loss` against
+    its best: the copy waits for the step, the sum of copies is already a host value. One finding, at the copy."""
+    findings = _findings({"train.py": """
+        import tensorflow as tf
+
+        @tf.function
+        def train_step(batch):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(model(batch), batch)
+            optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+            return loss
+
+        mean_loss, lowest_loss = 0, float("inf")
+        for i, batch in enumerate(dataset):
+            loss = train_step(batch)
+            mean_loss += loss.numpy()
+            mean_loss /= i % 100 + 1
+            if lowest_loss - mean_loss > 0.01:
+                lowest_loss = mean_loss
+        """}, "TFH004", show_all=True)
+    assert [f.location.line for f in findings] == [13]

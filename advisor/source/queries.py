@@ -827,9 +827,10 @@ class _TensorNames(InLoopBody):
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
         """``giou_loss += loss_items[0]``: adding a tensor makes one; adding a string made of one
-        (``log += "loss {}".format(loss)``) makes a string."""
+        (``log += "loss {}".format(loss)``) makes a string, and adding its copy (``mean_loss += loss.numpy()``) a
+        host value."""
         node = original_node
-        if isinstance(node.target, cst.Name) and not m.matches(node.value, _MADE_STRING) and (
+        if isinstance(node.target, cst.Name) and not m.matches(node.value, _MADE_STRING | _HOST_COPY) and (
                 self.loop.reads_tensor(node.value) or isinstance(node.value, cst.Call) and
                 self._returns_tensors(node.value)):
             self._hold_tensors({node.target.value})
