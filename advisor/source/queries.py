@@ -38,7 +38,6 @@ from .visitors import visit_reading
 UPDATE_METHODS = frozenset({"apply_gradients", "minimize"})
 VARIABLE_ASSIGNMENTS = frozenset({"assign", "assign_add", "assign_sub"})
 ASSIGN_OPS = frozenset({"tensorflow.assign", "tensorflow.assign_add", "tensorflow.assign_sub"})
-# TensorFlow 1.x helpers that build the training op from a loss and an optimizer.
 TF24 = (2, 4)  # the release that named `tf.data.AUTOTUNE` (1.x and 2.0-2.3 spell it `tf.data.experimental.AUTOTUNE`)
 # Calls that open a file whose lines a loop can walk.
 FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "tensorflow.io.gfile.GFile",
@@ -46,6 +45,7 @@ FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "tensorflow
 # Optimizers that run a whole optimization through a session from Python (SciPy's L-BFGS): no update op of their own.
 EXTERNAL_OPTIMIZERS = frozenset(f"tensorflow.contrib.opt.{name}" for name in (
     "ScipyOptimizerInterface", "ExternalOptimizerInterface"))
+# TensorFlow 1.x helpers that build the training op from a loss and an optimizer.
 GRAPH_TRAIN_OPS = frozenset({"tensorflow.contrib.slim.learning.create_train_op",
                              "tensorflow.contrib.training.create_train_op", "tensorflow.contrib.layers.optimize_loss"})
 _NEXT_CALL = m.Call(func=m.Name("next"), args=[m.Arg()])
@@ -992,7 +992,7 @@ _SELF_ATTRIBUTE = m.Attribute(value=m.Name("self"), attr=m.Name())
 # `next(self.generator)`: an item drawn from the generator an instance holds.
 _NEXT_OF_ATTRIBUTE = m.Call(func=m.Name("next"), args=[m.Arg(value=_SELF_ATTRIBUTE, keyword=None), m.ZeroOrMore()])
 # `var.assign_add(delta)`: a variable's update, one op.
-_VARIABLE_UPDATE = m.Call(func=m.Attribute(attr=m.Name("assign") | m.Name("assign_add") | m.Name("assign_sub")))
+_VARIABLE_UPDATE = m.Call(func=m.Attribute(attr=m.Name(value=m.MatchIfTrue(VARIABLE_ASSIGNMENTS.__contains__))))
 # `super().__init__(game, neural_net, args)`: a subclass's constructor handing its arguments to its base's.
 _SUPER_INIT = m.Call(func=m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
 # `model.run_eagerly = True`: Keras' switch set on the model after `compile`.
